@@ -1,0 +1,25 @@
+"""The hybridize runtime: MXNet's operators, NDArray/Symbol and Gluon on numpy.
+
+Shaped like the ``mxnet`` package so that transpiled code maps one to one:
+``import hybridize.runtime as mx``; ``mx.nd``, ``mx.sym``, ``mx.gluon``, ``mx.cpu()``, ...
+"""
+from . import autograd, base, context, name  # noqa: F401
+from . import ndarray, symbol  # noqa: F401
+from .base import MXNetError  # noqa: F401
+from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: F401
+
+nd = ndarray
+sym = symbol
+__version__ = "1.9.1"  # the MXNet version whose semantics this runtime follows
+
+
+def __getattr__(attr: str):
+    # gluon, init, initializer and friends load on first use (they are heavier)
+    import importlib
+    lazy = {"gluon": ".gluon", "init": ".initializer", "initializer": ".initializer", "util": ".util",
+            "io": ".io", "metric": ".metric", "test_utils": ".test_utils"}
+    if attr in lazy:
+        mod = importlib.import_module(lazy[attr], __name__)
+        globals()[attr] = mod
+        return mod
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")

@@ -1,0 +1,136 @@
+"""How a call such as ``F.Convolution(x, w, kernel=(3, 3), name='conv')`` maps onto an operator.
+
+Shared by the imperative (``nd``) and symbolic (``sym``) namespaces so that both accept exactly
+the same spellings MXNet's generated functions accept: tensors positionally in input order,
+further positional values as attributes in MXNet's declared order, inputs or attributes by
+keyword, and a variadic tensor list for ops such as ``Concat`` and ``add_n``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .ops.attrs import AttrError
+from .ops.registry import Attrs, OpDef
+
+__all__ = ["BoundCall", "bind_call"]
+
+# Keywords every op function accepts that are neither inputs nor attributes.
+_FRONTEND_KEYS = ("name", "attr", "out", "ctx")
+
+
+class BoundCall:
+    """The inputs (in slot order, ``None`` where absent), attributes and frontend options of a call."""
+
+    __slots__ = ("op", "inputs", "input_names", "given", "attrs", "name", "attr", "out")
+
+    def __init__(self, op: OpDef, inputs: list, input_names: list[str], given: dict[str, Any],
+                 attrs: Attrs, name: str | None, attr: dict | None, out: Any):
+        self.op, self.inputs, self.input_names = op, inputs, input_names
+        self.given, self.attrs, self.name, self.attr, self.out = given, attrs, name, attr, out
+
+
+def bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callable[[Any], bool]) -> BoundCall:
+    """Sorts a call's arguments into inputs and attributes; raises ``TypeError`` naming the op."""
+    name = kwargs.pop("name", None)
+    attr = kwargs.pop("attr", None)
+    out = kwargs.pop("out", None)
+    kwargs.pop("ctx", None)
+    pos_inputs: list[Any] = []
+    given: dict[str, Any] = {}
+    i = 0
+    if op.variadic is not None:
+        while i < len(args) and (is_tensor(args[i]) or isinstance(args[i], (list, tuple)) and args[i]
+                                 and all(is_tensor(a) for a in args[i])):
+            if isinstance(args[i], (list, tuple)):
+                pos_inputs.extend(args[i])
+            else:
+                pos_inputs.append(args[i])
+            i += 1
+    else:
+        while i < len(args) and (is_tensor(args[i]) or args[i] is None):
+            pos_inputs.append(args[i])
+            i += 1
+    rest = args[i:]
+    if rest:
+        free = [p for p in op.params if p.name not in kwargs and p.name != op.variadic]
+        if len(rest) > len(free):
+            raise TypeError(f"{op.name}: too many positional arguments")
+        for p, v in zip(free, rest):
+            given[p.name] = v
+    kw_inputs: dict[str, Any] = {}
+    for k, v in kwargs.items():
+        if op.param(k) is not None and not (is_tensor(v) and k in _maybe_inputs(op)):
+            given[k] = v
+        elif k.startswith("__") and k.endswith("__"):
+            continue
+        else:
+            kw_inputs[k] = v
+    if op.variadic is not None:
+        if kw_inputs:
+            # e.g. Concat(data=[a, b]) or add_n(args=[...])
+            for k, v in list(kw_inputs.items()):
+                pos_inputs.extend(v if isinstance(v, (list, tuple)) else [v])
+                del kw_inputs[k]
+        given.setdefault(op.variadic, len(pos_inputs))
+    try:
+        given = op.coerce_attrs(given)
+        attrs = op.resolve(given)
+    except AttrError as e:
+        raise TypeError(str(e)) from None
+    names = op.input_names(attrs)
+    inputs: list[Any] = list(pos_inputs[: len(names)]) + [None] * max(0, len(names) - len(pos_inputs))
+    if len(pos_inputs) > len(names):
+        raise TypeError(f"{op.name}: takes {len(names)} input(s) ({', '.join(names)}), got {len(pos_inputs)}")
+    for k, v in kw_inputs.items():
+        if k not in names:
+            raise TypeError(f"{op.name}: unexpected argument {k!r} (inputs: {', '.join(names) or 'none'};"
+                            f" attributes: {', '.join(p.name for p in op.params) or 'none'})")
+        inputs[names.index(k)] = v
+    return BoundCall(op, inputs, names, given, attrs, name, attr, out)
+
+
+def _maybe_inputs(op: OpDef) -> tuple:
+    return () if callable(op.inputs) else tuple(op.inputs)
+
+
+_SUBSPACES = (("_contrib_", "contrib"), ("_random_", "random"), ("_linalg_", "linalg"), ("_image_", "image"))
+
+
+def placement(name: str) -> tuple[str, str]:
+    """Where MXNet exposes an op name: ``_contrib_X`` -> ``contrib.X``, ``_foo`` -> ``_internal._foo``."""
+    for prefix, space in _SUBSPACES:
+        if name.startswith(prefix):
+            return space, name[len(prefix):]
+    if name.startswith("_"):
+        return "_internal", name
+    return "", name
+
+
+def populate(namespace: dict, make: Callable[[OpDef, str], Callable], module_name: str) -> dict:
+    """Fills ``namespace`` (a module's globals) with one function per op name and alias.
+
+    Returns the sub-namespaces (``contrib``, ``random``, ``_internal``, ...) as new module objects.
+    """
+    import types
+
+    from .ops.registry import all_names
+
+    subs: dict[str, types.ModuleType] = {}
+    for name, op in all_names():
+        space, public = placement(name)
+        fn = make(op, name)
+        fn.__name__ = public
+        fn.__qualname__ = public
+        fn.__doc__ = op.doc or f"MXNet operator {op.name}."
+        if space:
+            mod = subs.get(space)
+            if mod is None:
+                mod = subs[space] = types.ModuleType(f"{module_name}.{space}")
+            setattr(mod, public, fn)
+            if space == "_internal":  # MXNet also reaches these as nd._foo? no; keep internal only
+                continue
+        else:
+            namespace.setdefault(public, fn)
+    for space, mod in subs.items():
+        namespace[space] = mod
+    return subs

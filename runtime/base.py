@@ -1,0 +1,48 @@
+"""Errors and small shared facts of the runtime (what ``mxnet.base`` provides to Gluon code).
+
+Library code raises these typed errors and never prints; the command line turns them into one
+line each (``hybridize: <file>: <problem>``) at its edge.
+"""
+from __future__ import annotations
+
+import os
+
+__all__ = ["MXNetError", "HybridizeError", "ShapeError", "LoadError", "UnknownOpError", "data_dir",
+           "numeric_types", "integer_types", "string_types"]
+
+numeric_types = (float, int)
+integer_types = (int,)
+string_types = (str,)
+
+
+class HybridizeError(Exception):
+    """Base class of every error the runtime raises on purpose."""
+
+
+# Gluon code catches ``mxnet.base.MXNetError``; keep that spelling working.
+MXNetError = HybridizeError
+
+
+class ShapeError(HybridizeError, ValueError):
+    """Shapes that do not fit an operator, or an input of the wrong shape."""
+
+
+class UnknownOpError(HybridizeError, KeyError):
+    """An operator name the registry does not know."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class LoadError(HybridizeError):
+    """A symbol JSON or parameter file that cannot be read; names the file and the culprit."""
+
+    def __init__(self, path: str | os.PathLike | None, problem: str):
+        self.path = None if path is None else os.fspath(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}" if self.path else problem)
+
+
+def data_dir() -> str:
+    """Where MXNet keeps downloaded data (``$MXNET_HOME`` or ``~/.mxnet``); nothing is downloaded here."""
+    return os.getenv("MXNET_HOME", os.path.join(os.path.expanduser("~"), ".mxnet"))

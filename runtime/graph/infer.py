@@ -1,0 +1,109 @@
+"""Shape and dtype inference over a graph, driven by each op's own rules in the registry.
+
+Unknown variable shapes (``None``, or 0 in a dimension, as Gluon's deferred ``in_units=0``) are
+completed from the ops that consume them: this is how ``Dense(10)`` learns its input size.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..base import ShapeError
+from .ir import Graph, Node
+
+__all__ = ["infer_shapes", "infer_dtypes", "var_shape_hint", "var_dtype_hint"]
+
+
+def var_shape_hint(node: Node) -> tuple | None:
+    """The ``__shape__`` annotation of a variable, if any (0 = unknown dimension)."""
+    text = node.extra.get("__shape__")
+    if not text:
+        return None
+    from ..ops.attrs import parse_literal
+    v = parse_literal(text)
+    return tuple(int(d) for d in (v if isinstance(v, tuple) else (v,)))
+
+
+def var_dtype_hint(node: Node) -> np.dtype | None:
+    text = node.extra.get("__dtype__")
+    if text is None:
+        return None
+    from ..ops.attrs import Dtype
+    return np.dtype(Dtype.coerce(text))
+
+
+def _known(s: Any) -> bool:
+    return s is not None and all(int(d) > 0 for d in s) if s is not None and len(s) else s is not None
+
+
+def _merge(old: tuple | None, new: tuple | None, what: str) -> tuple | None:
+    if new is None:
+        return old
+    if old is None or len(old) != len(new):
+        if old is not None and len(old) != len(new) and 0 not in old:
+            raise ShapeError(f"{what}: shape {tuple(old)} does not match inferred {tuple(new)}")
+        return tuple(new)
+    merged = []
+    for a, b in zip(old, new):
+        if a and b and a != b:
+            raise ShapeError(f"{what}: expected shape {tuple(old)}, got {tuple(new)}")
+        merged.append(a or b)
+    return tuple(merged)
+
+
+def infer_shapes(graph: Graph, known: dict[str, tuple]) -> dict[tuple[int, int], tuple]:
+    """Maps (id(node), output index) -> shape for every entry; variables included (index 0).
+
+    ``known`` gives shapes of variables by name. Variable shapes that stay incomplete after a
+    forward sweep are refined from their consumers, then the sweep repeats (at most a few times,
+    as each pass only adds information).
+    """
+    shapes: dict[tuple[int, int], tuple] = {}
+    for n in graph.variables():
+        s = known.get(n.name)
+        hint = var_shape_hint(n)
+        if s is not None:
+            s = tuple(int(d) for d in s)
+            if hint is not None and len(hint) == len(s) and any(h and h != d for h, d in zip(hint, s)):
+                raise ShapeError(f"variable {n.name}: expected shape {hint}, got {s}")
+        else:
+            s = hint
+        if s is not None:
+            shapes[(id(n), 0)] = s
+    for _ in range(3):
+        changed = False
+        for n in graph.nodes:
+            if n.op is None:
+                continue
+            ins = [shapes.get((id(e.node), e.index)) for e in n.inputs]
+            if all(s is None for s in ins):
+                continue
+            try:
+                full_ins, outs = n.op.shapes(n.resolved, ins)
+            except ShapeError as e:
+                raise ShapeError(f"{n.op.name} {n.name!r}: {e}") from None
+            for e, old, new in zip(n.inputs, ins, full_ins):
+                merged = _merge(old, new, f"{n.op.name} {n.name!r} input {e.node.name!r}")
+                if merged != old:
+                    shapes[(id(e.node), e.index)] = merged
+                    changed = changed or e.node.op is None
+            for i, s in enumerate(outs):
+                shapes[(id(n), i)] = s
+        if not changed:
+            break
+    return shapes
+
+
+def infer_dtypes(graph: Graph, known: dict[str, Any]) -> dict[tuple[int, int], np.dtype]:
+    """Maps (id(node), output index) -> dtype; unknown variables default to float32."""
+    dtypes: dict[tuple[int, int], np.dtype] = {}
+    for n in graph.nodes:
+        if n.op is None:
+            d = known.get(n.name)
+            dtypes[(id(n), 0)] = np.dtype(d) if d is not None else (var_dtype_hint(n) or np.dtype(np.float32))
+            continue
+        ins = [dtypes[(id(e.node), e.index)] for e in n.inputs]
+        for i, d in enumerate(n.op.dtypes(n.resolved, ins)):
+            dtypes[(id(n), i)] = d
+    return dtypes

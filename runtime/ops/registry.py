@@ -1,0 +1,252 @@
+"""The operator registry: every MXNet operator defined exactly once.
+
+An :class:`OpDef` carries everything the rest of the runtime needs to know about an operator:
+its MXNet name and aliases, its attributes with MXNet's defaults and string forms, its input
+names (which may depend on attributes, e.g. ``no_bias``), which inputs are auxiliary states,
+how many outputs it has, shape and dtype inference, and a vectorized numpy kernel. From that one
+definition the runtime derives the imperative namespace (``nd``), the symbolic one (``sym``),
+the fluent methods (``x.reshape(...)``), symbol-JSON import/export and the graph compiler.
+
+Kernels have the signature ``compute(attrs, *arrays) -> ndarray | tuple[ndarray, ...]`` where
+``attrs`` is an :class:`Attrs` (all parameters, defaults filled, typed). An op may also define
+``prepare(attrs, in_shapes, in_dtypes) -> callable(*arrays)`` to hoist per-call work (index
+tables, reshaped weights) to compile time; the graph compiler uses it when present.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from ..base import ShapeError, UnknownOpError
+from .attrs import REQUIRED, AttrError, Param, format_value
+
+__all__ = ["OpDef", "Attrs", "register", "get_op", "find_op", "all_ops", "same_shape", "ShapeFn"]
+
+ShapeT = tuple  # tuple of ints; 0 in a dimension (or None for the whole shape) means "unknown"
+ShapeFn = Callable[["Attrs", list], tuple]
+
+
+class Attrs:
+    """Resolved attributes of one operator instance: ``attrs.kernel``, hashable, immutable."""
+
+    __slots__ = ("_values", "_hash")
+
+    def __init__(self, values: dict[str, Any]):
+        object.__setattr__(self, "_values", values)
+        object.__setattr__(self, "_hash", None)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Attrs are immutable")
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._values.get(name, default)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Attrs) and self._values == other._values
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash(tuple(sorted((k, repr(v)) for k, v in self._values.items()))))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return "Attrs(" + ", ".join(f"{k}={v!r}" for k, v in self._values.items()) + ")"
+
+
+def same_shape(attrs: Attrs, in_shapes: list) -> tuple:
+    """Shape rule of elementwise unary ops: one output shaped like the first input."""
+    return list(in_shapes), [in_shapes[0]]
+
+
+@dataclass(eq=False)
+class OpDef:
+    """One MXNet operator. See the module docstring for the meaning of each field."""
+
+    name: str
+    compute: Callable[..., Any]
+    params: Sequence[Param] = ()
+    inputs: Sequence[str] | Callable[[Attrs], Sequence[str]] = ("data",)
+    aux: Sequence[str] = ()
+    num_outputs: int | Callable[[Attrs], int] = 1
+    variadic: str | None = None          # attr holding the count of a variadic input list
+    infer_shape: ShapeFn | None = None   # (attrs, in_shapes) -> (in_shapes, out_shapes)
+    infer_type: Callable[[Attrs, list], list] | None = None  # (attrs, in_dtypes) -> out_dtypes
+    prepare: Callable[..., Callable[..., Any]] | None = None
+    aliases: Sequence[str] = ()
+    fluent: bool = False                 # also a method of NDArray and Symbol
+    mode_dependent: bool = False         # output depends on autograd.is_training()
+    doc: str = ""
+    _by_name: dict[str, Param] = field(init=False, repr=False)
+    _cache: dict = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_name = {p.name: p for p in self.params}
+        self._cache = {}
+        if not self.doc and self.compute.__doc__:
+            self.doc = inspect.cleandoc(self.compute.__doc__)
+
+    # -- attributes ---------------------------------------------------------------------
+    def param(self, name: str) -> Param | None:
+        return self._by_name.get(name)
+
+    def coerce_attrs(self, given: dict[str, Any]) -> dict[str, Any]:
+        """Checks and normalizes user-given attributes (kept as given, for export)."""
+        out: dict[str, Any] = {}
+        for key, value in given.items():
+            p = self._by_name.get(key)
+            if p is None:
+                # Attributes MXNet knows but that do not change results (workspace, cudnn_tune,
+                # ...) are still declared per op; anything else is an error, named.
+                raise AttrError(f"operator {self.name} has no attribute {key!r}")
+            try:
+                out[key] = p.type.coerce(value)
+            except (AttrError, ValueError, TypeError, KeyError) as e:
+                raise AttrError(f"operator {self.name}: attribute {key}={value!r}: {e}") from None
+        return out
+
+    def parse_attrs(self, strings: dict[str, str]) -> dict[str, Any]:
+        """Attributes read from symbol JSON (strings) -> typed values."""
+        out: dict[str, Any] = {}
+        for key, text in strings.items():
+            p = self._by_name.get(key)
+            if p is None:
+                raise AttrError(f"operator {self.name} has no attribute {key!r}")
+            try:
+                out[key] = p.type.parse(text)
+            except (AttrError, ValueError, TypeError, KeyError) as e:
+                raise AttrError(f"operator {self.name}: attribute {key}={text!r}: {e}") from None
+        return out
+
+    def format_attrs(self, attrs: dict[str, Any]) -> dict[str, str]:
+        """MXNet's string form of the given attributes, sorted by name as MXNet writes them."""
+        return {k: (self._by_name[k].type.fmt(v) if k in self._by_name else format_value(v))
+                for k, v in sorted(attrs.items())}
+
+    def resolve(self, given: dict[str, Any]) -> Attrs:
+        """All attributes with defaults filled in; raises if a required one is missing."""
+        key = tuple(sorted((k, repr(v)) for k, v in given.items()))
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        values: dict[str, Any] = {}
+        for p in self.params:
+            if p.name in given:
+                values[p.name] = given[p.name]
+            elif p.default is REQUIRED:
+                raise AttrError(f"operator {self.name}: required attribute {p.name!r} is missing")
+            else:
+                values[p.name] = p.default
+        attrs = Attrs(values)
+        if len(self._cache) < 4096:
+            self._cache[key] = attrs
+        return attrs
+
+    # -- arity ----------------------------------------------------------------------------
+    def input_names(self, attrs: Attrs) -> list[str]:
+        if self.variadic is not None:
+            return [f"arg{i}" for i in range(getattr(attrs, self.variadic))]
+        names = self.inputs(attrs) if callable(self.inputs) else self.inputs
+        return list(names)
+
+    def n_outputs(self, attrs: Attrs) -> int:
+        return self.num_outputs(attrs) if callable(self.num_outputs) else self.num_outputs
+
+    def output_names(self, attrs: Attrs) -> list[str]:
+        n = self.n_outputs(attrs)
+        return ["output"] if n == 1 else [f"output{i}" for i in range(n)]
+
+    # -- inference ------------------------------------------------------------------------
+    def shapes(self, attrs: Attrs, in_shapes: list) -> tuple[list, list]:
+        """(completed input shapes, output shapes). Unknown input shapes are ``None`` or contain 0."""
+        if self.infer_shape is not None:
+            ins, outs = self.infer_shape(attrs, list(in_shapes))
+            return [None if s is None else tuple(int(d) for d in s) for s in ins], \
+                   [tuple(int(d) for d in s) for s in outs]
+        if any(s is None or 0 in s for s in in_shapes):
+            raise ShapeError(f"operator {self.name}: cannot infer shapes from unknown inputs {in_shapes}")
+        outs = self._run_on_zeros(attrs, in_shapes, None)
+        return list(in_shapes), [o.shape for o in outs]
+
+    def dtypes(self, attrs: Attrs, in_dtypes: list, in_shapes: list | None = None) -> list:
+        if self.infer_type is not None:
+            return [np.dtype(d) for d in self.infer_type(attrs, list(in_dtypes))]
+        n = self.n_outputs(attrs)
+        if in_dtypes and in_dtypes[0] is not None:
+            return [np.dtype(in_dtypes[0])] * n
+        return [np.dtype(np.float32)] * n
+
+    def _run_on_zeros(self, attrs: Attrs, in_shapes: list, in_dtypes: list | None) -> list:
+        dts = in_dtypes or [np.float32] * len(in_shapes)
+        arrays = [np.zeros(s, dtype=d) for s, d in zip(in_shapes, dts)]
+        out = self.compute(attrs, *arrays)
+        return list(out) if isinstance(out, (tuple, list)) else [out]
+
+    # -- execution ------------------------------------------------------------------------
+    def kernel(self, attrs: Attrs, in_shapes: list | None = None, in_dtypes: list | None = None) -> Callable[..., Any]:
+        """A callable ``f(*arrays)`` with the attributes bound (prepared once when possible)."""
+        if self.prepare is not None and in_shapes is not None:
+            return self.prepare(attrs, in_shapes, in_dtypes)
+        compute = self.compute
+        return lambda *arrays: compute(attrs, *arrays)
+
+    def __repr__(self) -> str:
+        return f"<OpDef {self.name}>"
+
+
+_REGISTRY: dict[str, OpDef] = {}
+_CANONICAL: dict[str, OpDef] = {}
+
+
+def register(op: OpDef) -> OpDef:
+    """Adds ``op`` under its name and aliases; a name may be claimed only once."""
+    for n in (op.name, *op.aliases):
+        if n in _REGISTRY and _REGISTRY[n] is not op:
+            raise ValueError(f"operator name {n!r} registered twice")
+        _REGISTRY[n] = op
+    _CANONICAL[op.name] = op
+    return op
+
+
+def find_op(name: str) -> OpDef | None:
+    _ensure_loaded()
+    return _REGISTRY.get(name)
+
+
+def get_op(name: str) -> OpDef:
+    op = find_op(name)
+    if op is None:
+        raise UnknownOpError(f"unknown operator {name!r}")
+    return op
+
+
+def all_ops() -> list[OpDef]:
+    """Every operator once (canonical names), sorted by name."""
+    _ensure_loaded()
+    return [_CANONICAL[k] for k in sorted(_CANONICAL)]
+
+
+def all_names() -> Iterable[tuple[str, OpDef]]:
+    _ensure_loaded()
+    return sorted(_REGISTRY.items())
+
+
+_loaded = False
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        from . import _families  # noqa: F401  (imports every op family module)

@@ -1,0 +1,369 @@
+"""Symbolic graphs, as ``mxnet.symbol`` (``mx.sym``): a Symbol is a list of graph output entries.
+
+The op functions (``sym.FullyConnected(data=x, num_hidden=10, name='fc1')``) are generated from
+the operator registry like ``nd``'s; inputs that are not given become new variables named
+``<name>_<input>`` (``fc1_weight``), and nodes are named by the current ``NameManager``.
+Arithmetic follows MXNet's Symbol: ``a + b`` is ``elemwise_add`` (no broadcasting),
+``a + 1.5`` is ``_plus_scalar``.
+"""
+from __future__ import annotations
+
+import copy as _copy
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import _frontend
+from . import name as _name
+from .base import HybridizeError, ShapeError
+from .graph.infer import infer_dtypes, infer_shapes
+from .graph.ir import Entry, Graph, Node, topo_order
+from .ops.attrs import format_value
+from .ops.registry import OpDef, get_op
+
+__all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "zeros", "ones"]
+
+# mshadow type flags, as MXNet writes them into ``__dtype__``
+DTYPE_TO_MX = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5, "int64": 6,
+               "bool": 7}
+
+
+class Symbol:
+    """One or more outputs of a graph. Immutable: operations build new nodes."""
+
+    __slots__ = ("_outputs",)
+
+    def __init__(self, outputs: list[Entry]):
+        self._outputs = list(outputs)
+
+    # -- structure ---------------------------------------------------------------------------
+    @property
+    def outputs(self) -> list[Entry]:
+        return list(self._outputs)
+
+    def graph(self) -> Graph:
+        """The graph of everything these outputs depend on (nodes shared, not copied)."""
+        return Graph(self._outputs)
+
+    @property
+    def name(self) -> str | None:
+        return self._outputs[0].node.name if len(self._outputs) == 1 else None
+
+    def list_arguments(self) -> list[str]:
+        return [n.name for n in self.graph().arguments()]
+
+    def list_auxiliary_states(self) -> list[str]:
+        return [n.name for n in self.graph().aux_variables()]
+
+    def list_inputs(self) -> list[str]:
+        return [n.name for n in self.graph().variables()]
+
+    def list_outputs(self) -> list[str]:
+        return [e.node.output_names()[e.index] for e in self._outputs]
+
+    def get_internals(self) -> "Symbol":
+        entries = [Entry(n, i) for n in topo_order(self._outputs) for i in range(n.num_outputs)]
+        return Symbol(entries)
+
+    def get_children(self) -> "Symbol | None":
+        ins = [e for o in self._outputs for e in o.node.inputs]
+        return Symbol(ins) if ins else None
+
+    def attr(self, key: str) -> str | None:
+        if len(self._outputs) != 1:
+            return None
+        node = self._outputs[0].node
+        if key in node.extra:
+            return node.extra[key]
+        if node.op is not None and key in node.attrs:
+            return node.op.format_attrs({key: node.attrs[key]})[key]
+        return None
+
+    def list_attr(self) -> dict[str, str]:
+        node = self._outputs[0].node
+        out = dict(node.extra)
+        if node.op is not None:
+            out.update(node.op.format_attrs(node.attrs))
+        return out
+
+    def attr_dict(self) -> dict[str, dict[str, str]]:
+        out = {}
+        for n in self.graph().nodes:
+            d = dict(n.extra)
+            if n.op is not None:
+                d.update(n.op.format_attrs(n.attrs))
+            if d:
+                out[n.name] = d
+        return out
+
+    def __len__(self) -> int:
+        return len(self._outputs)
+
+    def __iter__(self) -> Iterator["Symbol"]:
+        return (Symbol([e]) for e in self._outputs)
+
+    def __getitem__(self, index: int | str) -> "Symbol":
+        if isinstance(index, str):
+            names = self.list_outputs()
+            matches = [i for i, n in enumerate(names) if n == index or n == index + "_output"]
+            if not matches:
+                raise ValueError(f"cannot find output {index!r} in {names}")
+            index = matches[0]
+        if isinstance(index, slice):
+            return Symbol(self._outputs[index])
+        if not -len(self._outputs) <= index < len(self._outputs):
+            raise IndexError(f"symbol has {len(self._outputs)} output(s), index {index} is out of range")
+        return Symbol([self._outputs[index]])
+
+    def __repr__(self) -> str:
+        if len(self._outputs) == 1:
+            return f"<Symbol {self.name}>"
+        return "<Symbol group [" + ", ".join(self.list_outputs()) + "]>"
+
+    def __bool__(self) -> bool:
+        raise NotImplementedError("the truth value of a Symbol is unknown until it runs: use F.where "
+                                  "or F.contrib.cond instead of a Python condition")
+
+    def __copy__(self) -> "Symbol":
+        return Symbol(list(self._outputs))
+
+    def __deepcopy__(self, memo: dict) -> "Symbol":
+        return Symbol(self.graph().copy().outputs)
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # -- inference ---------------------------------------------------------------------------
+    def _shape_query(self, args: tuple, kwargs: dict) -> dict:
+        known = dict(kwargs)
+        if args:
+            for nm, s in zip(self.list_arguments(), args):
+                if s is not None:
+                    known[nm] = s
+        return known
+
+    def infer_shape_partial(self, *args: Any, **kwargs: Any) -> tuple:
+        g = self.graph()
+        shapes = infer_shapes(g, self._shape_query(args, kwargs))
+        get = lambda n: shapes.get((id(n), 0), ())  # noqa: E731
+        return ([get(n) for n in g.arguments()],
+                [shapes.get((id(e.node), e.index), ()) for e in g.outputs],
+                [get(n) for n in g.aux_variables()])
+
+    def infer_shape(self, *args: Any, **kwargs: Any) -> tuple:
+        """(argument shapes, output shapes, auxiliary shapes), as MXNet; raises if some stay unknown."""
+        arg, out, aux = self.infer_shape_partial(*args, **kwargs)
+        g = self.graph()
+        for n, s in zip(g.arguments(), arg):
+            if not s or 0 in s:
+                raise ShapeError(f"cannot infer the shape of argument {n.name!r} from the given shapes")
+        return arg, out, aux
+
+    def infer_type(self, *args: Any, **kwargs: Any) -> tuple:
+        g = self.graph()
+        known = dict(kwargs)
+        for nm, d in zip(self.list_arguments(), args):
+            if d is not None:
+                known[nm] = d
+        dt = infer_dtypes(g, known)
+        t = lambda n: dt[(id(n), 0)].type  # noqa: E731
+        return ([t(n) for n in g.arguments()], [dt[(id(e.node), e.index)].type for e in g.outputs],
+                [t(n) for n in g.aux_variables()])
+
+    # -- serialization -----------------------------------------------------------------------
+    def tojson(self) -> str:
+        from .graph import mxnet_json
+        return mxnet_json.dumps(self.graph())
+
+    def save(self, fname: str, remove_amp_cast: bool = True) -> None:
+        from .graph import mxnet_json
+        mxnet_json.save(fname, self.graph())
+
+    # -- execution ---------------------------------------------------------------------------
+    def eval(self, ctx: Any = None, **kwargs: Any) -> list:
+        """Runs the graph on NDArrays given by variable name; returns a list of NDArrays."""
+        from .graph.interpret import evaluate
+        from .ndarray import NDArray
+        values = {k: (v._data if isinstance(v, NDArray) else np.asarray(v)) for k, v in kwargs.items()}
+        return [NDArray(o) for o in evaluate(self.graph(), values)]
+
+    def reshape(self, *args: Any, **kwargs: Any) -> "Symbol":
+        if len(args) == 1 and isinstance(args[0], (list, tuple)):
+            kwargs["shape"] = tuple(args[0])
+            args = ()
+        elif args and all(isinstance(a, int) for a in args):
+            # MXNet's Symbol.reshape(shape, reverse): a second positional binds to ``reverse``
+            kwargs["shape"] = args[0] if isinstance(args[0], (list, tuple)) else (args[0],)
+            if len(args) > 1:
+                kwargs["reverse"] = args[1]
+            args = ()
+        return _reshape(self, *args, **kwargs)
+
+    def astype(self, dtype: Any) -> "Symbol":
+        return globals()["Cast"](self, dtype=dtype)
+
+
+def _is_tensor(v: Any) -> bool:
+    return isinstance(v, Symbol)
+
+
+def _entry(v: Symbol, op: OpDef, slot: str) -> Entry:
+    if len(v._outputs) != 1:
+        raise HybridizeError(f"{op.name}: input {slot!r} is a group of {len(v._outputs)} symbols; "
+                             "pass a single output (index it)")
+    return v._outputs[0]
+
+
+def create(op: OpDef, inputs: list, given: dict, name: str | None, hint: str,
+           attr: dict | None = None, input_names: list[str] | None = None) -> Symbol:
+    """Adds one op node (plus variables for missing inputs) and returns its outputs."""
+    node_name = _name.current().get(name, hint)
+    names = input_names if input_names is not None else op.input_names(op.resolve(given))
+    entries = []
+    for slot, v in zip(names, inputs):
+        if v is None:
+            entries.append(Entry(Node(None, f"{node_name}_{slot}"), 0))
+        else:
+            entries.append(_entry(v, op, slot))
+    extra = {k: (v if isinstance(v, str) else format_value(v)) for k, v in (attr or {}).items()}
+    node = Node(op, node_name, given, entries, extra)
+    return Symbol([Entry(node, i) for i in range(node.num_outputs)])
+
+
+def _make_function(op: OpDef, called_as: str):
+    hint = called_as.lower()
+
+    def fn(*args: Any, **kwargs: Any) -> Symbol:
+        call = _frontend.bind_call(op, args, kwargs, _is_tensor)
+        return create(op, call.inputs, call.given, call.name, hint, call.attr, call.input_names)
+    return fn
+
+
+def _apply(op_name: str, inputs: list, hint: str, **attrs: Any) -> Symbol:
+    op = get_op(op_name)
+    return create(op, inputs, op.coerce_attrs(attrs), None, hint)
+
+
+_ARITH = {
+    # dunder: (symbol-symbol op, hint, scalar op, hint, reversed scalar op, hint)
+    "add": ("elemwise_add", "_plus", "_plus_scalar", "_plusscalar", "_plus_scalar", "_plusscalar"),
+    "sub": ("elemwise_sub", "_minus", "_minus_scalar", "_minusscalar", "_rminus_scalar", "_rminusscalar"),
+    "mul": ("elemwise_mul", "_mul", "_mul_scalar", "_mulscalar", "_mul_scalar", "_mulscalar"),
+    "truediv": ("elemwise_div", "_div", "_div_scalar", "_divscalar", "_rdiv_scalar", "_rdivscalar"),
+    "mod": ("_mod", "_mod", "_mod_scalar", "_modscalar", "_rmod_scalar", "_rmodscalar"),
+    "pow": ("_power", "_power", "_power_scalar", "_powerscalar", "_rpower_scalar", "_rpowerscalar"),
+}
+_COMPARE = {
+    "eq": ("_equal", "_equal_scalar"), "ne": ("_not_equal", "_not_equal_scalar"),
+    "gt": ("_greater", "_greater_scalar"), "ge": ("_greater_equal", "_greater_equal_scalar"),
+    "lt": ("_lesser", "_lesser_scalar"), "le": ("_lesser_equal", "_lesser_equal_scalar"),
+}
+
+
+def _install_arithmetic() -> None:
+    from .ops.registry import find_op
+
+    def binop(sym_op: str, sym_hint: str, sc_op: str, sc_hint: str, reverse: bool):
+        def method(self: Symbol, other: Any) -> Any:
+            if isinstance(other, Symbol):
+                a, b = (other, self) if reverse else (self, other)
+                return _apply(sym_op, [a, b], sym_hint)
+            if isinstance(other, (int, float, np.number, bool)):
+                return _apply(sc_op, [self], sc_hint, scalar=float(other))
+            return NotImplemented
+        return method
+
+    for dunder, (op, h, sop, sh, rop, rh) in _ARITH.items():
+        if find_op(op) and find_op(sop):
+            setattr(Symbol, f"__{dunder}__", binop(op, h, sop, sh, False))
+        if find_op(op) and find_op(rop):
+            setattr(Symbol, f"__r{dunder}__", binop(op, h, rop, rh, True))
+    if hasattr(Symbol, "__truediv__"):
+        Symbol.__div__ = Symbol.__truediv__  # type: ignore[attr-defined]
+    for dunder, (op, sop) in _COMPARE.items():
+        if find_op(op) and find_op(sop):
+            m = binop(op, op, sop, sop.replace("_scalar", "scalar"), False)
+
+            def cmp(self: Symbol, other: Any, _m=m, _d=dunder) -> Any:
+                if other is None and _d in ("eq", "ne"):
+                    return _d == "ne"
+                return _m(self, other)
+            setattr(Symbol, f"__{dunder}__", cmp)
+    if find_op("_mul_scalar"):
+        Symbol.__neg__ = lambda self: _apply("_mul_scalar", [self], "_mulscalar", scalar=-1.0)  # type: ignore
+    Symbol.__pos__ = lambda self: self  # type: ignore[assignment]
+
+
+def _install_fluent() -> None:
+    from .ops.registry import all_ops
+    g = globals()
+    for op in all_ops():
+        if not op.fluent:
+            continue
+        for nm in (op.name, *op.aliases):
+            space, public = _frontend.placement(nm)
+            if space or hasattr(Symbol, public):
+                continue
+            fn = g.get(public)
+            if fn is not None:
+                setattr(Symbol, public, lambda self, *a, _fn=fn, **k: _fn(self, *a, **k))
+
+
+# -- variables and groups ----------------------------------------------------------------------
+def var(name: str, attr: dict | None = None, shape: Any = None, lr_mult: float | None = None,
+        wd_mult: float | None = None, dtype: Any = None, init: Any = None, stype: str | None = None,
+        **kwargs: Any) -> Symbol:
+    """A variable (data input or parameter), annotated as MXNet does (``__shape__``, ``__dtype__``, ...)."""
+    if not isinstance(name, str):
+        raise TypeError("Expect a string for variable `name`")
+    extra: dict[str, str] = {k: (v if isinstance(v, str) else format_value(v)) for k, v in (attr or {}).items()}
+    if shape is not None:
+        extra["__shape__"] = format_value(tuple(shape))
+    if lr_mult is not None:
+        extra["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        extra["__wd_mult__"] = str(wd_mult)
+    if dtype is not None:
+        extra["__dtype__"] = str(DTYPE_TO_MX[np.dtype(dtype).name])
+    if init is not None:
+        extra["__init__"] = init if isinstance(init, str) else init.dumps()
+    if stype is not None:
+        extra["__storage_type__"] = str({"default": 0, "row_sparse": 1, "csr": 2}[stype])
+    for k, v in kwargs.items():
+        if k.startswith("__") and k.endswith("__"):
+            extra[k] = v if isinstance(v, str) else format_value(v)
+        else:
+            raise ValueError(f"Attribute name={k} is not supported. Additional attributes must start and end with double underscores")
+    return Symbol([Entry(Node(None, name, extra=extra), 0)])
+
+
+Variable = var
+
+
+def Group(symbols: list[Symbol]) -> Symbol:
+    """One symbol with the outputs of all of ``symbols``."""
+    return Symbol([e for s in symbols for e in s._outputs])
+
+
+def load_json(json_str: str) -> Symbol:
+    from .graph import mxnet_json
+    return Symbol(mxnet_json.loads(json_str).outputs)
+
+
+def load(fname: str) -> Symbol:
+    from .graph import mxnet_json
+    return Symbol(mxnet_json.load(fname).outputs)
+
+
+def zeros(shape: Any, dtype: Any = None, **kwargs: Any) -> Symbol:
+    return globals()["_internal"]._zeros(shape=shape, dtype=dtype or "float32", **kwargs)
+
+
+def ones(shape: Any, dtype: Any = None, **kwargs: Any) -> Symbol:
+    return globals()["_internal"]._ones(shape=shape, dtype=dtype or "float32", **kwargs)
+
+
+_frontend.populate(globals(), _make_function, __name__)
+_reshape = globals().get("reshape") or globals().get("Reshape")
+_install_arithmetic()
+_install_fluent()
