@@ -7,6 +7,10 @@ top level) while the wheel installs them as ``hybridize.runtime``, ``hybridize.t
 import os
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
+
+# Files at the repository root that are not part of the package although they sit in its folder.
+_NOT_MODULES = {"setup.py", "conftest.py"}
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP_PACKAGES = ("runtime", "transpile")
@@ -23,11 +27,20 @@ def _packages():
     return found
 
 
+class _BuildPy(build_py):
+    """Leaves the build script itself out of the root package."""
+
+    def find_package_modules(self, package, package_dir):
+        found = super().find_package_modules(package, package_dir)
+        if package != "hybridize":
+            return found
+        return [m for m in found if os.path.basename(m[2]) not in _NOT_MODULES]
+
+
 setup(
+    cmdclass={"build_py": _BuildPy},
     packages=_packages(),
     package_dir={"hybridize": "."},
     py_modules=[],
-    package_data={"hybridize.transpile": ["*.toml", "*.json"]},
     include_package_data=False,
-    exclude_package_data={"hybridize": ["setup.py"]},
 )
