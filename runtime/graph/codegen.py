@@ -1,0 +1,419 @@
+"""The compiled executor: one generated straight-line Python function per graph.
+
+Usage (what ``HybridBlock.hybridize`` and ``hybridize run`` call)::
+
+    from hybridize.runtime.graph.codegen import compile_graph
+    prog = compile_graph(graph, input_names=["data"], shapes={"data": (1, 3, 224, 224)},
+                         params={"conv0_weight": w, ...})      # name -> numpy array
+    y, = prog(x)                  # positional in ``input_names`` order (or by keyword) -> list
+    prog.bind_params(new_params)  # after load_parameters: takes effect on the next call
+    print(prog)                   # the generated source (also ``prog.code``)
+
+``compile_graph(graph, *, input_names, shapes=None, dtypes=None, params=None, optimize=True,
+training=False, passes=None, disable=None) -> CompiledProgram``
+
+- ``graph``: a :class:`~.ir.Graph` (e.g. ``symbol.graph()``); it is copied, never modified.
+- ``input_names``: the variables that are data inputs, in call order. Every other variable is a
+  *parameter* (argument or auxiliary state such as BatchNorm's moving mean).
+- ``shapes`` / ``dtypes``: shapes (required unless the variables carry ``__shape__``) and dtypes
+  (default float32) of the inputs. The program is *specialized* on them: calling it with other
+  shapes or dtypes raises :class:`~..base.ShapeError`; compile again for new shapes (Gluon keeps
+  one program per input signature).
+- ``params``: ``{name: np.ndarray}`` for every parameter, or ``None`` to bind them later with
+  :meth:`CompiledProgram.bind_params` (parameter shapes are then inferred from the inputs, or
+  given in ``param_shapes``). Calling an unbound program raises :class:`HybridizeError`.
+- ``optimize``: run the pass pipeline (``passes/``): identity-op removal, CSE, constant folding,
+  BatchNorm folding, lowering to fused NHWC kernels, memory planning... ``False`` gives the
+  plain straight-line program over the registry's reference kernels.
+- ``training``: compile for training mode (``Dropout``/``BatchNorm`` keep their training
+  behaviour; inference-only passes such as BatchNorm folding are skipped).
+
+``CompiledProgram``:
+
+- ``prog(*inputs, **inputs_by_name) -> list[np.ndarray]``: the outputs, freshly allocated
+  (they never alias the program's internal buffers, which are reused by the next call).
+- ``prog.bind_params(params, partial=False)``: (re)binds parameters by name. Everything that
+  depends only on parameters (folded BatchNorm weights, re-laid-out convolution weights,
+  constant subexpressions) is computed here, once per bind, by the program's *prologue*.
+  Arrays are read at bind time: after changing parameter values in place, bind again.
+  With ``partial=True`` only the given parameters change.
+- ``prog.code``: the generated source of the forward function; ``prog.prologue_code`` the
+  bind-time part; ``str(prog)`` / ``repr(prog)`` show them.
+- ``prog.input_names``, ``prog.param_names``, ``prog.output_shapes``, ``prog.output_dtypes``,
+  ``prog.graph`` (the optimized graph), ``prog.stats`` (what each pass did, memory plan figures:
+  ``stats["memory"]`` has ``peak_bytes`` and ``lower_bound_bytes``).
+
+Thread safety: a program may be called from several threads at once. Reusable buffers are
+per thread (``threading.local``); parameters are one immutable tuple swapped atomically by
+``bind_params``.
+
+Generated code only: attribute values never reach the source as text. Kernels, constants and
+numpy callables are passed in the function's globals; identifiers are derived from node names
+by keeping ``[A-Za-z0-9_]`` only, and node names appear in comments through ``repr``.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..base import HybridizeError, ShapeError
+from .infer import var_shape_hint
+from .ir import Entry, Graph, Node
+
+__all__ = ["compile_graph", "CompiledProgram"]
+
+
+# ------------------------------------------------------------------------------------------
+# naming
+# ------------------------------------------------------------------------------------------
+class _Names:
+    """Unique, safe Python identifiers for graph entries."""
+
+    _KEYWORDS = frozenset(__import__("keyword").kwlist) | {"np", "self"}
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def make(self, hint: str, prefix: str = "") -> str:
+        base = prefix + re.sub(r"[^0-9A-Za-z_]", "_", hint)[:48]
+        if not base or base[0].isdigit() or base in self._KEYWORDS:
+            base = "v_" + base
+        name, i = base, 1
+        while name in self.used or name in self._KEYWORDS:
+            i += 1
+            name = f"{base}_{i}"
+        self.used.add(name)
+        return name
+
+
+def _comment(node: Node) -> str:
+    return f"# {node.op.name if node.op else 'var'} {node.name!r}"
+
+
+def _first(kernel: Callable) -> Callable:
+    """Kernel of a one-output op whose reference kernel may return a tuple (e.g. BatchNorm)."""
+    def run(*args: Any) -> Any:
+        r = kernel(*args)
+        return r[0] if isinstance(r, (tuple, list)) else r
+    return run
+
+
+def _bad_input(name: str, expected_shape: tuple, expected_dtype: Any, got: Any) -> None:
+    shape = getattr(got, "shape", None)
+    dtype = getattr(got, "dtype", None)
+    raise ShapeError(f"compiled program was specialized for input {name!r} of shape "
+                     f"{expected_shape} and dtype {np.dtype(expected_dtype).name}, got "
+                     f"{tuple(shape) if shape is not None else type(got).__name__}"
+                     f"{'' if dtype is None else ' ' + np.dtype(dtype).name}; compile it again")
+
+
+# ------------------------------------------------------------------------------------------
+# the program
+# ------------------------------------------------------------------------------------------
+class CompiledProgram:
+    """A compiled graph; see the module docstring for the API."""
+
+    def __init__(self, *, forward: Callable, code: str, prologue: Callable, prologue_code: str,
+                 input_names: list[str], param_names: list[str], param_shapes: dict[str, tuple],
+                 output_shapes: list[tuple], output_dtypes: list[np.dtype], graph: Graph,
+                 stats: dict, tls: threading.local):
+        self._forward = forward
+        self.code = code
+        self._prologue = prologue
+        self.prologue_code = prologue_code
+        self.input_names = list(input_names)
+        self.param_names = list(param_names)
+        self.param_shapes = dict(param_shapes)
+        self.output_shapes = list(output_shapes)
+        self.output_dtypes = list(output_dtypes)
+        self.graph = graph
+        self.stats = stats
+        self._tls = tls
+        self._params: dict[str, np.ndarray] = {}
+        self._consts: tuple | None = None
+        self._lock = threading.Lock()
+
+    # -- parameters --------------------------------------------------------------------------
+    def bind_params(self, params: Mapping[str, Any], partial: bool = False) -> "CompiledProgram":
+        with self._lock:
+            new = dict(self._params) if partial else {}
+            for name, value in params.items():
+                if name not in self.param_shapes:
+                    continue   # extra entries (e.g. other blocks' parameters) are ignored
+                arr = value if isinstance(value, np.ndarray) else np.asarray(getattr(value, "_data", value))
+                if tuple(arr.shape) != self.param_shapes[name]:
+                    raise ShapeError(f"parameter {name!r}: expected shape {self.param_shapes[name]}, "
+                                     f"got {tuple(arr.shape)}")
+                new[name] = arr
+            missing = [n for n in self.param_names if n not in new]
+            if missing:
+                raise HybridizeError("compiled program: no value for parameter(s) " + ", ".join(map(repr, missing)))
+            consts = self._prologue(new)
+            self._params = new
+            self._consts = consts     # one atomic swap: callers see old or new, never a mix
+        return self
+
+    @property
+    def params(self) -> dict[str, np.ndarray]:
+        return dict(self._params)
+
+    # -- calls -------------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> list:
+        consts = self._consts
+        if consts is None:
+            if self.param_names:
+                raise HybridizeError("compiled program: parameters are not bound (call bind_params)")
+            self.bind_params({})
+            consts = self._consts
+        if kwargs:
+            args = self._collect(args, kwargs)
+        if len(args) != len(self.input_names):
+            raise HybridizeError(f"compiled program takes {len(self.input_names)} input(s) "
+                                 f"({', '.join(self.input_names)}), got {len(args)}")
+        return self._forward(consts, *args)
+
+    def _collect(self, args: tuple, kwargs: dict) -> tuple:
+        values = list(args) + [None] * (len(self.input_names) - len(args))
+        for k, v in kwargs.items():
+            if k not in self.input_names:
+                raise HybridizeError(f"compiled program has no input {k!r} (inputs: {', '.join(self.input_names)})")
+            values[self.input_names.index(k)] = v
+        return tuple(values)
+
+    def __repr__(self) -> str:
+        return self.prologue_code + "\n\n" + self.code
+
+    __str__ = __repr__
+
+
+# ------------------------------------------------------------------------------------------
+# compilation
+# ------------------------------------------------------------------------------------------
+def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[str, Sequence[int]] | None = None,
+                  dtypes: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None,
+                  param_shapes: Mapping[str, Sequence[int]] | None = None, optimize: bool = True,
+                  training: bool = False, passes: list[str] | None = None,
+                  disable: Mapping[str, bool] | None = None) -> CompiledProgram:
+    """Compiles ``graph`` into a :class:`CompiledProgram` (see the module docstring)."""
+    from .passes import PassContext, run_pipeline
+
+    input_names = list(input_names)
+    g = graph.copy()
+    var_names = {n.name for n in g.variables()}
+    for nm in input_names:
+        if nm not in var_names:
+            raise HybridizeError(f"compile_graph: the graph has no input variable {nm!r}")
+    in_shapes: dict[str, tuple] = {}
+    for n in g.variables():
+        if n.name in input_names:
+            s = (shapes or {}).get(n.name)
+            if s is None:
+                s = var_shape_hint(n)
+            if s is None or any(int(d) <= 0 for d in s):
+                raise ShapeError(f"compile_graph: the shape of input {n.name!r} is needed")
+            in_shapes[n.name] = tuple(int(d) for d in s)
+    in_dtypes = {nm: np.dtype((dtypes or {}).get(nm, np.float32)) for nm in input_names}
+    p_arrays: dict[str, np.ndarray] = {}
+    if params is not None:
+        for k, v in params.items():
+            p_arrays[k] = v if isinstance(v, np.ndarray) else np.asarray(getattr(v, "_data", v))
+    p_shapes = {k: tuple(v.shape) for k, v in p_arrays.items()}
+    p_shapes.update({k: tuple(int(d) for d in v) for k, v in (param_shapes or {}).items()})
+    p_dtypes = {k: v.dtype for k, v in p_arrays.items()}
+    ctx = PassContext(input_names=input_names, input_shapes=in_shapes, input_dtypes=in_dtypes,
+                      param_shapes={k: v for k, v in p_shapes.items() if k in var_names},
+                      param_dtypes={k: v for k, v in p_dtypes.items() if k in var_names},
+                      training=training)
+    # parameter shapes the caller did not give are completed from the graph
+    shp, _ = ctx.infer(g)
+    for n in g.variables():
+        if not ctx.is_input(n) and n.name not in ctx.param_shapes:
+            s = shp.get((id(n), 0))
+            if s is None or any(d <= 0 for d in s):
+                raise ShapeError(f"compile_graph: cannot infer the shape of parameter {n.name!r}")
+            ctx.param_shapes[n.name] = tuple(s)
+    original_params = {n.name: ctx.param_shapes[n.name] for n in g.variables() if ctx.is_param(n)}
+    if optimize:
+        g = run_pipeline(g, ctx, passes, disable)
+    else:
+        g.prune()
+    prog = _generate(g, ctx, original_params, training)
+    if params is not None:
+        prog.bind_params(p_arrays)
+    return prog
+
+
+def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: bool) -> CompiledProgram:
+    from . import kernels as _kernels  # noqa: F401  (fast kernels and their emitters)
+    from .kernels import EMITTERS, Emit
+
+    shapes, dtypes = ctx.infer(g)
+    dyn = ctx.dynamic(g)
+    names = _Names()
+    names.used.update({"_c", "_tls", "_bufs"})
+    glob: dict[str, Any] = {"np": np, "_bad_input": _bad_input, "__builtins__": __builtins__}
+    ref: dict[Entry, str] = {}     # entry -> expression in the forward function
+
+    # -- prologue: every static entry the dynamic part (or an output) reads ------------------
+    needed_static: list[Entry] = []
+    seen: set[Entry] = set()
+
+    def need_static(e: Entry) -> None:
+        if e not in seen:
+            seen.add(e)
+            needed_static.append(e)
+
+    for n in g.nodes:
+        if id(n) in dyn and n.op is not None:
+            for e in n.inputs:
+                if id(e.node) not in dyn:
+                    need_static(e)
+    for e in g.outputs:
+        if id(e.node) not in dyn:
+            need_static(e)
+    static_nodes = [n for n in g.nodes if id(n) not in dyn]
+    prologue, prologue_code, const_names = _make_prologue(g, static_nodes, needed_static, ctx, shapes,
+                                                          dtypes, names)
+    for e, nm in zip(needed_static, const_names):
+        ref[e] = nm
+
+    # -- forward -----------------------------------------------------------------------------
+    arg_names = []
+    for nm in ctx.input_names:
+        node = next(n for n in g.variables() if n.name == nm) if any(n.name == nm for n in g.variables()) else None
+        ident = names.make(nm, "x_")
+        arg_names.append(ident)
+        if node is not None:
+            ref[Entry(node, 0)] = ident
+    body: list[str] = []
+    if const_names:
+        body.append("(" + ", ".join(const_names) + ",) = _c")
+    for i, nm in enumerate(ctx.input_names):
+        s, d = ctx.input_shapes[nm], ctx.input_dtypes[nm]
+        glob[f"_shape{i}"], glob[f"_dtype{i}"] = s, d
+        a = arg_names[i]
+        body.append(f"if {a}.__class__ is not _ndarray or {a}.shape != _shape{i} or {a}.dtype != _dtype{i}:")
+        body.append(f"    {a} = _coerce({i}, {a})")
+    glob["_ndarray"] = np.ndarray
+
+    def coerce(i: int, value: Any) -> np.ndarray:
+        nm = ctx.input_names[i]
+        arr = value if isinstance(value, np.ndarray) else getattr(value, "_data", value)
+        if not isinstance(arr, np.ndarray):
+            arr = np.asarray(arr, dtype=ctx.input_dtypes[nm])
+        if tuple(arr.shape) != ctx.input_shapes[nm] or arr.dtype != ctx.input_dtypes[nm]:
+            _bad_input(nm, ctx.input_shapes[nm], ctx.input_dtypes[nm], arr)
+        return arr
+    glob["_coerce"] = coerce
+
+    out_entries = set(g.outputs)
+    kcount = 0
+    for n in g.nodes:
+        if n.op is None or id(n) not in dyn:
+            continue
+        in_shapes = [shapes[(id(e.node), e.index)] for e in n.inputs]
+        in_dtypes = [dtypes[(id(e.node), e.index)] for e in n.inputs]
+        args = [ref[e] for e in n.inputs]
+        nout = n.num_outputs
+        outs = [names.make(n.name) if nout == 1 else names.make(f"{n.name}_{i}") for i in range(nout)]
+        body.append(_comment(n))
+        emitter = EMITTERS.get(n.op)
+        if emitter is not None:
+            em = Emit(node=n, args=args, outs=outs, in_shapes=in_shapes, in_dtypes=in_dtypes,
+                      out_shapes=[shapes[(id(n), i)] for i in range(nout)],
+                      out_dtypes=[dtypes[(id(n), i)] for i in range(nout)], glob=glob, names=names,
+                      is_output=[Entry(n, i) in out_entries for i in range(nout)])
+            body.extend(emitter(em))
+        else:
+            kcount += 1
+            kname = f"_k{kcount}"
+            kern = n.op.kernel(n.resolved, in_shapes, in_dtypes)
+            if nout == 1:
+                kern = _first(kern)
+                body.append(f"{outs[0]} = {kname}({', '.join(args)})")
+            else:
+                body.append(f"{', '.join(outs)}, *_ = {kname}({', '.join(args)})")
+            glob[kname] = kern
+        for i, o in enumerate(outs):
+            ref[Entry(n, i)] = o
+    rets = []
+    for e in g.outputs:
+        r = ref[e]
+        # outputs never alias caller-visible state that changes later (constants, inputs are fine
+        # to return as they are: MXNet returns new arrays, copy to be safe)
+        if id(e.node) not in dyn or e.node.op is None:
+            r = f"{r}.copy()"
+        rets.append(r)
+    body.append("return [" + ", ".join(rets) + "]")
+    src = "def forward(_c, " + ", ".join(arg_names) + "):\n" + "\n".join("    " + line for line in body) + "\n"
+    code_obj = compile(src, "<hybridize compiled graph>", "exec")
+    exec(code_obj, glob)
+    forward = glob["forward"]
+    tls = threading.local()
+    glob["_tls"] = tls
+    out_shapes = [shapes[(id(e.node), e.index)] for e in g.outputs]
+    out_dtypes = [dtypes[(id(e.node), e.index)] for e in g.outputs]
+    params_used = sorted(original_params)
+    return CompiledProgram(forward=forward, code=src, prologue=prologue, prologue_code=prologue_code,
+                           input_names=ctx.input_names, param_names=params_used,
+                           param_shapes=original_params, output_shapes=out_shapes,
+                           output_dtypes=out_dtypes, graph=g, stats=ctx.stats, tls=tls)
+
+
+def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx: Any, shapes: dict,
+                   dtypes: dict, names: _Names) -> tuple[Callable, str, list[str]]:
+    """The bind-time part: evaluates the parameter-only subgraph and returns the constants tuple."""
+    const_names = [names.make(e.node.name if e.index == 0 else f"{e.node.name}_{e.index}", "c_")
+                   for e in needed]
+    # keep only the static nodes the needed entries depend on
+    live: set[int] = set()
+    stack = [e.node for e in needed]
+    while stack:
+        n = stack.pop()
+        if id(n) in live:
+            continue
+        live.add(id(n))
+        stack.extend(e.node for e in n.inputs)
+    steps: list[tuple[Node, Callable | None]] = []
+    lines = ["def prologue(params):   # runs at bind_params"]
+    for n in static_nodes:
+        if id(n) not in live:
+            continue
+        if n.op is None:
+            steps.append((n, None))
+            src = "constant" if ctx.is_constant(n) else "params"
+            lines.append(f"    {_comment(n)}: {src}")
+            continue
+        in_shapes = [shapes[(id(e.node), e.index)] for e in n.inputs]
+        in_dtypes = [dtypes[(id(e.node), e.index)] for e in n.inputs]
+        steps.append((n, n.op.kernel(n.resolved, in_shapes, in_dtypes)))
+        args = ", ".join(e.node.name + (f"[{e.index}]" if e.index else "") for e in n.inputs)
+        lines.append(f"    #   {n.name!r} = {n.op.name}({args!r})")
+    lines.append("    return (" + ", ".join(const_names) + ",)")
+    constants = ctx.constants
+
+    def prologue(params: Mapping[str, np.ndarray]) -> tuple:
+        env: dict[tuple[int, int], Any] = {}
+        for n, kern in steps:
+            if kern is None:
+                env[(id(n), 0)] = constants[n.name] if n.name in constants else params[n.name]
+                continue
+            r = kern(*[env[(id(e.node), e.index)] for e in n.inputs])
+            if isinstance(r, (tuple, list)):
+                for i, v in enumerate(r):
+                    env[(id(n), i)] = v
+            else:
+                env[(id(n), 0)] = r
+        out = []
+        for e in needed:
+            v = env[(id(e.node), e.index)]
+            d = dtypes[(id(e.node), e.index)]
+            if isinstance(v, np.ndarray) and v.dtype != d:
+                v = v.astype(d)
+            out.append(v)
+        return tuple(out)
+
+    return prologue, "\n".join(lines), const_names

@@ -1,0 +1,162 @@
+"""Graph passes of the compiler and the pipeline that runs them in order.
+
+Every pass is a small module of this package exposing ``PASS = Pass(name, order, fn)`` where
+``fn(graph, ctx) -> graph``: it may rewrite ``graph`` in place or return a new one, and records
+what it did in ``ctx.stats[name]``. The pipeline discovers the modules by listing the package
+(no central table), sorts them by ``order`` and runs the ones enabled for the context
+(``ctx.training`` disables the inference-only ones).
+
+The :class:`PassContext` carries what passes may need: which variables are data inputs (their
+shapes and dtypes, the program is specialized on them), which are parameters (rebindable:
+passes never read parameter *values*, parameter-dependent folds become graph nodes that the
+compiled program evaluates again whenever parameters are bound), literal constants created by
+folding, and shape/dtype inference of the current graph.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from ..infer import infer_dtypes, infer_shapes
+from ..ir import Entry, Graph, Node
+
+__all__ = ["Pass", "PassContext", "all_passes", "run_pipeline", "get_pass"]
+
+
+@dataclass
+class Pass:
+    name: str
+    order: int                      # position in the pipeline (ascending)
+    fn: Callable[[Graph, "PassContext"], Graph]
+    inference_only: bool = False    # skipped when compiling for training
+    default: bool = True            # part of the default pipeline
+
+    def __call__(self, graph: Graph, ctx: "PassContext") -> Graph:
+        return self.fn(graph, ctx)
+
+
+@dataclass
+class PassContext:
+    input_names: list[str]
+    input_shapes: dict[str, tuple]
+    input_dtypes: dict[str, np.dtype]
+    param_shapes: dict[str, tuple] = field(default_factory=dict)
+    param_dtypes: dict[str, np.dtype] = field(default_factory=dict)
+    training: bool = False
+    constants: dict[str, np.ndarray] = field(default_factory=dict)   # folded literals, by variable name
+    options: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+    _counter: int = 0
+
+    # -- names -----------------------------------------------------------------------------
+    def fresh(self, hint: str) -> str:
+        self._counter += 1
+        return f"{hint}__hy{self._counter}"
+
+    def is_input(self, node: Node) -> bool:
+        return node.op is None and node.name in self.input_names
+
+    def is_constant(self, node: Node) -> bool:
+        return node.op is None and node.name in self.constants
+
+    def is_param(self, node: Node) -> bool:
+        return node.op is None and not self.is_input(node) and not self.is_constant(node)
+
+    def add_constant(self, value: np.ndarray, hint: str = "const") -> Node:
+        """A new variable node holding a literal constant (not rebindable)."""
+        name = self.fresh(hint)
+        self.constants[name] = value
+        return Node(None, name)
+
+    # -- inference -------------------------------------------------------------------------
+    def known_shapes(self) -> dict[str, tuple]:
+        known = dict(self.param_shapes)
+        known.update({k: tuple(v.shape) for k, v in self.constants.items()})
+        known.update(self.input_shapes)
+        return known
+
+    def known_dtypes(self) -> dict[str, Any]:
+        known: dict[str, Any] = dict(self.param_dtypes)
+        known.update({k: v.dtype for k, v in self.constants.items()})
+        known.update(self.input_dtypes)
+        return known
+
+    def infer(self, graph: Graph) -> tuple[dict, dict]:
+        """(shapes, dtypes) of every entry of ``graph``, keyed by (id(node), output index)."""
+        return infer_shapes(graph, self.known_shapes()), infer_dtypes(graph, self.known_dtypes())
+
+    def dynamic(self, graph: Graph) -> set[int]:
+        """ids of the nodes whose value depends on a data input (the rest is foldable)."""
+        dyn: set[int] = set()
+        for n in graph.nodes:
+            if n.op is None:
+                if self.is_input(n):
+                    dyn.add(id(n))
+            elif n.op.mode_dependent and self.training or any(id(e.node) in dyn for e in n.inputs):
+                dyn.add(id(n))
+        return dyn
+
+
+def users_of(graph: Graph) -> dict[int, list[tuple[Node, int]]]:
+    """id(node) -> [(consumer, input slot)], graph outputs excluded."""
+    out: dict[int, list[tuple[Node, int]]] = {id(n): [] for n in graph.nodes}
+    for n in graph.nodes:
+        for slot, e in enumerate(n.inputs):
+            out[id(e.node)].append((n, slot))
+    return out
+
+
+def entry_users(graph: Graph) -> dict[Entry, int]:
+    """Entry -> number of uses (graph outputs count as uses)."""
+    count: dict[Entry, int] = {}
+    for n in graph.nodes:
+        for e in n.inputs:
+            count[e] = count.get(e, 0) + 1
+    for e in graph.outputs:
+        count[e] = count.get(e, 0) + 1
+    return count
+
+
+_PASSES: dict[str, Pass] | None = None
+
+
+def all_passes() -> list[Pass]:
+    """Every pass module of this package, in pipeline order."""
+    global _PASSES
+    if _PASSES is None:
+        found: dict[str, Pass] = {}
+        for m in pkgutil.iter_modules(__path__):
+            if m.name.startswith("_"):
+                continue
+            mod = importlib.import_module(f"{__name__}.{m.name}")
+            p = getattr(mod, "PASS", None)
+            if isinstance(p, Pass):
+                found[p.name] = p
+        _PASSES = dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
+    return list(_PASSES.values())
+
+
+def get_pass(name: str) -> Pass:
+    for p in all_passes():
+        if p.name == name:
+            return p
+    raise KeyError(f"no graph pass named {name!r}")
+
+
+def run_pipeline(graph: Graph, ctx: PassContext, passes: list[str] | None = None,
+                 disable: Mapping[str, bool] | None = None) -> Graph:
+    """Runs ``passes`` (names; default: every default pass) in pipeline order."""
+    chosen = all_passes() if passes is None else sorted((get_pass(n) for n in passes), key=lambda p: p.order)
+    for p in chosen:
+        if passes is None and not p.default:
+            continue
+        if p.inference_only and ctx.training:
+            continue
+        if disable and disable.get(p.name):
+            continue
+        graph = p.fn(graph, ctx)
+    return graph
