@@ -4,28 +4,119 @@ MXNet has three spellings of each binary operation, all defined here from one ta
 ``elemwise_add`` (same shapes; what ``Symbol + Symbol`` builds), ``broadcast_add`` (numpy
 broadcasting; what ``NDArray + NDArray`` calls) and ``_plus_scalar`` / ``_rminus_scalar``
 (one tensor and the ``scalar`` attribute; what ``x + 1.5`` builds).
+
+MXNet never promotes: every result has the first input's dtype (comparisons give 0/1 in it), so
+each kernel casts back. Unary math on integer tensors is computed in float64 and cast back too.
+Also here: ``clip``, ``where``, ``Cast``, ``add_n``, identity-like ops (``_copy``, ``BlockGrad``,
+``make_loss``), ``zeros_like``/``ones_like``.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Float, Param
+from . import _special
+from ._util import const_type, known
+from .attrs import REQUIRED, Bool, Dtype, Float, Int, Param
 from .registry import OpDef, register, same_shape
 
 
-def unary(name: str, fn, *, aliases=(), fluent=True, doc="") -> OpDef:
-    """Registers a one-input elementwise op computing ``fn(x)`` in the input's dtype."""
-    def compute(attrs, x):
-        return fn(x)
-    return register(OpDef(name, compute, inputs=("data",), infer_shape=same_shape, aliases=aliases,
-                          fluent=fluent, doc=doc))
+def _keep(fn):
+    """``fn`` applied in a float type for integer/bool inputs; the result cast back to the input dtype."""
+    def run(x):
+        dt = x.dtype
+        with np.errstate(all="ignore"):  # sqrt(-1), log(0): nan/inf silently, as MXNet
+            out = fn(x) if dt.kind in "fc" else fn(x.astype(np.float64))
+        out = np.asarray(out)
+        return out if out.dtype == dt else out.astype(dt)
+    return run
 
 
+def unary(name: str, fn, *, aliases=(), fluent=True, params=(), doc="") -> OpDef:
+    """Registers a one-input elementwise op computing ``fn(x)`` (``fn(x, attrs)`` if it has params)."""
+    kern = _keep(fn) if not params else None
+    if params:
+        def compute(attrs, x):
+            dt = x.dtype
+            xin = x if dt.kind in "fc" else x.astype(np.float64)
+            out = np.asarray(fn(xin, attrs))
+            return out if out.dtype == dt else out.astype(dt)
+    else:
+        def compute(attrs, x):
+            return kern(x)
+    compute.__doc__ = doc or f"MXNet operator {name}: elementwise."
+    return register(OpDef(name, compute, params=params, inputs=("data",), infer_shape=same_shape,
+                          aliases=aliases, fluent=fluent, doc=doc))
+
+
+def _round_half_away(x):
+    return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5)).astype(x.dtype, copy=False)
+
+
+def _sigmoid(x):
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-x))
+
+
+def _identity(x):
+    return x.copy()
+
+
+# name, numpy function, aliases, fluent
+_UNARY = [
+    ("abs", np.abs, (), True), ("sign", np.sign, (), True), ("round", _round_half_away, (), True),
+    ("rint", np.rint, (), True), ("ceil", np.ceil, (), True), ("floor", np.floor, (), True),
+    ("trunc", np.trunc, (), True), ("fix", np.trunc, (), True),
+    ("sqrt", np.sqrt, (), True), ("rsqrt", lambda x: 1.0 / np.sqrt(x), (), True),
+    ("cbrt", np.cbrt, (), True), ("rcbrt", lambda x: 1.0 / np.cbrt(x), (), True),
+    ("square", np.square, (), True), ("reciprocal", np.reciprocal, (), True),
+    ("exp", np.exp, (), True), ("expm1", np.expm1, (), True), ("log", np.log, (), True),
+    ("log10", np.log10, (), True), ("log2", np.log2, (), True), ("log1p", np.log1p, (), True),
+    ("sin", np.sin, (), True), ("cos", np.cos, (), True), ("tan", np.tan, (), True),
+    ("arcsin", np.arcsin, (), True), ("arccos", np.arccos, (), True), ("arctan", np.arctan, (), True),
+    ("sinh", np.sinh, (), True), ("cosh", np.cosh, (), True), ("tanh", np.tanh, (), True),
+    ("arcsinh", np.arcsinh, (), True), ("arccosh", np.arccosh, (), True), ("arctanh", np.arctanh, (), True),
+    ("degrees", np.degrees, (), True), ("radians", np.radians, (), True),
+    ("relu", lambda x: np.maximum(x, np.zeros((), x.dtype)), (), True), ("sigmoid", _sigmoid, (), True),
+    ("softsign", lambda x: x / (1.0 + np.abs(x)), (), True),
+    ("erf", _special.erf, (), True), ("erfinv", _special.erfinv, (), True),
+    ("gamma", _special.gamma, (), True), ("gammaln", _special.gammaln, (), True),
+    ("negative", np.negative, (), False),
+    ("logical_not", lambda x: (x == 0), (), False),
+    ("_copy", _identity, ("identity",), False),
+    ("BlockGrad", _identity, ("stop_gradient",), False),
+    ("make_loss", _identity, (), False),
+    ("zeros_like", np.zeros_like, (), True),
+    ("ones_like", np.ones_like, (), True),
+]
+for _n, _f, _a, _fl in _UNARY:
+    unary(_n, _f, aliases=_a, fluent=_fl)
+
+unary("hard_sigmoid", lambda x, a: np.clip(a.alpha * x + a.beta, 0.0, 1.0).astype(x.dtype, copy=False),
+      params=(Param("alpha", Float, 0.2), Param("beta", Float, 0.5)), fluent=False,
+      doc="hard_sigmoid: max(0, min(1, alpha * x + beta)).")
+
+
+def _clip(attrs, x):
+    """clip: values limited to [a_min, a_max]."""
+    out = np.minimum(np.maximum(x, attrs.a_min), attrs.a_max)
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+register(OpDef("clip", _clip, params=(Param("a_min", Float), Param("a_max", Float)),
+               infer_shape=same_shape, fluent=True))
+
+
+# -- binary ------------------------------------------------------------------------------------
 def _broadcast_shapes(attrs, in_shapes):
     a, b = in_shapes
     if a is None or b is None:
         return list(in_shapes), [a if b is None else b]
+    if not (known(a) and known(b)):
+        if len(a) == len(b):
+            out = tuple(x if y == 1 else y if x == 1 else (x or y) for x, y in zip(a, b))
+            return list(in_shapes), [out]
+        return list(in_shapes), [None]
     try:
         return list(in_shapes), [tuple(np.broadcast_shapes(tuple(a), tuple(b)))]
     except ValueError:
@@ -33,40 +124,186 @@ def _broadcast_shapes(attrs, in_shapes):
 
 
 def _same_shapes(attrs, in_shapes):
-    known = [s for s in in_shapes if s is not None]
-    if known and any(tuple(s) != tuple(known[0]) for s in known):
-        raise ShapeError("elementwise operator needs equal shapes, got "
-                         + ", ".join(str(tuple(s)) for s in known))
-    shape = known[0] if known else None
+    """Elementwise rule of same-shape ops: all inputs and the output share one shape (0 = unknown)."""
+    known_shapes = [tuple(s) for s in in_shapes if s is not None]
+    if not known_shapes:
+        return list(in_shapes), [None]
+    nd = len(known_shapes[0])
+    merged = list(known_shapes[0])
+    for s in known_shapes[1:]:
+        if len(s) != nd:
+            raise ShapeError("elementwise operator needs equal shapes, got "
+                             + ", ".join(str(t) for t in known_shapes))
+        for i, d in enumerate(s):
+            if d and merged[i] and d != merged[i]:
+                raise ShapeError("elementwise operator needs equal shapes, got "
+                                 + ", ".join(str(t) for t in known_shapes))
+            merged[i] = merged[i] or d
+    shape = tuple(merged)
     return [shape] * len(in_shapes), [shape]
 
 
 def _cast_like(fn):
-    """Wraps a numpy ufunc so the result keeps the first input's dtype (MXNet never promotes)."""
+    """Wraps a numpy function so the result keeps the first input's dtype (MXNet never promotes)."""
     def run(a, b):
-        out = fn(a, b)
+        out = np.asarray(fn(a, b))
         return out if out.dtype == a.dtype else out.astype(a.dtype, copy=False)
     return run
 
 
+def _mod(a, b):
+    """MXNet's mod: the sign of the divisor (Python's %), and 0 where the divisor is 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if a.dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu":
+            bz = np.asarray(b) == 0
+            out = np.mod(a, np.where(bz, 1, b))
+            return np.where(bz, 0, out)
+        out = np.mod(a, b)
+        return np.where(np.asarray(b) == 0, 0, out)
+
+
+def _power(a, b):
+    if a.dtype.kind in "iub":
+        with np.errstate(all="ignore"):
+            return np.power(a.astype(np.float64), b)
+    with np.errstate(all="ignore"):
+        return np.power(a, b)
+
+
+def _div(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if a.dtype.kind in "iu":
+            q = np.true_divide(a, b)
+            return np.trunc(np.where(np.isfinite(q), q, 0))
+        return np.true_divide(a, b)
+
+
+def _bool_op(fn):
+    return lambda a, b: fn(a != 0, np.asarray(b) != 0)
+
+
+def _scalar_params():
+    return (Param("scalar", Float, 1.0), Param("is_int", Bool, True))
+
+
 def binary(base: str, fn, *, elemwise: str | None, broadcast: str | None, scalar: str | None,
-           rscalar: str | None = None, elemwise_aliases=(), broadcast_aliases=()) -> None:
+           rscalar: str | None = None, elemwise_aliases=(), broadcast_aliases=(), scalar_aliases=(),
+           rscalar_aliases=()) -> None:
     """Registers the same-shape, broadcasting and scalar spellings of one binary operation."""
     kern = _cast_like(fn)
+
+    def two(attrs, a, b):
+        return kern(a, b)
+    two.__doc__ = f"MXNet binary operator ({base})."
     if elemwise:
-        register(OpDef(elemwise, lambda attrs, a, b: kern(a, b), inputs=("lhs", "rhs"),
-                       infer_shape=_same_shapes, aliases=elemwise_aliases))
+        register(OpDef(elemwise, two, inputs=("lhs", "rhs"), infer_shape=_same_shapes,
+                       aliases=elemwise_aliases))
     if broadcast:
-        register(OpDef(broadcast, lambda attrs, a, b: kern(a, b), inputs=("lhs", "rhs"),
-                       infer_shape=_broadcast_shapes, aliases=broadcast_aliases))
-    scalar_param = (Param("scalar", Float, 1.0),)
+        register(OpDef(broadcast, two, inputs=("lhs", "rhs"), infer_shape=_broadcast_shapes,
+                       aliases=broadcast_aliases))
     if scalar:
-        register(OpDef(scalar, lambda attrs, x: kern(x, np.asarray(attrs.scalar, dtype=x.dtype)),
-                       params=scalar_param, infer_shape=same_shape))
+        def sc(attrs, x):
+            return kern(x, np.asarray(attrs.scalar).astype(x.dtype))  # MXNet: DType(scalar)
+        sc.__doc__ = f"MXNet binary operator ({base}) with the scalar attribute on the right."
+        register(OpDef(scalar, sc, params=_scalar_params(), infer_shape=same_shape, aliases=scalar_aliases))
     if rscalar:
-        register(OpDef(rscalar, lambda attrs, x: kern(np.asarray(attrs.scalar, dtype=x.dtype), x)
-                       .astype(x.dtype, copy=False), params=scalar_param, infer_shape=same_shape))
+        def rsc(attrs, x):
+            s = np.broadcast_to(np.asarray(attrs.scalar).astype(x.dtype), x.shape)
+            out = np.asarray(fn(s, x))
+            return out if out.dtype == x.dtype else out.astype(x.dtype)
+        rsc.__doc__ = f"MXNet binary operator ({base}) with the scalar attribute on the left."
+        register(OpDef(rscalar, rsc, params=_scalar_params(), infer_shape=same_shape, aliases=rscalar_aliases))
 
 
-binary("add", np.add, elemwise="elemwise_add", broadcast="broadcast_add", scalar="_plus_scalar",
-       elemwise_aliases=("_plus", "_Plus", "_add"), broadcast_aliases=("broadcast_plus",))
+# base, fn, elemwise name (+aliases), broadcast name (+aliases), scalar (+aliases), rscalar (+aliases)
+_BINARY = [
+    ("add", np.add, ("elemwise_add", ("_plus", "_Plus", "_add")), ("broadcast_add", ("broadcast_plus",)),
+     ("_plus_scalar", ("_PlusScalar",)), None),
+    ("sub", np.subtract, ("elemwise_sub", ("_minus", "_Minus", "_sub")), ("broadcast_sub", ("broadcast_minus",)),
+     ("_minus_scalar", ("_MinusScalar",)), ("_rminus_scalar", ("_RMinusScalar",))),
+    ("mul", np.multiply, ("elemwise_mul", ("_mul", "_Mul")), ("broadcast_mul", ()),
+     ("_mul_scalar", ("_MulScalar",)), None),
+    ("div", _div, ("elemwise_div", ("_div", "_Div")), ("broadcast_div", ()),
+     ("_div_scalar", ("_DivScalar",)), ("_rdiv_scalar", ("_RDivScalar",))),
+    ("mod", _mod, ("_mod", ()), ("broadcast_mod", ()), ("_mod_scalar", ("_ModScalar",)),
+     ("_rmod_scalar", ("_RModScalar",))),
+    ("power", _power, ("_power", ("_Power",)), ("broadcast_power", ()), ("_power_scalar", ("_PowerScalar",)),
+     ("_rpower_scalar", ("_RPowerScalar",))),
+    ("maximum", np.maximum, ("_maximum", ("_Maximum",)), ("broadcast_maximum", ()),
+     ("_maximum_scalar", ("_MaximumScalar",)), None),
+    ("minimum", np.minimum, ("_minimum", ("_Minimum",)), ("broadcast_minimum", ()),
+     ("_minimum_scalar", ("_MinimumScalar",)), None),
+    ("hypot", np.hypot, ("_hypot", ("_Hypot",)), ("broadcast_hypot", ()), ("_hypot_scalar", ("_HypotScalar",)),
+     None),
+    ("equal", np.equal, ("_equal", ()), ("broadcast_equal", ()), ("_equal_scalar", ("_EqualScalar",)), None),
+    ("not_equal", np.not_equal, ("_not_equal", ()), ("broadcast_not_equal", ()),
+     ("_not_equal_scalar", ("_NotEqualScalar",)), None),
+    ("greater", np.greater, ("_greater", ()), ("broadcast_greater", ()),
+     ("_greater_scalar", ("_GreaterScalar",)), None),
+    ("greater_equal", np.greater_equal, ("_greater_equal", ()), ("broadcast_greater_equal", ()),
+     ("_greater_equal_scalar", ("_GreaterEqualScalar",)), None),
+    ("lesser", np.less, ("_lesser", ()), ("broadcast_lesser", ()), ("_lesser_scalar", ("_LesserScalar",)), None),
+    ("lesser_equal", np.less_equal, ("_lesser_equal", ()), ("broadcast_lesser_equal", ()),
+     ("_lesser_equal_scalar", ("_LesserEqualScalar",)), None),
+    ("logical_and", _bool_op(np.logical_and), ("_logical_and", ()), ("broadcast_logical_and", ()),
+     ("_logical_and_scalar", ("_LogicalAndScalar",)), None),
+    ("logical_or", _bool_op(np.logical_or), ("_logical_or", ()), ("broadcast_logical_or", ()),
+     ("_logical_or_scalar", ("_LogicalOrScalar",)), None),
+    ("logical_xor", _bool_op(np.logical_xor), ("_logical_xor", ()), ("broadcast_logical_xor", ()),
+     ("_logical_xor_scalar", ("_LogicalXorScalar",)), None),
+]
+for _base, _fn, _ew, _bc, _sc, _rs in _BINARY:
+    binary(_base, _fn, elemwise=_ew[0], elemwise_aliases=_ew[1], broadcast=_bc[0], broadcast_aliases=_bc[1],
+           scalar=_sc[0], scalar_aliases=_sc[1], rscalar=_rs[0] if _rs else None,
+           rscalar_aliases=_rs[1] if _rs else ())
+
+
+# -- n-ary and the rest -------------------------------------------------------------------------
+def _add_n(attrs, *arrays):
+    """add_n / ElementWiseSum: the sum of all inputs (same shapes)."""
+    out = arrays[0].copy()
+    for a in arrays[1:]:
+        out += a
+    return out
+
+
+register(OpDef("add_n", _add_n, params=(Param("num_args", Int),), variadic="num_args",
+               infer_shape=_same_shapes, aliases=("ElementWiseSum",)))
+
+
+def _where_shape(attrs, in_shapes):
+    c, x, y = in_shapes
+    _, (xy,) = _same_shapes(attrs, [x, y])
+    if c is not None and xy is not None and len(c) == 1 and len(xy) > 1:
+        if c[0] and xy[0] and c[0] != xy[0]:
+            raise ShapeError(f"where: condition of shape {tuple(c)} does not match x of shape {tuple(xy)}")
+        return [c, xy, xy], [xy]
+    if c is not None and xy is not None:
+        _, (m,) = _same_shapes(attrs, [c, xy])
+        return [m, m, m], [m]
+    if xy is None and c is not None and len(c) > 1:
+        return [c, c, c], [c]
+    return [c, xy, xy], [xy]
+
+
+def _where(attrs, cond, x, y):
+    """where: x where condition is non-zero else y; a 1-D condition selects whole rows."""
+    c = cond != 0
+    if c.ndim == 1 and x.ndim > 1:
+        c = c.reshape((-1,) + (1,) * (x.ndim - 1))
+    return np.where(c, x, y).astype(x.dtype, copy=False)
+
+
+register(OpDef("where", _where, inputs=("condition", "x", "y"), infer_shape=_where_shape,
+               infer_type=lambda attrs, dts: [dts[1] if dts[1] is not None else np.dtype(np.float32)]))
+
+
+def _cast(attrs, x):
+    """Cast: values converted to ``dtype`` (C casts: floats truncate toward zero)."""
+    return x.astype(np.dtype(attrs.dtype))
+
+
+register(OpDef("Cast", _cast, params=(Param("dtype", Dtype),), infer_shape=same_shape,
+               infer_type=const_type("dtype"), aliases=("cast",)))
+
+__all__ = ["unary", "binary", "REQUIRED"]

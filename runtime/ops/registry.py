@@ -173,7 +173,7 @@ class OpDef:
         if self.infer_shape is not None:
             ins, outs = self.infer_shape(attrs, list(in_shapes))
             return [None if s is None else tuple(int(d) for d in s) for s in ins], \
-                   [tuple(int(d) for d in s) for s in outs]
+                   [None if s is None else tuple(int(d) for d in s) for s in outs]
         if any(s is None or 0 in s for s in in_shapes):
             raise ShapeError(f"operator {self.name}: cannot infer shapes from unknown inputs {in_shapes}")
         outs = self._run_on_zeros(attrs, in_shapes, None)

@@ -1,0 +1,127 @@
+"""Helpers shared by the tensor operator families (axes, shapes, dtypes, extra attribute types)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import AttrError, AttrType, format_value, parse_literal
+
+__all__ = ["known", "norm_axis", "norm_axes", "reduce_axes", "OptIntTuple", "FloatOrNoneStr",
+           "shape_fn", "dtype_of", "const_type", "first_type", "prod"]
+
+
+def known(s: Any) -> bool:
+    """A fully known shape (not ``None``, no 0 dimension; MXNet 1.x marks unknown dims with 0)."""
+    return s is not None and all(int(d) > 0 for d in s)
+
+
+def prod(dims: Any) -> int:
+    out = 1
+    for d in dims:
+        out *= int(d)
+    return out
+
+
+def norm_axis(axis: int, ndim: int, what: str = "axis") -> int:
+    """``axis`` in ``[0, ndim)``; negative counts from the end; raises ShapeError when out of range."""
+    a = int(axis)
+    if a < 0:
+        a += ndim
+    if not 0 <= a < max(ndim, 1):
+        raise ShapeError(f"{what} {axis} is out of range for an input with {ndim} dimension(s)")
+    return a
+
+
+def norm_axes(axes: Any, ndim: int) -> tuple:
+    if axes is None:
+        return tuple(range(ndim))
+    if isinstance(axes, (int, np.integer)):
+        axes = (axes,)
+    return tuple(norm_axis(a, ndim) for a in axes)
+
+
+def reduce_axes(axis: Any, ndim: int, exclude: bool = False) -> tuple:
+    """The axes an MXNet reduction works on: ``None``/``()`` is every axis; ``exclude`` complements."""
+    if axis is None or (isinstance(axis, tuple) and len(axis) == 0):
+        return tuple(range(ndim))
+    axes = norm_axes(axis, ndim)
+    if len(set(axes)) != len(axes):
+        raise ShapeError(f"duplicate axes in {axis}")
+    if exclude:
+        return tuple(i for i in range(ndim) if i not in axes)
+    return tuple(sorted(axes))
+
+
+def reduced_shape(shape: tuple, axes: tuple, keepdims: bool) -> tuple:
+    """Output shape of a reduction over ``axes``; MXNet never returns a 0-d array: ``()`` -> ``(1,)``."""
+    if keepdims:
+        out = tuple(1 if i in axes else d for i, d in enumerate(shape))
+    else:
+        out = tuple(d for i, d in enumerate(shape) if i not in axes)
+    return out if out else (1,)
+
+
+# -- attribute types ------------------------------------------------------------------------------
+def _opt_int_tuple(v: Any) -> tuple:
+    """A tuple whose items are ints or None (``slice``'s begin/end/step): ``(None, 3)``."""
+    if isinstance(v, str):
+        v = parse_literal(v)
+    if v is None:
+        return ()
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return (int(v),)
+    if isinstance(v, (list, tuple)):
+        out = []
+        for x in v:
+            if x is None or (isinstance(x, str) and x.strip() == "None"):
+                out.append(None)
+            elif isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+                out.append(int(x))
+            elif isinstance(x, (float, np.floating)) and float(x).is_integer():
+                out.append(int(x))
+            else:
+                raise AttrError(f"expected an integer or None, got {x!r}")
+        return tuple(out)
+    raise AttrError(f"expected a tuple of integers or None, got {v!r}")
+
+
+OptIntTuple = AttrType("tuple-of-int-or-None", _opt_int_tuple, format_value)
+
+
+# -- inference helpers ------------------------------------------------------------------------------
+def shape_fn(fn, n=1):
+    """Wraps ``fn(attrs, *shapes) -> out_shape(s)`` into an ``infer_shape``; unknown inputs give unknown outputs.
+
+    ``fn`` sees only fully known input shapes; when some input is unknown the outputs are reported
+    as unknown (``None``) so that inference can continue elsewhere.
+    """
+    def infer(attrs, in_shapes):
+        if not all(known(s) or (s is not None and len(s) == 0) for s in in_shapes):
+            return list(in_shapes), [None] * (n(attrs) if callable(n) else n)
+        out = fn(attrs, *[tuple(int(d) for d in s) for s in in_shapes])
+        outs = list(out) if isinstance(out, list) else [out]
+        return list(in_shapes), outs
+    return infer
+
+
+def dtype_of(name: Any) -> np.dtype:
+    return np.dtype(name)
+
+
+def const_type(attr: str | None = None, default: str = "float32", n: int = 1):
+    """``infer_type`` giving every output the dtype named by attribute ``attr`` (or ``default``)."""
+    def infer(attrs, in_dtypes):
+        d = getattr(attrs, attr, None) if attr else None
+        if d is None or d == "None":
+            d = default
+        return [np.dtype(d)] * n
+    return infer
+
+
+def first_type(n: int = 1):
+    def infer(attrs, in_dtypes):
+        d = in_dtypes[0] if in_dtypes and in_dtypes[0] is not None else np.dtype(np.float32)
+        return [np.dtype(d)] * n
+    return infer

@@ -1,0 +1,227 @@
+"""Reductions (sum, mean, prod, max, min, nansum, nanprod, norm), arg-reductions and ordering ops.
+
+MXNet's rules: ``axis=None`` or ``()`` reduces everything; a result with no dimension left has
+shape ``(1,)`` (never 0-d); ``exclude=True`` reduces the axes *not* listed; results keep the input
+dtype (``argmax`` too: indices come back as float32 for a float32 input).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._util import const_type, norm_axis, reduce_axes, reduced_shape, shape_fn
+from .attrs import Axis, Bool, DtypeOrNone, Enum, Int, IntOrNone, Param
+from .registry import OpDef, register
+
+_REDUCE_PARAMS = (Param("axis", Axis, None), Param("keepdims", Bool, False), Param("exclude", Bool, False))
+
+
+def _reduce_shape(attrs, in_shapes):
+    (s,) = in_shapes
+    if s is None:
+        return list(in_shapes), [None]
+    axes = reduce_axes(attrs.axis, len(s), getattr(attrs, "exclude", False))
+    return list(in_shapes), [reduced_shape(tuple(s), axes, attrs.keepdims)]
+
+
+def _finish(out, x, axes_shape):
+    out = np.asarray(out)
+    if out.dtype != x.dtype:
+        out = out.astype(x.dtype)
+    return out.reshape(axes_shape)
+
+
+def _reducer(name, fn, aliases=(), doc=""):
+    def compute(attrs, x):
+        axes = reduce_axes(attrs.axis, x.ndim, attrs.exclude)
+        with np.errstate(all="ignore"):
+            out = fn(x, axes)
+        return _finish(out, x, reduced_shape(x.shape, axes, attrs.keepdims))
+    compute.__doc__ = doc or f"{name}: reduction over ``axis`` (all axes by default)."
+    register(OpDef(name, compute, params=_REDUCE_PARAMS, infer_shape=_reduce_shape, aliases=aliases,
+                   fluent=True))
+
+
+def _mean(x, axes):
+    if x.dtype.kind in "iub":
+        return np.sum(x, axis=axes, dtype=np.int64) // max(1, int(np.prod([x.shape[a] for a in axes])))
+    return np.mean(x, axis=axes, dtype=x.dtype)
+
+
+_reducer("sum", lambda x, ax: np.sum(x, axis=ax, dtype=x.dtype), aliases=("sum_axis",))
+_reducer("mean", _mean)
+_reducer("prod", lambda x, ax: np.prod(x, axis=ax, dtype=x.dtype))
+_reducer("nansum", lambda x, ax: np.nansum(x, axis=ax, dtype=x.dtype))
+_reducer("nanprod", lambda x, ax: np.nanprod(x, axis=ax, dtype=x.dtype))
+_reducer("max", lambda x, ax: np.max(x, axis=ax) if x.size else np.full(
+    [d for i, d in enumerate(x.shape) if i not in ax], -np.inf), aliases=("max_axis",))
+_reducer("min", lambda x, ax: np.min(x, axis=ax) if x.size else np.full(
+    [d for i, d in enumerate(x.shape) if i not in ax], np.inf), aliases=("min_axis",))
+
+
+# -- norm ------------------------------------------------------------------------------------------
+def _norm(attrs, x):
+    """norm: L1 (``ord=1``) or L2 (``ord=2``) norm over ``axis`` (all elements by default)."""
+    axes = reduce_axes(attrs.axis, x.ndim)
+    xf = x if x.dtype.kind == "f" else x.astype(np.float64)
+    if attrs.ord == 1:
+        out = np.sum(np.abs(xf), axis=axes)
+    elif attrs.ord == 2:
+        out = np.sqrt(np.sum(np.square(xf), axis=axes))
+    else:
+        raise ValueError(f"norm: ord={attrs.ord} is not supported (1 or 2)")
+    dt = np.dtype(attrs.out_dtype) if attrs.out_dtype else x.dtype
+    return np.asarray(out).astype(dt, copy=False).reshape(reduced_shape(x.shape, axes, attrs.keepdims))
+
+
+register(OpDef("norm", _norm, params=(Param("ord", Int, 2), Param("axis", Axis, None),
+                                      Param("out_dtype", DtypeOrNone, None), Param("keepdims", Bool, False)),
+               infer_shape=lambda a, s: _reduce_shape(a, s),
+               infer_type=lambda a, d: [np.dtype(a.out_dtype) if a.out_dtype else (d[0] or np.dtype(np.float32))],
+               fluent=True))
+
+
+# -- argmax / argmin -----------------------------------------------------------------------------
+def _arg_shape_impl(shape, axis, keepdims):
+    if axis is None or len(shape) == 1:
+        return tuple(1 for _ in shape) if keepdims else (1,)
+    a = norm_axis(axis, len(shape))
+    if keepdims:
+        return tuple(1 if i == a else d for i, d in enumerate(shape))
+    out = tuple(d for i, d in enumerate(shape) if i != a)
+    return out if out else (1,)
+
+
+def _arg(fn):
+    def compute(attrs, x):
+        if attrs.axis is None:
+            idx = fn(x.reshape(-1))
+        else:
+            idx = fn(x, axis=norm_axis(attrs.axis, x.ndim))
+        return np.asarray(idx).astype(x.dtype).reshape(_arg_shape_impl(x.shape, attrs.axis, attrs.keepdims))
+    compute.__doc__ = "index of the extreme value along ``axis`` (in the input's dtype, as MXNet)."
+    return compute
+
+
+_ARG_PARAMS = (Param("axis", IntOrNone, None), Param("keepdims", Bool, False))
+for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
+    register(OpDef(_name, _arg(_fn), params=_ARG_PARAMS, fluent=True,
+                   infer_shape=shape_fn(lambda a, s: _arg_shape_impl(s, a.axis, a.keepdims))))
+
+
+def _argmax_channel(attrs, x):
+    """argmax_channel: argmax over the last axis."""
+    return np.argmax(x, axis=-1).astype(x.dtype).reshape(_arg_shape_impl(x.shape, -1, False))
+
+
+register(OpDef("argmax_channel", _argmax_channel, fluent=True,
+               infer_shape=shape_fn(lambda a, s: _arg_shape_impl(s, -1, False))))
+
+
+# -- ordering -------------------------------------------------------------------------------------
+def _sort_axis(x, axis):
+    if axis is None:
+        return x.reshape(-1), 0
+    return x, norm_axis(axis, x.ndim)
+
+
+def _order(x, axis, ascend):
+    """Stable argsort along ``axis`` (descending keeps ties in index order, as MXNet's CPU sort)."""
+    if ascend:
+        return np.argsort(x, axis=axis, kind="stable")
+    if x.dtype.kind == "u":
+        key = -x.astype(np.int64)
+    elif x.dtype.kind == "b":
+        key = ~x
+    else:
+        key = -x
+    return np.argsort(key, axis=axis, kind="stable")
+
+
+def _topk_k(attrs, n):
+    k = attrs.k
+    if k < 1 or k > n:
+        k = n
+    return k
+
+
+def _topk(attrs, x):
+    """topk: the ``k`` largest (or smallest) entries along ``axis``: values, indices, a mask or both."""
+    data, ax = _sort_axis(x, attrs.axis)
+    n = data.shape[ax]
+    k = _topk_k(attrs, n)
+    order = np.take(_order(data, ax, attrs.is_ascend), np.arange(k), axis=ax)
+    if attrs.ret_typ == "mask":
+        mask = np.zeros(data.shape, dtype=x.dtype)
+        np.put_along_axis(mask, order, 1, axis=ax)
+        return mask.reshape(x.shape)
+    values = np.take_along_axis(data, order, axis=ax)
+    idx = order.astype(np.dtype(attrs.dtype))
+    if attrs.ret_typ == "value":
+        return values
+    if attrs.ret_typ == "indices":
+        return idx
+    return values, idx
+
+
+def _topk_shape(attrs, s):
+    if attrs.axis is None:
+        n = 1
+        for d in s:
+            n *= d
+        kshape = (_topk_k(attrs, n),)
+    else:
+        ax = norm_axis(attrs.axis, len(s))
+        kshape = tuple(_topk_k(attrs, s[ax]) if i == ax else d for i, d in enumerate(s))
+    if attrs.ret_typ == "mask":
+        return tuple(s)
+    if attrs.ret_typ == "both":
+        return [kshape, kshape]
+    return kshape
+
+
+def _topk_type(attrs, dts):
+    x = dts[0] if dts and dts[0] is not None else np.dtype(np.float32)
+    if attrs.ret_typ in ("value", "mask"):
+        return [x]
+    if attrs.ret_typ == "indices":
+        return [np.dtype(attrs.dtype)]
+    return [x, np.dtype(attrs.dtype)]
+
+
+_IDX_DTYPES = Enum("float16", "float32", "float64", "uint8", "int32", "int64", "int8")
+register(OpDef("topk", _topk,
+               params=(Param("axis", IntOrNone, -1), Param("k", Int, 1),
+                       Param("ret_typ", Enum("value", "indices", "mask", "both"), "indices"),
+                       Param("is_ascend", Bool, False), Param("dtype", _IDX_DTYPES, "float32")),
+               num_outputs=lambda a: 2 if a.ret_typ == "both" else 1,
+               infer_shape=shape_fn(_topk_shape, n=lambda a: 2 if a.ret_typ == "both" else 1),
+               infer_type=_topk_type, fluent=True))
+
+
+def _sort(attrs, x):
+    """sort: values sorted along ``axis`` (flattened when None)."""
+    data, ax = _sort_axis(x, attrs.axis)
+    return np.take_along_axis(data, _order(data, ax, attrs.is_ascend), axis=ax)
+
+
+def _argsort(attrs, x):
+    """argsort: indices that sort along ``axis`` (flattened when None), in ``dtype``."""
+    data, ax = _sort_axis(x, attrs.axis)
+    return _order(data, ax, attrs.is_ascend).astype(np.dtype(attrs.dtype))
+
+
+def _flat_or_same(attrs, s):
+    if attrs.axis is None:
+        n = 1
+        for d in s:
+            n *= d
+        return (n,)
+    norm_axis(attrs.axis, len(s))
+    return tuple(s)
+
+
+register(OpDef("sort", _sort, params=(Param("axis", IntOrNone, -1), Param("is_ascend", Bool, True)),
+               infer_shape=shape_fn(_flat_or_same), fluent=True))
+register(OpDef("argsort", _argsort, params=(Param("axis", IntOrNone, -1), Param("is_ascend", Bool, True),
+                                            Param("dtype", _IDX_DTYPES, "float32")),
+               infer_shape=shape_fn(_flat_or_same), infer_type=const_type("dtype"), fluent=True))

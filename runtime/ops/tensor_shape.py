@@ -1,0 +1,696 @@
+"""Shape and layout operators: Reshape (every MXNet code), Flatten, transpose, Concat, split, slice, ...
+
+Kernels return views where numpy allows (reshape, transpose, slicing): arrays are never mutated
+in place by the runtime, so sharing memory is safe and saves a copy per node.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ShapeError
+from ._util import OptIntTuple, known, norm_axis, prod, shape_fn
+from .attrs import Axis, Bool, Float, Int, IntOrNone, Param, Shape, ShapeOrNone, Str
+from .registry import OpDef, register
+
+__all__ = ["infer_reshape"]
+
+
+# -- Reshape ----------------------------------------------------------------------------------------
+def infer_reshape(shape: tuple, dshape: tuple, reverse: bool = False) -> tuple:
+    """MXNet's ``Reshape`` shape rule (codes 0, -1, -2, -3, -4; ``reverse`` matches from the right).
+
+    Unknown input dimensions are 0; an output dimension that cannot be known is 0 too.
+    """
+    params = list(shape)
+    dvec = list(dshape)
+    if reverse:
+        params.reverse()
+        dvec.reverse()
+    tmp: list[int] = []
+    src = 0
+    inf_idx = -1
+    i = 0
+    n = len(params)
+    dlen = len(dvec)
+    while i < n:
+        p = params[i]
+        if p == 0:
+            if src >= dlen:
+                raise ShapeError(f"Reshape: code 0 at position {i} has no matching input dimension "
+                                 f"(shape={tuple(shape)}, input {tuple(dshape)})")
+            tmp.append(dvec[src])
+            src += 1
+        elif p == -1:
+            if inf_idx >= 0:
+                raise ShapeError(f"Reshape: one and only one dim can be inferred (shape={tuple(shape)})")
+            inf_idx = len(tmp)
+            tmp.append(1)
+            src += 1
+        elif p == -2:
+            while src < dlen:
+                tmp.append(dvec[src])
+                src += 1
+        elif p == -3:
+            if src >= dlen - 1:
+                raise ShapeError(f"Reshape: code -3 needs two input dimensions (shape={tuple(shape)}, "
+                                 f"input {tuple(dshape)})")
+            d1, d2 = dvec[src], dvec[src + 1]
+            src += 2
+            tmp.append(d1 * d2)
+        elif p == -4:
+            if i + 2 >= n or src >= dlen:
+                raise ShapeError(f"Reshape: code -4 needs two following values (shape={tuple(shape)})")
+            d0 = dvec[src]
+            src += 1
+            d1, d2 = params[i + 1], params[i + 2]
+            i += 2
+            if d1 == -1 and d2 == -1:
+                raise ShapeError("Reshape: split dims cannot both be -1")
+            if d0:
+                if d1 == -1:
+                    d1 = d0 // d2
+                if d2 == -1:
+                    d2 = d0 // d1
+                if d1 * d2 != d0:
+                    raise ShapeError(f"Reshape: split dims {d1}, {d2} do not divide original dim {d0}")
+            else:
+                d1, d2 = max(d1, 0), max(d2, 0)
+            tmp.append(d1)
+            tmp.append(d2)
+        elif p > 0:
+            tmp.append(p)
+            src += 1
+        else:
+            raise ShapeError(f"Reshape: invalid shape code {p} in {tuple(shape)}")
+        i += 1
+    if inf_idx >= 0:
+        if known(dshape) and all(d > 0 for j, d in enumerate(tmp) if j != inf_idx):
+            rest = prod(d for j, d in enumerate(tmp) if j != inf_idx)
+            total = prod(dshape)
+            if rest == 0 or total % rest:
+                raise ShapeError(f"Reshape: cannot reshape {tuple(dshape)} into {tuple(shape)}")
+            tmp[inf_idx] = total // rest
+        else:
+            tmp[inf_idx] = 0
+    if reverse:
+        tmp.reverse()
+    out = tuple(int(d) for d in tmp)
+    if known(dshape) and known(out) and prod(out) != prod(dshape):
+        raise ShapeError(f"Reshape: cannot reshape array of shape {tuple(dshape)} into shape "
+                         f"{tuple(shape)} (-> {out})")
+    return out
+
+
+def _reshape_target(attrs, dshape):
+    if attrs.shape:
+        return infer_reshape(attrs.shape, dshape, attrs.reverse)
+    if attrs.target_shape:
+        out = list(attrs.target_shape)
+        start = 1 if attrs.keep_highest else 0
+        if attrs.keep_highest:
+            out[0] = dshape[0]
+        zeros = [j for j in range(start, len(out)) if out[j] == 0]
+        if len(zeros) == 1 and known(dshape):
+            out[zeros[0]] = 1
+            out[zeros[0]] = prod(dshape) // prod(out)
+        return tuple(out)
+    raise ShapeError("Reshape: no target shape given (pass shape=...)")
+
+
+def _reshape_shape(attrs, in_shapes):
+    (s,) = in_shapes
+    if s is None:
+        return list(in_shapes), [None]
+    return list(in_shapes), [_reshape_target(attrs, tuple(s))]
+
+
+def _reshape(attrs, x):
+    """Reshape: MXNet's special codes 0 (copy), -1 (infer), -2 (copy rest), -3 (merge two), -4 (split one)."""
+    return x.reshape(_reshape_target(attrs, x.shape))
+
+
+register(OpDef("Reshape", _reshape,
+               params=(Param("shape", Shape, ()), Param("reverse", Bool, False),
+                       Param("target_shape", Shape, ()), Param("keep_highest", Bool, False)),
+               infer_shape=_reshape_shape, aliases=("reshape",), fluent=True))
+
+
+def _reshape_like_target(attrs, lshape, rshape):
+    ln, rn = len(lshape), len(rshape)
+
+    def rng(b, e, n):
+        b = 0 if b is None else (b + n if b < 0 else b)
+        e = n if e is None else (e + n if e < 0 else e)
+        if not 0 <= b <= e <= n:
+            raise ShapeError(f"reshape_like: invalid axis range [{b}, {e}) for {n} dimensions")
+        return b, e
+    lb, le = rng(attrs.lhs_begin, attrs.lhs_end, ln)
+    rb, re_ = rng(attrs.rhs_begin, attrs.rhs_end, rn)
+    out = tuple(lshape[:lb]) + tuple(rshape[rb:re_]) + tuple(lshape[le:])
+    if known(lshape) and known(out) and prod(out) != prod(lshape):
+        raise ShapeError(f"reshape_like: cannot reshape {tuple(lshape)} into {out}")
+    return out
+
+
+def _reshape_like(attrs, lhs, rhs):
+    """reshape_like: lhs reshaped to rhs's shape (or to a range of its dimensions)."""
+    return lhs.reshape(_reshape_like_target(attrs, lhs.shape, rhs.shape))
+
+
+register(OpDef("reshape_like", _reshape_like, inputs=("lhs", "rhs"),
+               params=(Param("lhs_begin", IntOrNone, None), Param("lhs_end", IntOrNone, None),
+                       Param("rhs_begin", IntOrNone, None), Param("rhs_end", IntOrNone, None)),
+               infer_shape=shape_fn(lambda a, l, r: _reshape_like_target(a, l, r)), fluent=True))
+
+
+def _flatten_shape(attrs, in_shapes):
+    (s,) = in_shapes
+    if s is None:
+        return list(in_shapes), [None]
+    if len(s) == 0:
+        return list(in_shapes), [(1, 1)]
+    rest = tuple(s[1:])
+    return list(in_shapes), [(s[0], prod(rest) if known(rest) else 0)]
+
+
+def _flatten(attrs, x):
+    """Flatten: (d0, d1, ..., dn) -> (d0, d1 * ... * dn)."""
+    return x.reshape(x.shape[0] if x.ndim else 1, -1) if x.size else x.reshape(
+        (x.shape[0] if x.ndim else 1, prod(x.shape[1:])))
+
+
+register(OpDef("Flatten", _flatten, infer_shape=_flatten_shape, aliases=("flatten",), fluent=True))
+
+
+# -- axes permutations -------------------------------------------------------------------------------
+def _transpose_axes(attrs, ndim):
+    if not attrs.axes:
+        return tuple(reversed(range(ndim)))
+    if len(attrs.axes) != ndim:
+        raise ShapeError(f"transpose: axes {attrs.axes} do not match an input with {ndim} dimensions")
+    return tuple(norm_axis(a, ndim) for a in attrs.axes)
+
+
+def _transpose(attrs, x):
+    """transpose: permute dimensions (reversed when ``axes`` is empty)."""
+    return np.transpose(x, _transpose_axes(attrs, x.ndim))
+
+
+def _transpose_shape(attrs, in_shapes):
+    (s,) = in_shapes
+    if s is None:
+        return list(in_shapes), [None]
+    ax = _transpose_axes(attrs, len(s))
+    return list(in_shapes), [tuple(s[a] for a in ax)]
+
+
+register(OpDef("transpose", _transpose, params=(Param("axes", Shape, ()),), infer_shape=_transpose_shape,
+               fluent=True))
+
+
+def _swap_shape(attrs, s):
+    d1, d2 = norm_axis(attrs.dim1, len(s)), norm_axis(attrs.dim2, len(s))
+    out = list(s)
+    out[d1], out[d2] = out[d2], out[d1]
+    return tuple(out)
+
+
+register(OpDef("SwapAxis", lambda a, x: np.swapaxes(x, norm_axis(a.dim1, x.ndim), norm_axis(a.dim2, x.ndim)),
+               params=(Param("dim1", Int, 0), Param("dim2", Int, 0)), aliases=("swapaxes",),
+               infer_shape=lambda a, ss: (list(ss), [None if ss[0] is None else _swap_shape(a, ss[0])]),
+               fluent=True, doc="SwapAxis: interchange two axes."))
+
+
+def _expand_axis(attrs, ndim):
+    a = attrs.axis
+    if a < 0:
+        a += ndim + 1
+    if not 0 <= a <= ndim:
+        raise ShapeError(f"expand_dims: axis {attrs.axis} is out of range for {ndim} dimensions")
+    return a
+
+
+register(OpDef("expand_dims", lambda a, x: np.expand_dims(x, _expand_axis(a, x.ndim)),
+               params=(Param("axis", Int),), fluent=True, doc="expand_dims: insert a size-1 axis.",
+               infer_shape=lambda a, ss: (list(ss), [None if ss[0] is None else (
+                   tuple(ss[0][:_expand_axis(a, len(ss[0]))]) + (1,) + tuple(ss[0][_expand_axis(a, len(ss[0])):]))])))
+
+
+def _squeeze_shape(attrs, s):
+    if attrs.axis is None:
+        out = tuple(d for d in s if d != 1)
+    else:
+        axes = {norm_axis(a, len(s)) for a in ((attrs.axis,) if isinstance(attrs.axis, int) else attrs.axis)}
+        for a in axes:
+            if s[a] != 1:
+                raise ShapeError(f"squeeze: cannot select an axis to squeeze out which has size {s[a]} != 1")
+        out = tuple(d for i, d in enumerate(s) if i not in axes)
+    return out if out else (1,)
+
+
+register(OpDef("squeeze", lambda a, x: x.reshape(_squeeze_shape(a, x.shape)),
+               params=(Param("axis", Axis, None),), fluent=True, infer_shape=shape_fn(_squeeze_shape),
+               doc="squeeze: remove size-1 axes (all of them when axis is None); never returns 0-d."))
+
+
+# -- joining and splitting ---------------------------------------------------------------------------
+def _concat_shape(attrs, in_shapes):
+    ks = [tuple(s) for s in in_shapes if s is not None]
+    if not ks:
+        return list(in_shapes), [None]
+    nd = len(ks[0])
+    ax = norm_axis(attrs.dim, nd)
+    merged = [0] * nd
+    for s in ks:
+        if len(s) != nd:
+            raise ShapeError("Concat: inputs have different numbers of dimensions: "
+                             + ", ".join(str(t) for t in ks))
+        for i, d in enumerate(s):
+            if i == ax:
+                continue
+            if d and merged[i] and d != merged[i]:
+                raise ShapeError(f"Concat: shapes do not match outside axis {attrs.dim}: "
+                                 + ", ".join(str(t) for t in ks))
+            merged[i] = merged[i] or d
+    total = 0
+    if len(ks) == len(in_shapes) and all(s[ax] for s in ks):
+        total = sum(s[ax] for s in ks)
+    ins = []
+    for s in in_shapes:
+        if s is None:
+            ins.append(None)
+        else:
+            t = list(merged)
+            t[ax] = s[ax]
+            ins.append(tuple(t))
+    out = list(merged)
+    out[ax] = total
+    return ins, [tuple(out)]
+
+
+register(OpDef("Concat", lambda a, *xs: np.concatenate(xs, axis=norm_axis(a.dim, xs[0].ndim)),
+               params=(Param("num_args", Int), Param("dim", Int, 1)), variadic="num_args",
+               infer_shape=_concat_shape, aliases=("concat",), doc="Concat: join inputs along ``dim``."))
+
+
+def _stack_shape(attrs, *shapes):
+    s0 = shapes[0]
+    for s in shapes[1:]:
+        if s != s0:
+            raise ShapeError("stack: all inputs must have the same shape, got "
+                             + ", ".join(str(t) for t in shapes))
+    ax = attrs.axis + len(s0) + 1 if attrs.axis < 0 else attrs.axis
+    return tuple(s0[:ax]) + (len(shapes),) + tuple(s0[ax:])
+
+
+register(OpDef("stack", lambda a, *xs: np.stack(xs, axis=a.axis),
+               params=(Param("axis", Int, 0), Param("num_args", Int)), variadic="num_args",
+               infer_shape=shape_fn(_stack_shape), doc="stack: join inputs along a new axis."))
+
+
+def _split_check(attrs, shape):
+    ax = norm_axis(attrs.axis, len(shape))
+    n = attrs.num_outputs
+    if shape[ax] % n:
+        raise ShapeError(f"SliceChannel: axis {attrs.axis} of size {shape[ax]} cannot be split "
+                         f"into {n} equal parts")
+    if attrs.squeeze_axis and shape[ax] != n:
+        raise ShapeError("SliceChannel: squeeze_axis needs the axis size to equal num_outputs")
+    return ax
+
+
+def _split(attrs, x):
+    """SliceChannel / split: ``num_outputs`` equal parts along ``axis`` (optionally squeezed)."""
+    ax = _split_check(attrs, x.shape)
+    parts = np.split(x, attrs.num_outputs, axis=ax)
+    if attrs.squeeze_axis:
+        parts = [p.reshape(p.shape[:ax] + p.shape[ax + 1:]) if p.ndim > 1 else p.reshape(1) for p in parts]
+    return tuple(parts)
+
+
+def _split_shape(attrs, s):
+    ax = _split_check(attrs, s)
+    part = list(s)
+    part[ax] = s[ax] // attrs.num_outputs
+    if attrs.squeeze_axis:
+        del part[ax]
+        part = part or [1]
+    return [tuple(part)] * attrs.num_outputs
+
+
+register(OpDef("SliceChannel", _split,
+               params=(Param("num_outputs", Int), Param("axis", Int, 1), Param("squeeze_axis", Bool, False)),
+               num_outputs=lambda a: a.num_outputs,
+               infer_shape=shape_fn(_split_shape, n=lambda a: a.num_outputs), aliases=("split",), fluent=True))
+
+
+def _split_v2_bounds(attrs, shape):
+    ax = norm_axis(attrs.axis, len(shape))
+    n = shape[ax]
+    if attrs.sections > 0:
+        if n % attrs.sections:
+            raise ShapeError(f"split_v2: axis of size {n} cannot be split into {attrs.sections} sections")
+        step = n // attrs.sections
+        starts = [i * step for i in range(attrs.sections)]
+    else:
+        starts = list(attrs.indices)
+    bounds = [(b, starts[i + 1] if i + 1 < len(starts) else n) for i, b in enumerate(starts)]
+    return ax, bounds
+
+
+def _split_v2(attrs, x):
+    """_split_v2: split at ``indices`` (starting points, the first one 0) or into ``sections``."""
+    ax, bounds = _split_v2_bounds(attrs, x.shape)
+    out = []
+    for b, e in bounds:
+        p = x[(slice(None),) * ax + (slice(b, e),)]
+        if attrs.squeeze_axis:
+            p = p.reshape(p.shape[:ax] + p.shape[ax + 1:]) if p.ndim > 1 else p.reshape(-1)
+        out.append(p)
+    return tuple(out)
+
+
+def _split_v2_shape(attrs, s):
+    ax, bounds = _split_v2_bounds(attrs, s)
+    outs = []
+    for b, e in bounds:
+        t = list(s)
+        t[ax] = max(0, e - b)
+        if attrs.squeeze_axis:
+            del t[ax]
+        outs.append(tuple(t) or (1,))
+    return outs
+
+
+def _split_v2_n(attrs):
+    return attrs.sections if attrs.sections > 0 else len(attrs.indices)
+
+
+register(OpDef("_split_v2", _split_v2,
+               params=(Param("indices", Shape), Param("axis", Int, 1), Param("squeeze_axis", Bool, False),
+                       Param("sections", Int, 0)),
+               num_outputs=_split_v2_n, infer_shape=shape_fn(_split_v2_shape, n=_split_v2_n)))
+
+
+# -- slicing -----------------------------------------------------------------------------------------
+def _slice_ranges(attrs, shape):
+    """Python slices equivalent to MXNet's (begin, end, step) with its clipping rules."""
+    begin, end, step = attrs.begin, attrs.end, attrs.step
+    if len(begin) != len(end):
+        raise ShapeError(f"slice: begin {begin} and end {end} have different lengths")
+    if len(begin) > len(shape):
+        raise ShapeError(f"slice: {len(begin)} axes given for an input with {len(shape)} dimensions")
+    out = []
+    for i in range(len(begin)):
+        n = shape[i]
+        s = step[i] if i < len(step) and step[i] is not None else 1
+        if s == 0:
+            raise ShapeError(f"slice: step[{i}] cannot be 0")
+        if begin[i] is not None:
+            b = begin[i] + n if begin[i] < 0 else begin[i]
+        else:
+            b = n - 1 if s < 0 else 0
+        if end[i] is not None:
+            e = end[i] + n if end[i] < 0 else end[i]
+        else:
+            e = -1 if s < 0 else n
+        if s > 0:
+            b = max(b, 0)
+            e = min(max(e, 0), n)
+            if b >= n:
+                b, e = 0, 0
+        else:
+            b = min(b, n - 1)
+            e = max(e, -1)
+            if b < 0:
+                b, e = 0, 0
+                s = 1
+        out.append(slice(b, None if e < 0 else e, s))
+    return tuple(out)
+
+
+def _slice(attrs, x):
+    """slice: begin/end/step per leading axis (None = whole axis; negative step walks backwards)."""
+    return x[_slice_ranges(attrs, x.shape)]
+
+
+def _slice_shape(attrs, s):
+    sl = _slice_ranges(attrs, s)
+    out = [len(range(*t.indices(d))) for t, d in zip(sl, s)]
+    return tuple(out) + tuple(s[len(sl):])
+
+
+register(OpDef("slice", _slice,
+               params=(Param("begin", OptIntTuple), Param("end", OptIntTuple), Param("step", OptIntTuple, ())),
+               infer_shape=shape_fn(_slice_shape), aliases=("crop",), fluent=True))
+
+
+def _slice_axis_range(attrs, shape):
+    ax = norm_axis(attrs.axis, len(shape))
+    n = shape[ax]
+    b = attrs.begin + n if attrs.begin < 0 else attrs.begin
+    e = n if attrs.end is None else (attrs.end + n if attrs.end < 0 else attrs.end)
+    if not (0 <= b < e <= n) and not (0 <= b <= e <= n):
+        raise ShapeError(f"slice_axis: invalid range [{attrs.begin}, {attrs.end}) for axis of size {n}")
+    return ax, b, e
+
+
+def _slice_axis(attrs, x):
+    """slice_axis: [begin, end) along ``axis`` (end None = to the end)."""
+    ax, b, e = _slice_axis_range(attrs, x.shape)
+    return x[(slice(None),) * ax + (slice(b, e),)]
+
+
+def _slice_axis_shape(attrs, s):
+    ax, b, e = _slice_axis_range(attrs, s)
+    out = list(s)
+    out[ax] = e - b
+    return tuple(out)
+
+
+register(OpDef("slice_axis", _slice_axis,
+               params=(Param("axis", Int), Param("begin", Int), Param("end", IntOrNone)),
+               infer_shape=shape_fn(_slice_axis_shape), fluent=True))
+
+
+def _slice_like_axes(attrs, xs, ls):
+    if not attrs.axes:
+        if len(ls) > len(xs):
+            raise ShapeError(f"slice_like: shape_like {tuple(ls)} has more dimensions than data {tuple(xs)}")
+        return list(range(len(ls)))
+    return [norm_axis(a, len(xs)) for a in attrs.axes]
+
+
+def _slice_like_shape(attrs, xs, ls):
+    out = list(xs)
+    for a in _slice_like_axes(attrs, xs, ls):
+        if a >= len(ls):
+            raise ShapeError(f"slice_like: axis {a} is out of range for shape_like {tuple(ls)}")
+        if ls[a] > xs[a]:
+            raise ShapeError(f"slice_like: cannot slice axis {a} of size {xs[a]} to {ls[a]}")
+        out[a] = ls[a]
+    return tuple(out)
+
+
+def _slice_like(attrs, x, like):
+    """slice_like: x cut down to the shape of ``shape_like`` (on ``axes``, or all of its axes)."""
+    out = _slice_like_shape(attrs, x.shape, like.shape)
+    return x[tuple(slice(0, d) for d in out)]
+
+
+register(OpDef("slice_like", _slice_like, inputs=("data", "shape_like"), params=(Param("axes", Shape, ()),),
+               infer_shape=shape_fn(_slice_like_shape), fluent=True))
+
+
+# -- repetition and broadcasting ---------------------------------------------------------------------
+register(OpDef("tile", lambda a, x: np.tile(x, a.reps), params=(Param("reps", Shape),),
+               infer_shape=shape_fn(lambda a, s: _tile_shape(a.reps, s)), fluent=True,
+               doc="tile: repeat the whole array ``reps`` times per axis (numpy.tile)."))
+
+
+def _tile_shape(reps, s):
+    reps = tuple(reps)
+    s = tuple(s)
+    if len(reps) < len(s):
+        reps = (1,) * (len(s) - len(reps)) + reps
+    elif len(s) < len(reps):
+        s = (1,) * (len(reps) - len(s)) + s
+    return tuple(a * b for a, b in zip(s, reps))
+
+
+def _repeat(attrs, x):
+    """repeat: each element repeated ``repeats`` times along ``axis`` (flattened when None)."""
+    if attrs.axis is None:
+        return np.repeat(x.reshape(-1), attrs.repeats)
+    return np.repeat(x, attrs.repeats, axis=norm_axis(attrs.axis, x.ndim))
+
+
+def _repeat_shape(attrs, s):
+    if attrs.axis is None:
+        return (prod(s) * attrs.repeats,)
+    ax = norm_axis(attrs.axis, len(s))
+    out = list(s)
+    out[ax] *= attrs.repeats
+    return tuple(out)
+
+
+register(OpDef("repeat", _repeat, params=(Param("repeats", Int), Param("axis", IntOrNone, None)),
+               infer_shape=shape_fn(_repeat_shape), fluent=True))
+
+
+def _flip(attrs, x):
+    """reverse / flip: elements in reverse order along ``axis``."""
+    axes = (attrs.axis,) if isinstance(attrs.axis, int) else attrs.axis
+    return np.flip(x, axis=tuple(norm_axis(a, x.ndim) for a in axes))
+
+
+register(OpDef("reverse", _flip, params=(Param("axis", Shape),), infer_shape=shape_fn(lambda a, s: s),
+               aliases=("flip",), fluent=True))
+
+
+def _broadcast_to_shape(attrs, s):
+    target = tuple(attrs.shape)
+    if len(target) != len(s):
+        raise ShapeError(f"broadcast_to: operand of shape {tuple(s)} cannot be broadcast to {target}")
+    out = []
+    for d, t in zip(s, target):
+        if t == 0:
+            out.append(d)
+        elif d == t or d == 1:
+            out.append(t)
+        else:
+            raise ShapeError(f"broadcast_to: array cannot be broadcast from {tuple(s)} to {target}")
+    return tuple(out)
+
+
+register(OpDef("broadcast_to", lambda a, x: np.broadcast_to(x, _broadcast_to_shape(a, x.shape)),
+               params=(Param("shape", Shape, ()),), infer_shape=shape_fn(_broadcast_to_shape), fluent=True,
+               doc="broadcast_to: broadcast to ``shape`` (0 keeps the input's dimension)."))
+
+
+def _broadcast_like_shape(attrs, ls, rs):
+    if attrs.lhs_axes is None or attrs.rhs_axes is None:
+        if len(ls) != len(rs):
+            raise ShapeError(f"broadcast_like: operand of shape {tuple(ls)} cannot be broadcast to {tuple(rs)}")
+        out = []
+        for d, t in zip(ls, rs):
+            if t == 0:
+                out.append(d)
+            elif d == t or d == 1:
+                out.append(t)
+            else:
+                raise ShapeError(f"broadcast_like: array cannot be broadcast from {tuple(ls)} to {tuple(rs)}")
+        return tuple(out)
+    if len(attrs.lhs_axes) != len(attrs.rhs_axes) or not attrs.lhs_axes:
+        raise ShapeError("broadcast_like: lhs_axes and rhs_axes must be non-empty and of equal length")
+    out = list(ls)
+    for la, ra in zip(attrs.lhs_axes, attrs.rhs_axes):
+        la, ra = norm_axis(la, len(ls)), norm_axis(ra, len(rs))
+        if ls[la] != 1:
+            raise ShapeError(f"broadcast_like: input axis {la} of size {ls[la]} cannot be broadcast")
+        out[la] = rs[ra]
+    return tuple(out)
+
+
+register(OpDef("broadcast_like", lambda a, x, y: np.broadcast_to(x, _broadcast_like_shape(a, x.shape, y.shape)),
+               inputs=("lhs", "rhs"),
+               params=(Param("lhs_axes", ShapeOrNone, None), Param("rhs_axes", ShapeOrNone, None)),
+               infer_shape=shape_fn(_broadcast_like_shape), fluent=True,
+               doc="broadcast_like: lhs broadcast to rhs's shape (or on chosen axes)."))
+
+
+def _broadcast_axis_shape(attrs, s):
+    axes = attrs.axis
+    sizes = attrs.size
+    if len(axes) != len(sizes):
+        raise ShapeError(f"broadcast_axis: axis {axes} and size {sizes} have different lengths")
+    out = list(s)
+    for a, n in zip(axes, sizes):
+        a = norm_axis(a, len(s))
+        if s[a] != 1:
+            raise ShapeError(f"broadcast_axis: axis {a} must have size 1, not {s[a]}")
+        out[a] = n
+    return tuple(out)
+
+
+register(OpDef("broadcast_axis", lambda a, x: np.broadcast_to(x, _broadcast_axis_shape(a, x.shape)),
+               params=(Param("axis", Shape, ()), Param("size", Shape, ())),
+               infer_shape=shape_fn(_broadcast_axis_shape), aliases=("broadcast_axes",), fluent=True,
+               doc="broadcast_axis: broadcast size-1 ``axis`` to ``size``."))
+
+
+# -- shape queries -----------------------------------------------------------------------------------
+register(OpDef("shape_array", lambda a, x: np.asarray(x.shape, dtype=np.int64).reshape(x.ndim or 1),
+               infer_shape=shape_fn(lambda a, s: (len(s) or 1,)),
+               infer_type=lambda a, d: [np.dtype(np.int64)], fluent=True,
+               doc="shape_array: the input's shape as a 1-D int64 array."))
+register(OpDef("size_array", lambda a, x: np.asarray([x.size], dtype=np.int64),
+               infer_shape=shape_fn(lambda a, s: (1,)),
+               infer_type=lambda a, d: [np.dtype(np.int64)], fluent=True,
+               doc="size_array: the number of elements as a (1,) int64 array."))
+
+
+# -- depth/space -------------------------------------------------------------------------------------
+def _d2s_shape(attrs, s):
+    b = attrs.block_size
+    if len(s) != 4 or s[1] % (b * b):
+        raise ShapeError(f"depth_to_space: needs a 4-D input with channels divisible by {b * b}, got {tuple(s)}")
+    return (s[0], s[1] // (b * b), s[2] * b, s[3] * b)
+
+
+def _depth_to_space(attrs, x):
+    """depth_to_space: (N, C, H, W) -> (N, C/b^2, H*b, W*b), DCR order as MXNet."""
+    n, c, h, w = x.shape
+    b = attrs.block_size
+    _d2s_shape(attrs, x.shape)
+    y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    return y.reshape(n, c // (b * b), h * b, w * b)
+
+
+def _s2d_shape(attrs, s):
+    b = attrs.block_size
+    if len(s) != 4 or s[2] % b or s[3] % b:
+        raise ShapeError(f"space_to_depth: needs a 4-D input with H and W divisible by {b}, got {tuple(s)}")
+    return (s[0], s[1] * b * b, s[2] // b, s[3] // b)
+
+
+def _space_to_depth(attrs, x):
+    """space_to_depth: (N, C, H, W) -> (N, C*b^2, H/b, W/b), the inverse of depth_to_space."""
+    n, c, h, w = x.shape
+    b = attrs.block_size
+    _s2d_shape(attrs, x.shape)
+    y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return y.reshape(n, c * b * b, h // b, w // b)
+
+
+register(OpDef("depth_to_space", _depth_to_space, params=(Param("block_size", Int),),
+               infer_shape=shape_fn(_d2s_shape), fluent=True))
+register(OpDef("space_to_depth", _space_to_depth, params=(Param("block_size", Int),),
+               infer_shape=shape_fn(_s2d_shape), fluent=True))
+
+
+# -- diag, arange_like ---------------------------------------------------------------------------------
+def _diag(attrs, x):
+    """diag: a 1-D input becomes a diagonal matrix; otherwise the k-th diagonal of (axis1, axis2)."""
+    if x.ndim == 1:
+        return np.diag(x, attrs.k)
+    return np.diagonal(x, attrs.k, norm_axis(attrs.axis1, x.ndim), norm_axis(attrs.axis2, x.ndim)).copy()
+
+
+register(OpDef("diag", _diag, params=(Param("k", Int, 0), Param("axis1", Int, 0), Param("axis2", Int, 1)),
+               infer_shape=shape_fn(lambda a, s: _diag(a, np.empty(s, dtype=np.bool_)).shape), fluent=True))
+
+
+def _arange_like(attrs, x):
+    """_contrib_arange_like: start + step * i (each value ``repeat`` times), shaped like the input
+    (or as long as its ``axis``)."""
+    n = x.size if attrs.axis is None else x.shape[norm_axis(attrs.axis, x.ndim)]
+    vals = attrs.start + attrs.step * (np.arange(n) // max(1, attrs.repeat))
+    out = vals.astype(x.dtype)
+    return out.reshape(x.shape) if attrs.axis is None else out
+
+
+register(OpDef("_contrib_arange_like", _arange_like,
+               params=(Param("start", Float, 0.0), Param("step", Float, 1.0), Param("repeat", Int, 1),
+                       Param("ctx", Str, ""), Param("axis", IntOrNone, None)),
+               infer_shape=shape_fn(lambda a, s: tuple(s) if a.axis is None else (s[norm_axis(a.axis, len(s))],))))
