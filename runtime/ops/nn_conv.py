@@ -1,0 +1,296 @@
+"""Convolution and Deconvolution (1-D/2-D/3-D, stride, pad, dilate, groups), MXNet 1.9.1 semantics.
+
+Kernels:
+- general convolution: im2col through a strided view of the (padded) input, copied once into a
+  ``(N, groups, C/g * prod(kernel), out_positions)`` column buffer, then one batched BLAS matmul
+  with the weight reshaped to ``(groups, F/g, C/g * prod(kernel))``;
+- 1x1 convolution (no padding): a plain matmul on the input reshaped to ``(N, C, H*W)``;
+- depthwise (one input channel per group): a sum over kernel taps of shifted multiply-adds
+  (a loop over the ``prod(kernel)`` taps, each vectorized over batch, channels and positions);
+- deconvolution: one batched matmul ``W^T x`` into columns, then col2im as a scatter-add over
+  kernel taps.
+
+Channel-last layouts (NWC/NHWC/NDHWC, GPU-only in MXNet) are accepted and computed by
+transposing to channel-first. Shape rules complete deferred parameter shapes from the data
+(weight ``(F, C/g, *kernel)``, bias ``(F,)``), also when only some data dimensions are known,
+as Gluon's ``_infer_weight_shape`` needs.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import Bool, Int, Param, Shape
+from .registry import OpDef, register
+from ._nnutil import OptEnum, conv_out_dim, merge_shape, pad_spatial, spatial_params, tap_slices, windows
+
+_LAYOUTS = ("NCW", "NCHW", "NCDHW", "NHWC", "NDHWC", "NWC")
+_TUNE = OptEnum("off", "limited_workspace", "fastest")
+
+
+def _channel_last(attrs) -> bool:
+    return attrs.layout is not None and attrs.layout.endswith("C")
+
+
+def _to_cf(shape, cl: bool):
+    """A data-like shape in channel-first order."""
+    if shape is None or not cl:
+        return shape
+    return (shape[0], shape[-1]) + tuple(shape[1:-1])
+
+
+def _from_cf(shape, cl: bool):
+    if shape is None or not cl:
+        return shape
+    return (shape[0],) + tuple(shape[2:]) + (shape[1],)
+
+
+def _conv_inputs(attrs):
+    return ("data", "weight") if attrs.no_bias else ("data", "weight", "bias")
+
+
+# -- Convolution ---------------------------------------------------------------------------------
+def _conv_shape(attrs, in_shapes):
+    ins = list(in_shapes)
+    nsp = len(attrs.kernel)
+    kernel, stride, dil, pad = spatial_params(attrs, nsp)
+    g, F = attrs.num_group, attrs.num_filter
+    cl = _channel_last(attrs)
+    d = _to_cf(ins[0], cl)
+    if d is not None and len(d) != nsp + 2:
+        raise ShapeError(f"Convolution with a {nsp}-D kernel needs {nsp + 2}-D data, got shape {tuple(ins[0])}")
+    C = d[1] if d is not None else 0
+    if C and C % g:
+        raise ShapeError(f"input channels {C} are not divisible by num_group {g}")
+    if F % g:
+        raise ShapeError(f"num_filter {F} is not divisible by num_group {g}")
+    wshape = (F, C // g) + tuple(kernel)
+    if cl:
+        wshape = (F,) + tuple(kernel) + (C // g,)
+    ins[1] = merge_shape(ins[1], wshape, "Convolution weight")
+    if not attrs.no_bias:
+        ins[2] = merge_shape(ins[2], (F,), "Convolution bias")
+    if d is None:
+        return ins, [None]
+    if not C:
+        # reverse: the channel count follows from the weight
+        wc = ins[1][-1] if cl else ins[1][1]
+        if wc:
+            d = (d[0], wc * g) + tuple(d[2:])
+            ins[0] = _from_cf(d, cl)
+    out = (d[0], F) + tuple(conv_out_dim(n, k, s, dl, p) for n, k, s, dl, p in zip(d[2:], kernel, stride, dil, pad))
+    return ins, [_from_cf(out, cl)]
+
+
+def _conv_cf(x, w, b, kernel, stride, dil, pad, g, pad_buf=None):
+    """Channel-first convolution. ``w`` is ``(F, C/g, *kernel)``."""
+    N, C = x.shape[:2]
+    nsp = len(kernel)
+    F = w.shape[0]
+    osp = tuple(conv_out_dim(n, k, s, d, p) for n, k, s, d, p in zip(x.shape[2:], kernel, stride, dil, pad))
+    O = int(np.prod(osp))
+    cg, fg = C // g, F // g
+    if all(k == 1 for k in kernel) and not any(pad):
+        xs = x[(Ellipsis,) + tuple(slice(None, None, s) for s in stride)] if any(s != 1 for s in stride) else x
+        if g == 1:
+            out = np.matmul(w.reshape(F, C), xs.reshape(N, C, O))
+        else:
+            out = np.matmul(w.reshape(g, fg, cg), xs.reshape(N, g, cg, O))
+    elif cg == 1 and g > 1:
+        # depthwise: sum over kernel taps of shifted multiply-adds
+        xp = _padded(x, pad, pad_buf)
+        if fg > 1:
+            xp = np.repeat(xp, fg, axis=1)
+        wf = w.reshape((F,) + tuple(kernel))
+        out = np.zeros((N, F) + osp, dtype=x.dtype)
+        tmp = np.empty_like(out)
+        bshape = (F,) + (1,) * nsp
+        for tap in itertools.product(*(range(k) for k in kernel)):
+            sl = tap_slices([t * d for t, d in zip(tap, dil)], stride, osp)
+            np.multiply(xp[sl], wf[(slice(None),) + tap].reshape(bshape), out=tmp)
+            out += tmp
+        out = out.reshape(N, F, O)
+    else:
+        xp = _padded(x, pad, pad_buf)
+        v = windows(xp, kernel, stride, dil, osp)              # (N, C, *osp, *kernel)
+        perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
+        K = cg * int(np.prod(kernel))
+        if g == 1:
+            cols = v.transpose(perm).reshape(N, K, O)          # the one im2col copy
+            out = np.matmul(w.reshape(F, K), cols)
+        else:
+            cols = v.transpose(perm).reshape(N, g, K, O)
+            out = np.matmul(w.reshape(g, fg, K), cols)
+    out = out.reshape((N, F) + osp)
+    if b is not None:
+        out += b.reshape((F,) + (1,) * nsp)
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+def _padded(x, pad, buf):
+    if not any(pad):
+        return x
+    if buf is None:
+        return pad_spatial(x, pad, pad)
+    buf[(Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(pad, x.shape[2:]))] = x
+    return buf
+
+
+def _convolution(attrs, x, w, b=None, _buf=None):
+    """Convolution over 1-3 spatial axes with stride, dilation, zero padding and groups."""
+    nsp = len(attrs.kernel)
+    kernel, stride, dil, pad = spatial_params(attrs, nsp)
+    if x.ndim != nsp + 2:
+        raise ShapeError(f"Convolution with a {nsp}-D kernel needs {nsp + 2}-D data, got shape {x.shape}")
+    if _channel_last(attrs):
+        xc = np.moveaxis(x, -1, 1)
+        wc = np.moveaxis(w, -1, 1)
+        return np.ascontiguousarray(np.moveaxis(_conv_cf(xc, wc, b, kernel, stride, dil, pad, attrs.num_group), 1, -1))
+    return _conv_cf(x, w, b, kernel, stride, dil, pad, attrs.num_group, _buf)
+
+
+def _conv_prepare(attrs, in_shapes, in_dtypes):
+    """Hoists the zero-padded input buffer (borders stay zero; the interior is overwritten per call).
+
+    The buffer is per thread, so a prepared kernel may be called from several threads at once.
+    """
+    nsp = len(attrs.kernel)
+    kernel, stride, dil, pad = spatial_params(attrs, nsp)
+    dshape = in_shapes[0] if in_shapes else None
+    if _channel_last(attrs) or not any(pad) or dshape is None or 0 in dshape:
+        return lambda *arrays: _convolution(attrs, *arrays)
+    dt = np.dtype(in_dtypes[0]) if in_dtypes and in_dtypes[0] is not None else np.dtype(np.float32)
+    bshape = tuple(dshape[:2]) + tuple(n + 2 * p for n, p in zip(dshape[2:], pad))
+    g = attrs.num_group
+    tls = threading.local()   # one buffer per thread: compiled programs may run concurrently
+
+    def run(x, w, b=None):
+        if x.shape != tuple(dshape) or x.dtype != dt:
+            return _convolution(attrs, x, w, b)
+        buf = getattr(tls, "buf", None)
+        if buf is None:
+            buf = tls.buf = np.zeros(bshape, dtype=dt)
+        return _conv_cf(x, w, b, kernel, stride, dil, pad, g, buf)
+    return run
+
+
+_CONV_PARAMS = (
+    Param("kernel", Shape), Param("stride", Shape, ()), Param("dilate", Shape, ()), Param("pad", Shape, ()),
+    Param("num_filter", Int), Param("num_group", Int, 1), Param("workspace", Int, 1024),
+    Param("no_bias", Bool, False), Param("cudnn_tune", _TUNE, None), Param("cudnn_off", Bool, False),
+    Param("layout", OptEnum(*_LAYOUTS), None),
+)
+
+register(OpDef("Convolution", _convolution, params=_CONV_PARAMS, inputs=_conv_inputs,
+               infer_shape=_conv_shape, prepare=_conv_prepare,
+               infer_type=lambda attrs, dts: [np.dtype(dts[0] or np.float32)]))
+
+
+# -- Deconvolution -------------------------------------------------------------------------------
+def _deconv_geometry(attrs, in_sp):
+    """(kernel, stride, dilate, pad, adj, out spatial) with MXNet's target_shape rule."""
+    nsp = len(attrs.kernel)
+    kernel, stride, dil, pad = spatial_params(attrs, nsp)
+    adj = tuple(attrs.adj) if len(attrs.adj) else (0,) * nsp
+    target = tuple(attrs.target_shape)
+    use_target = len(target) > 0 and any(t != 0 for t in target)
+    pads, adjs, outs = [], [], []
+    for i in range(nsp):
+        n = in_sp[i]
+        dk = dil[i] * (kernel[i] - 1) + 1
+        p, a = pad[i], adj[i]
+        if use_target and n:
+            full = stride[i] * (n - 1) + dk
+            if full < target[i]:
+                raise ShapeError(f"Deconvolution: target_shape {target} is too big")
+            tot = full - target[i]
+            a = tot % 2
+            p = (tot + 1) // 2
+        pads.append(p)
+        adjs.append(a)
+        if not n:
+            outs.append(0)
+        elif use_target:
+            outs.append(target[i])
+        else:
+            outs.append(stride[i] * (n - 1) + dk - 2 * p + a)
+    return kernel, stride, dil, tuple(pads), tuple(adjs), tuple(outs)
+
+
+def _deconv_shape(attrs, in_shapes):
+    ins = list(in_shapes)
+    nsp = len(attrs.kernel)
+    g, F = attrs.num_group, attrs.num_filter
+    cl = _channel_last(attrs)
+    d = _to_cf(ins[0], cl)
+    if d is not None and len(d) != nsp + 2:
+        raise ShapeError(f"Deconvolution with a {nsp}-D kernel needs {nsp + 2}-D data, got shape {tuple(ins[0])}")
+    C = d[1] if d is not None else 0
+    if C and C % g:
+        raise ShapeError(f"input channels {C} are not divisible by num_group {g}")
+    wshape = (C, F // g) + tuple(attrs.kernel)
+    if cl:
+        wshape = (C,) + tuple(attrs.kernel) + (F // g,)
+    ins[1] = merge_shape(ins[1], wshape, "Deconvolution weight")
+    if not attrs.no_bias:
+        ins[2] = merge_shape(ins[2], (F,), "Deconvolution bias")
+    if d is None:
+        return ins, [None]
+    if not C and ins[1][0]:
+        d = (d[0], ins[1][0]) + tuple(d[2:])
+        ins[0] = _from_cf(d, cl)
+    outs = _deconv_geometry(attrs, d[2:])[-1]
+    return ins, [_from_cf((d[0], F) + outs, cl)]
+
+
+def _deconv_cf(attrs, x, w, b):
+    N, C = x.shape[:2]
+    nsp = x.ndim - 2
+    g = attrs.num_group
+    F = attrs.num_filter
+    cg, fg = C // g, F // g
+    kernel, stride, dil, pad, adj, osp = _deconv_geometry(attrs, x.shape[2:])
+    isp = x.shape[2:]
+    I = int(np.prod(isp))
+    K = int(np.prod(kernel))
+    # columns: (N, g, F/g * K, I) = W_g^T @ x_g, W_g: (C/g, F/g * K)
+    wg = w.reshape(g, cg, fg * K)
+    cols = np.matmul(wg.transpose(0, 2, 1), x.reshape(N, g, cg, I))
+    cols = cols.reshape((N, F) + tuple(kernel) + tuple(isp))
+    full = tuple(s * (n - 1) + d * (k - 1) + 1 + a for n, k, s, d, a in zip(isp, kernel, stride, dil, adj))
+    full = tuple(max(f, p + o) for f, p, o in zip(full, pad, osp))
+    buf = np.zeros((N, F) + full, dtype=x.dtype)
+    for tap in itertools.product(*(range(k) for k in kernel)):
+        sl = tap_slices([t * d for t, d in zip(tap, dil)], stride, isp)
+        buf[sl] += cols[(slice(None), slice(None)) + tap]
+    out = buf[(Ellipsis,) + tuple(slice(p, p + o) for p, o in zip(pad, osp))]
+    out = np.ascontiguousarray(out)
+    if b is not None:
+        out += b.reshape((F,) + (1,) * nsp)
+    return out
+
+
+def _deconvolution(attrs, x, w, b=None):
+    """Deconvolution (transposed convolution): the gradient of Convolution with respect to its data."""
+    nsp = len(attrs.kernel)
+    if x.ndim != nsp + 2:
+        raise ShapeError(f"Deconvolution with a {nsp}-D kernel needs {nsp + 2}-D data, got shape {x.shape}")
+    if _channel_last(attrs):
+        out = _deconv_cf(attrs, np.moveaxis(x, -1, 1), np.moveaxis(w, -1, 1), b)
+        return np.ascontiguousarray(np.moveaxis(out, 1, -1))
+    return _deconv_cf(attrs, x, w, b)
+
+
+register(OpDef(
+    "Deconvolution", _deconvolution,
+    params=(Param("kernel", Shape), Param("stride", Shape, ()), Param("dilate", Shape, ()),
+            Param("pad", Shape, ()), Param("adj", Shape, ()), Param("target_shape", Shape, ()),
+            Param("num_filter", Int), Param("num_group", Int, 1), Param("workspace", Int, 512),
+            Param("no_bias", Bool, True), Param("cudnn_tune", _TUNE, None), Param("cudnn_off", Bool, False),
+            Param("layout", OptEnum(*_LAYOUTS), None)),
+    inputs=_conv_inputs, infer_shape=_deconv_shape,
+    infer_type=lambda attrs, dts: [np.dtype(dts[0] or np.float32)],
+))

@@ -1,0 +1,94 @@
+"""Dense layers: ``FullyConnected`` and ``Embedding`` (MXNet 1.9.1 semantics).
+
+Shape rules complete deferred parameter shapes: a ``FullyConnected`` weight given as
+``(256, 0)`` or unknown becomes ``(256, in_units)`` from the data; an ``Embedding`` weight
+is ``(input_dim, output_dim)`` from the attributes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import Bool, Dtype, Int, Param
+from .registry import OpDef, register
+from ._nnutil import merge_shape
+
+
+# -- FullyConnected ------------------------------------------------------------------------------
+def _fc_inputs(attrs):
+    return ("data", "weight") if attrs.no_bias else ("data", "weight", "bias")
+
+
+def _fc_shape(attrs, in_shapes):
+    ins = list(in_shapes)
+    nh = attrs.num_hidden
+    d = ins[0]
+    out = None
+    in_units = 0
+    if d is not None and len(d) > 0:
+        if attrs.flatten:
+            rest = d[1:]
+            in_units = int(np.prod(rest)) if all(rest) else 0
+            out = (d[0], nh)
+        else:
+            in_units = d[-1]
+            out = tuple(d[:-1]) + (nh,)
+    ins[1] = merge_shape(ins[1], (nh, in_units), "FullyConnected weight")
+    if not attrs.no_bias:
+        ins[2] = merge_shape(ins[2], (nh,), "FullyConnected bias")
+    if out is not None and in_units and ins[1][1] != in_units:
+        raise ShapeError(f"weight shape {ins[1]} does not match input units {in_units}")
+    if d is not None and len(d) > 0 and not in_units and ins[1][1]:
+        # the data's feature size is known from the weight (reverse inference)
+        if not attrs.flatten:
+            ins[0] = tuple(d[:-1]) + (ins[1][1],)
+        elif len(d) == 2:
+            ins[0] = (d[0], ins[1][1])
+    return ins, [out]
+
+
+def _fc(attrs, x, w, b=None):
+    """FullyConnected: ``y = x W^T + b``; ``flatten`` collapses all but the first axis of ``x``."""
+    if attrs.flatten:
+        x2 = x.reshape(x.shape[0], -1)
+        out = x2 @ w.T
+    else:
+        out = (x.reshape(-1, x.shape[-1]) @ w.T).reshape(x.shape[:-1] + (w.shape[0],))
+    if b is not None:
+        out += b
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+register(OpDef(
+    "FullyConnected", _fc,
+    params=(Param("num_hidden", Int), Param("no_bias", Bool, False), Param("flatten", Bool, True)),
+    inputs=_fc_inputs, infer_shape=_fc_shape,
+    infer_type=lambda attrs, dts: [np.dtype(dts[0] or np.float32)],
+))
+
+
+# -- Embedding -------------------------------------------------------------------------------------
+def _emb_shape(attrs, in_shapes):
+    ins = list(in_shapes)
+    ins[1] = merge_shape(ins[1], (attrs.input_dim, attrs.output_dim), "Embedding weight")
+    d = ins[0]
+    out = None if d is None or len(d) == 0 else tuple(d) + (attrs.output_dim,)
+    return ins, [out]
+
+
+def _embedding(attrs, data, weight):
+    """Embedding: rows of ``weight`` picked by ``data`` (indices clipped to ``[0, input_dim)``)."""
+    idx = data if data.dtype.kind in "iu" else data.astype(np.int64)
+    idx = np.clip(idx, 0, weight.shape[0] - 1)
+    out = weight[idx]
+    dt = np.dtype(attrs.dtype)
+    return out if out.dtype == dt else out.astype(dt)
+
+
+register(OpDef(
+    "Embedding", _embedding,
+    params=(Param("input_dim", Int), Param("output_dim", Int), Param("dtype", Dtype, "float32"),
+            Param("sparse_grad", Bool, False)),
+    inputs=("data", "weight"), infer_shape=_emb_shape,
+    infer_type=lambda attrs, dts: [np.dtype(attrs.dtype)],
+))

@@ -1,0 +1,167 @@
+"""Pooling (max/avg/sum/lp, 1-3 spatial axes, global, valid/full/same conventions), MXNet 1.9.1.
+
+Output sizes follow MXNet's ``PoolingShape`` exactly:
+``valid``: ``1 + (n + 2p - k) // s``; ``full``: ``1 + ceil((n + 2p - k) / s)``;
+``same`` (1-D in MXNet): ``ceil((n + 2p) / s)``.
+Windows follow ``pool.h``: a window starts at ``o*s - p``; max pooling ignores padding (and
+windows running past the padded end in ``full`` mode); average pooling divides by the window
+clipped to ``[-p, n + p)`` (``count_include_pad``, the default) or by the number of real
+elements (``count_include_pad=False``); sum and lp pooling add real elements only.
+
+The kernel pads once, then reduces with a loop over the kernel taps, each tap a strided view of
+the whole batch (no loops over positions); large kernels reduce a strided window view instead.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import Bool, Enum, Param, Shape
+from .registry import OpDef, register
+from ._nnutil import OptBool, OptEnum, OptInt, pad_spatial, tap_slices, windows
+
+_LAYOUTS = ("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
+
+
+def _channel_last(attrs) -> bool:
+    return attrs.layout is not None and attrs.layout.endswith("C")
+
+
+def _geometry(attrs, nsp: int):
+    kernel = tuple(attrs.kernel)
+    if len(kernel) != nsp:
+        raise ShapeError(f"Pooling: kernel {kernel} does not fit {nsp} spatial dimension(s)")
+    stride = tuple(attrs.stride) if len(attrs.stride) else (1,) * nsp
+    pad = tuple(attrs.pad) if len(attrs.pad) else (0,) * nsp
+    if len(stride) != nsp or len(pad) != nsp:
+        raise ShapeError("Pooling: stride and pad must have as many dimensions as kernel")
+    return kernel, stride, pad
+
+
+def _out_dim(n: int, k: int, s: int, p: int, conv: str) -> int:
+    if not n:
+        return 0
+    if conv != "same" and k > n + 2 * p:
+        raise ShapeError(f"Pooling: kernel size ({k}) exceeds input ({n} padded to {n + 2 * p})")
+    if conv == "valid":
+        return 1 + (n + 2 * p - k) // s
+    if conv == "full":
+        return 1 + int(math.ceil((n + 2 * p - k) / s))
+    return int(math.ceil((n + 2 * p) / s))
+
+
+def _pool_shape(attrs, in_shapes):
+    d = in_shapes[0]
+    if d is None or len(d) == 0:
+        return list(in_shapes), [None]
+    if not 3 <= len(d) <= 5:
+        raise ShapeError(f"Pooling: input data should be 3-D, 4-D or 5-D, got shape {tuple(d)}")
+    cl = _channel_last(attrs)
+    sp = tuple(d[1:-1]) if cl else tuple(d[2:])
+    if attrs.global_pool:
+        osp = (1,) * len(sp)
+    else:
+        if attrs.pooling_convention == "same" and len(sp) != 1:
+            raise ShapeError("Pooling: the 'same' convention supports 1-D pooling only (as MXNet)")
+        kernel, stride, pad = _geometry(attrs, len(sp))
+        osp = tuple(_out_dim(n, k, s, p, attrs.pooling_convention) for n, k, s, p in zip(sp, kernel, stride, pad))
+    out = (d[0],) + osp + (d[-1],) if cl else (d[0], d[1]) + osp
+    return list(in_shapes), [out]
+
+
+def _lowest(dt: np.dtype):
+    return np.finfo(dt).min if dt.kind == "f" else np.iinfo(dt).min
+
+
+def _root(x, p: int):
+    if p == 1:
+        return x
+    if p == 2:
+        return np.sqrt(x, out=x)
+    return np.power(x, x.dtype.type(1.0 / p), out=x)
+
+
+def _pow(x, p: int):
+    return x if p == 1 else x ** p
+
+
+def _global(attrs, x, nsp: int):
+    axes = tuple(range(2, 2 + nsp))
+    t = attrs.pool_type
+    if t == "max":
+        return x.max(axis=axes, keepdims=True)
+    if t == "avg":
+        return x.mean(axis=axes, keepdims=True, dtype=x.dtype)
+    if t == "sum":
+        return x.sum(axis=axes, keepdims=True, dtype=x.dtype)
+    p = attrs.p_value or 1
+    return _root(_pow(x, p).sum(axis=axes, keepdims=True, dtype=x.dtype), p)
+
+
+def _counts(n, k, s, p, o, include_pad: bool):
+    start = np.arange(o) * s - p
+    if include_pad:
+        end = np.minimum(start + k, n + p)
+        return end - start
+    return np.minimum(start + k, n) - np.maximum(start, 0)
+
+
+def _pool_cf(attrs, x):
+    nsp = x.ndim - 2
+    if attrs.global_pool:
+        return _global(attrs, x, nsp)
+    kernel, stride, pad = _geometry(attrs, nsp)
+    sp = x.shape[2:]
+    osp = tuple(_out_dim(n, k, s, p, attrs.pooling_convention) for n, k, s, p in zip(sp, kernel, stride, pad))
+    after = tuple(max(0, (o - 1) * s + k - n - p) for n, k, s, p, o in zip(sp, kernel, stride, pad, osp))
+    t = attrs.pool_type
+    fill = _lowest(x.dtype) if t == "max" else 0
+    lp = (attrs.p_value or 1) if t == "lp" else 1
+    src = _pow(x, lp) if t == "lp" else x
+    xp = pad_spatial(src, pad, after, fill)
+    ntaps = int(np.prod(kernel))
+    if ntaps > 25:
+        v = windows(xp, kernel, stride, (1,) * nsp, osp)
+        axes = tuple(range(-nsp, 0))
+        out = v.max(axis=axes) if t == "max" else v.sum(axis=axes, dtype=x.dtype)
+    else:
+        out = None
+        red = np.maximum if t == "max" else np.add
+        for tap in itertools.product(*(range(k) for k in kernel)):
+            sl = xp[tap_slices(tap, stride, osp)]
+            if out is None:
+                out = sl.copy()
+            else:
+                red(out, sl, out=out)
+    if t == "avg":
+        include = True if attrs.count_include_pad is None else attrs.count_include_pad
+        cnt = None
+        for i, (n, k, s, p, o) in enumerate(zip(sp, kernel, stride, pad, osp)):
+            c = _counts(n, k, s, p, o, include).reshape((o,) + (1,) * (nsp - 1 - i))
+            cnt = c if cnt is None else cnt * c
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out /= cnt.astype(out.dtype)
+    elif t == "lp":
+        out = _root(out, lp)
+    return out
+
+
+def _pooling(attrs, x):
+    """Pooling over the spatial axes (max, avg, sum or lp), MXNet's window and padding rules."""
+    if _channel_last(attrs):
+        return np.ascontiguousarray(np.moveaxis(_pool_cf(attrs, np.moveaxis(x, -1, 1)), 1, -1))
+    return _pool_cf(attrs, x)
+
+
+register(OpDef(
+    "Pooling", _pooling,
+    params=(Param("kernel", Shape, ()), Param("pool_type", Enum("max", "avg", "sum", "lp"), "max"),
+            Param("global_pool", Bool, False), Param("cudnn_off", Bool, False),
+            Param("pooling_convention", Enum("full", "valid", "same"), "valid"),
+            Param("stride", Shape, ()), Param("pad", Shape, ()), Param("p_value", OptInt, None),
+            Param("count_include_pad", OptBool, None), Param("layout", OptEnum(*_LAYOUTS), None)),
+    inputs=("data",), infer_shape=_pool_shape,
+))
