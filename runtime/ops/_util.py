@@ -88,6 +88,7 @@ def _opt_int_tuple(v: Any) -> tuple:
 
 
 OptIntTuple = AttrType("tuple-of-int-or-None", _opt_int_tuple, format_value)
+OptStr = AttrType("str-or-None", lambda v: None if v is None or (isinstance(v, str) and v == "None") else str(v))
 
 
 # -- inference helpers ------------------------------------------------------------------------------

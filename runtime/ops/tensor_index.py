@@ -1,0 +1,142 @@
+"""Indexing operators: take, pick, one_hot, gather_nd, scatter_nd, batch_take, _contrib_index_copy.
+
+Index inputs arrive as float arrays (MXNet's default dtype) and are truncated to integers, as
+MXNet's kernels do; ``mode`` decides what out-of-range indices mean (``clip`` by default).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import HybridizeError, ShapeError
+from ._util import const_type, norm_axis, shape_fn
+from .attrs import Bool, Dtype, Enum, Float, Int, IntOrNone, Param, Shape
+from .registry import OpDef, register
+
+
+def _as_index(idx: np.ndarray) -> np.ndarray:
+    return idx if idx.dtype.kind in "iu" else idx.astype(np.int64)
+
+
+def _fix_index(idx: np.ndarray, n: int, mode: str, op: str) -> np.ndarray:
+    i = _as_index(idx)
+    if mode == "clip":
+        return np.clip(i, 0, n - 1)
+    if mode == "wrap":
+        return np.mod(i, n)
+    if i.size and (i.min() < 0 or i.max() >= n):
+        bad = i[(i < 0) | (i >= n)].reshape(-1)[0]
+        raise HybridizeError(f"{op}: index {bad} is out of range for an axis of size {n}")
+    return i
+
+
+# -- take -------------------------------------------------------------------------------------------
+def _take(attrs, a, indices):
+    """take: slices of ``a`` along ``axis`` at ``indices`` (out-of-range: clip, wrap or raise)."""
+    ax = norm_axis(attrs.axis, a.ndim)
+    idx = _fix_index(indices, a.shape[ax], attrs.mode, "take")
+    return np.take(a, idx, axis=ax)
+
+
+def _take_shape(attrs, a, i):
+    ax = norm_axis(attrs.axis, len(a))
+    return tuple(a[:ax]) + tuple(i) + tuple(a[ax + 1:])
+
+
+register(OpDef("take", _take, inputs=("a", "indices"),
+               params=(Param("axis", Int, 0), Param("mode", Enum("raise", "wrap", "clip"), "clip")),
+               infer_shape=shape_fn(_take_shape), fluent=True))
+
+
+# -- pick --------------------------------------------------------------------------------------------
+def _pick(attrs, data, index):
+    """pick: one element per position along ``axis``, chosen by ``index``."""
+    if attrs.axis is None:
+        flat = data.reshape(-1)
+        idx = _fix_index(index, flat.size, attrs.mode, "pick")
+        return flat[idx]
+    ax = norm_axis(attrs.axis, data.ndim)
+    idx = _fix_index(index, data.shape[ax], attrs.mode, "pick")
+    idx = idx.reshape(data.shape[:ax] + (1,) + data.shape[ax + 1:])
+    out = np.take_along_axis(data, idx, axis=ax)
+    return out if attrs.keepdims else out.reshape(data.shape[:ax] + data.shape[ax + 1:] or (1,))
+
+
+def _pick_shape(attrs, d, i):
+    if attrs.axis is None:
+        return tuple(i)
+    ax = norm_axis(attrs.axis, len(d))
+    if attrs.keepdims:
+        return tuple(1 if j == ax else n for j, n in enumerate(d))
+    return tuple(n for j, n in enumerate(d) if j != ax) or (1,)
+
+
+register(OpDef("pick", _pick, inputs=("data", "index"),
+               params=(Param("axis", IntOrNone, -1), Param("keepdims", Bool, False),
+                       Param("mode", Enum("wrap", "clip"), "clip")),
+               infer_shape=shape_fn(_pick_shape), fluent=True))
+
+
+# -- one_hot -----------------------------------------------------------------------------------------
+def _one_hot(attrs, indices):
+    """one_hot: ``on_value`` at each index along a new last axis of size ``depth``, else ``off_value``."""
+    idx = _as_index(indices)
+    dt = np.dtype(attrs.dtype)
+    hit = idx[..., None] == np.arange(attrs.depth)
+    return np.where(hit, np.asarray(attrs.on_value).astype(dt), np.asarray(attrs.off_value).astype(dt))
+
+
+register(OpDef("one_hot", _one_hot, inputs=("indices",),
+               params=(Param("depth", Int), Param("on_value", Float, 1.0), Param("off_value", Float, 0.0),
+                       Param("dtype", Dtype, "float32")),
+               infer_shape=shape_fn(lambda a, s: tuple(s) + (a.depth,)), infer_type=const_type("dtype"),
+               fluent=True))
+
+
+# -- gather_nd / scatter_nd ------------------------------------------------------------------------------
+def _gather_nd(attrs, data, indices):
+    """gather_nd: out[y...] = data[indices[0, y...], ..., indices[M-1, y...], ...]."""
+    return data[tuple(_as_index(indices))]
+
+
+def _gather_nd_shape(attrs, d, i):
+    m = i[0]
+    if m > len(d):
+        raise ShapeError(f"gather_nd: indices shape {tuple(i)} addresses more axes than data {tuple(d)}")
+    return tuple(i[1:]) + tuple(d[m:])
+
+
+register(OpDef("gather_nd", _gather_nd, inputs=("data", "indices"), infer_shape=shape_fn(_gather_nd_shape)))
+
+
+def _scatter_nd(attrs, data, indices):
+    """scatter_nd: zeros of ``shape`` with ``data`` written at ``indices`` (gather_nd's inverse)."""
+    out = np.zeros(attrs.shape, dtype=data.dtype)
+    idx = _as_index(indices)
+    out[tuple(idx)] = data
+    return out
+
+
+register(OpDef("scatter_nd", _scatter_nd, inputs=("data", "indices"), params=(Param("shape", Shape),),
+               infer_shape=shape_fn(lambda a, d, i: tuple(a.shape))))
+
+
+def _batch_take(attrs, a, indices):
+    """batch_take: out[i] = a[i, indices[i]] for a 2-D ``a``."""
+    idx = np.clip(_as_index(indices).reshape(-1), 0, a.shape[-1] - 1)
+    flat = a.reshape(-1, a.shape[-1])
+    return flat[np.arange(flat.shape[0]), idx]
+
+
+register(OpDef("batch_take", _batch_take, inputs=("a", "indices"),
+               infer_shape=shape_fn(lambda a, s, i: tuple(i))))
+
+
+def _index_copy(attrs, old, index, new):
+    """_contrib_index_copy: a copy of old_tensor with the rows at index_vector replaced by new_tensor."""
+    out = old.copy()
+    out[_as_index(index).reshape(-1)] = new
+    return out
+
+
+register(OpDef("_contrib_index_copy", _index_copy, inputs=("old_tensor", "index_vector", "new_tensor"),
+               infer_shape=shape_fn(lambda a, o, i, n: tuple(o))))
