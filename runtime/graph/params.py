@@ -1,0 +1,333 @@
+"""Parameter files: MXNet's binary NDArray list (``nd.save``, ``*.params``) and numpy ``.npz``.
+
+MXNet's format (``src/ndarray/ndarray.cc``, ``NDArray::Save``/``Load``, all little-endian)::
+
+    uint64 0x112 (kMXAPINDArrayListMagic), uint64 0 (reserved)
+    uint64 n, then n arrays:
+        uint32 magic      0xF993FAC9 (V2) | 0xF993FACA (V3, numpy shape semantics)
+        int32  stype      0 = dense (1 row_sparse, 2 csr: not supported)
+        int32  ndim, int64 dims[ndim]       (V2: ndim 0 = empty "none" array, nothing follows)
+        int32  dev_type, int32 dev_id       (context; 1, 0 = cpu(0))
+        int32  type_flag                    (mshadow: 0 f32, 1 f64, 2 f16, 3 u8, 4 i32, 5 i8, 6 i64, 7 bool)
+        raw data, C order
+    uint64 m, then m names: uint64 length, bytes (m is 0 for a nameless list, else n)
+
+Older arrays (V1 magic 0xF993FAC8, or no magic at all: uint32 ndim + uint32 dims) are read too.
+Names are ``arg:<name>`` / ``aux:<name>`` in ``export``'s files and structural names
+(``features.0.weight``) in ``save_parameters``' files.
+
+:func:`load` returns ``dict[str, ndarray]`` (named list) or ``list[ndarray]`` (nameless), an
+empty array slot as ``None``; :func:`save` writes either back. Reading a file MXNet wrote and
+writing the result gives identical bytes. Nothing is unpickled or evaluated, ``.npz`` included
+(``allow_pickle=False``). Problems raise ``LoadError(path, problem)``; writes are atomic.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+from typing import Any, Mapping, Sequence, Union
+
+import numpy as np
+
+from ..base import LoadError
+
+__all__ = ["load", "save", "loads", "dumps", "load_npz", "save_npz", "split_arg_aux", "join_arg_aux",
+           "strip_prefixes", "LIST_MAGIC", "NDARRAY_V2_MAGIC", "NDARRAY_V3_MAGIC"]
+
+LIST_MAGIC = 0x112
+NDARRAY_V1_MAGIC = 0xF993FAC8
+NDARRAY_V2_MAGIC = 0xF993FAC9
+NDARRAY_V3_MAGIC = 0xF993FACA
+
+# mshadow type flags <-> numpy (little-endian)
+_FLAG_TO_DTYPE = {0: np.dtype("<f4"), 1: np.dtype("<f8"), 2: np.dtype("<f2"), 3: np.dtype("u1"),
+                  4: np.dtype("<i4"), 5: np.dtype("i1"), 6: np.dtype("<i8"), 7: np.dtype("?")}
+_DTYPE_TO_FLAG = {d.name: f for f, d in _FLAG_TO_DTYPE.items()}
+_STYPES = {0: "default", 1: "row_sparse", 2: "csr"}
+_MAX_NDIM = 32
+
+Params = Union[dict, list]
+
+
+class _Truncated(Exception):
+    pass
+
+
+class _Reader:
+    def __init__(self, buf: bytearray | bytes):
+        self.buf = buf
+        self.pos = 0
+        self.what = "the header"
+
+    def take(self, n: int) -> int:
+        start = self.pos
+        if n < 0 or start + n > len(self.buf):
+            raise _Truncated()
+        self.pos = start + n
+        return start
+
+    def u32(self) -> int:
+        return struct.unpack_from("<I", self.buf, self.take(4))[0]
+
+    def i32(self) -> int:
+        return struct.unpack_from("<i", self.buf, self.take(4))[0]
+
+    def u64(self) -> int:
+        return struct.unpack_from("<Q", self.buf, self.take(8))[0]
+
+    def i64s(self, n: int) -> tuple:
+        return struct.unpack_from(f"<{n}q", self.buf, self.take(8 * n))
+
+    def u32s(self, n: int) -> tuple:
+        return struct.unpack_from(f"<{n}I", self.buf, self.take(4 * n))
+
+
+# -- reading -------------------------------------------------------------------------------------------
+def load(path: str | os.PathLike) -> Params:
+    """Reads an MXNet ``.params``/``nd.save`` file or a ``.npz`` (told apart by content)."""
+    buf = _read_bytes(path)
+    if buf[:4] == b"PK\x03\x04" or buf[:4] == b"PK\x05\x06":
+        return load_npz(path)
+    return loads(buf, path=path)
+
+
+def _read_bytes(path: str | os.PathLike) -> bytearray:
+    try:
+        with open(path, "rb") as f:
+            return bytearray(f.read())
+    except FileNotFoundError:
+        raise LoadError(path, "no such file") from None
+    except IsADirectoryError:
+        raise LoadError(path, "is a directory, not a parameter file") from None
+    except OSError as e:
+        raise LoadError(path, f"cannot read: {e.strerror or e}") from None
+
+
+def loads(data: bytes | bytearray, path: str | os.PathLike | None = None) -> Params:
+    """Parses MXNet's NDArray-list bytes. Arrays are views of one private buffer (writable when
+    ``data`` is a ``bytearray``)."""
+    r = _Reader(data)
+    try:
+        if len(data) < 16:
+            raise _Truncated()
+        magic = r.u64()
+        if magic != LIST_MAGIC:
+            if data[:6] == b"\x93NUMPY":
+                raise LoadError(path, "is a .npy file, not an MXNet parameter file")
+            raise LoadError(path, f"not an MXNet parameter file (magic 0x{magic:x}, expected 0x{LIST_MAGIC:x})")
+        r.u64()  # reserved
+        n = r.u64()
+        if n > len(data):  # each array needs at least 4 bytes
+            raise LoadError(path, f"garbled: claims {n} arrays in {len(data)} bytes")
+        arrays: list = []
+        for i in range(n):
+            r.what = f"array #{i} (of {n})"
+            arrays.append(_read_array(r, path))
+        r.what = "the names"
+        m = r.u64()
+        if m not in (0, n):
+            raise LoadError(path, f"garbled: {m} names for {n} arrays")
+        names: list[str] = []
+        for i in range(m):
+            r.what = f"name #{i} (of {m})"
+            length = r.u64()
+            raw = bytes(data[r.take(length):r.pos])
+            try:
+                names.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                raise LoadError(path, f"garbled: name #{i} is not UTF-8 text") from None
+    except _Truncated:
+        raise LoadError(path, f"truncated at byte {len(data)} while reading {r.what}") from None
+    if r.pos != len(data):
+        raise LoadError(path, f"garbled: {len(data) - r.pos} unexpected bytes after the last name (byte {r.pos})")
+    if m:
+        if len(set(names)) != len(names):
+            dup = next(x for x in names if names.count(x) > 1)
+            raise LoadError(path, f"garbled: the name {dup!r} appears twice")
+        return dict(zip(names, arrays))
+    return arrays
+
+
+def _read_array(r: _Reader, path: Any) -> np.ndarray | None:
+    start = r.pos
+    magic = r.u32()
+    if magic in (NDARRAY_V2_MAGIC, NDARRAY_V3_MAGIC):
+        stype = r.i32()
+        if stype != 0:
+            kind = _STYPES.get(stype)
+            if kind is None:
+                raise LoadError(path, f"garbled: {r.what} at byte {start} has unknown storage type {stype}")
+            raise LoadError(path, f"{r.what} is stored as {kind}; only dense arrays are supported")
+        ndim = r.i32()
+        if ndim < -1 or ndim > _MAX_NDIM:
+            raise LoadError(path, f"garbled: {r.what} at byte {start} has {ndim} dimensions")
+        if ndim == -1 or (ndim == 0 and magic == NDARRAY_V2_MAGIC):
+            return None  # an empty ("none") NDArray: nothing more is stored
+        shape = r.i64s(ndim)
+    elif magic == NDARRAY_V1_MAGIC:
+        ndim = r.i32()
+        if ndim < 0 or ndim > _MAX_NDIM:
+            raise LoadError(path, f"garbled: {r.what} at byte {start} has {ndim} dimensions")
+        shape = r.i64s(ndim)
+        if ndim == 0:
+            return None
+    else:
+        # the oldest format: no magic, the uint32 read is ndim, dims are uint32
+        ndim = magic
+        if ndim > _MAX_NDIM:
+            raise LoadError(path, f"garbled: {r.what} at byte {start} starts with 0x{magic:08x}, "
+                                  "not an NDArray header")
+        shape = r.u32s(ndim)
+        if ndim == 0:
+            return None
+    if any(d < 0 for d in shape):
+        raise LoadError(path, f"garbled: {r.what} has a negative dimension in {tuple(shape)}")
+    dev_type, _dev_id = r.i32(), r.i32()
+    if dev_type not in (1, 2, 3, 5):
+        raise LoadError(path, f"garbled: {r.what} at byte {start} has unknown device type {dev_type}")
+    flag = r.i32()
+    dtype = _FLAG_TO_DTYPE.get(flag)
+    if dtype is None:
+        raise LoadError(path, f"{r.what} has unsupported dtype flag {flag}"
+                              + (" (bfloat16)" if flag == 12 else ""))
+    count = 1
+    for d in shape:
+        count *= int(d)
+    offset = r.take(count * dtype.itemsize)
+    arr = np.frombuffer(r.buf, dtype=dtype, count=count, offset=offset).reshape(tuple(int(d) for d in shape))
+    return arr
+
+
+# -- writing -------------------------------------------------------------------------------------------
+def _flag(arr: np.ndarray, where: str) -> int:
+    flag = _DTYPE_TO_FLAG.get(arr.dtype.name)
+    if flag is None:
+        raise TypeError(f"{where}: dtype {arr.dtype} cannot be stored in an MXNet parameter file "
+                        f"(supported: {', '.join(sorted(_DTYPE_TO_FLAG))})")
+    return flag
+
+
+def _array_bytes(value: Any, where: str) -> list[bytes]:
+    if value is None:
+        return [struct.pack("<Iii", NDARRAY_V2_MAGIC, 0, 0)]
+    if hasattr(value, "asnumpy"):
+        value = value.asnumpy()
+    arr = np.asarray(value)
+    flag = _flag(arr, where)
+    # a 0-d array only exists in numpy shape semantics (V3); V2 reads ndim 0 as "none"
+    magic = NDARRAY_V3_MAGIC if arr.ndim == 0 else NDARRAY_V2_MAGIC
+    head = struct.pack(f"<Iii{arr.ndim}qiii", magic, 0, arr.ndim, *arr.shape, 1, 0, flag)
+    data = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+    return [head, data.tobytes()]
+
+
+def dumps(data: Params) -> bytes:
+    """MXNet's NDArray-list bytes for a dict (named) or a list/tuple (nameless) of arrays."""
+    if isinstance(data, Mapping):
+        names = [str(k) for k in data.keys()]
+        values = list(data.values())
+    elif isinstance(data, (list, tuple)):
+        names, values = [], list(data)
+    else:
+        raise TypeError(f"parameters must be a dict or a list of arrays, got {type(data).__name__}")
+    parts = [struct.pack("<QQQ", LIST_MAGIC, 0, len(values))]
+    for i, v in enumerate(values):
+        parts.extend(_array_bytes(v, f"array {names[i]!r}" if names else f"array #{i}"))
+    parts.append(struct.pack("<Q", len(names)))
+    for nm in names:
+        raw = nm.encode("utf-8")
+        parts.append(struct.pack("<Q", len(raw)))
+        parts.append(raw)
+    return b"".join(parts)
+
+
+def save(path: str | os.PathLike, data: Params) -> None:
+    """Writes ``data`` atomically: ``.npz`` when ``path`` ends with ``.npz``, else MXNet's format."""
+    if os.fspath(path).endswith(".npz"):
+        save_npz(path, data)  # type: ignore[arg-type]
+        return
+    _atomic_write(path, lambda f: f.write(dumps(data)))
+
+
+# -- npz -------------------------------------------------------------------------------------------------
+def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """A ``.npz`` file's arrays by name (never unpickles object arrays)."""
+    import zipfile
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if not hasattr(z, "files"):
+                raise LoadError(path, "is a .npy file, not a .npz archive")
+            return {k: z[k] for k in z.files}
+    except LoadError:
+        raise
+    except FileNotFoundError:
+        raise LoadError(path, "no such file") from None
+    except IsADirectoryError:
+        raise LoadError(path, "is a directory, not a .npz archive") from None
+    except (zipfile.BadZipFile, EOFError) as e:
+        raise LoadError(path, f"garbled .npz archive ({e})") from None
+    except ValueError as e:  # object arrays (pickles) refused, bad headers
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if "allow_pickle" in msg or "pickle" in msg.lower():
+            msg = "holds pickled objects, which are never loaded"
+        raise LoadError(path, f"cannot read .npz: {msg}") from None
+    except OSError as e:
+        raise LoadError(path, f"cannot read .npz: {e}") from None
+
+
+def save_npz(path: str | os.PathLike, data: Mapping[str, Any] | Sequence[Any]) -> None:
+    """Writes arrays to ``path`` as ``.npz`` atomically (a list is stored as arr_0, arr_1, ...)."""
+    if not isinstance(data, Mapping):
+        data = {f"arr_{i}": v for i, v in enumerate(data)}
+    arrays = {str(k): (v.asnumpy() if hasattr(v, "asnumpy") else np.asarray(v)) for k, v in data.items()}
+    _atomic_write(path, lambda f: np.savez(f, **arrays))
+
+
+def _atomic_write(path: str | os.PathLike, write) -> None:
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# -- names -----------------------------------------------------------------------------------------------
+def split_arg_aux(params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``export``'s ``arg:``/``aux:`` keys -> (arg_params, aux_params) without prefixes; keys with
+    neither prefix count as arguments."""
+    args: dict[str, Any] = {}
+    aux: dict[str, Any] = {}
+    for k, v in params.items():
+        if k.startswith("aux:"):
+            aux[k[4:]] = v
+        elif k.startswith("arg:"):
+            args[k[4:]] = v
+        else:
+            args[k] = v
+    return args, aux
+
+
+def join_arg_aux(args: Mapping[str, Any], aux: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The ``arg:``/``aux:`` keyed dict ``export`` writes."""
+    out = {f"arg:{k}": v for k, v in args.items()}
+    out.update({f"aux:{k}": v for k, v in (aux or {}).items()})
+    return out
+
+
+def strip_prefixes(params: Mapping[str, Any], path: str | os.PathLike | None = None) -> dict[str, Any]:
+    """One name -> value dict whatever the keys (``arg:x``, ``aux:x`` or plain ``x``)."""
+    args, aux = split_arg_aux(params)
+    both = sorted(set(args) & set(aux))
+    if both:
+        raise LoadError(path, f"parameter {both[0]!r} appears both as arg: and aux:")
+    args.update(aux)
+    return args
