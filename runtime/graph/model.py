@@ -1,0 +1,228 @@
+"""Running an exported model: symbol JSON + parameters -> outputs (what ``hybridize run`` and
+``SymbolBlock``-style callers use).
+
+    model = Model.load("net-symbol.json", "net-0000.params")   # params optional (default: sibling)
+    model.input_names             # variables without a parameter value, e.g. ["data"]
+    y, = model.run({"data": x})   # or model.run(x) for a sole input; list of numpy arrays
+
+Checks before running, each a typed error that names the culprit:
+- a variable that is neither an input nor a parameter: ``LoadError(params file, "missing parameter 'w' ...")``;
+- a parameter whose shape does not fit the graph: ``LoadError(params file, ...)``;
+- an input whose shape does not fit: ``ShapeError("input 'data': got shape ..., expected ...: <op where it clashes>")``.
+
+Execution goes through :func:`executor` (the one place that chooses): the compiled executor
+(``codegen.compile_graph``), or the reference interpreter when ``HYBRIDIZE_EXECUTOR=interpret``.
+Compiled programs are cached per input signature.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..base import HybridizeError, LoadError, ShapeError
+from . import mxnet_json
+from . import params as _params
+from .infer import infer_shapes, var_dtype_hint, var_shape_hint
+from .ir import Graph, Node
+
+__all__ = ["Model", "executor", "default_params_path"]
+
+
+def default_params_path(symbol_path: str | os.PathLike) -> str | None:
+    """``prefix-symbol.json`` -> ``prefix-0000.params`` (or the highest epoch present), else None."""
+    s = os.fspath(symbol_path)
+    if not s.endswith("-symbol.json"):
+        return None
+    prefix = s[: -len("-symbol.json")]
+    first = prefix + "-0000.params"
+    if os.path.isfile(first):
+        return first
+    found = sorted(p for p in glob.glob(glob.escape(prefix) + "-*.params")
+                   if re.fullmatch(r"\d{4,}", p[len(prefix) + 1:-len(".params")]))
+    return found[-1] if found else None
+
+
+def executor(graph: Graph, input_names: Sequence[str], shapes: Mapping[str, tuple],
+             dtypes: Mapping[str, Any], params: Mapping[str, np.ndarray],
+             kind: str | None = None) -> Callable[[Mapping[str, np.ndarray]], list]:
+    """A callable ``f({input name: array}) -> [outputs]`` for ``graph`` specialized on ``shapes``.
+
+    ``kind``: ``"compiled"`` (codegen), ``"interpret"`` (reference interpreter) or None
+    (``$HYBRIDIZE_EXECUTOR``, default compiled when codegen is available)."""
+    kind = kind or os.environ.get("HYBRIDIZE_EXECUTOR") or "compiled"
+    if kind == "compiled":
+        try:
+            from .codegen import compile_graph
+        except ImportError:  # pragma: no cover - codegen not present
+            compile_graph = None
+        if compile_graph is not None:
+            var_names = {n.name for n in graph.variables()}
+            prog = compile_graph(graph, input_names=list(input_names), shapes=dict(shapes),
+                                 dtypes=dict(dtypes),
+                                 params={k: v for k, v in params.items() if k in var_names})
+            return lambda inputs: prog(**inputs)
+    elif kind != "interpret":
+        raise HybridizeError(f"unknown executor {kind!r} (compiled or interpret)")
+    from .interpret import evaluate
+    fixed = dict(params)
+    return lambda inputs: evaluate(graph, {**fixed, **inputs})
+
+
+def _fmt_shape(s: Sequence[int] | None) -> str:
+    if s is None:
+        return "?"
+    dims = ["?" if int(d) <= 0 else str(int(d)) for d in s]
+    return "(" + dims[0] + ",)" if len(dims) == 1 else "(" + ", ".join(dims) + ")"
+
+
+class Model:
+    """A graph plus parameter values; see the module docstring."""
+
+    def __init__(self, graph: Graph, params: Mapping[str, Any] | None = None, *,
+                 symbol_path: str | os.PathLike | None = None,
+                 params_path: str | os.PathLike | None = None, executor: str | None = None):
+        self.graph = graph
+        self.symbol_path = None if symbol_path is None else os.fspath(symbol_path)
+        self.params_path = None if params_path is None else os.fspath(params_path)
+        self.executor_kind = executor
+        values = _params.strip_prefixes(params or {}, self.params_path)
+        var_names = {n.name for n in graph.variables()}
+        self.params: dict[str, np.ndarray] = {}
+        for k, v in values.items():
+            if v is None:
+                continue
+            arr = v.asnumpy() if hasattr(v, "asnumpy") else np.asarray(v)
+            self.params[k] = arr
+        self.unused_params = sorted(k for k in self.params if k not in var_names)
+        self._programs: dict[tuple, Callable] = {}
+        self._param_shapes: dict[int, tuple] | None = None
+
+    # -- construction ------------------------------------------------------------------------
+    @classmethod
+    def load(cls, symbol_path: str | os.PathLike, params_path: str | os.PathLike | None = None, *,
+             executor: str | None = None) -> "Model":
+        """Reads ``symbol_path`` and ``params_path`` (default: the ``prefix-0000.params`` sibling
+        when it exists; a graph without parameters needs none)."""
+        graph = mxnet_json.load(symbol_path)
+        if params_path is None:
+            params_path = default_params_path(symbol_path)
+        values: Any = {}
+        if params_path is not None:
+            values = _params.load(params_path)
+            if isinstance(values, list):
+                if values:
+                    raise LoadError(params_path, "holds a nameless list of arrays; parameters need names")
+                values = {}
+        return cls(graph, values, symbol_path=symbol_path, params_path=params_path, executor=executor)
+
+    # -- structure ---------------------------------------------------------------------------
+    @property
+    def input_names(self) -> list[str]:
+        """Variables without a parameter value, in graph order (the data inputs)."""
+        return [n.name for n in self.graph.variables() if n.name not in self.params]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [e.node.output_names()[e.index] for e in self.graph.outputs]
+
+    def _consumer(self, var: Node) -> str:
+        for n in self.graph.nodes:
+            if any(e.node is var for e in n.inputs):
+                return f"{n.op.name} {n.name!r}"  # type: ignore[union-attr]
+        return "nothing"
+
+    def _blame_file(self) -> str | None:
+        return self.params_path or self.symbol_path
+
+    # -- checks ------------------------------------------------------------------------------
+    def bind_inputs(self, inputs: Any) -> dict[str, np.ndarray]:
+        """``inputs`` (a dict by name, a sequence in :attr:`input_names` order, or one array for a
+        sole input) -> {name: array}; raises naming a missing parameter or a missing input."""
+        names = self.input_names
+        if isinstance(inputs, Mapping):
+            given = dict(inputs)
+        elif isinstance(inputs, (list, tuple)):
+            if len(inputs) > len(names):
+                raise HybridizeError(f"the model takes {len(names)} input(s) ({', '.join(names)}), "
+                                     f"got {len(inputs)}")
+            given = dict(zip(names, inputs))
+        else:
+            given = {names[0]: inputs} if names else {"": inputs}
+        var_names = [n.name for n in self.graph.variables()]
+        for k in given:
+            if k not in var_names:
+                raise HybridizeError(f"the model has no input {k!r} (its inputs: {', '.join(names) or 'none'})")
+        missing = [n for n in self.graph.variables() if n.name not in self.params and n.name not in given]
+        if missing:
+            # a variable neither given nor in the parameters: name it, and who needs it
+            var = missing[0]
+            if len(given) == 0 and len(missing) == 1:
+                raise HybridizeError(f"no value for input {var.name!r}")
+            raise LoadError(self._blame_file(), f"missing parameter {var.name!r} "
+                                                f"(needed by {self._consumer(var)})")
+        out: dict[str, np.ndarray] = {}
+        by_name = {n.name: n for n in self.graph.variables()}
+        for k, v in given.items():
+            arr = v.asnumpy() if hasattr(v, "asnumpy") else np.asarray(v)
+            want = var_dtype_hint(by_name[k]) or np.dtype(np.float32)
+            if arr.dtype != want:
+                arr = arr.astype(want)  # MXNet feeds data as the variable's dtype (float32)
+            out[k] = arr
+        return out
+
+    def _params_only_shapes(self) -> dict[int, tuple]:
+        """Variable shapes implied by the parameters alone (for 'expected ...' hints)."""
+        if self._param_shapes is None:
+            known = {k: v.shape for k, v in self.params.items()}
+            try:
+                shapes = infer_shapes(self.graph, known)
+            except ShapeError:
+                shapes = {}
+            self._param_shapes = {id(n): shapes.get((id(n), 0)) for n in self.graph.variables()}
+        return self._param_shapes
+
+    def check_shapes(self, inputs: Mapping[str, np.ndarray]) -> dict:
+        """Shape inference with the inputs and parameters; raises ``ShapeError`` naming the input
+        (got vs expected) and the operator where shapes clash."""
+        known: dict[str, tuple] = {k: tuple(v.shape) for k, v in self.params.items()}
+        known.update({k: tuple(v.shape) for k, v in inputs.items()})
+        try:
+            return infer_shapes(self.graph, known)
+        except ShapeError as e:
+            problem = str(e)
+        # parameters alone inconsistent? then the parameter file is to blame
+        try:
+            infer_shapes(self.graph, {k: tuple(v.shape) for k, v in self.params.items()})
+        except ShapeError as e:
+            if "cannot infer" not in str(e):
+                raise LoadError(self._blame_file(), f"parameters do not fit the graph: {e}") from None
+        hints = self._params_only_shapes()
+        by_name = {n.name: n for n in self.graph.variables()}
+        parts = []
+        for k, v in inputs.items():
+            node = by_name[k]
+            exp = var_shape_hint(node) or hints.get(id(node))
+            text = f"input {k!r}: got shape {_fmt_shape(v.shape)}"
+            if exp is not None:
+                text += f", expected {_fmt_shape(exp)}"
+            parts.append(text)
+        raise ShapeError("; ".join(parts) + f" (does not fit the model: {problem})")
+
+    # -- running -----------------------------------------------------------------------------
+    def run(self, inputs: Any) -> list[np.ndarray]:
+        """The model's outputs (numpy arrays, in graph output order)."""
+        values = self.bind_inputs(inputs)
+        key = tuple((k, v.shape, v.dtype.str) for k, v in sorted(values.items()))
+        prog = self._programs.get(key)
+        if prog is None:
+            self.check_shapes(values)
+            prog = executor(self.graph, list(values), {k: v.shape for k, v in values.items()},
+                            {k: v.dtype for k, v in values.items()}, self.params, self.executor_kind)
+            self._programs[key] = prog
+        return list(prog(values))
+
+    __call__ = run
