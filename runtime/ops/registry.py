@@ -155,7 +155,9 @@ class OpDef:
 
     # -- arity ----------------------------------------------------------------------------
     def input_names(self, attrs: Attrs) -> list[str]:
-        if self.variadic is not None:
+        if self.variadic is not None and not callable(self.inputs):
+            # a variadic op names its inputs arg0, arg1, ... unless ``inputs`` is a function of the
+            # attributes (UpSampling: arg0..argN for nearest, data/weight for bilinear)
             return [f"arg{i}" for i in range(getattr(attrs, self.variadic))]
         names = self.inputs(attrs) if callable(self.inputs) else self.inputs
         return list(names)

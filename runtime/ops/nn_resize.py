@@ -1,0 +1,139 @@
+"""Padding and upsampling: ``Pad`` (alias ``pad``) and ``UpSampling`` (MXNet 1.9.1).
+
+``Pad``: ``pad_width`` holds (before, after) pairs for every axis (MXNet requires 4-D or 5-D
+data with zero padding on the first two axes); modes constant, edge, reflect (numpy's 'reflect',
+which does not repeat the border value, as MXNet).
+
+``UpSampling``: ``nearest`` repeats every input ``scale`` times along both spatial axes (several
+inputs are each brought to the first input's size times ``scale`` and concatenated on the
+channel axis or summed, ``multi_input_mode``); ``bilinear`` is MXNet's depthwise
+Deconvolution with a ``(C, 1, 2s - s%2, 2s - s%2)`` weight input, stride ``s`` and pad
+``ceil((s - 1) / 2)``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import Enum, Float, Int, Param, Shape
+from .registry import OpDef, register
+from ._nnutil import merge_shape
+
+
+# -- Pad ---------------------------------------------------------------------------------------
+def _pairs(attrs, ndim: int):
+    pw = tuple(attrs.pad_width)
+    if len(pw) != 2 * ndim:
+        raise ShapeError(f"Pad: pad_width {pw} must have 2 entries per axis of the {ndim}-D input")
+    return [(pw[2 * i], pw[2 * i + 1]) for i in range(ndim)]
+
+
+def _pad_shape(attrs, in_shapes):
+    d = in_shapes[0]
+    if d is None or len(d) == 0:
+        return list(in_shapes), [None]
+    pairs = _pairs(attrs, len(d))
+    return list(in_shapes), [tuple(n + a + b if n else 0 for n, (a, b) in zip(d, pairs))]
+
+
+def _pad(attrs, x):
+    """Pads ``x`` by ``pad_width`` with a constant, the edge values, or a reflection."""
+    pairs = _pairs(attrs, x.ndim)
+    if attrs.mode == "constant":
+        out = np.full(tuple(n + a + b for n, (a, b) in zip(x.shape, pairs)), attrs.constant_value, dtype=x.dtype)
+        out[tuple(slice(a, a + n) for n, (a, _) in zip(x.shape, pairs))] = x
+        return out
+    return np.pad(x, pairs, mode=attrs.mode)
+
+
+register(OpDef(
+    "Pad", _pad,
+    params=(Param("mode", Enum("constant", "edge", "reflect"), "constant"), Param("pad_width", Shape),
+            Param("constant_value", Float, 0.0)),
+    infer_shape=_pad_shape, aliases=("pad",),
+))
+
+
+# -- UpSampling ----------------------------------------------------------------------------------
+def _up_kernel(scale: int) -> int:
+    return 2 * scale - scale % 2
+
+
+def _up_inputs(attrs):
+    if attrs.sample_type == "bilinear":
+        return ("data", "weight")
+    return tuple(f"arg{i}" for i in range(attrs.num_args))
+
+
+def _up_shape(attrs, in_shapes):
+    ins = list(in_shapes)
+    d = ins[0]
+    s = attrs.scale
+    if attrs.sample_type == "bilinear":
+        C = d[1] if d is not None and len(d) > 1 else 0
+        k = _up_kernel(s)
+        if len(ins) > 1:
+            ins[1] = merge_shape(ins[1], (C, 1, k, k), "UpSampling weight")
+        if d is None or len(d) == 0:
+            return ins, [None]
+        return ins, [(d[0], d[1], d[2] * s, d[3] * s)]
+    if d is None or len(d) == 0:
+        return ins, [None]
+    if len(d) != 4:
+        raise ShapeError(f"UpSampling needs 4-D data, got {tuple(d)}")
+    oh, ow = d[2] * s, d[3] * s
+    if attrs.multi_input_mode == "sum":
+        return ins, [(d[0], d[1], oh, ow)]
+    chans = 0
+    for sh in ins:
+        if sh is None or len(sh) != 4 or not sh[1]:
+            return ins, [(d[0], 0, oh, ow)]
+        chans += sh[1]
+    return ins, [(d[0], chans, oh, ow)]
+
+
+def _nearest(x, fh: int, fw: int):
+    N, C, H, W = x.shape
+    out = np.empty((N, C, H, fh, W, fw), dtype=x.dtype)
+    out[...] = x[:, :, :, None, :, None]
+    return out.reshape(N, C, H * fh, W * fw)
+
+
+def _upsampling(attrs, *arrays):
+    """Nearest-neighbour (several inputs: concat or sum) or bilinear (depthwise deconvolution) upsampling."""
+    s = attrs.scale
+    if attrs.sample_type == "bilinear":
+        x, w = arrays[0], arrays[1]
+        from .registry import get_op
+        deconv = get_op("Deconvolution")
+        C = x.shape[1]
+        k = _up_kernel(s)
+        p = int(math.ceil((s - 1) / 2.0))
+        dattrs = deconv.resolve(deconv.coerce_attrs(dict(kernel=(k, k), stride=(s, s), pad=(p, p), num_filter=C,
+                                                         num_group=C, no_bias=True)))
+        return deconv.compute(dattrs, x, w)
+    oh, ow = arrays[0].shape[2] * s, arrays[0].shape[3] * s
+    outs = []
+    for x in arrays:
+        if oh % x.shape[2] or ow % x.shape[3]:
+            raise ShapeError(f"UpSampling: input of shape {x.shape} cannot be scaled to {oh}x{ow}")
+        outs.append(_nearest(x, oh // x.shape[2], ow // x.shape[3]))
+    if len(outs) == 1:
+        return outs[0]
+    if attrs.multi_input_mode == "sum":
+        out = outs[0].copy()
+        for o in outs[1:]:
+            out += o
+        return out
+    return np.concatenate(outs, axis=1)
+
+
+register(OpDef(
+    "UpSampling", _upsampling,
+    params=(Param("scale", Int), Param("num_filter", Int, 0), Param("sample_type", Enum("nearest", "bilinear")),
+            Param("multi_input_mode", Enum("concat", "sum"), "concat"), Param("num_args", Int),
+            Param("workspace", Int, 512)),
+    inputs=_up_inputs, variadic="num_args", infer_shape=_up_shape,
+))
