@@ -332,25 +332,34 @@ def empty(shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
     return NDArray(np.empty(_shape(shape), dtype=np.dtype(dtype or np.float32)))
 
 
-def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
-    return NDArray(np.zeros(_shape(shape), dtype=np.dtype(dtype or np.float32)))
+def _create(op_name: str, out: "NDArray | None" = None, **attrs: Any) -> NDArray:
+    """Runs a no-input creation op of the registry (``_zeros``, ``_full``, ...): one source of truth."""
+    op = get_op(op_name)
+    given = op.coerce_attrs({k: v for k, v in attrs.items() if v is not None})
+    return _wrap(op.compute(op.resolve(given)), out)
+
+
+def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None,
+          **kwargs: Any) -> NDArray:
+    """``_zeros``: an array of zeros (float32 unless ``dtype``)."""
+    return _create("_zeros", shape=_shape(shape), dtype=dtype, **kwargs)
 
 
 def ones(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
-    return NDArray(np.ones(_shape(shape), dtype=np.dtype(dtype or np.float32)))
+    """``_ones``: an array of ones (float32 unless ``dtype``)."""
+    return _create("_ones", shape=_shape(shape), dtype=dtype, **kwargs)
 
 
 def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None, out: NDArray | None = None) -> NDArray:
-    res = NDArray(np.full(_shape(shape), val, dtype=np.dtype(dtype or np.float32)))
-    return _wrap(res._data, out) if out is not None else res
+    """``_full``: an array filled with ``val``."""
+    return _create("_full", out=out, shape=_shape(shape), value=float(val), dtype=dtype)
 
 
 def arange(start: float, stop: float | None = None, step: float = 1.0, repeat: int = 1,
-           infer_range: bool = False, ctx: Context | None = None, dtype: Any = None) -> NDArray:
-    vals = np.arange(start, stop, step) if stop is not None else np.arange(start)
-    if repeat > 1:
-        vals = np.repeat(vals, repeat)
-    return NDArray(vals.astype(np.dtype(dtype or np.float32)))
+           infer_range: bool | None = None, ctx: Context | None = None, dtype: Any = None) -> NDArray:
+    """``_arange``: values in [start, stop) (``[0, start)`` when ``stop`` is None), each ``repeat`` times."""
+    return _create("_arange", start=start, stop=stop, step=step, repeat=repeat, infer_range=infer_range,
+                   dtype=dtype)
 
 
 def _shape(shape: Any) -> tuple:
@@ -382,4 +391,7 @@ _frontend.populate(globals(), _make_function, __name__)
 _reshape = globals().get("reshape") or globals().get("Reshape")
 _install_arithmetic()
 _install_fluent()
+from .ops import tensor_random as _tensor_random  # noqa: E402
+
+_tensor_random.install_frontend(random, _internal, _is_tensor)  # type: ignore[name-defined]  # noqa: F821
 _this = sys.modules[__name__]

@@ -21,7 +21,7 @@ from .graph.ir import Entry, Graph, Node, topo_order
 from .ops.attrs import format_value
 from .ops.registry import OpDef, get_op
 
-__all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "zeros", "ones"]
+__all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "zeros", "ones", "full", "arange"]
 
 # mshadow type flags, as MXNet writes them into ``__dtype__``
 DTYPE_TO_MX = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5, "int64": 6,
@@ -188,14 +188,14 @@ class Symbol:
         return [NDArray(o) for o in evaluate(self.graph(), values)]
 
     def reshape(self, *args: Any, **kwargs: Any) -> "Symbol":
-        if len(args) == 1 and isinstance(args[0], (list, tuple)):
-            kwargs["shape"] = tuple(args[0])
-            args = ()
-        elif args and all(isinstance(a, int) for a in args):
+        if args and isinstance(args[0], (list, tuple)):
             # MXNet's Symbol.reshape(shape, reverse): a second positional binds to ``reverse``
-            kwargs["shape"] = args[0] if isinstance(args[0], (list, tuple)) else (args[0],)
+            kwargs["shape"] = tuple(args[0])
             if len(args) > 1:
                 kwargs["reverse"] = args[1]
+            args = ()
+        elif args and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+            kwargs["shape"] = tuple(int(a) for a in args)  # x.reshape(0, -1), as NDArray.reshape
             args = ()
         return _reshape(self, *args, **kwargs)
 
@@ -363,7 +363,20 @@ def ones(shape: Any, dtype: Any = None, **kwargs: Any) -> Symbol:
     return globals()["_internal"]._ones(shape=shape, dtype=dtype or "float32", **kwargs)
 
 
+def full(shape: Any, val: Any, dtype: Any = None, **kwargs: Any) -> Symbol:
+    return globals()["_internal"]._full(shape=shape, dtype=dtype or "float32", value=float(val), **kwargs)
+
+
+def arange(start: float, stop: float | None = None, step: float = 1.0, repeat: int = 1,
+           infer_range: bool = False, name: str | None = None, dtype: Any = None) -> Symbol:
+    return globals()["_internal"]._arange(start=start, stop=stop, step=step, repeat=repeat,
+                                          infer_range=infer_range, name=name, dtype=dtype or "float32")
+
+
 _frontend.populate(globals(), _make_function, __name__)
 _reshape = globals().get("reshape") or globals().get("Reshape")
 _install_arithmetic()
 _install_fluent()
+from .ops import tensor_random as _tensor_random  # noqa: E402
+
+_tensor_random.install_frontend(random, _internal, _is_tensor)  # type: ignore[name-defined]  # noqa: F821

@@ -1,0 +1,104 @@
+"""Creation operators without inputs: _zeros, _ones, _full, _arange, _linspace, _eye, _zeros_without_dtype.
+
+``nd.zeros``/``sym.zeros`` and friends call these (one source of truth), as MXNet's do.
+``ctx`` is accepted and ignored (CPU only).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import _MX_DTYPE_CODES, Bool, Dtype, Float, FloatOrNone, Int, Param, Shape, Str
+from .registry import OpDef, register
+
+_CTX = Param("ctx", Str, "")
+
+
+def _dt(attrs, default="float32"):
+    d = getattr(attrs, "dtype", None)
+    if isinstance(d, int):  # an mshadow type code (``_zeros_without_dtype``); -1 = unset
+        d = _MX_DTYPE_CODES.get(d)
+    return np.dtype(default if d in (None, "None") else d)
+
+
+def _type_of(default="float32"):
+    return lambda attrs, in_dtypes: [_dt(attrs, default)]
+
+
+def _fixed(shape_of):
+    return lambda attrs, in_shapes: ([], [shape_of(attrs)])
+
+
+def _creator(name, fill, params, shape_of, *, default="float32", aliases=(), doc=""):
+    def compute(attrs):
+        return fill(attrs, shape_of(attrs), _dt(attrs, default))
+    compute.__doc__ = doc
+    register(OpDef(name, compute, params=params, inputs=(), infer_shape=_fixed(shape_of),
+                   infer_type=_type_of(default), aliases=aliases))
+
+
+def _shape_attr(attrs):
+    return tuple(attrs.shape)
+
+
+_INIT = (Param("shape", Shape, ()), _CTX, Param("dtype", Dtype, "float32"))
+_creator("_zeros", lambda a, s, d: np.zeros(s, d), _INIT, _shape_attr, doc="_zeros: an array of zeros.")
+_creator("_ones", lambda a, s, d: np.ones(s, d), _INIT, _shape_attr, doc="_ones: an array of ones.")
+_creator("_full", lambda a, s, d: np.full(s, a.value, d), _INIT + (Param("value", Float),), _shape_attr,
+         doc="_full: an array filled with ``value``.")
+
+
+_creator("_zeros_without_dtype", lambda a, s, d: np.zeros(s, d),
+         (Param("shape", Shape, ()), _CTX, Param("dtype", Int, -1)), _shape_attr,
+         doc="_zeros_without_dtype: zeros whose dtype may be left open (-1 = float32).")
+
+
+def _arange_values(attrs):
+    start, stop, step = attrs.start, attrs.stop, attrs.step
+    if stop is None:
+        start, stop = 0.0, start
+    if step == 0:
+        raise ShapeError("arange: step cannot be 0")
+    n = int(np.ceil((stop - start) / step))
+    return start, step, max(n, 0)
+
+
+def _arange_shape(attrs):
+    if attrs.infer_range:
+        raise ShapeError("arange: infer_range=True needs a consumer to infer the length; not supported")
+    _, _, n = _arange_values(attrs)
+    return (n * attrs.repeat,)
+
+
+def _arange(attrs, shape, dt):
+    start, step, n = _arange_values(attrs)
+    vals = start + step * np.arange(n, dtype=np.float64)
+    if attrs.repeat > 1:
+        vals = np.repeat(vals, attrs.repeat)
+    return vals.astype(dt)
+
+
+_creator("_arange", _arange,
+         (Param("start", Float), Param("stop", FloatOrNone, None), Param("step", Float, 1.0),
+          Param("repeat", Int, 1), Param("infer_range", Bool, False), _CTX, Param("dtype", Dtype, "float32")),
+         _arange_shape, doc="_arange: evenly spaced values in [start, stop), each ``repeat`` times.")
+
+
+def _linspace(attrs, shape, dt):
+    return np.linspace(attrs.start, attrs.stop, attrs.num, endpoint=attrs.endpoint).astype(dt)
+
+
+_creator("_linspace", _linspace,
+         (Param("start", Float), Param("stop", Float), Param("num", Int), Param("endpoint", Bool, True),
+          _CTX, Param("dtype", Dtype, "float32")),
+         lambda a: (a.num,), doc="_linspace: ``num`` evenly spaced values from start to stop.")
+
+
+def _eye(attrs, shape, dt):
+    return np.eye(shape[0], shape[1], attrs.k, dtype=dt)
+
+
+_creator("_eye", _eye,
+         (Param("N", Int), Param("M", Int, 0), Param("k", Int, 0), _CTX, Param("dtype", Dtype, "float32")),
+         lambda a: (a.N, a.M if a.M > 0 else a.N), aliases=("eye",),
+         doc="_eye: a 2-D array with ones on the k-th diagonal.")

@@ -1,0 +1,161 @@
+"""Random sampling operators (``_random_*``, ``_sample_*``) on one module-level, seedable generator.
+
+``seed(n)`` (exposed as ``nd.random.seed`` / ``mx.random.seed``) resets the generator (and numpy's
+global one, which Dropout uses), so a seeded program draws the same numbers every run. The numbers
+are not MXNet's: MXNet's generators cannot be reproduced with numpy.
+
+:func:`install_frontend` adds MXNet's Python-level ``random.uniform/normal/randint/...`` functions
+(which take ``dtype`` before ``ctx`` and switch to ``_sample_*`` when given tensors) to a namespace.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._util import shape_fn
+from .attrs import DtypeOrNone, Enum, Float, Int, Param, Shape, Str
+from .registry import OpDef, register
+
+__all__ = ["seed", "generator", "install_frontend"]
+
+_STATE = {"rng": np.random.default_rng()}
+
+
+def seed(seed_state: int, ctx: Any = "all") -> None:
+    """Seeds the generator every random operator draws from (``ctx`` accepted for MXNet's signature)."""
+    _STATE["rng"] = np.random.default_rng(int(seed_state))
+    np.random.seed(int(seed_state) % (2 ** 32))
+
+
+def generator() -> np.random.Generator:
+    return _STATE["rng"]
+
+
+_CTX = Param("ctx", Str, "")
+_FLOAT_DT = Param("dtype", DtypeOrNone, None)
+
+
+def _dt(attrs, default="float32"):
+    return np.dtype(attrs.dtype if attrs.dtype not in (None, "None") else default)
+
+
+def _sampler(name, draw, params, *, default="float32", aliases=(), doc=""):
+    def compute(attrs):
+        return np.asarray(draw(generator(), attrs, tuple(attrs.shape))).astype(_dt(attrs, default))
+    compute.__doc__ = doc
+    register(OpDef(name, compute, params=params, inputs=(),
+                   infer_shape=lambda a, s: ([], [tuple(a.shape)]),
+                   infer_type=lambda a, d: [_dt(a, default)], aliases=aliases))
+
+
+_sampler("_random_uniform", lambda g, a, s: g.uniform(a.low, a.high, s),
+         (Param("low", Float, 0.0), Param("high", Float, 1.0), Param("shape", Shape, ()), _CTX, _FLOAT_DT),
+         aliases=("uniform", "random_uniform"), doc="_random_uniform: samples from U[low, high).")
+_sampler("_random_normal", lambda g, a, s: g.normal(a.loc, a.scale, s),
+         (Param("loc", Float, 0.0), Param("scale", Float, 1.0), Param("shape", Shape, ()), _CTX, _FLOAT_DT),
+         aliases=("normal", "random_normal"), doc="_random_normal: samples from N(loc, scale^2).")
+_sampler("_random_randint", lambda g, a, s: g.integers(a.low, a.high, s),
+         (Param("low", Int), Param("high", Int), Param("shape", Shape, ()), _CTX,
+          Param("dtype", DtypeOrNone, None)),
+         default="int32", aliases=("random_randint",), doc="_random_randint: integers from [low, high).")
+_sampler("_random_exponential", lambda g, a, s: g.exponential(1.0 / a.lam, s),
+         (Param("lam", Float, 1.0), Param("shape", Shape, ()), _CTX, _FLOAT_DT),
+         aliases=("random_exponential",), doc="_random_exponential: samples with rate ``lam``.")
+_sampler("_random_gamma", lambda g, a, s: g.gamma(a.alpha, a.beta, s),
+         (Param("alpha", Float, 1.0), Param("beta", Float, 1.0), Param("shape", Shape, ()), _CTX, _FLOAT_DT),
+         aliases=("random_gamma",), doc="_random_gamma: samples with shape ``alpha`` and scale ``beta``.")
+_sampler("_random_poisson", lambda g, a, s: g.poisson(a.lam, s),
+         (Param("lam", Float, 1.0), Param("shape", Shape, ()), _CTX, _FLOAT_DT),
+         aliases=("random_poisson",), doc="_random_poisson: samples with rate ``lam``.")
+
+
+# -- *_like and _sample_* (distribution parameters given as tensors) ---------------------------------------
+def _like(name, draw, params, doc):
+    def compute(attrs, data):
+        dt = data.dtype if data.dtype.kind == "f" else np.dtype(np.float32)
+        return np.asarray(draw(generator(), attrs, data.shape)).astype(dt)
+    compute.__doc__ = doc
+    register(OpDef(name, compute, params=params, inputs=("data",),
+                   infer_shape=lambda a, s: (list(s), [s[0]])))
+
+
+_like("_random_uniform_like", lambda g, a, s: g.uniform(a.low, a.high, s),
+      (Param("low", Float, 0.0), Param("high", Float, 1.0)), "_random_uniform_like: U[low, high) shaped like data.")
+_like("_random_normal_like", lambda g, a, s: g.normal(a.loc, a.scale, s),
+      (Param("loc", Float, 0.0), Param("scale", Float, 1.0)), "_random_normal_like: N(loc, scale^2) like data.")
+
+
+def _sample(name, draw, inputs, aliases, doc):
+    def compute(attrs, p1, p2):
+        extra = tuple(attrs.shape)
+        full = p1.shape + extra
+        a = p1.reshape(p1.shape + (1,) * len(extra))
+        b = p2.reshape(p2.shape + (1,) * len(extra))
+        return np.asarray(draw(generator(), a, b, full)).astype(_dt(attrs))
+    compute.__doc__ = doc
+    register(OpDef(name, compute, params=(Param("shape", Shape, ()), _FLOAT_DT), inputs=inputs,
+                   infer_shape=shape_fn(lambda a, s1, s2: tuple(s1) + tuple(a.shape)),
+                   infer_type=lambda a, d: [_dt(a)], aliases=aliases))
+
+
+_sample("_sample_uniform", lambda g, lo, hi, s: g.uniform(lo, hi, s), ("low", "high"), ("sample_uniform",),
+        "_sample_uniform: per-element U[low, high) with ``shape`` samples each.")
+_sample("_sample_normal", lambda g, mu, sd, s: g.normal(mu, sd, s), ("mu", "sigma"), ("sample_normal",),
+        "_sample_normal: per-element N(mu, sigma^2) with ``shape`` samples each.")
+
+
+def _multinomial(attrs, data):
+    """_sample_multinomial: category indices drawn from each row of probabilities ``data``."""
+    extra = tuple(attrs.shape)
+    k = int(np.prod(extra)) if extra else 1
+    p = data.reshape(-1, data.shape[-1]).astype(np.float64)
+    cdf = np.cumsum(p, axis=1)
+    u = generator().random((p.shape[0], k)) * cdf[:, -1:]
+    idx = (u[:, :, None] >= cdf[:, None, :]).sum(axis=2)
+    return idx.reshape(data.shape[:-1] + extra).astype(np.dtype(attrs.dtype))
+
+
+register(OpDef("_sample_multinomial", _multinomial, inputs=("data",),
+               params=(Param("shape", Shape, ()), Param("get_prob", Enum("False", "True", "0", "1"), "False"),
+                       Param("dtype", Enum("float16", "float32", "float64", "int32", "uint8"), "int32")),
+               infer_shape=shape_fn(lambda a, s: tuple(s[:-1]) + tuple(a.shape) or (1,)),
+               infer_type=lambda a, d: [np.dtype(a.dtype)], aliases=("sample_multinomial",)))
+
+
+# -- MXNet's Python-level random functions -------------------------------------------------------------
+def install_frontend(random_module: Any, internal_module: Any, is_tensor) -> None:
+    """Gives ``random_module`` (``nd.random`` / ``sym.random``) MXNet's Python-level signatures:
+    ``uniform(low, high, shape, dtype, ctx, out)``, ``normal(loc, scale, ...)`` (switching to
+    ``_sample_*`` when the parameters are tensors), ``randint(low, high, shape, dtype, ctx, out)``
+    and ``seed``."""
+    def two(rand, sample, p1, p2, d1, d2):
+        def fn(*args, **kwargs):
+            names = (p1, p2, "shape", "dtype", "ctx", "out")
+            if len(args) > len(names):
+                raise TypeError(f"random.{rand.__name__}: too many positional arguments")
+            kw = dict(zip(names, args))
+            for k, v in kwargs.items():
+                if k in kw:
+                    raise TypeError(f"random.{rand.__name__}: got multiple values for {k!r}")
+                kw[k] = v
+            kw.pop("ctx", None)
+            kw = {k: v for k, v in kw.items() if v is not None}
+            a, b = kw.pop(p1, d1), kw.pop(p2, d2)
+            if is_tensor(a) or is_tensor(b):
+                return sample(a, b, **kw)
+            return rand(**{p1: a, p2: b}, **kw)
+        fn.__name__ = rand.__name__
+        fn.__doc__ = f"random.{rand.__name__}({p1}={d1}, {p2}={d2}, shape, dtype, ctx, out), as MXNet's."
+        return fn
+
+    random_module.uniform = two(random_module.uniform, internal_module._sample_uniform, "low", "high", 0.0, 1.0)
+    random_module.normal = two(random_module.normal, internal_module._sample_normal, "loc", "scale", 0.0, 1.0)
+    rint = random_module.randint
+
+    def randint(low, high, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+        """random.randint(low, high, shape, dtype, ctx, out), as MXNet's."""
+        kw = {k: v for k, v in (("shape", shape), ("dtype", dtype), ("out", out)) if v is not None}
+        return rint(low=low, high=high, **kw, **kwargs)
+    random_module.randint = randint
+    random_module.seed = seed
