@@ -162,8 +162,14 @@ class Model:
             var = missing[0]
             if len(given) == 0 and len(missing) == 1:
                 raise HybridizeError(f"no value for input {var.name!r}")
+            hint = ""
+            if self.params and not any(n.name in self.params for n in self.graph.variables()):
+                some = next(iter(self.params))
+                hint = (f"; the file's names (such as {some!r}) match none of the graph's variables"
+                        + (": save_parameters' structural names need export's prefix-0000.params"
+                           if "." in some else ""))
             raise LoadError(self._blame_file(), f"missing parameter {var.name!r} "
-                                                f"(needed by {self._consumer(var)})")
+                                                f"(needed by {self._consumer(var)}){hint}")
         out: dict[str, np.ndarray] = {}
         by_name = {n.name: n for n in self.graph.variables()}
         for k, v in given.items():
@@ -210,7 +216,7 @@ class Model:
             if exp is not None:
                 text += f", expected {_fmt_shape(exp)}"
             parts.append(text)
-        raise ShapeError("; ".join(parts) + f" (does not fit the model: {problem})")
+        raise ShapeError("; ".join(parts) + f", which does not fit the model at {problem}")
 
     # -- running -----------------------------------------------------------------------------
     def run(self, inputs: Any) -> list[np.ndarray]:

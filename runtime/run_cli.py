@@ -1,0 +1,210 @@
+"""``hybridize run``: runs an exported model (symbol JSON + parameters) on numpy inputs.
+
+    hybridize run net-symbol.json [--params net-0000.params] --input data=x.npy [--output y.npz]
+
+A sole data input may be given as ``--input x.npy``; ``.npz`` files holding one array are
+accepted too. Prints one line per output (``out0 <name>: shape (1, 1000), dtype float32``) and,
+with ``--output``, writes them to an ``.npz`` as ``out0``, ``out1``, ... (atomically).
+``--params`` defaults to the ``prefix-0000.params`` next to ``prefix-symbol.json``.
+
+Every problem is one line on stderr, ``hybridize run: <file>: <problem>``: exit status 1 for bad
+files or data (unreadable model, missing parameter, input of the wrong shape, ...), 2 for a
+malformed command line. Library errors are turned into lines here, at the edge, and only here.
+``HYBRIDIZE_DEBUG=1`` lets unexpected exceptions through with their traceback.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, NoReturn
+
+import click
+import numpy as np
+
+__all__ = ["run"]
+
+PROG = "hybridize run"
+
+
+class _Fail(Exception):
+    def __init__(self, file: Any, problem: str, code: int = 1):
+        super().__init__(problem)
+        self.file = None if file is None else os.fspath(file)
+        self.problem = problem
+        self.code = code
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s*\n\s*", " ", str(text)).strip()
+
+
+def _emit(file: str | None, problem: str) -> None:
+    prefix = f"{PROG}: {file}: " if file else f"{PROG}: "
+    click.echo(prefix + _one_line(problem), err=True)
+
+
+class _Command(click.Command):
+    """Usage errors as one line (``hybridize run: <problem>``, exit 2), no usage dump."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as e:
+            _emit(None, e.format_message() + " (see hybridize run --help)")
+            ctx.exit(2)
+            raise  # pragma: no cover
+
+
+def _load_array(file: str) -> np.ndarray:
+    try:
+        with open(file, "rb") as f:
+            head = f.read(6)
+    except FileNotFoundError:
+        raise _Fail(file, "no such file") from None
+    except IsADirectoryError:
+        raise _Fail(file, "is a directory, not a .npy file") from None
+    except OSError as e:
+        raise _Fail(file, f"cannot read: {e.strerror or e}") from None
+    try:
+        obj = np.load(file, allow_pickle=False)
+    except ValueError as e:
+        msg = str(e).splitlines()[0] if str(e) else ""
+        if "pickle" in msg.lower():
+            raise _Fail(file, "holds pickled objects, which are never loaded") from None
+        raise _Fail(file, f"not a .npy or .npz file ({msg or 'unrecognized header'})") from None
+    except (OSError, EOFError) as e:
+        kind = ".npz" if head[:2] == b"PK" else ".npy"
+        raise _Fail(file, f"cannot read as {kind}: {_one_line(str(e)) or type(e).__name__}") from None
+    except Exception as e:  # zipfile.BadZipFile and friends
+        raise _Fail(file, f"garbled array file ({type(e).__name__}: {_one_line(str(e))})") from None
+    if isinstance(obj, np.ndarray):
+        return obj
+    try:
+        names = list(obj.files)
+        if len(names) != 1:
+            raise _Fail(file, f"holds {len(names)} arrays ({', '.join(names) or 'none'}); "
+                              "an input file must hold exactly one")
+        return obj[names[0]]
+    except _Fail:
+        raise
+    except Exception as e:
+        raise _Fail(file, f"garbled .npz archive ({type(e).__name__}: {_one_line(str(e))})") from None
+    finally:
+        close = getattr(obj, "close", None)
+        if close:
+            close()
+
+
+def _parse_specs(specs: tuple[str, ...]) -> list[tuple[str | None, str]]:
+    out: list[tuple[str | None, str]] = []
+    for spec in specs:
+        if "=" in spec and not os.path.exists(spec):
+            name, file = spec.split("=", 1)
+            if not name or not file:
+                raise _Fail(None, f"--input {spec!r}: expected NAME=FILE or FILE", 2)
+            out.append((name, file))
+        else:
+            out.append((None, spec))
+    return out
+
+
+def _assign(model: Any, specs: list[tuple[str | None, str]]) -> list[tuple[str, str]]:
+    """(input name, file) for every --input; unnamed ones take the model's remaining inputs."""
+    names = model.input_names
+    named = [(n, f) for n, f in specs if n is not None]
+    unnamed = [f for n, f in specs if n is None]
+    for n, f in named:
+        if n not in {v.name for v in model.graph.variables()}:
+            raise _Fail(None, f"--input {n}={f}: the model has no input {n!r} "
+                              f"(its inputs: {', '.join(names) or 'none'})", 2)
+    if not unnamed:
+        return named
+    free = [n for n in names if n not in {m for m, _ in named}]
+    if len(unnamed) == 1 and len(free) > 1 and "data" in free:
+        free = ["data"]   # Gluon's data input; the others will be reported as missing parameters
+    if len(unnamed) != len(free):
+        raise _Fail(None, f"the model has {len(free)} unassigned input(s) ({', '.join(free) or 'none'}); "
+                          f"name each one with --input NAME=FILE", 2)
+    return named + list(zip(free, unnamed))
+
+
+def _fmt_shape(shape: tuple) -> str:
+    return "(" + str(shape[0]) + ",)" if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
+
+
+def _run(graph: str, params_file: str | None, input_specs: tuple[str, ...], output: str | None,
+         executor: str | None) -> None:
+    from .base import HybridizeError, LoadError, ShapeError
+    from .graph import params as _params
+    from .graph.model import Model
+
+    specs = _parse_specs(input_specs)
+    try:
+        model = Model.load(graph, params_file, executor=executor)
+    except LoadError as e:
+        raise _Fail(e.path or graph, e.problem) from None
+    if not specs:
+        raise _Fail(None, "no --input given (the model's inputs: "
+                          f"{', '.join(model.input_names) or 'none'})", 2)
+    pairs = _assign(model, specs)
+    arrays = {name: _load_array(file) for name, file in pairs}
+    files = dict(pairs)
+    try:
+        outs = model.run(arrays)
+    except LoadError as e:
+        raise _Fail(e.path or graph, e.problem) from None
+    except ShapeError as e:
+        m = re.match(r"input '([^']*)'", str(e))
+        blame = files.get(m.group(1)) if m else (next(iter(files.values())) if len(files) == 1 else graph)
+        raise _Fail(blame or graph, str(e)) from None
+    except HybridizeError as e:
+        raise _Fail(graph, str(e)) from None
+    for i, (name, arr) in enumerate(zip(model.output_names, outs)):
+        arr = np.asarray(arr)
+        click.echo(f"out{i} {name}: shape {_fmt_shape(arr.shape)}, dtype {arr.dtype.name}")
+    if output:
+        try:
+            _params.save_npz(output, {f"out{i}": np.asarray(a) for i, a in enumerate(outs)})
+        except OSError as e:
+            raise _Fail(output, f"cannot write: {e.strerror or e}") from None
+
+
+@click.command("run", cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("graph", metavar="GRAPH-symbol.json")
+@click.option("--params", "params_file", metavar="FILE",
+              help="Parameter file (.params from export or save_parameters, or .npz); "
+                   "default: prefix-0000.params next to prefix-symbol.json.")
+@click.option("--input", "-i", "inputs", multiple=True, metavar="[NAME=]FILE.npy",
+              help="An input array (.npy, or .npz holding one array); NAME may be omitted for a sole input.")
+@click.option("--output", "-o", metavar="OUT.npz", help="Write the outputs as out0, out1, ... to this .npz.")
+@click.option("--executor", type=click.Choice(["compiled", "interpret"]), default=None,
+              help="compiled (default) or the reference interpreter.")
+def run(graph: str, params_file: str | None, inputs: tuple[str, ...], output: str | None,
+        executor: str | None) -> None:
+    """Run an exported MXNet model (GRAPH-symbol.json + parameters) on numpy inputs."""
+    try:
+        _run(graph, params_file, inputs, output, executor)
+    except _Fail as e:
+        _emit(e.file, e.problem)
+        _exit(e.code)
+    except KeyboardInterrupt:
+        _emit(None, "interrupted")
+        _exit(130)
+    except Exception as e:  # the edge: never a traceback for the user
+        if os.environ.get("HYBRIDIZE_DEBUG"):
+            raise
+        from .base import HybridizeError
+        if isinstance(e, HybridizeError):
+            _emit(graph, str(e))
+        else:
+            _emit(graph, f"internal error ({type(e).__name__}: {_one_line(str(e))}); "
+                         "rerun with HYBRIDIZE_DEBUG=1 for the traceback")
+        _exit(1)
+
+
+def _exit(code: int) -> NoReturn:
+    raise click.exceptions.Exit(code)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    run(prog_name=PROG)
