@@ -78,6 +78,9 @@ def bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callabl
     except AttrError as e:
         raise TypeError(str(e)) from None
     names = op.input_names(attrs)
+    if len(pos_inputs) > len(names) and all(v is None for v in pos_inputs[len(names):]):
+        # MXNet skips None inputs: Dense calls FullyConnected(x, weight, None, no_bias=True)
+        pos_inputs = pos_inputs[: len(names)]
     inputs: list[Any] = list(pos_inputs[: len(names)]) + [None] * max(0, len(names) - len(pos_inputs))
     if len(pos_inputs) > len(names):
         raise TypeError(f"{op.name}: takes {len(names)} input(s) ({', '.join(names)}), got {len(pos_inputs)}")
