@@ -63,8 +63,9 @@ class TraceError(HybridizeError):
 def _compile_program(graph: Graph, data_names: list, shapes: dict, dtypes: dict, params: dict,
                      training: bool, flags: dict) -> Any:
     """Compiles ``graph`` for one input signature: ``prog(*data) -> list[np.ndarray]``,
-    ``prog.bind_params({name: array})``. The one place Gluon meets the graph compiler."""
-    if os.environ.get("HYBRIDIZE_INTERPRET"):
+    ``prog.bind_params({name: array})``. The one place Gluon meets the graph compiler;
+    ``HYBRIDIZE_EXECUTOR=interpret`` selects the reference interpreter (as ``graph/model.py``)."""
+    if os.environ.get("HYBRIDIZE_EXECUTOR") == "interpret":
         return _InterpretedProgram(graph, data_names, params)
     from ..graph.codegen import compile_graph
     return compile_graph(graph, input_names=data_names, shapes=shapes, dtypes=dtypes, params=params,
@@ -72,7 +73,7 @@ def _compile_program(graph: Graph, data_names: list, shapes: dict, dtypes: dict,
 
 
 class _InterpretedProgram:
-    """The reference interpreter behind the compiled program's interface (``HYBRIDIZE_INTERPRET=1``)."""
+    """The reference interpreter behind the compiled program's interface (``HYBRIDIZE_EXECUTOR=interpret``)."""
 
     def __init__(self, graph: Graph, data_names: list, params: dict):
         self.graph = graph
