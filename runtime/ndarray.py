@@ -383,7 +383,10 @@ def save(fname: str, data: Any) -> None:
 def load(fname: str) -> Any:
     """Loads MXNet's binary format (list or dict of NDArrays)."""
     from .graph import params as _params
-    return _params.load(fname)
+    loaded = _params.load(fname)
+    if isinstance(loaded, dict):
+        return {k: v if isinstance(v, NDArray) else NDArray(v) for k, v in loaded.items()}
+    return [v if isinstance(v, NDArray) else NDArray(v) for v in loaded]
 
 
 # -- the generated namespace -------------------------------------------------------------------
