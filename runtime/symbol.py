@@ -8,6 +8,7 @@ Arithmetic follows MXNet's Symbol: ``a + b`` is ``elemwise_add`` (no broadcastin
 """
 from __future__ import annotations
 
+import builtins
 import copy as _copy
 from typing import Any, Iterator
 
@@ -109,7 +110,7 @@ class Symbol:
             if not matches:
                 raise ValueError(f"cannot find output {index!r} in {names}")
             index = matches[0]
-        if isinstance(index, slice):
+        if isinstance(index, builtins.slice):  # the module's own ``slice`` is the op
             return Symbol(self._outputs[index])
         if not -len(self._outputs) <= index < len(self._outputs):
             raise IndexError(f"symbol has {len(self._outputs)} output(s), index {index} is out of range")

@@ -77,7 +77,7 @@ def infer_shapes(graph: Graph, known: dict[str, tuple]) -> dict[tuple[int, int],
             if n.op is None:
                 continue
             ins = [shapes.get((id(e.node), e.index)) for e in n.inputs]
-            if all(s is None for s in ins):
+            if ins and all(s is None for s in ins):  # ops without inputs (_zeros) still infer
                 continue
             try:
                 full_ins, outs = n.op.shapes(n.resolved, ins)
