@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -13,14 +12,6 @@ import numpy as np
 from support import FIXTURES
 
 MODELS = FIXTURES / "models"
-# Slow through unoptimized kernels: run only with HYBRIDIZE_SLOW=1 (see test_models.py).
-SLOW_MODELS = {"alexnet", "vgg11_bn", "inceptionv3", "resnet50_v1", "resnet50_v2", "densenet121"}
-
-
-def slow_enabled() -> bool:
-    return os.environ.get("HYBRIDIZE_SLOW", "") not in ("", "0")
-
-
 def model_dir(name: str) -> Path:
     return MODELS / name
 
