@@ -79,6 +79,8 @@ class Initializer:
         if desc.global_init is None:
             desc.global_init = self
         init = desc.attrs.get("__init__", "")
+        if isinstance(init, (Mixed, Load)):
+            init = ""  # the dispatcher already chose this initializer for the name
         if init:
             create(init)._init_weight(desc, arr)
             self._verbose_print(desc, init, arr)
@@ -235,6 +237,8 @@ def create(init: Any, *args: Any, **kwargs: Any) -> Initializer:
             raise ValueError(f"Cannot find initializer {init!r} among the registered ones: "
                              f"{', '.join(sorted(_REGISTRY))}")
         return klass(*args, **kwargs)
+    if isinstance(init, (Mixed, Load)):
+        return init  # callables with the initializer protocol (MXNet's Module API used them directly)
     raise TypeError(f"initializer must be an Initializer, its name or its dumps() string, not {type(init).__name__}")
 
 
