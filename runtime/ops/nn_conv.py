@@ -100,19 +100,7 @@ def _conv_cf(x, w, b, kernel, stride, dil, pad, g, pad_buf=None):
         else:
             out = np.matmul(w.reshape(g, fg, cg), xs.reshape(N, g, cg, O))
     elif cg == 1 and g > 1:
-        # depthwise: sum over kernel taps of shifted multiply-adds
-        xp = _padded(x, pad, pad_buf)
-        if fg > 1:
-            xp = np.repeat(xp, fg, axis=1)
-        wf = w.reshape((F,) + tuple(kernel))
-        out = np.zeros((N, F) + osp, dtype=x.dtype)
-        tmp = np.empty_like(out)
-        bshape = (F,) + (1,) * nsp
-        for tap in itertools.product(*(range(k) for k in kernel)):
-            sl = tap_slices([t * d for t, d in zip(tap, dil)], stride, osp)
-            np.multiply(xp[sl], wf[(slice(None),) + tap].reshape(bshape), out=tmp)
-            out += tmp
-        out = out.reshape(N, F, O)
+        out = _depthwise(x, w, kernel, stride, dil, pad, fg, osp, pad_buf).reshape(N, F, O)
     else:
         xp = _padded(x, pad, pad_buf)
         v = windows(xp, kernel, stride, dil, osp)              # (N, C, *osp, *kernel)
@@ -128,6 +116,65 @@ def _conv_cf(x, w, b, kernel, stride, dil, pad, g, pad_buf=None):
     if b is not None:
         out += b.reshape((F,) + (1,) * nsp)
     return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+def _depthwise(x, w, kernel, stride, dil, pad, fg, osp, pad_buf=None):
+    """Depthwise convolution (one input channel per group, ``fg`` outputs per channel) as a sum
+    over kernel taps of shifted multiply-adds, each vectorized over batch, channels and positions.
+
+    Small outputs run channel-last (the channel axis is the long contiguous one); stride-1
+    convolutions run on the flattened padded grid (each tap is one contiguous slice, the few
+    extra columns are cropped at the end); the rest use strided 2-D slices.
+    """
+    N, C = x.shape[:2]
+    nsp = len(kernel)
+    F = w.shape[0]
+    wf = w.reshape(F, -1)                                     # (F, taps)
+    taps = list(itertools.product(*(range(k) for k in kernel)))
+    if int(np.prod(osp)) <= 256:
+        Pp = tuple(n + 2 * p for n, p in zip(x.shape[2:], pad))
+        xt = np.zeros((N,) + Pp + (C,), dtype=x.dtype)
+        xt[(slice(None),) + tuple(slice(p, p + n) for p, n in zip(pad, x.shape[2:]))] = np.moveaxis(x, 1, -1)
+        if fg > 1:
+            xt = np.repeat(xt, fg, axis=-1)
+        wt = np.ascontiguousarray(wf.T)                         # (taps, F)
+        out = np.zeros((N,) + tuple(osp) + (F,), dtype=x.dtype)
+        tmp = np.empty_like(out)
+        for t, tap in enumerate(taps):
+            sl = (slice(None),) + tuple(slice(o * d, o * d + s * (n - 1) + 1, s)
+                                        for o, d, s, n in zip(tap, dil, stride, osp))
+            np.multiply(xt[sl], wt[t], out=tmp)
+            out += tmp
+        return np.ascontiguousarray(np.moveaxis(out, -1, 1))
+    if all(s == 1 for s in stride):
+        Pp = tuple(n + 2 * p for n, p in zip(x.shape[2:], pad))
+        pstr = [int(np.prod(Pp[k + 1:])) for k in range(nsp)]
+        P = int(np.prod(Pp))
+        extra = sum((d * (k - 1)) * st for k, d, st in zip(kernel[1:], dil[1:], pstr[1:]))
+        flat = np.zeros((N, C, P + extra), dtype=x.dtype)
+        flat[:, :, :P].reshape((N, C) + Pp)[(Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(pad, x.shape[2:]))] = x
+        if fg > 1:
+            flat = np.repeat(flat, fg, axis=1)
+        L = osp[0] * pstr[0]
+        out = np.zeros((N, F, L), dtype=x.dtype)
+        tmp = np.empty_like(out)
+        for t, tap in enumerate(taps):
+            off = sum(o * d * st for o, d, st in zip(tap, dil, pstr))
+            np.multiply(flat[:, :, off:off + L], wf[:, t:t + 1], out=tmp)
+            out += tmp
+        out = out.reshape((N, F, osp[0]) + Pp[1:])
+        return np.ascontiguousarray(out[(Ellipsis,) + tuple(slice(0, o) for o in osp[1:])])
+    xp = _padded(x, pad, pad_buf)
+    if fg > 1:
+        xp = np.repeat(xp, fg, axis=1)
+    out = np.zeros((N, F) + tuple(osp), dtype=x.dtype)
+    tmp = np.empty_like(out)
+    bshape = (F,) + (1,) * nsp
+    for t, tap in enumerate(taps):
+        sl = tap_slices([o * d for o, d in zip(tap, dil)], stride, osp)
+        np.multiply(xp[sl], wf[:, t].reshape(bshape), out=tmp)
+        out += tmp
+    return out
 
 
 def _padded(x, pad, buf):

@@ -1,0 +1,409 @@
+"""The neural-network operators beyond the MXNet fixture cases: kernels against independent
+reference implementations, MXNet's edge cases (pooling 'full'/'same', groups, 3-D), training
+mode, and shape inference completing deferred parameter shapes (Gluon's ``in_units=0``)."""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from hybridize.runtime import autograd, nd, sym
+from hybridize.runtime.ops.registry import get_op
+
+RNG = np.random.default_rng(0)
+
+
+def rand(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def close(a, b, rtol=1e-4, atol=1e-5):
+    np.testing.assert_allclose(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), rtol=rtol, atol=atol)
+
+
+# -- references ----------------------------------------------------------------------------------
+def ref_conv(x, w, b, stride, pad, dil, g):
+    """Direct convolution: a loop over groups and kernel taps, float64."""
+    N, C = x.shape[:2]
+    F = w.shape[0]
+    kernel = w.shape[2:]
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    osp = [(xp.shape[2 + i] - dil[i] * (k - 1) - 1) // stride[i] + 1 for i, k in enumerate(kernel)]
+    out = np.zeros([N, F] + osp)
+    cg, fg = C // g, F // g
+    for gi in range(g):
+        for tap in itertools.product(*(range(k) for k in kernel)):
+            sl = tuple(slice(t * d, t * d + s * (o - 1) + 1, s) for t, d, s, o in zip(tap, dil, stride, osp))
+            patch = xp[(slice(None), slice(gi * cg, (gi + 1) * cg)) + sl]
+            wt = w[(slice(gi * fg, (gi + 1) * fg), slice(None)) + tap].astype(np.float64)
+            out[:, gi * fg:(gi + 1) * fg] += np.einsum("nc...,fc->nf...", patch, wt)
+    if b is not None:
+        out += b.reshape((1, F) + (1,) * len(kernel))
+    return out
+
+
+def ref_pool(x, kernel, stride, pad, pool_type, convention="valid", include_pad=True, p_value=1):
+    """MXNet's pool.h, position by position (small inputs only)."""
+    sp = x.shape[2:]
+    if convention == "valid":
+        osp = [1 + (n + 2 * p - k) // s for n, k, s, p in zip(sp, kernel, stride, pad)]
+    elif convention == "full":
+        osp = [1 + math.ceil((n + 2 * p - k) / s) for n, k, s, p in zip(sp, kernel, stride, pad)]
+    else:
+        osp = [math.ceil((n + 2 * p) / s) for n, s, p in zip(sp, stride, pad)]
+    out = np.zeros(x.shape[:2] + tuple(osp))
+    for pos in itertools.product(*(range(o) for o in osp)):
+        starts = [o * s - p for o, s, p in zip(pos, stride, pad)]
+        if pool_type == "max":
+            ends = [min(st + k, n) for st, k, n in zip(starts, kernel, sp)]
+        else:
+            ends = [min(st + k, n + p) for st, k, n, p in zip(starts, kernel, sp, pad)]
+        size = int(np.prod([e - st for e, st in zip(ends, starts)]))
+        starts = [max(st, 0) for st in starts]
+        ends = [min(e, n) for e, n in zip(ends, sp)]
+        if not include_pad:
+            size = int(np.prod([e - st for e, st in zip(ends, starts)]))
+        win = x[(Ellipsis,) + tuple(slice(a, b) for a, b in zip(starts, ends))].astype(np.float64)
+        win = win.reshape(x.shape[:2] + (-1,))
+        if pool_type == "max":
+            v = win.max(-1)
+        elif pool_type == "avg":
+            v = win.sum(-1) / size
+        elif pool_type == "sum":
+            v = win.sum(-1)
+        else:
+            v = (win ** p_value).sum(-1) ** (1.0 / p_value)
+        out[(Ellipsis,) + pos] = v
+    return out
+
+
+# -- convolution ------------------------------------------------------------------------------------
+CONV_CASES = [
+    # shape, F, kernel, stride, pad, dilate, groups
+    ((2, 4, 9, 9), 6, (3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ((2, 4, 9, 9), 6, (3, 3), (2, 2), (1, 1), (1, 1), 2),
+    ((1, 3, 8, 10), 4, (2, 3), (2, 1), (0, 2), (2, 1), 1),
+    ((2, 4, 8, 8), 4, (1, 1), (1, 1), (0, 0), (1, 1), 1),          # 1x1 -> plain matmul
+    ((2, 4, 8, 8), 6, (1, 1), (2, 2), (0, 0), (1, 1), 2),          # strided grouped 1x1
+    ((1, 4, 20, 20), 4, (3, 3), (1, 1), (1, 1), (1, 1), 4),        # depthwise, flat stride-1 path
+    ((1, 4, 20, 20), 4, (3, 3), (2, 2), (1, 1), (1, 1), 4),        # depthwise, strided path
+    ((1, 4, 20, 20), 8, (3, 3), (1, 1), (2, 2), (2, 2), 4),        # depthwise multiplier 2, dilated
+    ((2, 3, 7, 7), 6, (3, 3), (1, 1), (1, 1), (1, 1), 3),          # depthwise, small (channel-last path)
+    ((2, 3, 11), 5, (3,), (2,), (1,), (1,), 1),                    # 1-D
+    ((1, 2, 5, 6, 7), 4, (3, 2, 3), (1, 2, 1), (1, 0, 1), (1, 1, 2), 2),  # 3-D grouped
+]
+
+
+@pytest.mark.parametrize("shape,F,kernel,stride,pad,dil,g", CONV_CASES)
+def test_convolution_matches_direct_reference(shape, F, kernel, stride, pad, dil, g):
+    x = rand(*shape)
+    w = rand(F, shape[1] // g, *kernel)
+    b = rand(F)
+    y = nd.Convolution(nd.array(x), nd.array(w), nd.array(b), kernel=kernel, stride=stride, pad=pad,
+                       dilate=dil, num_filter=F, num_group=g)
+    assert y.dtype == np.float32
+    close(y.asnumpy(), ref_conv(x, w, b, stride, pad, dil, g))
+
+
+def test_convolution_prepared_kernel_reuses_padding_buffer():
+    op = get_op("Convolution")
+    attrs = op.resolve(op.coerce_attrs(dict(kernel=(3, 3), pad=(1, 1), num_filter=4, no_bias=True)))
+    run = op.kernel(attrs, [(1, 3, 6, 6), (4, 3, 3, 3)], [np.float32, np.float32])
+    w = rand(4, 3, 3, 3)
+    for _ in range(2):  # the second call must not see the first call's data
+        x = rand(1, 3, 6, 6)
+        close(run(x, w), ref_conv(x, w, None, (1, 1), (1, 1), (1, 1), 1))
+
+
+def test_convolution_channel_last_layout():
+    x = rand(2, 7, 7, 4)                      # NHWC
+    w = rand(6, 3, 3, 4)                      # (F, kh, kw, C)
+    y = nd.Convolution(nd.array(x), nd.array(w), kernel=(3, 3), pad=(1, 1), num_filter=6, no_bias=True,
+                       layout="NHWC").asnumpy()
+    ref = ref_conv(x.transpose(0, 3, 1, 2), w.transpose(0, 3, 1, 2), None, (1, 1), (1, 1), (1, 1), 1)
+    close(y, ref.transpose(0, 2, 3, 1))
+
+
+@pytest.mark.parametrize("shape,C,F,kernel,stride,pad,adj,dil,g", [
+    ((1, 4, 5, 5), 4, 6, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), 2),
+    ((2, 2, 4, 6), 2, 3, (4, 3), (2, 3), (1, 0), (0, 2), (1, 1), 1),
+    ((1, 3, 5, 5), 3, 3, (3, 3), (1, 1), (2, 2), (0, 0), (2, 2), 3),
+    ((2, 2, 7), 2, 4, (3,), (2,), (1,), (1,), (1,), 2),
+])
+def test_deconvolution_is_the_adjoint_of_convolution(shape, C, F, kernel, stride, pad, adj, dil, g):
+    x = rand(*shape)
+    w = rand(C, F // g, *kernel)
+    y = nd.Deconvolution(nd.array(x), nd.array(w), kernel=kernel, stride=stride, pad=pad, adj=adj, dilate=dil,
+                         num_filter=F, num_group=g).asnumpy()
+    out_sp = [s * (n - 1) + d * (k - 1) + 1 - 2 * p + a
+              for n, k, s, p, a, d in zip(shape[2:], kernel, stride, pad, adj, dil)]
+    assert y.shape == (shape[0], F) + tuple(out_sp)
+    u = rand(*y.shape)
+    conv_u = ref_conv(u, w, None, stride, pad, dil, g)        # conv: F -> C channels
+    assert conv_u.shape == x.shape
+    close(np.sum(conv_u * x), np.sum(u.astype(np.float64) * y), rtol=1e-4, atol=1e-3)
+
+
+def test_deconvolution_target_shape_and_bias():
+    x, w, b = rand(1, 3, 4, 4), rand(3, 2, 3, 3), rand(2)
+    y = nd.Deconvolution(nd.array(x), nd.array(w), nd.array(b), kernel=(3, 3), stride=(2, 2),
+                         target_shape=(8, 8), num_filter=2, no_bias=False)
+    assert y.shape == (1, 2, 8, 8)
+    # MXNet's rule: pad = ceil((s*(n-1) + k - target) / 2), adj = (s*(n-1) + k - target) % 2
+    z = nd.Deconvolution(nd.array(x), nd.array(w), nd.array(b), kernel=(3, 3), stride=(2, 2), pad=(1, 1),
+                         adj=(1, 1), num_filter=2, no_bias=False)
+    close(y.asnumpy(), z.asnumpy())
+
+
+# -- pooling ----------------------------------------------------------------------------------------
+POOL_CASES = [
+    # shape, kernel, stride, pad, type, convention, include_pad, p
+    ((2, 3, 9, 9), (3, 3), (2, 2), (1, 1), "max", "valid", True, 1),
+    ((2, 3, 10, 10), (3, 3), (2, 2), (1, 1), "max", "full", True, 1),
+    ((2, 3, 10, 10), (3, 3), (2, 2), (1, 1), "avg", "full", True, 1),
+    ((2, 3, 10, 10), (3, 3), (2, 2), (1, 1), "avg", "full", False, 1),
+    ((1, 2, 7, 8), (2, 3), (2, 2), (1, 1), "sum", "valid", True, 1),
+    ((1, 2, 7, 8), (2, 2), (2, 2), (0, 0), "lp", "valid", True, 2),
+    ((1, 2, 11), (3,), (2,), (0,), "max", "same", True, 1),
+    ((1, 2, 11), (3,), (2,), (0,), "avg", "same", True, 1),
+    ((1, 2, 5, 6, 7), (2, 3, 2), (2, 2, 1), (1, 1, 0), "avg", "valid", True, 1),
+    ((1, 2, 5, 6, 7), (3, 3, 3), (2, 2, 2), (1, 1, 1), "max", "full", True, 1),
+    ((1, 2, 14, 14), (6, 6), (4, 4), (1, 1), "avg", "full", False, 1),   # > 25 taps: window-view path
+]
+
+
+@pytest.mark.parametrize("shape,kernel,stride,pad,ptype,conv,include,p", POOL_CASES)
+def test_pooling_matches_mxnet_pool_h(shape, kernel, stride, pad, ptype, conv, include, p):
+    x = rand(*shape)
+    kw = dict(kernel=kernel, stride=stride, pad=pad, pool_type=ptype, pooling_convention=conv,
+              count_include_pad=include)
+    if ptype == "lp":
+        kw["p_value"] = p
+        x = np.abs(x)
+    y = nd.Pooling(nd.array(x), **kw)
+    ref = ref_pool(x, kernel, stride, pad, ptype, conv, include, p)
+    assert y.shape == ref.shape
+    close(y.asnumpy(), ref)
+
+
+def test_pooling_output_sizes_follow_mxnet_formulas():
+    s = sym.Pooling(sym.var("x"), kernel=(3, 3), stride=(2, 2), pooling_convention="full", name="p")
+    assert s.infer_shape(x=(1, 1, 10, 10))[1] == [(1, 1, 5, 5)]    # 1 + ceil(7/2)
+    s = sym.Pooling(sym.var("x"), kernel=(3, 3), stride=(2, 2), name="p")
+    assert s.infer_shape(x=(1, 1, 10, 10))[1] == [(1, 1, 4, 4)]    # 1 + 7//2
+    s = sym.Pooling(sym.var("x"), kernel=(3,), stride=(2,), pooling_convention="same", name="p")
+    assert s.infer_shape(x=(1, 1, 11))[1] == [(1, 1, 6)]           # ceil(11/2)
+    s = sym.Pooling(sym.var("x"), kernel=(1, 1), global_pool=True, pool_type="avg", name="p")
+    assert s.infer_shape(x=(2, 3, 5, 7))[1] == [(2, 3, 1, 1)]
+
+
+def test_global_pooling_ignores_kernel_and_pad():
+    x = rand(2, 3, 5, 7)
+    close(nd.Pooling(nd.array(x), kernel=(3, 3), pad=(1, 1), global_pool=True, pool_type="max").asnumpy(),
+          x.max(axis=(2, 3), keepdims=True))
+    close(nd.Pooling(nd.array(x), global_pool=True, pool_type="sum", kernel=(1, 1)).asnumpy(),
+          x.sum(axis=(2, 3), keepdims=True))
+
+
+# -- normalization ----------------------------------------------------------------------------------
+def test_batchnorm_training_mode_uses_batch_statistics():
+    x = rand(4, 3, 5, 5) * 3 + 1
+    gamma, beta = rand(3), rand(3)
+    mm, mv = rand(3), np.abs(rand(3)) + 0.5
+    args = [nd.array(a) for a in (x, gamma, beta, mm, mv)]
+    with autograd.train_mode():
+        y = nd.BatchNorm(*args, fix_gamma=False, eps=1e-5).asnumpy()
+        y_global = nd.BatchNorm(*args, fix_gamma=False, eps=1e-5, use_global_stats=True).asnumpy()
+    mean = x.mean(axis=(0, 2, 3), keepdims=True)
+    var = x.var(axis=(0, 2, 3), keepdims=True)
+    ref = (x - mean) / np.sqrt(var + 1e-5) * gamma.reshape(1, 3, 1, 1) + beta.reshape(1, 3, 1, 1)
+    close(y, ref, atol=1e-4)
+    ref_g = (x - mm.reshape(1, 3, 1, 1)) / np.sqrt(mv.reshape(1, 3, 1, 1) + 1e-5) * gamma.reshape(1, 3, 1, 1) \
+        + beta.reshape(1, 3, 1, 1)
+    close(y_global, ref_g, atol=1e-4)
+    close(args[3].asnumpy(), mm)      # moving stats are not updated in place (documented)
+    y_pred = nd.BatchNorm(*args, fix_gamma=False, eps=1e-5).asnumpy()   # predict mode: moving stats
+    close(y_pred, ref_g, atol=1e-4)
+
+
+def test_batchnorm_output_mean_var_and_relu_variant():
+    x, g, b, m, v = rand(2, 3, 4), rand(3), rand(3), rand(3), np.abs(rand(3)) + 0.5
+    outs = nd.BatchNorm(*[nd.array(a) for a in (x, g, b, m, v)], output_mean_var=True, fix_gamma=True)
+    assert len(outs) == 3
+    close(outs[1].asnumpy(), m)
+    close(outs[2].asnumpy(), v)
+    y = nd.contrib.BatchNormWithReLU(*[nd.array(a) for a in (x, g, b, m, v)], fix_gamma=True)
+    close(y.asnumpy(), np.maximum(outs[0].asnumpy(), 0))
+    s = nd.contrib.SyncBatchNorm(*[nd.array(a) for a in (x, g, b, m, v)], key="k", fix_gamma=True)
+    close(s.asnumpy(), outs[0].asnumpy())
+
+
+def test_layernorm_output_mean_var_and_groupnorm_per_group_params():
+    x, g, b = rand(2, 3, 4), rand(3), rand(3)
+    out, mean, std = nd.LayerNorm(nd.array(x), nd.array(g), nd.array(b), axis=1, output_mean_var=True)
+    assert mean.shape == (2, 1, 4) and std.shape == (2, 1, 4)
+    ref = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5) * g.reshape(1, 3, 1) \
+        + b.reshape(1, 3, 1)
+    close(out.asnumpy(), ref, atol=1e-4)
+    s = sym.GroupNorm(sym.var("x"), num_groups=2, name="gn")
+    args, _, _ = s.infer_shape(x=(2, 6, 3, 3))
+    assert args == [(2, 6, 3, 3), (2,), (2,)]
+
+
+# -- activations and softmax ------------------------------------------------------------------------
+def test_leaky_relu_variants():
+    x = rand(3, 4)
+    close(nd.LeakyReLU(nd.array(x), act_type="rrelu").asnumpy(), np.where(x > 0, x, x * (0.125 + 0.334) / 2))
+    gamma = np.array([0.1, 0.2, 0.3], dtype=np.float32)
+    x3 = rand(2, 3, 4)
+    close(nd.LeakyReLU(nd.array(x3), nd.array(gamma), act_type="prelu").asnumpy(),
+          np.where(x3 > 0, x3, x3 * gamma.reshape(1, 3, 1)))
+    for act, fn in [("log_sigmoid", lambda v: -np.log1p(np.exp(-v))),
+                    ("mish", lambda v: v * np.tanh(np.log1p(np.exp(v))))]:
+        close(nd.Activation(nd.array(x), act_type=act).asnumpy(), fn(x.astype(np.float64)))
+
+
+def test_softmax_options():
+    x = rand(2, 5)
+    length = np.array([2, 4], dtype=np.float32)
+    y = nd.softmax(nd.array(x), nd.array(length), use_length=True, axis=-1).asnumpy()
+    for i, n in enumerate([2, 4]):
+        e = np.exp(x[i, :n] - x[i, :n].max())
+        close(y[i, :n], e / e.sum())
+        assert np.all(y[i, n:] == 0)
+    y64 = nd.softmax(nd.array(x), dtype="float64")
+    assert y64.dtype == np.float64
+    e = np.exp(-x / 2.0)
+    close(nd.softmin(nd.array(x), temperature=2.0).asnumpy(), e / e.sum(-1, keepdims=True))
+    close(nd.log_softmax(nd.array(x), axis=0).asnumpy(),
+          x - np.log(np.exp(x).sum(0, keepdims=True)))
+    z = rand(2, 3, 4)
+    so = nd.SoftmaxOutput(nd.array(z), nd.array(np.zeros((2,), np.float32))).asnumpy()
+    flat = z.reshape(2, -1)
+    close(so, (np.exp(flat) / np.exp(flat).sum(1, keepdims=True)).reshape(z.shape))
+
+
+def test_dropout_modes():
+    x = np.ones((4, 50), dtype=np.float32)
+    close(nd.Dropout(nd.array(x), p=0.5).asnumpy(), x)               # inference: identity
+    with autograd.train_mode():
+        y = nd.Dropout(nd.array(x), p=0.5).asnumpy()
+        assert set(np.unique(y)) <= {0.0, 2.0} and 0 < (y == 0).mean() < 1
+        ya = nd.Dropout(nd.array(x), p=0.5, axes=(0,)).asnumpy()     # one mask shared along axis 0
+        assert np.all(ya == ya[:1])
+    ys = nd.Dropout(nd.array(x), p=0.5, mode="always").asnumpy()
+    assert set(np.unique(ys)) <= {0.0, 2.0}
+
+
+# -- sequences, padding, upsampling -------------------------------------------------------------
+def test_sequence_ops_on_both_axes():
+    x = rand(4, 2, 3)
+    L = np.array([2, 3], dtype=np.float32)
+    m = nd.SequenceMask(nd.array(x), nd.array(L), use_sequence_length=True, value=-1.0).asnumpy()
+    assert np.all(m[2:, 0] == -1) and np.all(m[3:, 1] == -1) and np.all(m[:2, 0] == x[:2, 0])
+    last = nd.SequenceLast(nd.array(x), nd.array(L), use_sequence_length=True).asnumpy()
+    close(last, np.stack([x[1, 0], x[2, 1]]))
+    rev = nd.SequenceReverse(nd.array(x), nd.array(L), use_sequence_length=True).asnumpy()
+    close(rev[:2, 0], x[1::-1, 0])
+    close(rev[2:, 0], x[2:, 0])
+    close(rev[:3, 1], x[2::-1, 1])
+    xb = np.swapaxes(x, 0, 1).copy()                                   # (B, T, ...) with axis=1
+    mb = nd.SequenceMask(nd.array(xb), nd.array(L), use_sequence_length=True, value=-1.0, axis=1).asnumpy()
+    close(mb, np.swapaxes(m, 0, 1))
+    close(nd.SequenceLast(nd.array(xb), nd.array(L), use_sequence_length=True, axis=1).asnumpy(), last)
+    close(nd.SequenceLast(nd.array(x)).asnumpy(), x[-1])
+
+
+def test_pad_modes():
+    x = rand(1, 2, 3, 4)
+    pw = (0, 0, 0, 0, 1, 2, 2, 1)
+    pairs = [(0, 0), (0, 0), (1, 2), (2, 1)]
+    close(nd.Pad(nd.array(x), mode="reflect", pad_width=pw).asnumpy(), np.pad(x, pairs, mode="reflect"))
+    close(nd.pad(nd.array(x), mode="edge", pad_width=pw).asnumpy(), np.pad(x, pairs, mode="edge"))
+
+
+def test_upsampling_nearest_multi_input_and_bilinear():
+    a, b = rand(1, 2, 3, 3), rand(1, 1, 6, 6)
+    y = nd.UpSampling(nd.array(a), nd.array(b), scale=2, sample_type="nearest")
+    assert y.shape == (1, 3, 6, 6)
+    close(y.asnumpy()[:, :2], a.repeat(2, axis=2).repeat(2, axis=3))
+    close(y.asnumpy()[:, 2:], b)
+    s = sym.UpSampling(sym.var("x"), scale=2, sample_type="bilinear", num_filter=3, name="up")
+    assert s.list_arguments() == ["x", "up_weight"]
+    args, outs, _ = s.infer_shape(x=(1, 3, 4, 4))
+    assert args[1] == (3, 1, 4, 4) and outs == [(1, 3, 8, 8)]
+
+
+# -- shape inference: deferred parameter shapes -----------------------------------------------------
+def test_convolution_symbol_arguments_and_infer_shape():
+    c = sym.Convolution(data=sym.var("x"), kernel=(3, 3), num_filter=8, name="c")
+    assert c.list_arguments() == ["x", "c_weight", "c_bias"]
+    args, outs, aux = c.infer_shape(x=(2, 3, 10, 10))
+    assert args == [(2, 3, 10, 10), (8, 3, 3, 3), (8,)]
+    assert outs == [(2, 8, 8, 8)]
+    c2 = sym.Convolution(sym.var("x"), kernel=(3, 3), num_filter=8, num_group=2, no_bias=True, name="c2")
+    assert c2.list_arguments() == ["x", "c2_weight"]
+    assert c2.infer_shape(x=(1, 4, 5, 5))[0][1] == (8, 2, 3, 3)
+
+
+def test_gluon_style_partial_inference_completes_weights():
+    # Gluon's _infer_weight_shape: data (1, in_channels or 0, 0, 0) -> weight/bias shapes
+    c = sym.Convolution(sym.var("data", shape=(1, 0, 0, 0)), kernel=(3, 3), num_filter=8, name="c")
+    args, _, _ = c.infer_shape_partial()
+    assert args[1] == (8, 0, 3, 3) and args[2] == (8,)
+    c = sym.Convolution(sym.var("data", shape=(1, 6, 0, 0)), kernel=(3, 3), num_filter=9, num_group=3, name="c")
+    assert c.infer_shape_partial()[0][1] == (9, 2, 3, 3)
+    d = sym.Deconvolution(sym.var("data", shape=(1, 6, 0, 0)), kernel=(4, 4), num_filter=4, num_group=2, name="d")
+    assert d.infer_shape_partial()[0][1] == (6, 2, 4, 4)
+
+
+def test_fully_connected_completes_deferred_weight():
+    w = sym.var("fc_weight", shape=(256, 0))
+    fc = sym.FullyConnected(sym.var("x"), w, num_hidden=256, name="fc")
+    args, outs, _ = fc.infer_shape(x=(2, 3, 4))
+    assert args == [(2, 3, 4), (256, 12), (256,)]
+    assert outs == [(2, 256)]
+    fc2 = sym.FullyConnected(sym.var("x"), num_hidden=5, flatten=False, no_bias=True, name="f2")
+    assert fc2.list_arguments() == ["x", "f2_weight"]
+    args, outs, _ = fc2.infer_shape(x=(2, 3, 4))
+    assert args[1] == (5, 4) and outs == [(2, 3, 5)]
+
+
+def test_batchnorm_prelu_embedding_parameter_shapes():
+    bn = sym.BatchNorm(sym.var("x"), axis=-1, name="bn")
+    assert bn.list_arguments() == ["x", "bn_gamma", "bn_beta"]
+    assert bn.list_auxiliary_states() == ["bn_moving_mean", "bn_moving_var"]
+    args, outs, aux = bn.infer_shape(x=(2, 5, 7))
+    assert args[1:] == [(7,), (7,)] and aux == [(7,), (7,)] and outs == [(2, 5, 7)]
+    pr = sym.LeakyReLU(sym.var("x"), act_type="prelu", name="pr")
+    assert pr.list_arguments() == ["x", "pr_gamma"]
+    assert pr.infer_shape(x=(2, 6, 3))[0][1] == (6,)
+    em = sym.Embedding(sym.var("i"), input_dim=10, output_dim=4, name="em")
+    args, outs, _ = em.infer_shape(i=(2, 3))
+    assert args[1] == (10, 4) and outs == [(2, 3, 4)]
+    ln = sym.LayerNorm(sym.var("x"), name="ln")
+    assert ln.infer_shape(x=(2, 3, 8))[0][1:] == [(8,), (8,)]
+
+
+def test_positional_attributes_bind_in_mxnet_declared_order():
+    x = nd.array(rand(1, 2, 6, 6))
+    # Pooling(data, kernel, pool_type, global_pool, cudnn_off, pooling_convention, stride, ...)
+    a = nd.Pooling(x, (2, 2), "avg", False, False, "valid", (2, 2))
+    b = nd.Pooling(x, kernel=(2, 2), pool_type="avg", stride=(2, 2))
+    close(a.asnumpy(), b.asnumpy())
+    assert [p.name for p in get_op("Convolution").params][:6] == \
+        ["kernel", "stride", "dilate", "pad", "num_filter", "num_group"]
+    assert [p.name for p in get_op("BatchNorm").params][:6] == \
+        ["eps", "momentum", "fix_gamma", "use_global_stats", "output_mean_var", "axis"]
+
+
+def test_float16_and_float64_keep_their_dtype():
+    for dt in (np.float16, np.float64):
+        x = rand(1, 2, 5, 5, dtype=dt)
+        w = rand(3, 2, 3, 3, dtype=dt)
+        assert nd.Convolution(nd.array(x, dtype=dt), nd.array(w, dtype=dt), kernel=(3, 3), num_filter=3,
+                              no_bias=True).dtype == dt
+        assert nd.Pooling(nd.array(x, dtype=dt), kernel=(2, 2), pool_type="avg").dtype == dt
+        assert nd.Activation(nd.array(x, dtype=dt), act_type="sigmoid").dtype == dt
