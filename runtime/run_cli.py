@@ -65,6 +65,8 @@ def _load_array(file: str) -> np.ndarray:
         raise _Fail(file, "is a directory, not a .npy file") from None
     except OSError as e:
         raise _Fail(file, f"cannot read: {e.strerror or e}") from None
+    if head != b"\x93NUMPY" and head[:2] != b"PK":
+        raise _Fail(file, "not a .npy or .npz file (no numpy header)")
     try:
         obj = np.load(file, allow_pickle=False)
     except ValueError as e:
