@@ -407,3 +407,91 @@ def test_float16_and_float64_keep_their_dtype():
                               no_bias=True).dtype == dt
         assert nd.Pooling(nd.array(x, dtype=dt), kernel=(2, 2), pool_type="avg").dtype == dt
         assert nd.Activation(nd.array(x, dtype=dt), act_type="sigmoid").dtype == dt
+
+
+# -- fused RNN ----------------------------------------------------------------------------------------
+def _sig(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def _cell(mode, x, h, c, wi, wh, bi, bh):
+    """One step of Gluon's unfused cells (rnn_cell.py), float64."""
+    a, b = x @ wi.T + bi, h @ wh.T + bh
+    if mode == "lstm":
+        i, f, g, o = np.split(a + b, 4, axis=1)
+        c = _sig(f) * c + _sig(i) * np.tanh(g)
+        return _sig(o) * np.tanh(c), c
+    if mode == "gru":
+        ar, az, an = np.split(a, 3, axis=1)
+        br, bz, bn = np.split(b, 3, axis=1)
+        r, z = _sig(ar + br), _sig(az + bz)
+        n = np.tanh(an + r * bn)
+        return (1 - z) * n + z * h, None
+    return (np.tanh(a + b) if mode == "rnn_tanh" else np.maximum(a + b, 0)), None
+
+
+@pytest.mark.parametrize("mode", ["lstm", "gru", "rnn_tanh", "rnn_relu"])
+def test_fused_rnn_matches_unfused_cells(mode):
+    T, N, I, H, L, D = 4, 2, 3, 5, 2, 2
+    G = {"lstm": 4, "gru": 3}.get(mode, 1)
+    shapes_w, shapes_b = [], []
+    ni = I
+    for _ in range(L):
+        for _ in range(D):
+            shapes_w += [(G * H, ni), (G * H, H)]
+            shapes_b += [(G * H,), (G * H,)]
+        ni = D * H
+    ws = [rand(*s) * 0.5 for s in shapes_w]
+    bs = [rand(*s) * 0.5 for s in shapes_b]
+    flat = np.concatenate([a.reshape(-1) for a in ws + bs])
+    x = rand(T, N, I)
+    h0 = rand(L * D, N, H)
+    c0 = rand(L * D, N, H)
+    ins = [nd.array(x), nd.array(flat), nd.array(h0)] + ([nd.array(c0)] if mode == "lstm" else [])
+    res = nd.RNN(*ins, state_size=H, num_layers=L, bidirectional=True, mode=mode, state_outputs=True)
+    assert len(res) == (3 if mode == "lstm" else 2)
+    # reference
+    inp = x.astype(np.float64)
+    hT, cT = [], []
+    for li in range(L):
+        outs = []
+        for di in range(D):
+            k = li * D + di
+            wi, wh = ws[2 * k], ws[2 * k + 1]
+            bi, bh = bs[2 * k], bs[2 * k + 1]
+            h, c = h0[k].astype(np.float64), c0[k].astype(np.float64)
+            o = np.zeros((T, N, H))
+            for t in (range(T) if di == 0 else range(T - 1, -1, -1)):
+                h, c = _cell(mode, inp[t], h, c, wi, wh, bi, bh)
+                o[t] = h
+            outs.append(o)
+            hT.append(h)
+            cT.append(c)
+        inp = np.concatenate(outs, axis=2)
+    close(res[0].asnumpy(), inp, atol=1e-4)
+    close(res[1].asnumpy(), np.stack(hT), atol=1e-4)
+    if mode == "lstm":
+        close(res[2].asnumpy(), np.stack(cT), atol=1e-4)
+    s = sym.RNN(sym.var("x"), state_size=H, num_layers=L, bidirectional=True, mode=mode, state_outputs=True,
+                name="rnn")
+    args, outs, _ = s.infer_shape(x=(T, N, I))
+    assert args[1] == flat.shape and args[2] == (L * D, N, H)
+    assert outs[0] == (T, N, D * H)
+
+
+def test_rnn_sequence_length_equals_running_each_sequence_alone():
+    T, N, I, H = 5, 2, 3, 4
+    size = 2 * (4 * H * I + 4 * H * H + 8 * H)
+    flat = rand(size) * 0.4
+    x, h0, c0 = rand(T, N, I), rand(2, N, H), rand(2, N, H)
+    lengths = np.array([3, 5], dtype=np.float32)
+    kw = dict(state_size=H, num_layers=1, bidirectional=True, mode="lstm", state_outputs=True)
+    out, hy, cy = nd.RNN(nd.array(x), nd.array(flat), nd.array(h0), nd.array(c0), nd.array(lengths),
+                         use_sequence_length=True, **kw)
+    for b, n in enumerate([3, 5]):
+        o1, h1, c1 = nd.RNN(nd.array(x[:n, b:b + 1]), nd.array(flat), nd.array(h0[:, b:b + 1]),
+                            nd.array(c0[:, b:b + 1]), **kw)
+        close(out.asnumpy()[:n, b], o1.asnumpy()[:, 0], atol=1e-5)
+        assert np.all(out.asnumpy()[n:, b] == 0)
+        close(hy.asnumpy()[:, b], h1.asnumpy()[:, 0], atol=1e-5)
+        close(cy.asnumpy()[:, b], c1.asnumpy()[:, 0], atol=1e-5)

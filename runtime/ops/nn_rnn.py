@@ -1,0 +1,262 @@
+"""The fused recurrent operator ``RNN`` (rnn_relu, rnn_tanh, lstm, gru; layers, bidirectional,
+LSTM projection and state clipping) and ``_rnn_param_concat``, with MXNet 1.9.1 semantics.
+
+Parameters come as one flat vector in MXNet's (cuDNN's) layout: every weight first (per layer,
+per direction: ``i2h`` ``(G*H, I)``, ``h2h`` ``(G*H, H or P)``, with a projection also ``h2r``
+``(P, H)``), then every bias (per layer, per direction: ``i2h`` ``(G*H,)``, ``h2h`` ``(G*H,)``).
+Gate order: LSTM ``i, f, g, o``; GRU ``r, z, n`` with ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``.
+
+Data is ``(T, N, I)``; states are ``(layers * directions, N, H)``. The input projection of every
+time step is one matmul per layer and direction; the recurrence itself is a loop over time steps
+(inherently sequential), each step one matmul for the whole batch. Dropout between layers
+applies in training mode only.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import Bool, Enum, Float, Int, Param
+from .registry import OpDef, register
+from ._nnutil import OptFloat, OptInt, merge_shape
+
+_GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+
+
+def _training() -> bool:
+    from .. import autograd
+    return autograd.is_training()
+
+
+def _rnn_inputs(attrs):
+    names = ["data", "parameters", "state"]
+    if attrs.mode == "lstm":
+        names.append("state_cell")
+    if attrs.use_sequence_length:
+        names.append("sequence_length")
+    return tuple(names)
+
+
+def _rnn_nout(attrs) -> int:
+    if not attrs.state_outputs:
+        return 1
+    return 3 if attrs.mode == "lstm" else 2
+
+
+def _param_size(attrs, input_size: int) -> int:
+    G, H, L = _GATES[attrs.mode], attrs.state_size, attrs.num_layers
+    D = 2 if attrs.bidirectional else 1
+    P = attrs.projection_size
+    R = P if P else H
+    size = 0
+    ni = input_size
+    for _ in range(L):
+        per = G * H * ni + G * H * R + 2 * G * H + (P * H if P else 0)
+        size += D * per
+        ni = D * R
+    return size
+
+
+def _rnn_shape(attrs, in_shapes):
+    ins = list(in_shapes)
+    d = ins[0]
+    L, H = attrs.num_layers, attrs.state_size
+    D = 2 if attrs.bidirectional else 1
+    R = attrs.projection_size or H
+    n_out = _rnn_nout(attrs)
+    if d is None or len(d) == 0:
+        return ins, [None] * n_out
+    if len(d) != 3:
+        raise ShapeError(f"RNN needs data of shape (seq_len, batch, input_size), got {tuple(d)}")
+    T, N, I = d
+    if I:
+        ins[1] = merge_shape(ins[1], (_param_size(attrs, I),), "RNN parameters")
+    ins[2] = merge_shape(ins[2], (L * D, N, R), "RNN state")
+    k = 3
+    if attrs.mode == "lstm":
+        ins[3] = merge_shape(ins[3], (L * D, N, H), "RNN state_cell")
+        k = 4
+    if attrs.use_sequence_length:
+        ins[k] = merge_shape(ins[k], (N,), "RNN sequence_length")
+    outs = [(T, N, D * R)]
+    if attrs.state_outputs:
+        outs.append((L * D, N, R))
+        if attrs.mode == "lstm":
+            outs.append((L * D, N, H))
+    return ins, outs
+
+
+def _sigmoid(x):
+    return 0.5 * (np.tanh(0.5 * x) + 1)
+
+
+def _unpack(attrs, params, input_size):
+    """Per layer, per direction: dict of weight/bias views into the flat parameter vector."""
+    G, H, L = _GATES[attrs.mode], attrs.state_size, attrs.num_layers
+    D = 2 if attrs.bidirectional else 1
+    P = attrs.projection_size
+    R = P if P else H
+    layers = [[{} for _ in range(D)] for _ in range(L)]
+    off = 0
+
+    def take(shape):
+        nonlocal off
+        n = int(np.prod(shape))
+        v = params[off:off + n].reshape(shape)
+        off += n
+        return v
+    ni = input_size
+    for li in range(L):
+        for di in range(D):
+            layers[li][di]["wi"] = take((G * H, ni))
+            layers[li][di]["wh"] = take((G * H, R))
+            if P:
+                layers[li][di]["wr"] = take((P, H))
+        ni = D * R
+    for li in range(L):
+        for di in range(D):
+            layers[li][di]["bi"] = take((G * H,))
+            layers[li][di]["bh"] = take((G * H,))
+    if off != params.size:
+        raise ShapeError(f"RNN: parameter vector has {params.size} values, the configuration needs {off}")
+    return layers
+
+
+def _run_direction(attrs, x, p, h0, c0, lengths, reverse):
+    """One layer, one direction over the whole sequence. x: (T, N, I). Returns (out, hT, cT)."""
+    mode = attrs.mode
+    T, N, _ = x.shape
+    H = attrs.state_size
+    dt = x.dtype
+    xi = (x.reshape(T * N, -1) @ p["wi"].T).reshape(T, N, -1)
+    xi += p["bi"]
+    wh_t = p["wh"].T
+    bh = p["bh"]
+    h, c = h0, c0
+    R = h0.shape[-1]
+    out = np.zeros((T, N, R), dtype=dt)
+    if lengths is None:
+        order = range(T - 1, -1, -1) if reverse else range(T)
+    else:
+        order = range(T)
+    for step in order:
+        if lengths is not None and reverse:
+            # reversed within each sequence's own length: position len-1-step (invalid when < 0)
+            t_idx = lengths - 1 - step
+            valid = t_idx >= 0
+            gx = xi[np.maximum(t_idx, 0), np.arange(N)]
+        else:
+            t_idx = None
+            valid = None if lengths is None else step < lengths
+            gx = xi[step]
+        gh = h @ wh_t + bh
+        if mode in ("rnn_relu", "rnn_tanh"):
+            a = gx + gh
+            hn = np.maximum(a, 0) if mode == "rnn_relu" else np.tanh(a)
+            cn = None
+        elif mode == "lstm":
+            a = gx + gh
+            i, f, g, o = (a[:, k * H:(k + 1) * H] for k in range(4))
+            cn = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+            if attrs.lstm_state_clip_min is not None or attrs.lstm_state_clip_max is not None:
+                lo = -np.inf if attrs.lstm_state_clip_min is None else attrs.lstm_state_clip_min
+                hi = np.inf if attrs.lstm_state_clip_max is None else attrs.lstm_state_clip_max
+                cn = np.clip(cn, lo, hi)
+                if attrs.lstm_state_clip_nan:
+                    cn = np.where(np.isnan(cn), 0, cn)
+            hn = _sigmoid(o) * np.tanh(cn)
+            if "wr" in p:
+                hn = hn @ p["wr"].T
+        else:  # gru
+            r = _sigmoid(gx[:, :H] + gh[:, :H])
+            z = _sigmoid(gx[:, H:2 * H] + gh[:, H:2 * H])
+            n = np.tanh(gx[:, 2 * H:] + r * gh[:, 2 * H:])
+            hn = (1 - z) * n + z * h
+            cn = None
+        hn = hn.astype(dt, copy=False)
+        if valid is None:
+            h = hn
+            c = cn
+            out[step] = h
+        else:
+            m = valid[:, None]
+            h = np.where(m, hn, h)
+            if cn is not None:
+                c = np.where(m, cn.astype(dt, copy=False), c)
+            if t_idx is not None:
+                rows = np.nonzero(valid)[0]
+                out[t_idx[rows], rows] = hn[rows]
+            else:
+                out[step] = np.where(m, hn, 0)
+    return out, h, c
+
+
+def _rnn(attrs, data, params, state, *rest):
+    """Fused multi-layer RNN/LSTM/GRU over a (seq_len, batch, input) sequence."""
+    rest = list(rest)
+    cell = rest.pop(0) if attrs.mode == "lstm" else None
+    seq_len = rest.pop(0) if attrs.use_sequence_length else None
+    lengths = None if seq_len is None else np.clip(seq_len.astype(np.int64), 0, data.shape[0])
+    D = 2 if attrs.bidirectional else 1
+    layers = _unpack(attrs, params.astype(data.dtype, copy=False).reshape(-1), data.shape[2])
+    x = data
+    hs, cs = [], []
+    train = _training()
+    for li, dirs in enumerate(layers):
+        outs = []
+        for di, p in enumerate(dirs):
+            k = li * D + di
+            o, h, c = _run_direction(attrs, x, p, state[k], None if cell is None else cell[k], lengths, di == 1)
+            outs.append(o)
+            hs.append(h)
+            cs.append(c)
+        x = outs[0] if D == 1 else np.concatenate(outs, axis=2)
+        if train and attrs.p > 0 and li < len(layers) - 1:
+            keep = np.random.random_sample(x.shape) >= attrs.p
+            x = (x * keep / x.dtype.type(1 - attrs.p)).astype(data.dtype, copy=False)
+    if not attrs.state_outputs:
+        return x
+    res = [x, np.stack(hs).astype(data.dtype, copy=False)]
+    if attrs.mode == "lstm":
+        res.append(np.stack(cs).astype(data.dtype, copy=False))
+    return tuple(res)
+
+
+register(OpDef(
+    "RNN", _rnn,
+    params=(Param("state_size", Int), Param("num_layers", Int), Param("bidirectional", Bool, False),
+            Param("mode", Enum("rnn_relu", "rnn_tanh", "lstm", "gru")), Param("p", Float, 0.0),
+            Param("state_outputs", Bool, False), Param("projection_size", OptInt, None),
+            Param("lstm_state_clip_min", OptFloat, None), Param("lstm_state_clip_max", OptFloat, None),
+            Param("lstm_state_clip_nan", Bool, False), Param("use_sequence_length", Bool, False)),
+    inputs=_rnn_inputs, num_outputs=_rnn_nout, infer_shape=_rnn_shape, mode_dependent=True,
+))
+
+
+# -- _rnn_param_concat -----------------------------------------------------------------------------
+def _rpc_shape(attrs, in_shapes):
+    """Concat's rule, plus MXNet's reverse rule: one input of unknown size along ``dim`` gets what
+    the (known) output leaves for it."""
+    ins = list(in_shapes)
+    if any(s is None or len(s) == 0 for s in ins):
+        return ins, [None]
+    dim = attrs.dim
+    nd_ = len(ins[0])
+    ax = dim % nd_
+    total = 0
+    for s in ins:
+        if not s[ax]:
+            return ins, [tuple(0 if i == ax else n for i, n in enumerate(ins[0]))]
+        total += s[ax]
+    out = tuple(total if i == ax else n for i, n in enumerate(ins[0]))
+    return ins, [out]
+
+
+def _rnn_param_concat(attrs, *arrays):
+    """Concatenation of RNN parameter pieces along ``dim`` (what Gluon's fused RNN layers build)."""
+    return np.concatenate(arrays, axis=attrs.dim)
+
+
+register(OpDef("_rnn_param_concat", _rnn_param_concat,
+               params=(Param("num_args", Int), Param("dim", Int, 1)),
+               variadic="num_args", infer_shape=_rpc_shape))
