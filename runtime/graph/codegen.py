@@ -79,6 +79,8 @@ class _Names:
 
     def make(self, hint: str, prefix: str = "") -> str:
         base = prefix + re.sub(r"[^0-9A-Za-z_]", "_", hint)[:48]
+        if not prefix and base.startswith("_"):
+            base = "v" + base          # leading underscores are reserved for the compiler's names
         if not base or base[0].isdigit() or base in self._KEYWORDS:
             base = "v_" + base
         name, i = base, 1
@@ -190,6 +192,141 @@ class CompiledProgram:
 
 
 # ------------------------------------------------------------------------------------------
+# memory planning
+# ------------------------------------------------------------------------------------------
+_ALIGN = 64
+
+
+class _VBuf:
+    __slots__ = ("index", "shape", "dtype", "nbytes", "first", "last", "offset", "scratch", "name")
+
+    def __init__(self, index: int, shape: tuple, dtype: np.dtype, first: int, scratch: bool):
+        self.index, self.shape, self.dtype = index, tuple(int(d) for d in shape), np.dtype(dtype)
+        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        self.first = self.last = first
+        self.offset = 0
+        self.scratch = scratch
+        self.name = ""
+
+
+class _Planner:
+    """Liveness-based buffer planning: every planned buffer is a view into one per-thread arena;
+    buffers whose lifetimes (in steps) do not overlap share memory."""
+
+    def __init__(self, glob: dict, names: _Names, last_use: dict[Entry, int]):
+        self.glob, self.names, self.last_use = glob, names, last_use
+        self.vbufs: list[_VBuf] = []
+        self.owners: dict[Entry, frozenset[int]] = {}
+        self.step = 0
+        self.fresh_count = 0
+
+    def owner(self, e: Entry) -> frozenset[int]:
+        return self.owners.get(e, frozenset())
+
+    def new(self, shape: tuple, dtype: Any, scratch: bool = False) -> _VBuf:
+        vb = _VBuf(len(self.vbufs), shape, dtype, self.step, scratch)
+        vb.name = self.names.make(f"_s{vb.index}" if scratch else f"_b{vb.index}")
+        self.vbufs.append(vb)
+        return vb
+
+    def define(self, e: Entry, owners: frozenset[int]) -> None:
+        self.owners[e] = owners
+        t = self.last_use.get(e, self.step)
+        for i in owners:
+            vb = self.vbufs[i]
+            vb.last = max(vb.last, t)
+
+    def finish(self, stats: dict) -> list[str]:
+        """Assigns arena offsets (greedy by size, first fit) and returns the prelude lines."""
+        if not self.vbufs:
+            stats["memory"] = {"peak_bytes": 0, "lower_bound_bytes": 0, "buffers": 0, "unshared_bytes": 0}
+            return []
+        placed: list[_VBuf] = []
+        total = 0
+        for vb in sorted(self.vbufs, key=lambda v: (-v.nbytes, v.first)):
+            size = -(-vb.nbytes // _ALIGN) * _ALIGN
+            spans = sorted((p.offset, p.offset + -(-p.nbytes // _ALIGN) * _ALIGN) for p in placed
+                           if not (p.last < vb.first or vb.last < p.first))
+            off = 0
+            for a, b in spans:
+                if off + size <= a:
+                    break
+                off = max(off, b)
+            vb.offset = off
+            total = max(total, off + size)
+            placed.append(vb)
+        n_steps = max(v.last for v in self.vbufs) + 1
+        live = np.zeros(n_steps + 1, np.int64)
+        for v in self.vbufs:
+            live[v.first] += v.nbytes
+            live[v.last + 1] -= v.nbytes
+        lower = int(np.cumsum(live).max())
+        stats["memory"] = {"peak_bytes": int(total), "lower_bound_bytes": lower, "buffers": len(self.vbufs),
+                           "unshared_bytes": int(sum(v.nbytes for v in self.vbufs))}
+        layout = [(v.offset, v.nbytes, v.dtype, v.shape) for v in self.vbufs]
+        tls = self.glob["_tls"]
+
+        def alloc() -> tuple:
+            arena = np.empty(total, np.uint8)
+            bufs = tuple(arena[o:o + n].view(d).reshape(s) for o, n, d, s in layout)
+            tls.bufs = bufs
+            return bufs
+        self.glob["_alloc"] = alloc
+        return ["try:", "    _bufs = _tls.bufs", "except AttributeError:", "    _bufs = _alloc()",
+                "(" + ", ".join(v.name for v in self.vbufs) + ",) = _bufs"]
+
+
+class Emit:
+    """What an emitter gets (see ``kernels/__init__.py`` for the contract)."""
+
+    def __init__(self, plan: _Planner, *, node: Node, args: list[str], outs: list[str], in_shapes: list,
+                 in_dtypes: list, out_shapes: list, out_dtypes: list, is_output: list[bool]):
+        self.plan, self.node, self.args, self.outs = plan, node, args, outs
+        self.in_shapes, self.in_dtypes, self.out_shapes, self.out_dtypes = in_shapes, in_dtypes, out_shapes, out_dtypes
+        self.is_output = is_output
+        self.glob, self.names = plan.glob, plan.names
+        self.pre: list[str] = []
+        self.owners: dict[int, frozenset[int]] = {}
+
+    def bind(self, hint: str, value: Any) -> str:
+        nm = self.names.make(hint, "_")
+        self.glob[nm] = value
+        return nm
+
+    def out_buffer(self, i: int) -> str:
+        if self.is_output[i]:
+            nm = self.names.make(self.outs[i] + "_out")
+            s = self.bind("shape", tuple(self.out_shapes[i]))
+            d = self.bind("dtype", np.dtype(self.out_dtypes[i]))
+            self.pre.append(f"{nm} = _empty({s}, {d})")
+            return nm
+        vb = self.plan.new(self.out_shapes[i], self.out_dtypes[i])
+        self.owners[i] = frozenset({vb.index})
+        return vb.name
+
+    def scratch(self, shape: tuple, dtype: Any) -> str:
+        return self.plan.new(shape, dtype, scratch=True).name
+
+    def inplace(self, i: int, j: int) -> str | None:
+        if self.is_output[i]:
+            return None
+        e = self.node.inputs[j]
+        own = self.plan.owner(e)
+        if len(own) != 1 or tuple(self.in_shapes[j]) != tuple(self.out_shapes[i]) \
+                or np.dtype(self.in_dtypes[j]) != np.dtype(self.out_dtypes[i]):
+            return None
+        vb = self.plan.vbufs[next(iter(own))]
+        if vb.last > self.plan.step or vb.scratch:
+            return None
+        self.owners[i] = own
+        return self.args[j]
+
+    def alias(self, i: int) -> None:
+        own = frozenset().union(*[self.plan.owner(e) for e in self.node.inputs]) if self.node.inputs else frozenset()
+        self.owners[i] = own
+
+
+# ------------------------------------------------------------------------------------------
 # compilation
 # ------------------------------------------------------------------------------------------
 def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[str, Sequence[int]] | None = None,
@@ -248,13 +385,18 @@ def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[s
 
 def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: bool) -> CompiledProgram:
     from . import kernels as _kernels  # noqa: F401  (fast kernels and their emitters)
-    from .kernels import EMITTERS, Emit
+    from .kernels import EMITTERS
 
     shapes, dtypes = ctx.infer(g)
     dyn = ctx.dynamic(g)
     names = _Names()
-    names.used.update({"_c", "_tls", "_bufs"})
-    glob: dict[str, Any] = {"np": np, "_bad_input": _bad_input, "__builtins__": __builtins__}
+    names.used.update({"_c", "_tls", "_bufs", "_alloc", "_matmul", "_add", "_multiply", "_maximum",
+                       "_minimum", "_copyto", "_concatenate", "_empty", "_ndarray", "_coerce", "_bad_input"})
+    glob: dict[str, Any] = {"np": np, "_bad_input": _bad_input, "__builtins__": __builtins__,
+                            "_matmul": np.matmul, "_add": np.add, "_multiply": np.multiply,
+                            "_maximum": np.maximum, "_minimum": np.minimum, "_copyto": np.copyto,
+                            "_concatenate": np.concatenate, "_empty": np.empty,
+                            "_tls": threading.local()}
     ref: dict[Entry, str] = {}     # entry -> expression in the forward function
 
     # -- prologue: every static entry the dynamic part (or an output) reads ------------------
@@ -289,10 +431,11 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
         if node is not None:
             ref[Entry(node, 0)] = ident
     body: list[str] = []
-    if const_names:
-        body.append("(" + ", ".join(const_names) + ",) = _c")
+    const_lines = ["(" + ", ".join(const_names) + ",) = _c"] if const_names else []
+    body.extend(const_lines)
     for i, nm in enumerate(ctx.input_names):
         s, d = ctx.input_shapes[nm], ctx.input_dtypes[nm]
+        names.used.update({f"_shape{i}", f"_dtype{i}"})
         glob[f"_shape{i}"], glob[f"_dtype{i}"] = s, d
         a = arg_names[i]
         body.append(f"if {a}.__class__ is not _ndarray or {a}.shape != _shape{i} or {a}.dtype != _dtype{i}:")
@@ -309,11 +452,20 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
         return arr
     glob["_coerce"] = coerce
 
+    # steps: one per dynamic op node, in order; last use of every entry (outputs: past the end)
+    steps = [n for n in g.nodes if n.op is not None and id(n) in dyn]
+    end_step = len(steps)
+    last_use: dict[Entry, int] = {}
+    for t, n in enumerate(steps):
+        for e in n.inputs:
+            last_use[e] = t
+    for e in g.outputs:
+        last_use[e] = end_step
     out_entries = set(g.outputs)
+    plan = _Planner(glob, names, last_use)
     kcount = 0
-    for n in g.nodes:
-        if n.op is None or id(n) not in dyn:
-            continue
+    for t, n in enumerate(steps):
+        plan.step = t
         in_shapes = [shapes[(id(e.node), e.index)] for e in n.inputs]
         in_dtypes = [dtypes[(id(e.node), e.index)] for e in n.inputs]
         args = [ref[e] for e in n.inputs]
@@ -322,14 +474,17 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
         body.append(_comment(n))
         emitter = EMITTERS.get(n.op)
         if emitter is not None:
-            em = Emit(node=n, args=args, outs=outs, in_shapes=in_shapes, in_dtypes=in_dtypes,
+            em = Emit(plan, node=n, args=args, outs=outs, in_shapes=in_shapes, in_dtypes=in_dtypes,
                       out_shapes=[shapes[(id(n), i)] for i in range(nout)],
-                      out_dtypes=[dtypes[(id(n), i)] for i in range(nout)], glob=glob, names=names,
+                      out_dtypes=[dtypes[(id(n), i)] for i in range(nout)],
                       is_output=[Entry(n, i) in out_entries for i in range(nout)])
-            body.extend(emitter(em))
+            lines = emitter(em)
+            body.extend(em.pre + lines)
+            for i in range(nout):
+                plan.define(Entry(n, i), em.owners.get(i, frozenset()))
         else:
             kcount += 1
-            kname = f"_k{kcount}"
+            kname = names.make(f"_k{kcount}")
             kern = n.op.kernel(n.resolved, in_shapes, in_dtypes)
             if nout == 1:
                 kern = _first(kern)
@@ -337,23 +492,27 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
             else:
                 body.append(f"{', '.join(outs)}, *_ = {kname}({', '.join(args)})")
             glob[kname] = kern
+            # a reference kernel may return views of its inputs: keep their buffers alive
+            may_alias = frozenset().union(*[plan.owner(e) for e in n.inputs]) if n.inputs else frozenset()
+            for i in range(nout):
+                plan.define(Entry(n, i), may_alias)
         for i, o in enumerate(outs):
             ref[Entry(n, i)] = o
     rets = []
     for e in g.outputs:
         r = ref[e]
-        # outputs never alias caller-visible state that changes later (constants, inputs are fine
-        # to return as they are: MXNet returns new arrays, copy to be safe)
-        if id(e.node) not in dyn or e.node.op is None:
+        # outputs never alias the per-thread buffers (reused by the next call) nor constants
+        if id(e.node) not in dyn or plan.owner(e) or e.node.op is None:
             r = f"{r}.copy()"
         rets.append(r)
     body.append("return [" + ", ".join(rets) + "]")
+    prelude = plan.finish(ctx.stats)
+    body[len(const_lines):len(const_lines)] = prelude
     src = "def forward(_c, " + ", ".join(arg_names) + "):\n" + "\n".join("    " + line for line in body) + "\n"
     code_obj = compile(src, "<hybridize compiled graph>", "exec")
     exec(code_obj, glob)
     forward = glob["forward"]
-    tls = threading.local()
-    glob["_tls"] = tls
+    tls = glob["_tls"]
     out_shapes = [shapes[(id(e.node), e.index)] for e in g.outputs]
     out_dtypes = [dtypes[(id(e.node), e.index)] for e in g.outputs]
     params_used = sorted(original_params)

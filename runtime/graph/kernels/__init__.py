@@ -1,50 +1,35 @@
 """Fast, layout-specialized kernels of the compiled executor (internal ops, never registered).
 
 The compiler's lowering passes replace reference ops (NCHW, MXNet semantics, in
-``runtime/ops``) by the internal ops defined here. Each internal op is an :class:`OpDef` that is
-*not* put in the registry (so ``nd``/``sym`` and symbol JSON never see it); its ``compute`` is
-a plain numpy implementation usable by the reference interpreter (tests run lowered graphs
-through it), and an *emitter* in :data:`EMITTERS` writes the op's straight-line code for the
-compiled program (calls into preallocated buffers with ``out=``).
+``runtime/ops``) by the internal ops defined in :mod:`.nhwc`. Each internal op is an
+:class:`OpDef` that is *not* put in the registry (so ``nd``/``sym`` and symbol JSON never see
+it); its ``compute`` is a numpy implementation the reference interpreter can run (tests run
+lowered graphs through it), and an *emitter* in :data:`EMITTERS` writes the op's straight-line
+code for the compiled program, asking the memory planner for output and scratch buffers.
+
+Emitter contract: ``emit(em: Emit) -> list[str]`` (lines of code). ``em.args`` are the input
+expressions, ``em.outs`` the names the outputs must be bound to; ``em.out_buffer(i)`` gives a
+buffer to write output ``i`` into (planned and reused across steps, or freshly allocated when the
+entry is a graph output), ``em.inplace(i, j)`` the buffer of input ``j`` when it may be
+overwritten (dead after this step, same shape/dtype) else ``None``, ``em.scratch(shape, dtype)``
+a temporary buffer live during this step only, ``em.alias(i)`` declares that output ``i`` is a
+view of the inputs (keeps their buffers alive), ``em.bind(hint, value)`` puts a Python object
+(kernel closure, constant) in the generated code's globals and returns its name.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import numpy as np
+__all__ = ["EMITTERS", "emitter"]
 
-__all__ = ["EMITTERS", "Emit", "emitter"]
-
-
-@dataclass
-class Emit:
-    """What an emitter gets: the node, expressions for its inputs, names for its outputs."""
-
-    node: Any
-    args: list[str]
-    outs: list[str]
-    in_shapes: list[tuple]
-    in_dtypes: list[np.dtype]
-    out_shapes: list[tuple]
-    out_dtypes: list[np.dtype]
-    glob: dict[str, Any]
-    names: Any
-    is_output: list[bool] = field(default_factory=list)
-    buffers: dict = field(default_factory=dict)   # out index -> buffer expression (memory plan)
-
-    def bind(self, hint: str, value: Any) -> str:
-        """Puts ``value`` in the generated function's globals under a fresh name."""
-        nm = self.names.make(hint, "_")
-        self.glob[nm] = value
-        return nm
-
-
-EMITTERS: dict[Any, Callable[[Emit], list[str]]] = {}
+EMITTERS: dict[Any, Callable[[Any], list[str]]] = {}
 
 
 def emitter(op: Any) -> Callable:
-    def deco(fn: Callable[[Emit], list[str]]) -> Callable[[Emit], list[str]]:
+    def deco(fn: Callable[[Any], list[str]]) -> Callable[[Any], list[str]]:
         EMITTERS[op] = fn
         return fn
     return deco
+
+
+from . import nhwc  # noqa: E402,F401  (defines the internal ops and registers their emitters)

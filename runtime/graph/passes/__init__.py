@@ -160,3 +160,25 @@ def run_pipeline(graph: Graph, ctx: PassContext, passes: list[str] | None = None
             continue
         graph = p.fn(graph, ctx)
     return graph
+
+
+def substitute(graph: Graph, mapping: dict[Entry, Entry]) -> Graph:
+    """A graph where every use of an entry in ``mapping`` reads its replacement (chains followed);
+    nodes nothing depends on any more are dropped and the order recomputed."""
+    if not mapping:
+        return graph
+
+    def resolve(e: Entry) -> Entry:
+        seen = 0
+        while e in mapping and seen < 10000:
+            e = mapping[e]
+            seen += 1
+        return e
+    for n in graph.nodes:
+        if any(e in mapping for e in n.inputs):
+            n.inputs = [resolve(e) for e in n.inputs]
+    return Graph([resolve(e) for e in graph.outputs])
+
+
+def is_float(dtype: Any) -> bool:
+    return np.dtype(dtype) in (np.dtype(np.float32), np.dtype(np.float64))

@@ -1,0 +1,683 @@
+"""Internal NHWC ops of the compiled program: convolutions, pooling, dense, fused epilogues.
+
+Layouts: image tensors are NHWC inside the compiled program (channels last, so a convolution
+is one matmul of a patch matrix by a ``(KH*KW*C, K)`` weight and writes NHWC directly).
+Weights are re-laid-out once per ``bind_params`` by static ops (``_hy_conv_weight``,
+``_hy_bn_fold``...), which the compiler evaluates in the program's prologue.
+
+Convolution algorithms (``algo`` attribute, chosen by the lowering pass):
+
+- ``gemm``: 1x1 stride-1 convolutions are a single matmul of the input viewed as
+  ``(N*H*W, C)``; other kernels copy a strided view of the (zero-padded) input into a patch
+  matrix (im2col without index tables) and do one BLAS matmul.
+- ``dw``: depthwise (``num_group == C == num_filter``): KH*KW multiply-adds of strided views,
+  no patch matrix.
+- ``wino``: 3x3 stride-1: Winograd F(2x2, 3x3): input/output transforms by additions of strided
+  views (B^T d B, A^T m A), 16 batched matmuls of ``(T, C) @ (C, K)``; 2.25x fewer multiplies.
+- ``group``: other grouped convolutions, one matmul per group.
+
+Every kernel builder returns ``(fn, scratch)``: ``fn(*inputs, out, *scratch_buffers)`` writes
+into ``out`` (and may use the scratch buffers, shaped as listed) and applies the fused
+epilogue (bias, residual add, activation) in place.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ...ops.attrs import AttrType, Param
+from ...ops.registry import OpDef
+from . import emitter
+
+_ANY = AttrType("any", lambda v: v, repr)
+
+
+def _p(name: str, default: Any = None) -> Param:
+    return Param(name, _ANY, default)
+
+
+def _internal(name: str, compute: Callable, params: tuple, inputs: Any, infer_shape: Callable,
+              num_outputs: Any = 1, variadic: str | None = None, infer_type: Callable | None = None) -> OpDef:
+    return OpDef(name, compute, params=params, inputs=inputs, infer_shape=infer_shape,
+                 num_outputs=num_outputs, variadic=variadic, infer_type=infer_type,
+                 doc=f"internal op of the graph compiler ({name})")
+
+
+# ------------------------------------------------------------------------------------------
+# activations (applied in place)
+# ------------------------------------------------------------------------------------------
+def act_spec(op_name: str, attrs: Any) -> tuple | None:
+    """The activation spec of an elementwise op node, or None if it is not one we fuse."""
+    if op_name == "relu" or op_name == "Activation" and attrs.act_type == "relu":
+        return ("relu",)
+    if op_name == "Activation" and attrs.act_type in ("sigmoid", "tanh"):
+        return (attrs.act_type,)
+    if op_name == "sigmoid":
+        return ("sigmoid",)
+    if op_name == "tanh":
+        return ("tanh",)
+    if op_name == "clip":
+        return ("clip", float(attrs.a_min), float(attrs.a_max))
+    return None
+
+
+def apply_act(buf: np.ndarray, act: tuple) -> None:
+    if not act:
+        return
+    kind = act[0]
+    if kind == "relu":
+        np.maximum(buf, 0, out=buf)
+    elif kind == "clip":
+        np.maximum(buf, buf.dtype.type(act[1]), out=buf)
+        np.minimum(buf, buf.dtype.type(act[2]), out=buf)
+    elif kind == "sigmoid":
+        np.negative(buf, out=buf)
+        np.exp(buf, out=buf)
+        np.add(buf, 1, out=buf)
+        np.reciprocal(buf, out=buf)
+    elif kind == "tanh":
+        np.tanh(buf, out=buf)
+    else:  # pragma: no cover - the lowering only produces the kinds above
+        raise ValueError(f"unknown activation {act!r}")
+
+
+def act_lines(em: Any, buf: str, act: tuple) -> list[str]:
+    """Inline code applying ``act`` to ``buf`` in place."""
+    if not act:
+        return []
+    kind = act[0]
+    if kind == "relu":
+        return [f"_maximum({buf}, 0, out={buf})"]
+    if kind == "clip":
+        lo = em.bind("lo", np.float32(act[1]))
+        hi = em.bind("hi", np.float32(act[2]))
+        return [f"_maximum({buf}, {lo}, out={buf})", f"_minimum({buf}, {hi}, out={buf})"]
+    if kind == "tanh":
+        return [f"np.tanh({buf}, out={buf})"]
+    f = em.bind("act", apply_act)
+    a = em.bind("actspec", act)
+    return [f"{f}({buf}, {a})"]
+
+
+def _run_with_fresh(build: Callable, out_shape: tuple, dtype: Any, *arrays: np.ndarray) -> np.ndarray:
+    fn, scratch = build
+    out = np.empty(out_shape, dtype)
+    fn(*arrays, out, *[np.empty(s, d) for s, d in scratch])
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# layout conversion
+# ------------------------------------------------------------------------------------------
+def _layout_shape(attrs, in_shapes):
+    s = in_shapes[0]
+    return list(in_shapes), [tuple(s[p] for p in attrs.perm)]
+
+
+LAYOUT = _internal("_hy_layout", lambda attrs, x: np.ascontiguousarray(x.transpose(attrs.perm)),
+                   (_p("perm"),), ("data",), _layout_shape)
+TO_NHWC = (0, 2, 3, 1)
+TO_NCHW = (0, 3, 1, 2)
+
+
+@emitter(LAYOUT)
+def _emit_layout(em: Any) -> list[str]:
+    buf = em.out_buffer(0)
+    perm = em.bind("perm", tuple(em.node.resolved.perm))
+    return [f"_copyto({buf}, {em.args[0]}.transpose({perm}))", f"{em.outs[0]} = {buf}"]
+
+
+# ------------------------------------------------------------------------------------------
+# static (prologue) ops: weight re-layout and BatchNorm folding
+# ------------------------------------------------------------------------------------------
+def _bn_scale(gamma, var, eps, fix_gamma):
+    g = np.ones_like(gamma) if fix_gamma else gamma
+    return (g.astype(np.float64) / np.sqrt(var.astype(np.float64) + eps))
+
+
+def _bn_fold_compute(attrs, w, gamma, beta, mean, var, *b):
+    scale = _bn_scale(gamma, var, attrs.eps, attrs.fix_gamma)
+    w2 = (w.astype(np.float64) * scale.reshape((-1,) + (1,) * (w.ndim - 1))).astype(w.dtype)
+    bias = b[0].astype(np.float64) if b else 0.0
+    b2 = ((bias - mean.astype(np.float64)) * scale + beta.astype(np.float64)).astype(w.dtype)
+    return w2, b2
+
+
+def _bn_fold_shape(attrs, in_shapes):
+    w = in_shapes[0]
+    return list(in_shapes), [w, (w[0],)]
+
+
+BN_FOLD = _internal("_hy_bn_fold", _bn_fold_compute, (_p("eps", 1e-3), _p("fix_gamma", True), _p("has_bias", False)),
+                    lambda a: ("weight", "gamma", "beta", "mean", "var") + (("bias",) if a.has_bias else ()),
+                    _bn_fold_shape, num_outputs=2,
+                    infer_type=lambda attrs, d: [d[0], d[0]])
+
+
+def _bn_affine_compute(attrs, gamma, beta, mean, var):
+    scale = _bn_scale(gamma, var, attrs.eps, attrs.fix_gamma)
+    shift = beta.astype(np.float64) - mean.astype(np.float64) * scale
+    shp = attrs.bshape
+    return scale.astype(gamma.dtype).reshape(shp), shift.astype(gamma.dtype).reshape(shp)
+
+
+BN_AFFINE = _internal("_hy_bn_affine", _bn_affine_compute, (_p("eps", 1e-3), _p("fix_gamma", True), _p("bshape")),
+                      ("gamma", "beta", "mean", "var"),
+                      lambda attrs, s: (list(s), [tuple(attrs.bshape)] * 2), num_outputs=2,
+                      infer_type=lambda attrs, d: [d[0], d[0]])
+
+
+def winograd_weight(w: np.ndarray) -> np.ndarray:
+    """U = G g G^T for every (K, C) 3x3 filter, as (16, C, K)."""
+    G = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]], np.float64)
+    u = np.einsum("ai,kcij,bj->abck", G, w.astype(np.float64), G)
+    K, C = w.shape[:2]
+    return np.ascontiguousarray(u.reshape(16, C, K).astype(w.dtype))
+
+
+def conv_weight(w: np.ndarray, algo: str, groups: int) -> np.ndarray:
+    K, Cg, KH, KW = w.shape
+    if algo == "gemm":
+        return np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(KH * KW * Cg, K))
+    if algo == "dw":
+        return np.ascontiguousarray(w.reshape(K, KH, KW).transpose(1, 2, 0))
+    if algo == "wino":
+        return winograd_weight(w)
+    if algo == "group":
+        Kg = K // groups
+        return np.ascontiguousarray(w.reshape(groups, Kg, Cg, KH, KW).transpose(0, 3, 4, 2, 1)
+                                    .reshape(groups, KH * KW * Cg, Kg))
+    raise ValueError(algo)
+
+
+def _conv_weight_shape(attrs, in_shapes):
+    K, Cg, KH, KW = in_shapes[0]
+    algo, g = attrs.algo, attrs.groups
+    out = {"gemm": (KH * KW * Cg, K), "dw": (KH, KW, K), "wino": (16, Cg, K),
+           "group": (g, KH * KW * Cg, K // g)}[algo]
+    return list(in_shapes), [out]
+
+
+CONV_WEIGHT = _internal("_hy_conv_weight", lambda attrs, w: conv_weight(w, attrs.algo, attrs.groups),
+                        (_p("algo"), _p("groups", 1)), ("weight",), _conv_weight_shape)
+
+
+def _transpose2d_shape(attrs, in_shapes):
+    return list(in_shapes), [tuple(reversed(in_shapes[0]))]
+
+
+TRANSPOSE2D = _internal("_hy_transpose2d", lambda attrs, w: np.ascontiguousarray(w.T), (), ("weight",),
+                        _transpose2d_shape)
+
+
+# ------------------------------------------------------------------------------------------
+# convolution
+# ------------------------------------------------------------------------------------------
+def conv_out_hw(H: int, W: int, a: Any) -> tuple[int, int]:
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = a.kernel, a.stride, a.pad, a.dilate
+    OH = (H + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    OW = (W + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    return OH, OW
+
+
+def _pad_fill(pb: np.ndarray, x: np.ndarray, ph: int, pw: int, value: float = 0.0) -> None:
+    """Writes ``x`` into the interior of ``pb`` and ``value`` into its border (every call: the
+    buffer's memory is shared with other steps)."""
+    H, W = x.shape[1], x.shape[2]
+    if ph:
+        pb[:, :ph] = value
+    if pb.shape[1] > ph + H:
+        pb[:, ph + H:] = value
+    if pw:
+        pb[:, ph:ph + H, :pw] = value
+    if pb.shape[2] > pw + W:
+        pb[:, ph:ph + H, pw + W:] = value
+    pb[:, ph:ph + H, pw:pw + W] = x
+
+
+def _epilogue(out2d: np.ndarray, out: np.ndarray, b: Any, r: Any, act: tuple) -> None:
+    if b is not None:
+        np.add(out2d, b, out=out2d)
+    if r is not None:
+        np.add(out, r, out=out)
+    if act:
+        apply_act(out, act)
+
+
+def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
+    """Kernel for ``_hy_conv`` with attrs ``a`` on an NHWC input of ``x_shape``."""
+    N, H, W, C = x_shape
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = a.kernel, a.stride, a.pad, a.dilate
+    K, algo, act, G = a.num_filter, a.algo, tuple(a.act or ()), a.groups
+    OH, OW = conv_out_hw(H, W, a)
+    M = N * OH * OW
+    has_b, has_r = a.has_bias, a.has_res
+    dtype = np.dtype(dtype)
+    scratch: list = []
+    padded = bool(ph or pw)
+    Hp, Wp = H + 2 * ph, W + 2 * pw
+
+    def unpack(args):
+        i = 2
+        b = args[i] if has_b else None
+        i += has_b
+        r = args[i] if has_r else None
+        return args[0], args[1], b, r, args[i + has_r:]
+
+    if algo == "wino":
+        TH, TW = (OH + 1) // 2, (OW + 1) // 2
+        Hq, Wq = 2 * TH + 2, 2 * TW + 2          # padded input covering every 4x4 tile
+        T = N * TH * TW
+        exact = (OH == 2 * TH and OW == 2 * TW)
+        scratch = [((N, Hq, Wq, C), dtype), ((4, N, TH, Wq, C), dtype), ((16, T, C), dtype), ((16, T, K), dtype),
+                   ((2, 4, T, K), dtype)]
+        if not exact:
+            scratch.append(((N, 2 * TH, 2 * TW, K), dtype))
+
+        def run(*args):
+            x, U, b, r, rest = unpack(args)
+            out, pb, R, V, Mm, S = rest[:6]
+            _pad_fill(pb, x, ph, pw)
+            d = [pb[:, i:i + 2 * TH:2] for i in range(4)]
+            np.subtract(d[0], d[2], out=R[0])
+            np.add(d[1], d[2], out=R[1])
+            np.subtract(d[2], d[1], out=R[2])
+            np.subtract(d[1], d[3], out=R[3])
+            V6 = V.reshape(16, N, TH, TW, C)
+            for ai in range(4):
+                c = [R[ai][:, :, j:j + 2 * TW:2] for j in range(4)]
+                o = 4 * ai
+                np.subtract(c[0], c[2], out=V6[o])
+                np.add(c[1], c[2], out=V6[o + 1])
+                np.subtract(c[2], c[1], out=V6[o + 2])
+                np.subtract(c[1], c[3], out=V6[o + 3])
+            np.matmul(V, U, out=Mm)
+            m = Mm.reshape(4, 4, T, K)
+            np.add(m[0], m[1], out=S[0])
+            np.add(S[0], m[2], out=S[0])
+            np.subtract(m[1], m[2], out=S[1])
+            np.subtract(S[1], m[3], out=S[1])
+            Y = out if exact else rest[6]
+            Y6 = Y.reshape(N, TH, 2, TW, 2, K)
+            for ri in range(2):
+                s = S[ri].reshape(4, N, TH, TW, K)
+                y0 = Y6[:, :, ri, :, 0]
+                y1 = Y6[:, :, ri, :, 1]
+                np.add(s[0], s[1], out=y0)
+                np.add(y0, s[2], out=y0)
+                np.subtract(s[1], s[2], out=y1)
+                np.subtract(y1, s[3], out=y1)
+            if not exact:
+                out[...] = Y[:, :OH, :OW]
+            _epilogue(out, out, b, r, act)
+        return run, scratch
+
+    if algo == "dw":
+        if padded:
+            scratch.append(((N, Hp, Wp, C), dtype))
+        scratch.append(((N, OH, OW, C), dtype))
+
+        def run(*args):
+            x, w, b, r, rest = unpack(args)
+            out = rest[0]
+            if padded:
+                pb, tmp = rest[1], rest[2]
+                _pad_fill(pb, x, ph, pw)
+            else:
+                pb, tmp = x, rest[1]
+            first = True
+            for i in range(kh):
+                for j in range(kw):
+                    v = pb[:, i * dh:i * dh + sh * (OH - 1) + 1:sh, j * dw:j * dw + sw * (OW - 1) + 1:sw]
+                    if first:
+                        np.multiply(v, w[i, j], out=out)
+                        first = False
+                    else:
+                        np.multiply(v, w[i, j], out=tmp)
+                        np.add(out, tmp, out=out)
+            _epilogue(out, out, b, r, act)
+        return run, scratch
+
+    # gemm / group
+    pointwise = kh == 1 and kw == 1 and not padded
+    direct = pointwise and sh == 1 and sw == 1
+    if padded:
+        scratch.append(((N, Hp, Wp, C), dtype))
+    Cg = C // G
+    Kg = K // G
+    if not direct:
+        scratch.append(((M, kh * kw * (C if algo == "gemm" else Cg)), dtype))
+    if algo == "group":
+        scratch.append(((M, Kg), dtype))
+
+    def patches(src):
+        sN, sH, sW, sC = src.strides
+        return as_strided(src, (N, OH, OW, kh, kw, src.shape[3]), (sN, sH * sh, sW * sw, sH * dh, sW * dw, sC))
+
+    if algo == "gemm":
+        def run(*args):
+            x, w, b, r, rest = unpack(args)
+            out = rest[0]
+            k = 1
+            if padded:
+                src = rest[k]
+                k += 1
+                _pad_fill(src, x, ph, pw)
+            else:
+                src = x
+            if direct:
+                A = src.reshape(M, C)
+            else:
+                A = rest[k]
+                if pointwise:
+                    np.copyto(A.reshape(N, OH, OW, C), src[:, ::sh, ::sw])
+                else:
+                    np.copyto(A.reshape(N, OH, OW, kh, kw, C), patches(src))
+            o2 = out.reshape(M, K)
+            np.matmul(A, w, out=o2)
+            _epilogue(o2, out, b, r, act)
+        return run, scratch
+
+    def run_group(*args):
+        x, w, b, r, rest = unpack(args)
+        out = rest[0]
+        k = 1
+        if padded:
+            src = rest[k]
+            k += 1
+            _pad_fill(src, x, ph, pw)
+        else:
+            src = x
+        col = rest[k] if not direct else None
+        tmp = rest[-1]
+        o2 = out.reshape(M, K)
+        for g in range(G):
+            sub = src[..., g * Cg:(g + 1) * Cg]
+            if direct:
+                A = np.ascontiguousarray(sub).reshape(M, Cg)
+            else:
+                A = col
+                np.copyto(A.reshape(N, OH, OW, kh, kw, Cg), patches(sub))
+            np.matmul(A, w[g], out=tmp)
+            o2[:, g * Kg:(g + 1) * Kg] = tmp
+        _epilogue(o2, out, b, r, act)
+    return run_group, scratch
+
+
+def _conv_attrs():
+    return (_p("kernel"), _p("stride"), _p("pad"), _p("dilate"), _p("num_filter"), _p("groups", 1),
+            _p("algo", "gemm"), _p("act", ()), _p("has_bias", False), _p("has_res", False))
+
+
+def _conv_inputs(a):
+    return ("data", "weight") + (("bias",) if a.has_bias else ()) + (("residual",) if a.has_res else ())
+
+
+def _conv_shape(a, in_shapes):
+    N, H, W, C = in_shapes[0]
+    OH, OW = conv_out_hw(H, W, a)
+    return list(in_shapes), [(N, OH, OW, a.num_filter)]
+
+
+def _conv_compute(a, x, *rest):
+    N, H, W, C = x.shape
+    OH, OW = conv_out_hw(H, W, a)
+    return _run_with_fresh(build_conv(a, x.shape, x.dtype), (N, OH, OW, a.num_filter), x.dtype, x, *rest)
+
+
+CONV = _internal("_hy_conv", _conv_compute, _conv_attrs(), _conv_inputs, _conv_shape)
+
+
+@emitter(CONV)
+def _emit_conv(em: Any) -> list[str]:
+    a = em.node.resolved
+    fn, scratch = build_conv(a, em.in_shapes[0], em.in_dtypes[0])
+    k = em.bind(f"conv_{a.algo}", fn)
+    lines = []
+    buf = em.out_buffer(0)
+    sc = [em.scratch(s, d) for s, d in scratch]
+    lines.append(f"{k}({', '.join(em.args + [buf] + sc)})")
+    lines.append(f"{em.outs[0]} = {buf}")
+    return lines
+
+
+# ------------------------------------------------------------------------------------------
+# pooling
+# ------------------------------------------------------------------------------------------
+def pool_out_hw(H: int, W: int, a: Any) -> tuple[int, int]:
+    if a.global_pool:
+        return 1, 1
+    (kh, kw), (sh, sw), (ph, pw) = a.kernel, a.stride, a.pad
+    if a.full:
+        return 1 + (H + 2 * ph - kh + sh - 1) // sh, 1 + (W + 2 * pw - kw + sw - 1) // sw
+    return 1 + (H + 2 * ph - kh) // sh, 1 + (W + 2 * pw - kw) // sw
+
+
+def _avg_divisor(n: int, k: int, s: int, p: int, out: int, include_pad: bool) -> np.ndarray:
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, n + p)
+    if include_pad:
+        return (end - start).astype(np.float64)
+    return (np.minimum(end, n) - np.maximum(start, 0)).astype(np.float64)
+
+
+def build_pool(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
+    N, H, W, C = x_shape
+    dtype = np.dtype(dtype)
+    is_max = a.pool_type == "max"
+    if a.global_pool or (tuple(a.kernel) == (H, W) and not any(a.pad)):
+        HW = H * W
+        inv = dtype.type(1.0 / HW)
+
+        def run_global(x, out):
+            o2 = out.reshape(N, C)
+            if is_max:
+                np.maximum.reduce(x.reshape(N, HW, C), axis=1, out=o2)
+            else:
+                np.add.reduce(x.reshape(N, HW, C), axis=1, out=o2)
+                np.multiply(o2, inv, out=o2)
+        return run_global, []
+    (kh, kw), (sh, sw), (ph, pw) = a.kernel, a.stride, a.pad
+    OH, OW = pool_out_hw(H, W, a)
+    Hn, Wn = (OH - 1) * sh + kh, (OW - 1) * sw + kw      # rows/cols the windows touch (padded coords)
+    Hq, Wq = max(Hn, H + ph), max(Wn, W + pw)
+    need_pad = ph or pw or Hq > H or Wq > W
+    scratch = [((N, Hq, Wq, C), dtype)] if need_pad else []
+    fill = -np.inf if is_max else 0.0
+    if not is_max:
+        dh = _avg_divisor(H, kh, sh, ph, OH, a.count_include_pad)
+        dw = _avg_divisor(W, kw, sw, pw, OW, a.count_include_pad)
+        recip = (1.0 / (dh[:, None] * dw[None, :]))[:, :, None].astype(dtype)
+        if np.all(recip == recip.flat[0]):
+            recip = dtype.type(recip.flat[0])
+
+    def run(x, out, *rest):
+        src = x
+        if need_pad:
+            src = rest[0]
+            _pad_fill(src, x, ph, pw, fill)
+        first = True
+        for i in range(kh):
+            for j in range(kw):
+                v = src[:, i:i + sh * (OH - 1) + 1:sh, j:j + sw * (OW - 1) + 1:sw]
+                if first:
+                    np.copyto(out, v)
+                    first = False
+                elif is_max:
+                    np.maximum(out, v, out=out)
+                else:
+                    np.add(out, v, out=out)
+        if not is_max:
+            np.multiply(out, recip, out=out)
+    return run, scratch
+
+
+def _pool_shape(a, in_shapes):
+    N, H, W, C = in_shapes[0]
+    OH, OW = pool_out_hw(H, W, a)
+    return list(in_shapes), [(N, OH, OW, C)]
+
+
+def _pool_compute(a, x):
+    N, H, W, C = x.shape
+    OH, OW = pool_out_hw(H, W, a)
+    return _run_with_fresh(build_pool(a, x.shape, x.dtype), (N, OH, OW, C), x.dtype, x)
+
+
+POOL = _internal("_hy_pool", _pool_compute,
+                 (_p("kernel"), _p("stride"), _p("pad"), _p("pool_type", "max"), _p("full", False),
+                  _p("count_include_pad", True), _p("global_pool", False)), ("data",), _pool_shape)
+
+
+@emitter(POOL)
+def _emit_pool(em: Any) -> list[str]:
+    fn, scratch = build_pool(em.node.resolved, em.in_shapes[0], em.in_dtypes[0])
+    k = em.bind("pool", fn)
+    buf = em.out_buffer(0)
+    sc = [em.scratch(s, d) for s, d in scratch]
+    return [f"{k}({', '.join([em.args[0], buf] + sc)})", f"{em.outs[0]} = {buf}"]
+
+
+# ------------------------------------------------------------------------------------------
+# dense, affine, activation, add, concat, reshape
+# ------------------------------------------------------------------------------------------
+def _dense_compute(a, x, wt, *b):
+    x2 = x.reshape(x.shape[0], -1) if a.flatten else x.reshape(-1, x.shape[-1])
+    out = np.matmul(x2, wt)
+    if b:
+        out += b[0]
+    apply_act(out, tuple(a.act or ()))
+    return out.reshape(_dense_shape(a, [x.shape])[1][0])
+
+
+def _dense_shape(a, in_shapes):
+    x = in_shapes[0]
+    nh = a.num_hidden
+    return list(in_shapes), [(x[0], nh) if a.flatten else tuple(x[:-1]) + (nh,)]
+
+
+DENSE = _internal("_hy_dense", _dense_compute,
+                  (_p("num_hidden"), _p("flatten", True), _p("has_bias", True), _p("act", ())),
+                  lambda a: ("data", "weight_t") + (("bias",) if a.has_bias else ()), _dense_shape)
+
+
+@emitter(DENSE)
+def _emit_dense(em: Any) -> list[str]:
+    a = em.node.resolved
+    x = em.args[0]
+    xs = em.in_shapes[0]
+    lines = []
+    if a.flatten and len(xs) != 2:
+        x2 = em.names.make("flat")
+        shp = em.bind("shape", (xs[0], int(np.prod(xs[1:]))))
+        lines.append(f"{x2} = {x}.reshape({shp})")
+        x = x2
+    elif not a.flatten and len(xs) != 2:
+        x2 = em.names.make("flat")
+        shp = em.bind("shape", (int(np.prod(xs[:-1])), xs[-1]))
+        lines.append(f"{x2} = {x}.reshape({shp})")
+        x = x2
+    buf = em.out_buffer(0)
+    o2 = buf
+    if not a.flatten and len(xs) != 2:
+        o2 = em.names.make("flat")
+        shp = em.bind("shape", (int(np.prod(xs[:-1])), a.num_hidden))
+        lines.append(f"{o2} = {buf}.reshape({shp})")
+    lines.append(f"_matmul({x}, {em.args[1]}, out={o2})")
+    if a.has_bias:
+        lines.append(f"_add({o2}, {em.args[2]}, out={o2})")
+    lines += act_lines(em, o2, tuple(a.act or ()))
+    lines.append(f"{em.outs[0]} = {buf}")
+    return lines
+
+
+def _affine_compute(a, x, scale, shift):
+    out = x * scale + shift
+    apply_act(out, tuple(a.act or ()))
+    return out.astype(x.dtype, copy=False)
+
+
+AFFINE = _internal("_hy_affine", _affine_compute, (_p("act", ()),), ("data", "scale", "shift"),
+                   lambda a, s: (list(s), [s[0]]))
+
+
+@emitter(AFFINE)
+def _emit_affine(em: Any) -> list[str]:
+    buf = em.inplace(0, 0) or em.out_buffer(0)
+    x, s, t = em.args
+    lines = [f"_multiply({x}, {s}, out={buf})", f"_add({buf}, {t}, out={buf})"]
+    lines += act_lines(em, buf, tuple(em.node.resolved.act or ()))
+    return lines + [f"{em.outs[0]} = {buf}"]
+
+
+def _act_compute(a, x):
+    out = x.copy()
+    apply_act(out, tuple(a.act))
+    return out
+
+
+ACT = _internal("_hy_act", _act_compute, (_p("act", ()),), ("data",), lambda a, s: (list(s), [s[0]]))
+
+
+@emitter(ACT)
+def _emit_act(em: Any) -> list[str]:
+    act = tuple(em.node.resolved.act)
+    x = em.args[0]
+    buf = em.inplace(0, 0)
+    lines = []
+    if buf is None:
+        buf = em.out_buffer(0)
+        if act[0] == "relu":
+            return [f"_maximum({x}, 0, out={buf})", f"{em.outs[0]} = {buf}"]
+        lines.append(f"_copyto({buf}, {x})")
+    return lines + act_lines(em, buf, act) + [f"{em.outs[0]} = {buf}"]
+
+
+def _add_compute(a, x, y):
+    out = np.add(x, y)
+    apply_act(out, tuple(a.act or ()))
+    return out.astype(x.dtype, copy=False)
+
+
+ADD = _internal("_hy_add", _add_compute, (_p("act", ()),), ("lhs", "rhs"), lambda a, s: (list(s), [s[0]]))
+
+
+@emitter(ADD)
+def _emit_add(em: Any) -> list[str]:
+    buf = em.inplace(0, 0) or em.inplace(0, 1) or em.out_buffer(0)
+    lines = [f"_add({em.args[0]}, {em.args[1]}, out={buf})"]
+    lines += act_lines(em, buf, tuple(em.node.resolved.act or ()))
+    return lines + [f"{em.outs[0]} = {buf}"]
+
+
+def _concat_shape(a, in_shapes):
+    s = list(in_shapes[0])
+    s[a.axis] = sum(x[a.axis] for x in in_shapes)
+    return list(in_shapes), [tuple(s)]
+
+
+CONCAT = _internal("_hy_concat", lambda a, *xs: np.concatenate(xs, axis=a.axis), (_p("axis", 1), _p("num_args", 1)),
+                   None, _concat_shape, variadic="num_args")
+
+
+@emitter(CONCAT)
+def _emit_concat(em: Any) -> list[str]:
+    buf = em.out_buffer(0)
+    ax = int(em.node.resolved.axis)
+    return [f"_concatenate(({', '.join(em.args)},), axis={ax}, out={buf})", f"{em.outs[0]} = {buf}"]
+
+
+def _reshape_shape(a, in_shapes):
+    return list(in_shapes), [tuple(a.shape)]
+
+
+RESHAPE = _internal("_hy_reshape", lambda a, x: x.reshape(a.shape), (_p("shape"),), ("data",), _reshape_shape)
+
+
+@emitter(RESHAPE)
+def _emit_reshape(em: Any) -> list[str]:
+    em.alias(0)
+    shp = em.bind("shape", tuple(em.node.resolved.shape))
+    return [f"{em.outs[0]} = {em.args[0]}.reshape({shp})"]

@@ -1,0 +1,59 @@
+"""Epilogue fusion: bias + residual add + activation folded into the producing kernel, applied
+in place on its output buffer.
+
+On the lowered graph: ``_hy_act(_hy_conv(...))`` (or after ``_hy_dense``, ``_hy_affine``,
+``_hy_add``) becomes the producer with ``act`` set; ``_hy_add(_hy_conv(...), r)`` becomes the
+convolution with ``r`` as its residual input (added after the bias). Only when the producer's
+output has no other user and is not a graph output.
+"""
+from __future__ import annotations
+
+from ..ir import Entry, Graph, Node
+from ..kernels import nhwc as K
+from . import Pass, PassContext, entry_users, substitute
+
+_ACT_HOSTS = {id(K.CONV), id(K.DENSE), id(K.AFFINE), id(K.ADD)}
+
+
+def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
+    fused_res = fused_act = 0
+    changed = True
+    while changed:
+        changed = False
+        uses = entry_users(graph)
+        mapping: dict[Entry, Entry] = {}
+        done: set[int] = set()
+        for n in graph.nodes:
+            if n.op is K.ADD and not n.resolved.act:
+                for slot in (1, 0):
+                    src = n.inputs[slot]
+                    p = src.node
+                    if p.op is K.CONV and id(p) not in done and not p.resolved.has_res and not p.resolved.act \
+                            and n.inputs[1 - slot] != src \
+                            and uses.get(src) == 1:
+                        p.set_attrs({**p.attrs, "has_res": True})
+                        p.inputs = p.inputs + [n.inputs[1 - slot]]
+                        mapping[n.entry()] = src
+                        done.add(id(p))
+                        done.add(id(n))      # replaced: nothing may fuse into it this round
+                        fused_res += 1
+                        changed = True
+                        break
+            elif n.op is K.ACT:
+                src = n.inputs[0]
+                p = src.node
+                if p.op is not None and id(p.op) in _ACT_HOSTS and id(p) not in done and not p.resolved.act \
+                        and uses.get(src) == 1:
+                    p.set_attrs({**p.attrs, "act": n.resolved.act})
+                    mapping[n.entry()] = src
+                    done.add(id(p))
+                    fused_act += 1
+                    changed = True
+        graph = substitute(graph, mapping)
+        if changed:
+            graph = Graph(graph.outputs)   # a residual input may come later in the old order
+    ctx.stats["fuse"] = {"residual": fused_res, "activation": fused_act}
+    return graph
+
+
+PASS = Pass("fuse", 60, fuse_epilogues)

@@ -1,0 +1,203 @@
+"""Layout planning and lowering to the compiler's fast kernels.
+
+Image tensors go NHWC inside the compiled program: a 2-D Convolution, Pooling, BatchNorm or
+channel Concat on an NCHW tensor is replaced by its NHWC internal op (``kernels/nhwc.py``), and
+the tensor is transposed once where it enters the NHWC region (memoized: one transpose per
+tensor). Elementwise ops (activations, same-shape adds) keep whatever layout their inputs have,
+so chains of convolutions need no transposes at all; any other op, and the graph outputs, get
+their inputs back in NCHW. Flatten of an NHWC tensor whose spatial size is 1x1 (after global
+pooling) needs no transpose either.
+
+The lowering also picks each convolution's algorithm (see ``kernels/nhwc.py``):
+``dw`` for depthwise, ``wino`` (Winograd F(2x2,3x3)) for 3x3 stride-1 convolutions where it was
+measured faster (``ctx.options["winograd"]``: True / False / None = automatic), ``group`` for
+other grouped convolutions, ``gemm`` (one matmul, 1x1 convolutions need no patch copy) else.
+Weights are re-laid-out by static ``_hy_conv_weight`` nodes (evaluated at ``bind_params``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir import Entry, Graph, Node
+from ..kernels import nhwc as K
+from . import Pass, PassContext, is_float
+
+_ELEMWISE_ADD = {"elemwise_add", "_plus", "_Plus", "_add", "broadcast_add", "broadcast_plus"}
+
+
+def _pair(v: Any, default: int) -> tuple[int, int] | None:
+    v = tuple(v or ())
+    if not v:
+        return (default, default)
+    if len(v) != 2:
+        return None
+    return (int(v[0]), int(v[1]))
+
+
+def choose_algo(x_shape: tuple, kernel: tuple, stride: tuple, dilate: tuple, groups: int, C: int, K_: int,
+                winograd: bool | None) -> str:
+    if groups > 1:
+        if groups == C == K_:
+            return "dw"
+        return "group"
+    if kernel == (3, 3) and stride == (1, 1) and dilate == (1, 1):
+        if winograd is True:
+            return "wino"
+        if winograd is None:
+            N, H, W, _ = x_shape
+            # measured (benchmarks/bench_compiler.py --kernels): Winograd wins when there are
+            # enough tiles and channels for the 16 batched matmuls to run at BLAS speed
+            tiles = N * ((H + 1) // 2) * ((W + 1) // 2)
+            if C >= 32 and K_ >= 32 and tiles >= 64:
+                return "wino"
+    return "gemm"
+
+
+def lower(graph: Graph, ctx: PassContext) -> Graph:
+    shapes, dtypes = ctx.infer(graph)
+    dyn = ctx.dynamic(graph)
+    nhwc: set[Entry] = set()                   # new entries holding NHWC tensors
+    conv_cache: dict[tuple[Entry, tuple], Entry] = {}
+    emap: dict[Entry, Entry] = {}              # old entry -> new entry
+    new_shape: dict[Entry, tuple] = {}
+    counts: dict[str, int] = {}
+
+    def count(k: str) -> None:
+        counts[k] = counts.get(k, 0) + 1
+
+    def shape_of(e_old: Entry) -> tuple:
+        return shapes[(id(e_old.node), e_old.index)]
+
+    def convert(e: Entry, perm: tuple, hint: str) -> Entry:
+        key = (e, perm)
+        if key not in conv_cache:
+            n = Node(K.LAYOUT, ctx.fresh(hint), {"perm": perm}, [e])
+            conv_cache[key] = n.entry()
+            count("transposes")
+        return conv_cache[key]
+
+    def to_nhwc(e: Entry) -> Entry:
+        return e if e in nhwc else convert(e, K.TO_NHWC, "to_nhwc")
+
+    def to_orig(e: Entry) -> Entry:
+        if e not in nhwc:
+            return e
+        return convert(e, K.TO_NCHW, "to_nchw")
+
+    def static(e_old: Entry) -> bool:
+        return id(e_old.node) not in dyn
+
+    def floaty(e_old: Entry) -> bool:
+        return is_float(dtypes[(id(e_old.node), e_old.index)])
+
+    for n in graph.nodes:
+        if n.op is None:
+            emap[n.entry()] = n.entry()
+            continue
+        ins = [emap[e] for e in n.inputs]
+        name = n.op.name
+        out: Node | None = None
+        out_nhwc = False
+        dynamic = id(n) in dyn
+        if dynamic and not (n.op.mode_dependent and ctx.training) and n.inputs and floaty(n.inputs[0]):
+            out, out_nhwc = _lower_one(n, name, ins, shape_of, static, to_nhwc, to_orig, nhwc, ctx, count)
+        if out is None:
+            out = Node(n.op, n.name, n.attrs, [to_orig(e) for e in ins] if dynamic else ins, n.extra)
+            out_nhwc = False
+        for i in range(out.num_outputs):
+            emap[Entry(n, i)] = Entry(out, i)
+            if out_nhwc:
+                nhwc.add(Entry(out, i))
+    outputs = [to_orig(emap[e]) for e in graph.outputs]
+    ctx.stats["layout"] = counts
+    return Graph(outputs)
+
+
+def _lower_one(n: Node, name: str, ins: list[Entry], shape_of, static, to_nhwc, to_orig, nhwc: set,
+               ctx: PassContext, count) -> tuple[Node | None, bool]:
+    a = n.resolved
+    x_old = n.inputs[0]
+    xs = shape_of(x_old)
+    if name == "Convolution" and len(xs) == 4 and (a.layout or "NCHW") == "NCHW" \
+            and all(static(e) for e in n.inputs[1:]):
+        kernel = _pair(a.kernel, 1)
+        stride, pad, dilate = _pair(a.stride, 1), _pair(a.pad, 0), _pair(a.dilate, 1)
+        if None in (kernel, stride, pad, dilate):
+            return None, False
+        N, C, H, W = xs
+        Kf, G = int(a.num_filter), int(a.num_group)
+        wshape = shape_of(n.inputs[1])
+        if G > 1 and not (G == C == Kf) and (C % G or Kf % G):
+            return None, False
+        if G > 1 and wshape[1] * G != C:
+            return None, False
+        algo = choose_algo((N, H, W, C), kernel, stride, dilate, G, C, Kf, ctx.options.get("winograd"))
+        if algo == "dw" and wshape[1] != 1:
+            algo = "group"
+        w = Node(K.CONV_WEIGHT, ctx.fresh(n.name + "_w"), {"algo": algo, "groups": G}, [ins[1]])
+        has_bias = not a.no_bias
+        attrs = {"kernel": kernel, "stride": stride, "pad": pad, "dilate": dilate, "num_filter": Kf,
+                 "groups": G, "algo": algo, "act": (), "has_bias": has_bias, "has_res": False}
+        count("conv_" + algo)
+        return Node(K.CONV, n.name, attrs, [to_nhwc(ins[0]), w.entry()] + ([ins[2]] if has_bias else [])), True
+    if name == "Pooling" and len(xs) == 4 and (a.layout or "NCHW") == "NCHW" and a.pool_type in ("max", "avg") \
+            and a.pooling_convention in ("valid", "full"):
+        kernel, stride, pad = _pair(a.kernel, 1), _pair(a.stride, 1), _pair(a.pad, 0)
+        if None in (kernel, stride, pad) and not a.global_pool:
+            return None, False
+        cip = True if a.count_include_pad is None else bool(a.count_include_pad)
+        attrs = {"kernel": kernel, "stride": stride, "pad": pad, "pool_type": a.pool_type,
+                 "full": a.pooling_convention == "full", "count_include_pad": cip, "global_pool": bool(a.global_pool)}
+        count("pool")
+        return Node(K.POOL, n.name, attrs, [to_nhwc(ins[0])]), True
+    if name == "BatchNorm" and not ctx.training and a.axis == 1 and len(xs) in (2, 4) \
+            and all(static(e) for e in n.inputs[1:5]):
+        C = xs[1]
+        aff = Node(K.BN_AFFINE, ctx.fresh(n.name + "_affine"),
+                   {"eps": float(a.eps), "fix_gamma": bool(a.fix_gamma), "bshape": (C,) if len(xs) == 4 else (1, C)},
+                   ins[1:5])
+        count("batchnorm_affine")
+        x = to_nhwc(ins[0]) if len(xs) == 4 else ins[0]
+        if len(xs) == 2:
+            aff.set_attrs({**aff.attrs, "bshape": (C,)})
+        return Node(K.AFFINE, n.name, {"act": ()}, [x, Entry(aff, 0), Entry(aff, 1)]), len(xs) == 4
+    act = K.act_spec(name, a) if name in ("relu", "Activation", "sigmoid", "tanh", "clip") else None
+    if act is not None:
+        count("activation")
+        return Node(K.ACT, n.name, {"act": act}, [ins[0]]), ins[0] in nhwc
+    if name in _ELEMWISE_ADD and len(n.inputs) == 2 and tuple(shape_of(n.inputs[0])) == tuple(shape_of(n.inputs[1])):
+        l, r = ins
+        if l in nhwc or r in nhwc:
+            l, r = to_nhwc(l), to_nhwc(r)
+            count("add")
+            return Node(K.ADD, n.name, {"act": ()}, [l, r]), True
+        count("add")
+        return Node(K.ADD, n.name, {"act": ()}, [l, r]), False
+    if name == "Concat" and len(xs) == 4 and a.dim in (1, -3) and all(len(shape_of(e)) == 4 for e in n.inputs):
+        count("concat")
+        if any(e in nhwc for e in ins):
+            return Node(K.CONCAT, n.name, {"axis": 3, "num_args": len(ins)}, [to_nhwc(e) for e in ins]), True
+        return Node(K.CONCAT, n.name, {"axis": 1, "num_args": len(ins)}, ins), False
+    if name in ("Flatten", "flatten") and len(xs) >= 2:
+        flat = (xs[0], int(np.prod(xs[1:])))
+        x = ins[0]
+        if x in nhwc and not (len(xs) == 4 and xs[2] * xs[3] == 1):
+            x = to_orig(x)
+        count("flatten")
+        return Node(K.RESHAPE, n.name, {"shape": flat}, [x]), False
+    if name == "FullyConnected" and all(static(e) for e in n.inputs[1:]):
+        x = ins[0]
+        if x in nhwc and not (a.flatten and len(xs) == 4 and xs[2] * xs[3] == 1):
+            x = to_orig(x)
+        wt = Node(K.TRANSPOSE2D, ctx.fresh(n.name + "_wt"), {}, [ins[1]])
+        has_bias = not a.no_bias
+        count("dense")
+        return Node(K.DENSE, n.name, {"num_hidden": int(a.num_hidden), "flatten": bool(a.flatten),
+                                      "has_bias": has_bias, "act": ()},
+                    [x, wt.entry()] + ([ins[2]] if has_bias else [])), False
+    return None, False
+
+
+PASS = Pass("layout", 50, lower)
