@@ -397,4 +397,8 @@ _install_fluent()
 from .ops import tensor_random as _tensor_random  # noqa: E402
 
 _tensor_random.install_frontend(random, _internal, _is_tensor)  # type: ignore[name-defined]  # noqa: F821
+from .ops import _pyfuncs  # noqa: E402
+
+_pyfuncs.install(globals(), _is_tensor, symbolic=False)  # maximum, power, split_v2, ... (Python-level in MXNet)
+NDArray.split_v2 = lambda self, *a, **k: split_v2(self, *a, **k)  # type: ignore[attr-defined]  # noqa: F821
 _this = sys.modules[__name__]

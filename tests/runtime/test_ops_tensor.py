@@ -408,3 +408,38 @@ def test_registry_has_no_duplicate_meanings():
               "_copy", "BlockGrad", "Cast", "reverse", "broadcast_axis", "_zeros", "_random_uniform", "dot"):
         assert n in names
     assert get_op("split") is get_op("SliceChannel") and get_op("flip") is get_op("reverse")
+
+
+def test_python_level_functions():
+    x = nd.array([1.0, -2.0, 3.0])
+    np.testing.assert_array_equal(nd.maximum(x, 0).asnumpy(), [1, 0, 3])
+    np.testing.assert_array_equal(nd.minimum(0, x).asnumpy(), [0, -2, 0])
+    np.testing.assert_array_equal(nd.power(2, x).asnumpy(), [2, 0.25, 8])
+    np.testing.assert_array_equal(nd.greater(0, x).asnumpy(), [0, 1, 0])  # reversed: lesser_scalar
+    np.testing.assert_array_equal(nd.subtract(1, x).asnumpy(), [0, 3, -2])
+    assert nd.maximum(1, 2) == 2
+    assert [p.shape for p in nd.split_v2(nd.zeros((2, 6)), (2, 3), axis=1)] == [(2, 2), (2, 1), (2, 3)]
+    assert [p.shape for p in x.split_v2(3)] == [(1,)] * 3
+    a, b = sym.var("a"), sym.var("b")
+    assert sym.maximum(a, b).name.startswith("_maximum") and _ops(sym.maximum(a, b)) == ["_maximum"]
+    assert _ops(sym.maximum(a, 1)) == ["_maximum_scalar"] and sym.maximum(a, 1).name.startswith("_maximumscalar")
+    assert _ops(sym.pow(2, a)) == ["_rpower_scalar"]
+    assert len(sym.split_v2(a, 2)) == 2
+
+
+def test_ndarray_fluent_methods():
+    x = _a((2, 3))
+    X = x.asnumpy()
+    np.testing.assert_array_equal(x.sum(axis=1).asnumpy(), X.sum(axis=1))
+    np.testing.assert_array_equal(x.max().asnumpy(), [5])
+    np.testing.assert_array_equal(x.argmax(axis=1).asnumpy(), [2, 2])
+    np.testing.assert_array_equal(x.one_hot(6).asnumpy()[1, 1], np.eye(6)[1])
+    np.testing.assert_array_equal(x.square().asnumpy(), X ** 2)
+    np.testing.assert_array_equal(x.swapaxes(0, 1).asnumpy(), X.T)
+    np.testing.assert_array_equal(x.tile((1, 2)).asnumpy(), np.tile(X, (1, 2)))
+    np.testing.assert_array_equal(x.zeros_like().asnumpy(), np.zeros_like(X))
+    np.testing.assert_array_equal(x.broadcast_to((2, 2, 3)).asnumpy() if False else
+                                  x.expand_dims(0).broadcast_to((2, 2, 3)).asnumpy(), np.broadcast_to(X, (2, 2, 3)))
+    assert x.astype("int32").dtype == np.int32
+    assert x.T.shape == (3, 2)
+    assert [p.shape for p in x.split(3, axis=1)] == [(2, 1)] * 3

@@ -1,0 +1,93 @@
+"""MXNet's Python-level (not operator) functions of ``mx.nd`` / ``mx.sym`` built on the registry's ops.
+
+``nd.maximum(x, 0)``, ``nd.power(2, x)``, ``sym.maximum(a, b)``, ``split_v2``... are plain Python in
+MXNet: they pick the tensor-tensor op or the scalar op (``_maximum_scalar``) depending on the
+arguments. NDArray versions use the broadcasting ops, Symbol versions the same-shape legacy ones
+(``_Maximum`` is ``_maximum``), exactly as MXNet 1.9.1's ``ndarray.py``/``symbol.py`` do.
+"""
+from __future__ import annotations
+
+import operator
+from numbers import Number
+from typing import Any, Callable
+
+__all__ = ["install"]
+
+# name: (NDArray tensor op, scalar op, reversed scalar op (None: commutative), python fallback)
+_ND = {
+    "add": ("broadcast_add", "_plus_scalar", None, operator.add),
+    "subtract": ("broadcast_sub", "_minus_scalar", "_rminus_scalar", operator.sub),
+    "multiply": ("broadcast_mul", "_mul_scalar", None, operator.mul),
+    "divide": ("broadcast_div", "_div_scalar", "_rdiv_scalar", operator.truediv),
+    "true_divide": ("broadcast_div", "_div_scalar", "_rdiv_scalar", operator.truediv),
+    "modulo": ("broadcast_mod", "_mod_scalar", "_rmod_scalar", operator.mod),
+    "power": ("broadcast_power", "_power_scalar", "_rpower_scalar", operator.pow),
+    "maximum": ("broadcast_maximum", "_maximum_scalar", None, max),
+    "minimum": ("broadcast_minimum", "_minimum_scalar", None, min),
+    "hypot": ("broadcast_hypot", "_hypot_scalar", None, lambda a, b: (a * a + b * b) ** 0.5),
+    "equal": ("broadcast_equal", "_equal_scalar", None, lambda a, b: float(a == b)),
+    "not_equal": ("broadcast_not_equal", "_not_equal_scalar", None, lambda a, b: float(a != b)),
+    "greater": ("broadcast_greater", "_greater_scalar", "_lesser_scalar", lambda a, b: float(a > b)),
+    "greater_equal": ("broadcast_greater_equal", "_greater_equal_scalar", "_lesser_equal_scalar",
+                      lambda a, b: float(a >= b)),
+    "lesser": ("broadcast_lesser", "_lesser_scalar", "_greater_scalar", lambda a, b: float(a < b)),
+    "lesser_equal": ("broadcast_lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar",
+                     lambda a, b: float(a <= b)),
+    "logical_and": ("broadcast_logical_and", "_logical_and_scalar", None, lambda a, b: float(bool(a and b))),
+    "logical_or": ("broadcast_logical_or", "_logical_or_scalar", None, lambda a, b: float(bool(a or b))),
+    "logical_xor": ("broadcast_logical_xor", "_logical_xor_scalar", None, lambda a, b: float(bool(a) != bool(b))),
+}
+_SYM = {  # MXNet's symbol.py calls the legacy spellings, which also name the nodes (``_maximumscalar0``)
+    "maximum": ("_Maximum", "_MaximumScalar", None, max),
+    "minimum": ("_Minimum", "_MinimumScalar", None, min),
+    "pow": ("_Power", "_PowerScalar", "_RPowerScalar", operator.pow),
+    "power": ("_Power", "_PowerScalar", "_RPowerScalar", operator.pow),
+    "hypot": ("_Hypot", "_HypotScalar", None, lambda a, b: (a * a + b * b) ** 0.5),
+}
+
+
+def _binary(name: str, tensor_fn: Callable, scalar_fn: Callable, rscalar_fn: Callable | None,
+            fallback: Callable, is_tensor: Callable[[Any], bool]) -> Callable:
+    def fn(lhs: Any, rhs: Any) -> Any:
+        lt, rt = is_tensor(lhs), is_tensor(rhs)
+        if lt and rt:
+            return tensor_fn(lhs, rhs)
+        if lt and isinstance(rhs, Number):
+            return scalar_fn(lhs, scalar=float(rhs))
+        if rt and isinstance(lhs, Number):
+            return (rscalar_fn or scalar_fn)(rhs, scalar=float(lhs))
+        if isinstance(lhs, Number) and isinstance(rhs, Number):
+            return fallback(lhs, rhs)
+        raise TypeError(f"{name}: types ({type(lhs).__name__}, {type(rhs).__name__}) not supported")
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{name}(lhs, rhs): tensor-tensor or tensor-scalar, as MXNet's Python-level function."
+    return fn
+
+
+def install(namespace: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -> None:
+    """Adds the functions to a namespace (``nd``'s or ``sym``'s module globals) unless already there."""
+    internal = namespace["_internal"]
+
+    def lookup(op_name: str) -> Callable:
+        return getattr(internal, op_name) if op_name.startswith("_") else namespace[op_name]
+
+    table = _SYM if symbolic else _ND
+    for name, (t, s, r, fb) in table.items():
+        if name in namespace:
+            continue
+        namespace[name] = _binary(name, lookup(t), lookup(s), lookup(r) if r else None, fb, is_tensor)
+
+    split_v2_op = internal._split_v2
+
+    def split_v2(ary: Any, indices_or_sections: Any, axis: int = 0, squeeze_axis: bool = False) -> Any:
+        """Splits at the given indices (a tuple) or into equal sections (an int), as MXNet's split_v2."""
+        indices: tuple = ()
+        sections = 0
+        if isinstance(indices_or_sections, int):
+            sections = indices_or_sections
+        elif isinstance(indices_or_sections, (tuple, list)):
+            indices = (0,) + tuple(indices_or_sections)
+        else:
+            raise ValueError("indices_or_sections must be an int or a tuple of ints")
+        return split_v2_op(ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis, sections=sections)
+    namespace.setdefault("split_v2", split_v2)
