@@ -495,3 +495,40 @@ def test_rnn_sequence_length_equals_running_each_sequence_alone():
         assert np.all(out.asnumpy()[n:, b] == 0)
         close(hy.asnumpy()[:, b], h1.asnumpy()[:, 0], atol=1e-5)
         close(cy.asnumpy()[:, b], c1.asnumpy()[:, 0], atol=1e-5)
+
+
+# -- CTC ---------------------------------------------------------------------------------------------
+def _ctc_brute(logits, label, blank):
+    """-log sum over every alignment that collapses to ``label`` (tiny T and alphabet only)."""
+    T, A = logits.shape
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    total = 0.0
+    for path in itertools.product(range(A), repeat=T):
+        collapsed = [k for i, k in enumerate(path) if k != blank and (i == 0 or k != path[i - 1])]
+        if collapsed == list(label):
+            total += np.prod([p[t, k] for t, k in enumerate(path)])
+    return -np.log(total)
+
+
+@pytest.mark.parametrize("blank_label", ["first", "last"])
+def test_ctc_loss_matches_brute_force(blank_label):
+    T, N, A = 5, 3, 4
+    x = rand(T, N, A)
+    blank = 0 if blank_label == "first" else A - 1
+    pad = 0 if blank_label == "first" else -1
+    seqs = [[1, 2], [2, 2, 1], [1]] if blank_label == "first" else [[0, 1], [1, 1, 0], [2]]
+    label = np.full((N, 3), pad, dtype=np.float32)
+    for i, s in enumerate(seqs):
+        label[i, :len(s)] = s
+    loss = nd.CTCLoss(nd.array(x), nd.array(label), blank_label=blank_label).asnumpy()
+    assert loss.shape == (N,)
+    for i, s in enumerate(seqs):
+        close(loss[i], _ctc_brute(x[:, i].astype(np.float64), s, blank), rtol=1e-4)
+    # explicit lengths: data length 4 for sequence 0, label lengths as given
+    dl = np.array([4, 5, 5], dtype=np.float32)
+    lens = np.array([len(s) for s in seqs], dtype=np.float32)
+    loss2 = nd.ctc_loss(nd.array(x), nd.array(label), nd.array(dl), nd.array(lens), use_data_lengths=True,
+                        use_label_lengths=True, blank_label=blank_label).asnumpy()
+    close(loss2[0], _ctc_brute(x[:4, 0].astype(np.float64), seqs[0], blank), rtol=1e-4)
+    close(loss2[1:], loss[1:])
