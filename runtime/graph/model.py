@@ -98,6 +98,10 @@ class Model:
             arr = v.asnumpy() if hasattr(v, "asnumpy") else np.asarray(v)
             self.params[k] = arr
         self.unused_params = sorted(k for k in self.params if k not in var_names)
+        self._vars = graph.variables()
+        self._by_name = {n.name: n for n in self._vars}
+        self._inputs = [n.name for n in self._vars if n.name not in self.params]
+        self._dtypes = {n.name: var_dtype_hint(n) or np.dtype(np.float32) for n in self._vars}
         self._programs: dict[tuple, Callable] = {}
         self._param_shapes: dict[int, tuple] | None = None
 
@@ -123,7 +127,7 @@ class Model:
     @property
     def input_names(self) -> list[str]:
         """Variables without a parameter value, in graph order (the data inputs)."""
-        return [n.name for n in self.graph.variables() if n.name not in self.params]
+        return list(self._inputs)
 
     @property
     def output_names(self) -> list[str]:
@@ -142,7 +146,7 @@ class Model:
     def bind_inputs(self, inputs: Any) -> dict[str, np.ndarray]:
         """``inputs`` (a dict by name, a sequence in :attr:`input_names` order, or one array for a
         sole input) -> {name: array}; raises naming a missing parameter or a missing input."""
-        names = self.input_names
+        names = self._inputs
         if isinstance(inputs, Mapping):
             given = dict(inputs)
         elif isinstance(inputs, (list, tuple)):
@@ -152,11 +156,10 @@ class Model:
             given = dict(zip(names, inputs))
         else:
             given = {names[0]: inputs} if names else {"": inputs}
-        var_names = [n.name for n in self.graph.variables()]
         for k in given:
-            if k not in var_names:
+            if k not in self._by_name:
                 raise HybridizeError(f"the model has no input {k!r} (its inputs: {', '.join(names) or 'none'})")
-        missing = [n for n in self.graph.variables() if n.name not in self.params and n.name not in given]
+        missing = [self._by_name[n] for n in names if n not in given]
         if missing:
             # a variable neither given nor in the parameters: name it, and who needs it
             var = missing[0]
@@ -171,10 +174,9 @@ class Model:
             raise LoadError(self._blame_file(), f"missing parameter {var.name!r} "
                                                 f"(needed by {self._consumer(var)}){hint}")
         out: dict[str, np.ndarray] = {}
-        by_name = {n.name: n for n in self.graph.variables()}
         for k, v in given.items():
             arr = v.asnumpy() if hasattr(v, "asnumpy") else np.asarray(v)
-            want = var_dtype_hint(by_name[k]) or np.dtype(np.float32)
+            want = self._dtypes[k]
             if arr.dtype != want:
                 arr = arr.astype(want)  # MXNet feeds data as the variable's dtype (float32)
             out[k] = arr
