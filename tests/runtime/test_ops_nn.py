@@ -532,3 +532,51 @@ def test_ctc_loss_matches_brute_force(blank_label):
                         use_label_lengths=True, blank_label=blank_label).asnumpy()
     close(loss2[0], _ctc_brute(x[:4, 0].astype(np.float64), seqs[0], blank), rtol=1e-4)
     close(loss2[1:], loss[1:])
+
+
+# -- deformable convolution ------------------------------------------------------------------------
+def _bilinear_ref(img, h, w):
+    H, W = img.shape
+    if not (-1 < h < H and -1 < w < W):
+        return 0.0
+    h0, w0 = math.floor(h), math.floor(w)
+    val = 0.0
+    for dh, dw in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        hh, ww = h0 + dh, w0 + dw
+        if 0 <= hh < H and 0 <= ww < W:
+            wt = (1 - abs(h - hh)) * (1 - abs(w - ww))
+            val += wt * img[hh, ww]
+    return val
+
+
+def test_deformable_convolution():
+    x, w, b = rand(2, 4, 6, 7), rand(6, 2, 3, 3), rand(6)
+    kw = dict(kernel=(3, 3), pad=(1, 1), stride=(2, 1), num_filter=6, num_group=2)
+    Ho, Wo = 3, 7
+    zero = np.zeros((2, 2 * 9, Ho, Wo), np.float32)
+    y0 = nd.contrib.DeformableConvolution(nd.array(x), nd.array(zero), nd.array(w), nd.array(b), **kw)
+    close(y0.asnumpy(), nd.Convolution(nd.array(x), nd.array(w), nd.array(b), **kw).asnumpy())
+    ones = np.ones((2, 9, Ho, Wo), np.float32)
+    y1 = nd.contrib.ModulatedDeformableConvolution(nd.array(x), nd.array(zero), nd.array(ones), nd.array(w),
+                                                   nd.array(b), **kw)
+    close(y1.asnumpy(), y0.asnumpy())
+    # random fractional offsets, checked at a few output positions by direct bilinear sampling
+    off = (rand(2, 2 * 2 * 9, Ho, Wo) * 1.5).astype(np.float32)        # 2 deformable groups
+    y = nd.contrib.DeformableConvolution(nd.array(x), nd.array(off), nd.array(w), no_bias=True,
+                                         num_deformable_group=2, **kw).asnumpy()
+    for n, f, ho, wo in [(0, 0, 1, 3), (1, 5, 0, 0), (1, 3, 2, 6)]:
+        gi = f // 3
+        acc = 0.0
+        for c in range(gi * 2, gi * 2 + 2):
+            dgi = c // 2
+            for k in range(9):
+                i, j = divmod(k, 3)
+                dh = off[n, dgi * 18 + 2 * k, ho, wo]
+                dw = off[n, dgi * 18 + 2 * k + 1, ho, wo]
+                v = _bilinear_ref(x[n, c].astype(np.float64), ho * 2 - 1 + i + dh, wo - 1 + j + dw)
+                acc += v * w[f, c - gi * 2, i, j]
+        close(y[n, f, ho, wo], acc, atol=1e-4)
+    s = sym.contrib.DeformableConvolution(sym.var("x"), sym.var("off"), kernel=(3, 3), num_filter=6, name="dc")
+    assert s.list_arguments() == ["x", "off", "dc_weight", "dc_bias"]
+    args, outs, _ = s.infer_shape(x=(2, 4, 6, 7))
+    assert args[1] == (2, 18, 4, 5) and args[2] == (6, 4, 3, 3) and outs == [(2, 6, 4, 5)]

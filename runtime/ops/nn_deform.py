@@ -1,0 +1,116 @@
+"""Deformable convolutions: ``_contrib_DeformableConvolution`` (v1) and
+``_contrib_ModulatedDeformableConvolution`` (v2, with a modulation mask), MXNet 1.9.1 (2-D, NCHW).
+
+Every kernel tap of every output position samples the input at its regular location plus a
+learned offset (``offset``: ``(N, 2 * deformable_groups * kh * kw, Ho, Wo)``, (dy, dx) pairs per
+tap), bilinearly, with zeros outside the image as MXNet's ``deformable_im2col``. The sampled
+columns are gathered in one vectorized pass (no loops over positions) and multiplied with the
+weight in one batched matmul, as a regular convolution.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import Bool, Int, Param, Shape
+from .registry import OpDef, register
+from ._nnutil import OptEnum, conv_out_dim, merge_shape, spatial_params
+
+
+def _inputs(modulated: bool):
+    def names(attrs):
+        base = ["data", "offset"] + (["mask"] if modulated else []) + ["weight"]
+        return tuple(base) if attrs.no_bias else tuple(base + ["bias"])
+    return names
+
+
+def _shape(modulated: bool):
+    def infer(attrs, in_shapes):
+        ins = list(in_shapes)
+        kernel, stride, dil, pad = spatial_params(attrs, len(attrs.kernel))
+        if len(kernel) != 2:
+            raise ShapeError("deformable convolution supports 2-D kernels only")
+        g, F, dg = attrs.num_group, attrs.num_filter, attrs.num_deformable_group
+        K = kernel[0] * kernel[1]
+        d = ins[0]
+        C = d[1] if d is not None and len(d) == 4 else 0
+        wi = 3 if modulated else 2
+        ins[wi] = merge_shape(ins[wi], (F, C // g) + tuple(kernel), "weight")
+        if not attrs.no_bias:
+            ins[wi + 1] = merge_shape(ins[wi + 1], (F,), "bias")
+        if d is None or len(d) == 0:
+            return ins, [None]
+        if len(d) != 4:
+            raise ShapeError(f"deformable convolution needs 4-D data, got {tuple(d)}")
+        osp = tuple(conv_out_dim(n, k, s, dl, p) for n, k, s, dl, p in zip(d[2:], kernel, stride, dil, pad))
+        ins[1] = merge_shape(ins[1], (d[0], 2 * dg * K) + osp, "offset")
+        if modulated:
+            ins[2] = merge_shape(ins[2], (d[0], dg * K) + osp, "mask")
+        return ins, [(d[0], F) + osp]
+    return infer
+
+
+def _deformable_cols(attrs, x, offset, mask):
+    """Sampled columns ``(N, C, kh*kw, Ho*Wo)``."""
+    N, C, H, W = x.shape
+    kernel, stride, dil, pad = spatial_params(attrs, 2)
+    kh, kw = kernel
+    K = kh * kw
+    dg = attrs.num_deformable_group
+    Ho, Wo = offset.shape[2:]
+    O = Ho * Wo
+    off = offset.reshape(N, dg, K, 2, O).astype(np.float64)
+    ki, kj = np.divmod(np.arange(K), kw)
+    base_h = (np.arange(Ho) * stride[0] - pad[0])[:, None] + np.zeros((1, Wo))
+    base_w = (np.arange(Wo) * stride[1] - pad[1])[None, :] + np.zeros((Ho, 1))
+    hs = (ki * dil[0])[:, None] + base_h.reshape(1, O)               # (K, O)
+    ws = (kj * dil[1])[:, None] + base_w.reshape(1, O)
+    h = hs[None, None] + off[:, :, :, 0]                             # (N, dg, K, O)
+    w = ws[None, None] + off[:, :, :, 1]
+    inside = (h > -1) & (w > -1) & (h < H) & (w < W)
+    h0 = np.floor(h).astype(np.int64)
+    w0 = np.floor(w).astype(np.int64)
+    lh, lw = h - h0, w - w0
+    xg = x.reshape(N, dg, C // dg, H * W)
+    cols = np.zeros((N, dg, C // dg, K, O), dtype=np.float64)
+    for dh, dw, wt in ((0, 0, (1 - lh) * (1 - lw)), (0, 1, (1 - lh) * lw), (1, 0, lh * (1 - lw)), (1, 1, lh * lw)):
+        hh, ww = h0 + dh, w0 + dw
+        ok = inside & (hh >= 0) & (hh <= H - 1) & (ww >= 0) & (ww <= W - 1)
+        idx = np.where(ok, hh * W + ww, 0).reshape(N, dg, 1, K * O)
+        vals = np.take_along_axis(xg, np.broadcast_to(idx, (N, dg, C // dg, K * O)), axis=3)
+        cols += vals.reshape(N, dg, C // dg, K, O) * np.where(ok, wt, 0.0)[:, :, None]
+    if mask is not None:
+        cols *= mask.reshape(N, dg, 1, K, O)
+    return cols.reshape(N, C, K, O).astype(x.dtype), (Ho, Wo)
+
+
+def _compute(modulated: bool):
+    def run(attrs, x, offset, *rest):
+        rest = list(rest)
+        mask = rest.pop(0) if modulated else None
+        w = rest.pop(0)
+        b = rest.pop(0) if rest else None
+        N, C = x.shape[:2]
+        g, F = attrs.num_group, attrs.num_filter
+        cols, (Ho, Wo) = _deformable_cols(attrs, x, offset, mask)
+        K = cols.shape[2]
+        cols = cols.reshape(N, g, (C // g) * K, Ho * Wo)
+        out = np.matmul(w.reshape(g, F // g, (C // g) * K), cols).reshape(N, F, Ho, Wo)
+        if b is not None:
+            out += b.reshape(F, 1, 1)
+        return out.astype(x.dtype, copy=False)
+    run.__doc__ = ("Modulated deformable convolution (v2): deformable sampling scaled by ``mask``."
+                   if modulated else "Deformable convolution (v1): taps sample at learned offsets.")
+    return run
+
+
+_COMMON = (Param("kernel", Shape), Param("stride", Shape, ()), Param("dilate", Shape, ()), Param("pad", Shape, ()),
+           Param("num_filter", Int), Param("num_group", Int, 1), Param("num_deformable_group", Int, 1),
+           Param("workspace", Int, 1024), Param("no_bias", Bool, False))
+_LAYOUT = Param("layout", OptEnum("NCW", "NCHW", "NCDHW"), None)
+
+register(OpDef("_contrib_DeformableConvolution", _compute(False), params=_COMMON + (_LAYOUT,),
+               inputs=_inputs(False), infer_shape=_shape(False)))
+register(OpDef("_contrib_ModulatedDeformableConvolution", _compute(True),
+               params=_COMMON + (Param("im2col_step", Int, 64), _LAYOUT),
+               inputs=_inputs(True), infer_shape=_shape(True)))
