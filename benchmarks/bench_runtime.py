@@ -121,7 +121,8 @@ def main(argv=None) -> int:
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPU(s), {platform.system()} {platform.release()}; "
         f"Python {platform.python_version()}, numpy {np.__version__}"
-        + (f" ({_blas()})" if _blas() else "") + ".",
+        + (f" ({_blas()})" if _blas() else "") + f"; load average at the end {_load()} (other work on the "
+        "machine inflates the figures: compare medians taken under similar load).",
         "",
         "Graphs: `../shared/fixtures/mxnet/models/<model>/model-symbol.json` (MXNet 1.9.1's export); "
         "parameters rebuilt from `params_recipe.py`; input: the fixture's `x` (first item for batch 1); "
@@ -141,6 +142,13 @@ def main(argv=None) -> int:
     Path(args.output).write_text("\n".join(lines))
     print("wrote", args.output)
     return 0
+
+
+def _load() -> str:
+    try:
+        return "/".join(f"{v:.1f}" for v in os.getloadavg())
+    except OSError:
+        return "?"
 
 
 def _blas() -> str:
