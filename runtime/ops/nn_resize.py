@@ -17,9 +17,9 @@ import math
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Enum, Float, Int, Param, Shape
+from .attrs import Bool, Enum, Float, Int, Param, Shape
 from .registry import OpDef, register
-from ._nnutil import merge_shape
+from ._nnutil import OptFloat, merge_shape
 
 
 # -- Pad ---------------------------------------------------------------------------------------
@@ -136,4 +136,127 @@ register(OpDef(
             Param("multi_input_mode", Enum("concat", "sum"), "concat"), Param("num_args", Int),
             Param("workspace", Int, 512)),
     inputs=_up_inputs, variadic="num_args", infer_shape=_up_shape,
+))
+
+
+# -- separable resampling (contrib): adaptive average pooling, bilinear resize --------------------
+def _apply_separable(x, mh, mw):
+    """``out[n, c] = mh @ x[n, c] @ mw.T`` for (N, C, H, W) data, in x's dtype (two matmuls)."""
+    dt = x.dtype
+    t = np.matmul(mh.astype(dt), x)                      # (N, C, oh, W)
+    return np.matmul(t, mw.T.astype(dt))                 # (N, C, oh, ow)
+
+
+def _adaptive_matrix(isize: int, osize: int) -> np.ndarray:
+    o = np.arange(osize)
+    start = np.floor(o * isize / osize).astype(np.int64)
+    end = np.ceil((o + 1) * isize / osize).astype(np.int64)
+    i = np.arange(isize)
+    m = ((i[None, :] >= start[:, None]) & (i[None, :] < end[:, None])).astype(np.float64)
+    return m / (end - start)[:, None]
+
+
+def _adaptive_out(attrs):
+    os_ = tuple(attrs.output_size)
+    if len(os_) == 0:
+        return 1, 1
+    if len(os_) == 1:
+        return os_[0], os_[0]
+    return os_[0], os_[1]
+
+
+def _adaptive_shape(attrs, in_shapes):
+    d = in_shapes[0]
+    if d is None or len(d) == 0:
+        return list(in_shapes), [None]
+    if len(d) != 4:
+        raise ShapeError(f"AdaptiveAvgPooling2D needs 4-D data, got {tuple(d)}")
+    return list(in_shapes), [(d[0], d[1]) + _adaptive_out(attrs)]
+
+
+def _adaptive_avg_pooling(attrs, x):
+    """Adaptive average pooling: output cell ``o`` averages input rows
+    ``[floor(o*H/oh), ceil((o+1)*H/oh))`` (likewise for columns)."""
+    oh, ow = _adaptive_out(attrs)
+    return _apply_separable(x, _adaptive_matrix(x.shape[2], oh), _adaptive_matrix(x.shape[3], ow))
+
+
+register(OpDef("_contrib_AdaptiveAvgPooling2D", _adaptive_avg_pooling,
+               params=(Param("output_size", Shape, ()),), infer_shape=_adaptive_shape))
+
+
+def _bilinear_matrix(isize: int, osize: int, align_corners: bool) -> np.ndarray:
+    """MXNet's bilinear_resize source index rule as an (osize, isize) interpolation matrix."""
+    if osize > 1:
+        scale = (isize - 1) / (osize - 1) if align_corners else isize / osize
+    else:
+        scale = 0.0
+    o = np.arange(osize, dtype=np.float64)
+    src = np.float32(scale) * o if align_corners else np.maximum(np.float32(scale) * (o + 0.5) - 0.5, 0.0)
+    i0 = src.astype(np.int64)
+    lam = src - i0
+    i1 = i0 + (i0 < isize - 1)
+    m = np.zeros((osize, isize))
+    np.add.at(m, (np.arange(osize), i0), 1 - lam)
+    np.add.at(m, (np.arange(osize), i1), lam)
+    return m
+
+
+def _bilinear_size(attrs, dshape, like_shape=None):
+    H, W = dshape[2], dshape[3]
+    m = attrs.mode
+    if m == "size":
+        if attrs.scale_height is not None:
+            if attrs.scale_width is None:
+                raise ShapeError("BilinearResize2D: scale_height given without scale_width")
+            return int(attrs.scale_height * H), int(attrs.scale_width * W)
+        return attrs.height, attrs.width
+    if m == "odd_scale":
+        sh, sw = attrs.scale_height, attrs.scale_width
+        return (int(H * sh) if H % 2 == 0 else int((H - 1) * sh) + 1,
+                int(W * sw) if W % 2 == 0 else int((W - 1) * sw) + 1)
+    if m == "like":
+        return like_shape[2], like_shape[3]
+    even = m.startswith("to_even")
+    up = m.endswith("up")
+
+    def adj(n):
+        ok = (n % 2 == 0) if even else (n % 2 == 1)
+        return n if ok else (n + 1 if up else n - 1)
+    return adj(H), adj(W)
+
+
+def _bilinear_inputs(attrs):
+    return ("data", "like") if attrs.mode == "like" else ("data",)
+
+
+def _bilinear_shape(attrs, in_shapes):
+    d = in_shapes[0]
+    if d is None or len(d) == 0:
+        return list(in_shapes), [None]
+    like = in_shapes[1] if attrs.mode == "like" else None
+    if attrs.mode == "like" and (like is None or len(like) != 4):
+        return list(in_shapes), [None]
+    oh, ow = _bilinear_size(attrs, d, like)
+    return list(in_shapes), [(d[0], d[1], oh, ow)]
+
+
+def _bilinear_resize(attrs, x, like=None):
+    """Bilinear resize of (N, C, H, W) data to a size given by ``mode`` (MXNet's index rule,
+    ``align_corners`` as in its CPU kernel)."""
+    oh, ow = _bilinear_size(attrs, x.shape, None if like is None else like.shape)
+    if (oh, ow) == x.shape[2:]:
+        return x.copy()
+    return _apply_separable(x, _bilinear_matrix(x.shape[2], oh, attrs.align_corners),
+                            _bilinear_matrix(x.shape[3], ow, attrs.align_corners))
+
+
+register(OpDef(
+    "_contrib_BilinearResize2D", _bilinear_resize,
+    params=(Param("height", Int, 1), Param("width", Int, 1), Param("scale_height", OptFloat, None),
+            Param("scale_width", OptFloat, None),
+            Param("mode", Enum("size", "odd_scale", "like", "to_even_down", "to_even_up", "to_odd_down",
+                               "to_odd_up"), "size"),
+            Param("align_corners", Bool, True)),
+    inputs=_bilinear_inputs, infer_shape=_bilinear_shape,
 ))

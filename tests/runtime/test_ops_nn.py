@@ -580,3 +580,35 @@ def test_deformable_convolution():
     assert s.list_arguments() == ["x", "off", "dc_weight", "dc_bias"]
     args, outs, _ = s.infer_shape(x=(2, 4, 6, 7))
     assert args[1] == (2, 18, 4, 5) and args[2] == (6, 4, 3, 3) and outs == [(2, 6, 4, 5)]
+
+
+# -- contrib resampling and output layers ------------------------------------------------------------
+def test_adaptive_avg_pooling_and_bilinear_resize():
+    x = rand(1, 2, 5, 7)
+    y = nd.contrib.AdaptiveAvgPooling2D(nd.array(x), output_size=(2, 3)).asnumpy()
+    close(y[0, 1, 0, 0], x[0, 1, 0:3, 0:3].mean())
+    close(y[0, 1, 1, 1], x[0, 1, 2:5, 2:5].mean())         # rows [floor(5/2), 5), cols [floor(7/3), ceil(14/3))
+    assert nd.contrib.AdaptiveAvgPooling2D(nd.array(x)).shape == (1, 2, 1, 1)
+    z = nd.contrib.BilinearResize2D(nd.array(x), height=9, width=13).asnumpy()   # align_corners: exact grid
+    close(z[:, :, ::2, ::2], x)
+    like = nd.zeros((1, 1, 10, 14))
+    zl = nd.contrib.BilinearResize2D(nd.array(x), like, mode="like", align_corners=False).asnumpy()
+    assert zl.shape == (1, 2, 10, 14)
+    # half-pixel rule: out 1 -> src 0.25
+    close(zl[0, 0, 0, 1], 0.75 * x[0, 0, 0, 0] + 0.25 * x[0, 0, 0, 1])
+    assert nd.contrib.BilinearResize2D(nd.array(x), mode="to_even_up").shape == (1, 2, 6, 8)
+    assert nd.contrib.BilinearResize2D(nd.array(x), scale_height=2.0, scale_width=0.5).shape == (1, 2, 10, 3)
+
+
+def test_output_layers_forward():
+    x = rand(3, 4)
+    close(nd.LinearRegressionOutput(nd.array(x), nd.zeros((3, 4))).asnumpy(), x)
+    close(nd.LogisticRegressionOutput(nd.array(x), nd.zeros((3, 4))).asnumpy(), 1 / (1 + np.exp(-x)))
+    close(nd.SVMOutput(nd.array(x), nd.zeros((3,))).asnumpy(), x)
+    close(nd.MakeLoss(nd.array(x)).asnumpy(), x)
+    lab = np.array([0, 3, 1], dtype=np.float32)
+    lp = x - np.log(np.exp(x).sum(1, keepdims=True))
+    close(nd.softmax_cross_entropy(nd.array(x), nd.array(lab)).asnumpy(), [-lp[[0, 1, 2], [0, 3, 1]].sum()])
+    s = sym.LogisticRegressionOutput(sym.var("x"), name="out")
+    assert s.list_arguments() == ["x", "out_label"]
+    assert s.infer_shape(x=(3, 4))[0][1] == (3, 4)
