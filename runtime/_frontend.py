@@ -29,8 +29,58 @@ class BoundCall:
         self.given, self.attrs, self.name, self.attr, self.out = given, attrs, name, attr, out
 
 
+# Per-op cache of bindings for the common call shape "tensors (or None) positionally, attributes
+# by keyword": key (positional None pattern, keyword items) -> (input slots, given, attrs, names).
+# Repeated calls from the same call site (every imperative forward) then skip coercion and
+# resolution. Keys hold only hashable non-tensor keyword values; each op keeps at most
+# _BIND_CACHE_MAX entries.
+_BIND_CACHE: dict[int, dict] = {}
+_BIND_CACHE_MAX = 256
+_SIMPLE = frozenset((int, float, str, bool, type(None), tuple, type))
+
+
 def bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callable[[Any], bool]) -> BoundCall:
     """Sorts a call's arguments into inputs and attributes; raises ``TypeError`` naming the op."""
+    key = None
+    if op.variadic is None and "out" not in kwargs:
+        nones = ()
+        for i, a in enumerate(args):
+            if a is None:
+                nones += (i,)
+            elif not is_tensor(a):
+                break
+        else:
+            for v in kwargs.values():
+                if type(v) not in _SIMPLE:
+                    break
+            else:
+                key = (len(args), nones, tuple(kwargs.items()))
+                cache = _BIND_CACHE.get(id(op))
+                if cache is None:
+                    cache = _BIND_CACHE[id(op)] = {}
+                try:
+                    hit = cache.get(key)
+                except TypeError:  # an unhashable value inside a tuple
+                    key = hit = None
+                if hit is not None:
+                    n, given, attrs, names, name = hit
+                    inputs = list(args[:n])
+                    if n < len(names):
+                        inputs += [None] * (len(names) - n)
+                    return BoundCall(op, inputs, names, given, attrs, name, None, None)
+    call = _bind_call(op, args, dict(kwargs), is_tensor)
+    if key is not None and call.attr is None:
+        # cacheable when the inputs are exactly the leading positional tensors (Nones trailing)
+        n = len(args) - len(key[1])
+        if (key[1] == tuple(range(n, len(args))) and len(call.inputs) >= n
+                and all(call.inputs[i] is args[i] for i in range(n)) and all(v is None for v in call.inputs[n:])):
+            cache = _BIND_CACHE[id(op)]
+            if len(cache) < _BIND_CACHE_MAX:
+                cache[key] = (n, call.given, call.attrs, call.input_names, call.name)
+    return call
+
+
+def _bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callable[[Any], bool]) -> BoundCall:
     name = kwargs.pop("name", None)
     attr = kwargs.pop("attr", None)
     out = kwargs.pop("out", None)
