@@ -67,7 +67,7 @@ def test_hybridnet_prints_every_imperative_call_and_only_first_hybridized(capsys
     out = capsys.readouterr().out
     assert "F:  <module 'hybridize.runtime.ndarray'" in out and "NDArray 1x4" in out and "NDArray 1x10" in out
     y2 = net(x)
-    assert capsys.readouterr().out == out.replace(out, capsys.readouterr().out) or True
+    assert capsys.readouterr().out == out  # prints again, the same
     net.hybridize()
     y3 = net(x)
     out = capsys.readouterr().out
@@ -78,8 +78,10 @@ def test_hybridnet_prints_every_imperative_call_and_only_first_hybridized(capsys
     y4 = net(x)
     y5 = net(x)
     assert capsys.readouterr().out == ""
-    for y in (y2, y3, y4, y5):
-        np.testing.assert_array_equal(y.asnumpy(), y1.asnumpy())
+    np.testing.assert_array_equal(y2.asnumpy(), y1.asnumpy())
+    for y in (y3, y4, y5):  # the compiled program may sum in another order: equal to float32 rounding
+        np.testing.assert_allclose(y.asnumpy(), y1.asnumpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(y4.asnumpy(), y3.asnumpy())
 
 
 def test_imperative_calls_print_each_time(capsys):
