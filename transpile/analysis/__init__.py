@@ -1,0 +1,151 @@
+"""Scopes, bindings and the tensor dataflow: the one place that knows what a tensor is.
+
+Library API (used by the checker and meant for the transpiler)::
+
+    from hybridize.transpile.analysis import analyze_text, analyze_index
+
+    result = analyze_text(source_text)          # raises source.SourceError if unparsable
+    for fn in result.functions:                 # every analysed hybrid_forward
+        fn.class_name, fn.snippet.function      # libcst FunctionDef of the method
+    value = result.value_of(some_cst_expression)  # values.Value or None
+    value.is_tensor, value.holds_tensor, value.kind, value.origin.explain("y")
+    result.events                               # events.Event list the rules consume
+
+``value_of`` answers "is this expression a tensor here?" for every expression evaluated on the
+symbolic path of a ``hybrid_forward`` (and the helpers it calls), keyed by the libcst nodes of
+``fn.snippet``. Expressions in branches that only run imperatively have no value.
+
+How: :class:`~.interpreter.Interpreter` runs over each ``hybrid_forward`` twice or three times.
+The first pass records *evidence* of how undecided values (inputs, child-block results) are used;
+the next pass decides them (an input used in ``x + 1`` is a tensor; one iterated and extended is
+a list) and emits the events and values the rules see.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from ..source import SourceError, Snippet, parse_python, split_lines
+from . import knowledge as K
+from .events import Event, EventKind, Evidence, Site
+from .index import ClassInfo, FunctionSpan, ModuleIndex, build_index
+from .interpreter import Interpreter
+from .values import Category, Kind, Origin, Value
+
+__all__ = [
+    "AnalysedFunction", "ModuleAnalysis", "analyze_index", "analyze_text", "build_index",
+    "Event", "EventKind", "Kind", "Value", "Origin", "Category", "Site", "ModuleIndex",
+]
+
+MAX_PASSES = 3
+
+
+@dataclass
+class AnalysedFunction:
+    """One ``hybrid_forward`` that was analysed (its snippet's nodes key ``value_of``)."""
+
+    class_name: str
+    span: FunctionSpan
+    snippet: Snippet
+
+
+@dataclass
+class ModuleAnalysis:
+    index: ModuleIndex
+    functions: list[AnalysedFunction] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    errors: list[SourceError] = field(default_factory=list)
+    _values: dict = field(default_factory=dict, repr=False)
+
+    def value_of(self, node: cst.CSTNode) -> Optional[Value]:
+        """The abstract value of an expression node of an analysed snippet, if it was evaluated."""
+        hit = self._values.get(id(node))
+        return hit[1] if hit is not None and hit[0] is node else None
+
+
+def analyze_text(text: str) -> ModuleAnalysis:
+    """Parse and analyse a whole module given as text."""
+    lines = split_lines(text)
+    return analyze_index(build_index(parse_python(text), lines))
+
+
+def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
+    """Analyse every ``hybrid_forward`` of an indexed module (see the module docstring)."""
+    analysis = ModuleAnalysis(index)
+    targets: list[tuple[ClassInfo, FunctionSpan, Snippet]] = []
+    for cls, span in index.hybrid_forwards():
+        try:
+            snippet = span.snippet(index.lines)
+        except SourceError as exc:
+            analysis.errors.append(exc)
+            continue
+        targets.append((cls, span, snippet))
+        analysis.functions.append(AnalysedFunction(cls.name, span, snippet))
+    if not targets:
+        return analysis
+    init_ndarrays = {cls.name: _init_ndarrays(index, cls) for cls, _, _ in targets}
+
+    decided: Optional[Evidence] = None
+    interp: Optional[Interpreter] = None
+    for pass_no in range(MAX_PASSES):
+        evidence = Evidence()
+        if decided is not None:  # evidence only grows: keep what earlier passes saw
+            evidence.tensor.update(decided.tensor)
+            evidence.strong_container |= decided.strong_container
+            evidence.weak_container |= decided.weak_container
+        interp = Interpreter(index, evidence, decided, emit=pass_no > 0, init_ndarrays=init_ndarrays)
+        for cls, span, snippet in targets:
+            site = Site(snippet.module, snippet.line_offset, f"{cls.name}.hybrid_forward")
+            interp.run_hybrid_forward(cls, snippet.function, site)
+        if pass_no > 0 and decided is not None and evidence.snapshot() == decided.snapshot():
+            break
+        decided = evidence
+    assert interp is not None
+    analysis.events = interp.events
+    analysis._values = interp.values
+    seen: set[str] = set()
+    for message, node, site in interp.errors:
+        if message not in seen:
+            seen.add(message)
+            row = site.row(node)
+            analysis.errors.append(SourceError(message, row, 1))
+    return analysis
+
+
+def _init_ndarrays(index: ModuleIndex, cls: ClassInfo) -> dict[str, tuple[str, int]]:
+    """``self.attr = nd.array(...)`` in ``__init__`` (of the class or a base in this file).
+
+    Read from the ``ast`` already built for the index: no libcst parse is needed to know that
+    an attribute holds an NDArray made by the imperative API.
+    """
+    hit = index.find_method(cls, "__init__")
+    if hit is None:
+        return {}
+    node = hit[1].node
+    found: dict[str, tuple[str, int]] = {}
+    for stmt in ast.walk(node):
+        if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
+            continue
+        qual = _qualify(stmt.value.func, index)
+        if not qual or K.api_family(qual) != "ndarray" or qual.endswith(("NDArray",)):
+            continue
+        for target in stmt.targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                text = ast.unparse(stmt.value)
+                if len(text) > 50:
+                    text = text[:47] + "..."
+                found[target.attr] = (text, stmt.value.lineno)
+    return found
+
+
+def _qualify(node: ast.AST, index: ModuleIndex) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in index.imports:
+        return ""
+    return ".".join([index.imports[node.id]] + list(reversed(parts)))

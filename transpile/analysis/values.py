@@ -1,0 +1,213 @@
+"""The abstract values of the tensor dataflow, and why a value is a tensor (:class:`Origin`).
+
+Lattice, from "certainly not a tensor" up:
+
+``STATIC``  an ordinary Python value: ``self.*`` configuration, literals, ``None``, shapes.
+``FNS``     the ``F`` namespace or something reached from it (``F.relu``, ``F.npx``): calling
+            it builds a tensor.
+``FUNC``    a function or lambda defined inside the analysed code (called -> analysed).
+``SEQ``     a container of tensors: a list/tuple/generator of tensors, ``*args``, or a
+            multi-output result (``F.split(x, num_outputs=2)``); indexing/iterating is fine.
+``TENSOR``  one NDArray/Symbol.
+``MAYBE``   a tensor *or* a container of tensors, undecided: ``hybrid_forward`` inputs and
+            results of child blocks (``self.cell(x, states)`` may return a tuple). A MAYBE is
+            decided by how the code itself uses it (see ``evidence.py``), never by its name.
+
+Each tensor-ish value carries an :class:`Origin` so messages can say *why* it is a tensor.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from typing import Any, Optional
+
+
+class Kind(enum.Enum):
+    STATIC = "static"
+    FNS = "F"
+    FUNC = "function"
+    SEQ = "sequence of tensors"
+    TENSOR = "tensor"
+    MAYBE = "tensor or sequence of tensors"
+
+
+class Category(enum.Enum):
+    """What produced a value; turned into the words of a message by :meth:`Origin.explain`."""
+
+    INPUT = "an input of"
+    F_OP = "the result of an `F` operator"
+    BLOCK = "the result of calling"
+    HELPER = "the result of"
+    DERIVED = "computed from a tensor"
+    ELEMENT = "an element of"
+    IMPERATIVE = "an NDArray made by the imperative API"
+    INIT_NDARRAY = "an NDArray created in `__init__`"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a tensor value came from: the producing expression (text and row, computed lazily
+    from ``node`` in ``site`` because positions are only needed when something is reported).
+
+    ``base`` is the origin of the tensor operand a derived value was computed from, so a message
+    can follow ``c = x.sum() > 0`` back to ``x``. ``evidence`` is the (node, site) where an
+    undecided input was seen being used as a tensor.
+    """
+
+    category: Category
+    node: Any = field(default=None, compare=False)
+    site: Any = field(default=None, compare=False)
+    node_id: int = 0
+    function: str = ""
+    base: Optional["Origin"] = field(default=None, compare=False)
+    evidence: Any = field(default=None, compare=False)
+    fixed_text: str = ""
+    fixed_row: int = 0
+
+    @property
+    def text(self) -> str:
+        if self.fixed_text or self.node is None:
+            return self.fixed_text
+        return self.site.text(self.node, 50)
+
+    @property
+    def row(self) -> int:
+        if self.fixed_row or self.node is None:
+            return self.fixed_row
+        return self.site.row(self.node)
+
+    def _evidence_text(self) -> str:
+        if not self.evidence:
+            return ""
+        node, site = self.evidence
+        return f"(used as a tensor in `{site.text(node, 40)}` on line {site.row(node)})"
+
+    def explain(self, subject: str, row: int = 0) -> str:
+        """Finish the sentence "`subject` is a tensor: it is ...".
+
+        >>> Origin(Category.BLOCK, fixed_text="self.fc(x)", fixed_row=9).explain("y")
+        '`y` is a tensor: it is the result of `self.fc(x)` on line 9'
+        """
+        return f"`{subject}` is a tensor: it is {self.phrase(subject, evidence_row=row)}"
+
+    def phrase(self, subject: str = "", evidence_row: int = -1) -> str:
+        """Describe the origin; ``evidence_row`` -1 omits usage evidence (nested phrases), and an
+        evidence on the reported row itself is omitted as redundant."""
+        same = subject == self.text
+        cat = self.category
+        if cat is Category.INPUT:
+            where = f"`{self.function}`" if self.function else "`hybrid_forward`"
+            text = f"an input of {where}"
+            if not same:
+                text = f"`{self.text}`, {text}"
+            if self.evidence and evidence_row >= 0:
+                node, site = self.evidence
+                if site.row(node) != evidence_row:
+                    text += " " + self._evidence_text()
+            return text
+        if cat is Category.INIT_NDARRAY:
+            return f"an NDArray created in `__init__` by `{self.text}` on line {self.row}"
+        if same:
+            if cat is Category.DERIVED and self.base is not None:
+                root = self.base
+                while root.category is Category.DERIVED and root.base is not None:
+                    root = root.base
+                return f"computed on line {self.row} from {root.phrase()}"
+            generic = {
+                Category.F_OP: f"the result of an `F` operator (line {self.row})",
+                Category.BLOCK: f"the result of a child-block call (line {self.row})",
+                Category.HELPER: f"the result of a helper called with tensors (line {self.row})",
+                Category.ELEMENT: f"an output of a multi-output result (line {self.row})",
+                Category.IMPERATIVE: f"an NDArray made by the imperative API (line {self.row})",
+            }
+            return generic.get(cat, f"computed from a tensor on line {self.row}")
+        if cat is Category.ELEMENT:
+            return f"an element of `{self.text}` on line {self.row}"
+        if cat is Category.DERIVED and self.base is not None and self.base.category is Category.INPUT:
+            return f"the result of `{self.text}` on line {self.row}, computed from {self.base.phrase()}"
+        return f"the result of `{self.text}` on line {self.row}"
+
+
+@dataclass(frozen=True)
+class Value:
+    """One abstract value.
+
+    ``keys`` identify undecided (MAYBE) values for evidence; ``elements`` is set for containers
+    whose items are known one by one (``return out, [out]``); ``names`` are the ``F``-paths an
+    ``FNS`` value may stand for (``{"F.npx.activation", "F.Activation"}``); ``qual`` is the
+    qualified module path of a module-level object (``"mxnet.ndarray.array"``).
+    """
+
+    kind: Kind
+    origin: Optional[Origin] = None
+    keys: frozenset = frozenset()
+    elements: Optional[tuple["Value", ...]] = None
+    item: Optional["Value"] = None
+    names: frozenset = frozenset()
+    qual: str = ""
+    func: Any = field(default=None, compare=False, hash=False)
+    imperative_only: bool = False
+
+    # -- predicates used by rules -------------------------------------------------------------
+    @property
+    def is_tensor(self) -> bool:
+        """Certainly one tensor (rules that would be wrong on a list fire only on these)."""
+        return self.kind is Kind.TENSOR
+
+    @property
+    def holds_tensor(self) -> bool:
+        """A tensor, or possibly a container of tensors (printing or storing it is still wrong)."""
+        return self.kind in (Kind.TENSOR, Kind.MAYBE, Kind.SEQ)
+
+    def with_origin(self, origin: Origin) -> "Value":
+        return replace(self, origin=origin)
+
+
+STATIC = Value(Kind.STATIC)
+
+
+def static(qual: str = "") -> Value:
+    return Value(Kind.STATIC, qual=qual) if qual else STATIC
+
+
+def tensor(origin: Optional[Origin]) -> Value:
+    return Value(Kind.TENSOR, origin=origin)
+
+
+def seq(origin: Optional[Origin], item: Optional[Value] = None, elements: Optional[tuple[Value, ...]] = None) -> Value:
+    return Value(Kind.SEQ, origin=origin, item=item, elements=elements)
+
+
+_RANK = {Kind.STATIC: 0, Kind.FUNC: 1, Kind.FNS: 2, Kind.SEQ: 3, Kind.TENSOR: 4, Kind.MAYBE: 5}
+
+
+def join(a: Value, b: Value) -> Value:
+    """The value a name has after two control-flow paths meet ("may be a tensor" wins)."""
+    if a is b or a == b:
+        return a
+    if a.kind is b.kind:
+        if a.kind is Kind.FNS:
+            return replace(a, names=a.names | b.names)
+        if a.kind is Kind.STATIC:
+            return STATIC if a.qual != b.qual else a
+        if a.kind is Kind.SEQ:
+            elements = None
+            if a.elements is not None and b.elements is not None and len(a.elements) == len(b.elements):
+                elements = tuple(join(x, y) for x, y in zip(a.elements, b.elements))
+            item = _join_opt(a.item, b.item)
+            return replace(a, elements=elements, item=item, keys=a.keys | b.keys)
+        return replace(a, keys=a.keys | b.keys)
+    if {a.kind, b.kind} == {Kind.TENSOR, Kind.SEQ}:
+        return Value(Kind.MAYBE, origin=a.origin or b.origin, keys=a.keys | b.keys)
+    hi, lo = (a, b) if _RANK[a.kind] >= _RANK[b.kind] else (b, a)
+    if hi.kind in (Kind.TENSOR, Kind.MAYBE, Kind.SEQ):
+        return replace(hi, keys=hi.keys | lo.keys)
+    return hi
+
+
+def _join_opt(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return join(a, b)

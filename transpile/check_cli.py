@@ -1,0 +1,191 @@
+"""``hybridize-check`` / ``hybridize check``: the command-line edge of the checker.
+
+Follows ruff's conventions (flags, output formats, exit codes): 0 nothing found (or everything
+fixed), 1 findings remain, 2 usage/config/IO/internal error. Library errors arrive as values or
+typed exceptions and are turned into one ``hybridize-check: error: ...`` line here; no traceback
+is shown unless ``HYBRIDIZE_CHECK_DEBUG=1``.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+from typing import Optional, Sequence
+
+import click
+
+from .checker import CheckResult, check_paths, write_atomic
+from .config import ConfigError, load_config, parse_per_file_ignores, validate_selectors
+from .formats import FORMATS, RenderOptions
+from .rules import ALL_RULES
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _split(values: Sequence[str]) -> list[str]:
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _fail(message: str) -> "click.exceptions.Exit":
+    click.echo(f"hybridize-check: error: {message}", err=True)
+    return click.exceptions.Exit(EXIT_ERROR)
+
+
+def _use_color(to_file: bool) -> bool:
+    if to_file or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty()
+
+
+def _explain(code: str) -> str:
+    rule = ALL_RULES.get(code.upper())
+    if rule is None:
+        raise _fail(f"unknown rule code {code!r} (known: {', '.join(ALL_RULES)})")
+    parts = [f"{rule.code} ({rule.name}): {rule.summary}", "", rule.rationale, "", f"Fix: {rule.fix_advice}",
+             f"Severity: {rule.severity.value}; fixable: {'yes' if rule.fixable else 'no'}"]
+    for title, examples in (("Invalid", rule.invalid), ("Valid", rule.valid)):
+        for ex in examples:
+            parts += ["", f"{title} example:", ex.rstrip()]
+    return "\n".join(parts) + "\n"
+
+
+def _summary(result: CheckResult, fixing: bool) -> str:
+    findings = result.findings
+    n = len(findings)
+    noun = "error" if n == 1 else "errors"
+    if fixing and result.fixed:
+        total = n + result.fixed
+        return f"Found {total} {'error' if total == 1 else 'errors'} ({result.fixed} fixed, {n} remaining)."
+    if n == 0:
+        return "All checks passed!"
+    fixable = sum(1 for f in findings if f.fixable)
+    return f"Found {n} {noun} ({fixable} fixable)."
+
+
+def _statistics(result: CheckResult) -> str:
+    counts: dict[str, int] = {}
+    fixable: dict[str, bool] = {}
+    for f in result.findings:
+        counts[f.code] = counts.get(f.code, 0) + 1
+        fixable[f.code] = fixable.get(f.code, False) or f.fixable
+    width = max((len(str(c)) for c in counts.values()), default=1)
+    lines = [f"{count:>{width}}\t{code}\t{'[*] ' if fixable[code] else '    '}{ALL_RULES[code].name}"
+             for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return "".join(line + "\n" for line in lines)
+
+
+@click.command(name="check", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--output-format", "--format", "output_format", type=click.Choice(sorted(FORMATS)),
+              default=None, help="Output format (default: full on a terminal, concise otherwise).")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,
+              help="Write the report to FILE (atomically) instead of stdout.")
+@click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even if findings remain.")
+@click.option("--fix/--no-fix", default=False, help="Apply safe fixes in place.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change imperative behaviour.")
+@click.option("--diff", is_flag=True, help="Show the fixes as a unified diff instead of writing them.")
+@click.option("--select", multiple=True, help="Rule codes or prefixes to enable (comma-separated).")
+@click.option("--extend-select", multiple=True, help="Rule codes or prefixes to enable in addition.")
+@click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable.")
+@click.option("--per-file-ignores", multiple=True, help="PATTERN:CODE[,CODE] to disable rules for files.")
+@click.option("--exclude", multiple=True, help="Glob patterns to exclude (replaces the defaults).")
+@click.option("--extend-exclude", multiple=True, help="Glob patterns to exclude in addition.")
+@click.option("--force-exclude", is_flag=True, help="Apply excludes to paths given explicitly too.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+              help="Read [tool.hybridize-check] from this file instead of the nearest pyproject.toml.")
+@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0 = one per CPU).")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary line.")
+@click.option("--explain", metavar="CODE", default=None, help="Explain a rule and exit.")
+@click.pass_context
+def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[str], output_file: Optional[str],
+          statistics: bool, exit_zero: bool, fix: bool, unsafe_fixes: bool, diff: bool,
+          select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
+          per_file_ignores: tuple[str, ...], exclude: tuple[str, ...], extend_exclude: tuple[str, ...],
+          force_exclude: bool, config_file: Optional[str], isolated: bool, jobs: int, quiet: bool,
+          explain: Optional[str]) -> None:
+    """Find constructs in hybrid_forward that break or change meaning under hybridize()."""
+    try:
+        code = _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_fixes, diff,
+                    select, extend_select, ignore, per_file_ignores, exclude, extend_exclude, force_exclude,
+                    config_file, isolated, jobs, quiet, explain)
+    except click.exceptions.Exit:
+        raise
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    except KeyboardInterrupt:
+        raise _fail("interrupted") from None
+    except Exception as exc:  # the CLI edge: never a traceback for users
+        if os.environ.get("HYBRIDIZE_CHECK_DEBUG"):
+            raise
+        raise _fail(f"internal error: {type(exc).__name__}: {exc}") from None
+    ctx.exit(code)
+
+
+def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_fixes, diff, select,
+         extend_select, ignore, per_file_ignores, exclude, extend_exclude, force_exclude, config_file,
+         isolated, jobs, quiet, explain) -> int:
+    if explain:
+        click.echo(_explain(explain), nl=False)
+        return EXIT_CLEAN
+    config = load_config(explicit=config_file, isolated=isolated)
+    if select:
+        config = replace(config, select=validate_selectors(_split(select), "--select"))
+    if extend_select:
+        config = replace(config, extend_select=config.extend_select + validate_selectors(_split(extend_select), "--extend-select"))
+    if ignore:
+        config = replace(config, ignore=config.ignore + validate_selectors(_split(ignore), "--ignore"))
+    if per_file_ignores:
+        config = replace(config, per_file_ignores=config.per_file_ignores + parse_per_file_ignores(per_file_ignores))
+    if exclude:
+        config = replace(config, exclude=tuple(_split(exclude)))
+    if extend_exclude:
+        config = replace(config, extend_exclude=config.extend_exclude + tuple(_split(extend_exclude)))
+    if output_file is not None:
+        parent = os.path.dirname(os.path.abspath(output_file))
+        if not os.path.isdir(parent):
+            raise _fail(f"cannot write {output_file}: directory {parent} does not exist")
+
+    mode = "diff" if diff else ("fix" if fix else "check")
+    result = check_paths(list(paths) or ["."], config, jobs=jobs, mode=mode, unsafe=unsafe_fixes,
+                         force_exclude=force_exclude)
+    findings = result.findings
+
+    to_file = output_file is not None
+    fmt = output_format or ("full" if (not to_file and sys.stdout.isatty()) else "concise")
+    options = RenderOptions(color=_use_color(to_file) and fmt in ("full", "concise"),
+                            lines_for=result.source_lines, root=config.root)
+    if diff:
+        text = "".join(r.diff for r in result.files if r.diff)
+        fixable = sum(r.fixed for r in result.files)
+        _emit(text, output_file)
+        if not quiet:
+            click.echo(f"Would fix {fixable} {'error' if fixable == 1 else 'errors'}." if fixable
+                       else "No errors would be fixed.", err=True)
+        code = EXIT_FINDINGS if fixable and not exit_zero else EXIT_CLEAN
+    else:
+        text = _statistics(result) if statistics else FORMATS[fmt](findings, options)
+        if fmt in ("full", "concise") and not quiet:
+            text += _summary(result, fix) + "\n"
+        _emit(text, output_file)
+        code = EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
+    io_errors = result.io_errors + [r.io_error for r in result.files if r.io_error]
+    for message in io_errors:
+        click.echo(f"hybridize-check: error: {message}", err=True)
+    if io_errors:
+        return EXIT_ERROR
+    return code
+
+
+def _emit(text: str, output_file: Optional[str]) -> None:
+    if output_file is None:
+        if text:
+            click.echo(text, nl=False)
+        return
+    try:
+        write_atomic(output_file, text.encode("utf-8"))
+    except OSError as exc:
+        raise _fail(f"cannot write {output_file}: {exc.strerror or exc}") from None

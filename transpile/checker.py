@@ -1,0 +1,424 @@
+"""The checker's library API: check text, files and directory trees; apply fixes.
+
+For the transpiler and other callers::
+
+    from hybridize.transpile.checker import check_source, check_paths
+    from hybridize.transpile.config import Config, load_config
+
+    findings = check_source(text, "model.py", Config())      # list[Finding], sorted
+    result = check_paths(["src/"], load_config(), jobs=0)    # CheckResult
+    result.findings, result.io_errors, result.files_checked
+
+``check_source`` never raises for bad input: unparsable text becomes an HY000 finding. Paths are
+expanded (directories recurse into ``*.py`` minus excludes), files without ``hybrid_forward`` are
+skipped unparsed, the rest are checked in parallel worker processes (``jobs``: 0 = one per CPU),
+and results are merged in a deterministic order (file, line, column).
+"""
+from __future__ import annotations
+
+import difflib
+import multiprocessing
+import os
+import re
+import sys
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Sequence
+
+from .analysis import analyze_index
+from .analysis.index import build_index
+from .config import Config
+from .diagnostics import Applicability, Edit, Finding, Fix, Location, Severity, sorted_findings
+from .rules import ALL_RULES, META_UNUSED_NOQA, PARSE_ERROR, rules_for
+from .source import SourceError, decode_source, mentions_hybrid_forward, parse_python, split_lines
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
+_FILE_NOQA = re.compile(
+    r"#\s*hybridize-check:\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
+_CODE_SPLIT = re.compile(r"[\s,]+")
+MAX_FIX_ROUNDS = 10
+PARALLEL_THRESHOLD = 12
+
+
+@dataclass
+class FileResult:
+    """The outcome for one file. ``io_error`` set means it could not be read at all (exit 2)."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    io_error: Optional[str] = None
+    skipped: bool = False
+    fixed: int = 0
+    diff: str = ""
+    lines: Optional[list[str]] = None
+
+
+@dataclass
+class CheckResult:
+    files: list[FileResult]
+    io_errors: list[str]
+
+    @property
+    def findings(self) -> list[Finding]:
+        return sorted_findings([f for r in self.files for f in r.findings])
+
+    @property
+    def files_checked(self) -> int:
+        return sum(1 for r in self.files if not r.skipped and r.io_error is None)
+
+    @property
+    def fixed(self) -> int:
+        return sum(r.fixed for r in self.files)
+
+    def source_lines(self, path: str) -> Optional[list[str]]:
+        for r in self.files:
+            if r.path == path:
+                return r.lines
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# one text
+def check_source(text: str, path: str, config: Optional[Config] = None) -> list[Finding]:
+    """All findings for one module's text (suppressions applied, sorted)."""
+    config = config or Config()
+    codes = config.codes_for(path)
+    lines = split_lines(text)
+    raw: list[Finding] = []
+    try:
+        index = build_index(parse_python(text), lines)
+    except SourceError as exc:
+        raw.append(_parse_error(path, exc))
+    else:
+        try:
+            analysis = analyze_index(index)
+        except RecursionError:
+            raw.append(_parse_error(path, SourceError("cannot analyse: code is nested too deeply")))
+        else:
+            raw.extend(_parse_error(path, exc) for exc in analysis.errors)
+            raw.extend(_run_rules(analysis.events, path))
+    raw = [f for f in raw if f.code in codes]
+    return sorted_findings(_apply_noqa(_dedupe(raw), lines, path, codes))
+
+
+def _parse_error(path: str, exc: SourceError) -> Finding:
+    loc = Location(exc.row, exc.column)
+    return Finding(path, PARSE_ERROR, exc.message, Severity.ERROR, loc, loc)
+
+
+def _run_rules(events: Iterable, path: str) -> list[Finding]:
+    out: list[Finding] = []
+    for event in events:
+        for rule in rules_for(event.kind):
+            for report in rule.check(event):
+                row, col, end_row, end_col = event.site.span(report.node)
+                fix = report.fix() if report.fix is not None else None
+                out.append(Finding(path, rule.code, report.message, rule.severity,
+                                   Location(row, col), Location(end_row, end_col), fix, event.site.chain))
+    return out
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    """One finding per (code, start): the same helper reached twice, or ``mx.nd`` inside ``mx.nd.x``."""
+    best: dict[tuple, Finding] = {}
+    for f in findings:
+        key = (f.code, f.start)
+        if key not in best or (f.end > best[key].end):
+            best[key] = f
+    # an API reference nested in a longer one (``mx.nd`` in ``mx.nd.relu``) is the same finding
+    kept = []
+    for f in best.values():
+        if f.code == "HY007" and any(o is not f and o.code == "HY007" and o.start <= f.start and f.end <= o.end
+                                     and (o.start, o.end) != (f.start, f.end) for o in best.values()):
+            continue
+        kept.append(f)
+    return kept
+
+
+def _parse_codes(text: Optional[str]) -> Optional[list[str]]:
+    if text is None:
+        return None
+    return [c.upper() for c in _CODE_SPLIT.split(text.strip()) if c]
+
+
+def _apply_noqa(findings: list[Finding], lines: list[str], path: str, codes: frozenset[str]) -> list[Finding]:
+    """Drop suppressed findings and report suppressions that suppress nothing (HY100)."""
+    text_has_noqa = any("noqa" in line for line in lines)
+    if not text_has_noqa:
+        return findings
+    file_codes: Optional[list[str]] = None
+    file_directive: Optional[tuple[int, int]] = None
+    line_directives: dict[int, tuple[Optional[list[str]], int]] = {}
+    for number, line in enumerate(lines, start=1):
+        if "noqa" not in line:
+            continue
+        match = _FILE_NOQA.search(line)
+        if match:
+            file_directive = (number, match.start() + 1)
+            file_codes = _parse_codes(match.group("codes"))
+            continue
+        match = _NOQA.search(line)
+        if match:
+            line_directives[number] = (_parse_codes(match.group("codes")), match.start() + 1)
+    kept: list[Finding] = []
+    used: dict[int, set[str]] = {}
+    file_used = False
+    for f in findings:
+        if f.code == PARSE_ERROR:
+            kept.append(f)
+            continue
+        if file_directive is not None and (file_codes is None or f.code in file_codes):
+            file_used = True
+            continue
+        directive = line_directives.get(f.start.row)
+        if directive is not None and (directive[0] is None or f.code in directive[0]):
+            used.setdefault(f.start.row, set()).add(f.code)
+            continue
+        kept.append(f)
+    if META_UNUSED_NOQA not in codes:
+        return kept
+    for row, (dcodes, col) in sorted(line_directives.items()):
+        if dcodes is None:
+            continue  # a bare ``# noqa`` may be meant for another tool
+        ours = [c for c in dcodes if c.startswith("HY")]
+        unused = [c for c in ours if c not in used.get(row, set())]
+        if unused:
+            loc = Location(row, col)
+            kept.append(Finding(path, META_UNUSED_NOQA, f"unused `noqa` directive: {', '.join(unused)} "
+                                f"reported nothing on this line", ALL_RULES[META_UNUSED_NOQA].severity,
+                                loc, Location(row, col + len(lines[row - 1].rstrip('\r\n')) - col + 1)))
+    if file_directive is not None and not file_used:
+        row, col = file_directive
+        kept.append(Finding(path, META_UNUSED_NOQA, "unused file-level `hybridize-check: noqa`: nothing to suppress",
+                            ALL_RULES[META_UNUSED_NOQA].severity, Location(row, col), Location(row, col)))
+    return kept
+
+
+# ---------------------------------------------------------------------------------------------
+# fixes
+def apply_edits(text: str, edits: Sequence[Edit]) -> str:
+    """Apply non-overlapping edits (1-based row/column locations) to ``text``."""
+    lines = split_lines(text)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(loc: Location) -> int:
+        if loc.row - 1 >= len(lines):
+            return len(text)
+        return starts[loc.row - 1] + loc.column - 1
+
+    out = text
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        out = out[: offset(edit.start)] + edit.content + out[offset(edit.end):]
+    return out
+
+
+def fix_source(text: str, path: str, config: Optional[Config] = None, unsafe: bool = False) -> tuple[str, int, list[Finding]]:
+    """Apply fixes until none apply; returns (new text, number of fixes applied, remaining findings)."""
+    config = config or Config()
+    fixed = 0
+    findings = check_source(text, path, config)
+    for _ in range(MAX_FIX_ROUNDS):
+        chosen: list[Fix] = []
+        taken: list[tuple[Location, Location]] = []
+        for f in findings:
+            if f.fix is None or (f.fix.applicability is Applicability.UNSAFE and not unsafe):
+                continue
+            spans = [(e.start, e.end) for e in f.fix.edits]
+            if any(s < te and ts < e for s, e in spans for ts, te in taken):
+                continue  # overlaps a fix already chosen this round; next round re-checks
+            chosen.append(f.fix)
+            taken.extend(spans)
+        if not chosen:
+            break
+        new_text = apply_edits(text, [e for fix in chosen for e in fix.edits])
+        if new_text == text:
+            break
+        text = new_text
+        fixed += len(chosen)
+        findings = check_source(text, path, config)
+    return text, fixed, findings
+
+
+# ---------------------------------------------------------------------------------------------
+# files
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _encoding_of(data: bytes) -> tuple[str, bool]:
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    bom = data.startswith(b"\xef\xbb\xbf")
+    return ("utf-8" if encoding == "utf-8-sig" else encoding), bom
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same directory and a rename."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".hybridize-check-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        try:
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        except OSError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def process_file(path: str, config: Config, mode: str = "check", unsafe: bool = False) -> FileResult:
+    """Check (``mode="check"``), fix in place (``"fix"``) or preview fixes (``"diff"``) one file."""
+    try:
+        data = _read_bytes(path)
+    except OSError as exc:
+        return FileResult(path, io_error=f"{path}: cannot read: {exc.strerror or exc}")
+    if not mentions_hybrid_forward(data):
+        return FileResult(path, skipped=True)
+    try:
+        text = decode_source(data)
+    except SourceError as exc:
+        codes = config.codes_for(path)
+        found = [_parse_error(path, exc)] if PARSE_ERROR in codes else []
+        return FileResult(path, findings=found)
+    if mode == "check":
+        findings = check_source(text, path, config)
+        return FileResult(path, findings=findings, lines=split_lines(text) if findings else None)
+    new_text, fixed, findings = fix_source(text, path, config, unsafe)
+    result = FileResult(path, findings=findings, fixed=fixed, lines=split_lines(new_text) if findings else None)
+    if fixed and new_text != text:
+        if mode == "diff":
+            result.diff = "".join(difflib.unified_diff(
+                split_lines(text), split_lines(new_text), fromfile=f"a/{path}", tofile=f"b/{path}"))
+            result.findings = check_source(text, path, config)
+            result.lines = split_lines(text)
+        else:
+            encoding, bom = _encoding_of(data)
+            try:
+                payload = (b"\xef\xbb\xbf" if bom else b"") + new_text.encode(encoding)
+                write_atomic(path, payload)
+            except (OSError, UnicodeEncodeError) as exc:
+                result.io_error = f"{path}: cannot write the fixed file: {exc}"
+    return result
+
+
+def collect_files(paths: Sequence[str], config: Config, force_exclude: bool = False) -> tuple[list[str], list[str]]:
+    """Expand ``paths`` into files to check. Returns (files, errors for missing paths)."""
+    files: list[str] = []
+    errors: list[str] = []
+    seen: set[str] = set()
+    for given in paths:
+        if not os.path.exists(given):
+            errors.append(f"{given}: no such file or directory")
+            continue
+        if os.path.isdir(given):
+            if force_exclude and config.is_excluded(given) and os.path.abspath(given) != os.path.abspath(config.root):
+                continue
+            for dirpath, dirnames, filenames in os.walk(given):
+                dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d)))
+                for name in sorted(filenames):
+                    if name.endswith(".py"):
+                        full = os.path.join(dirpath, name)
+                        full = full[2:] if full.startswith("./") else full
+                        if not config.is_excluded(full) and full not in seen:
+                            seen.add(full)
+                            files.append(full)
+        else:
+            if force_exclude and config.is_excluded(given):
+                continue
+            if given not in seen:
+                seen.add(given)
+                files.append(given)
+    return files, errors
+
+
+def _worker(args: tuple[list[str], Config, str, bool]) -> list[FileResult]:
+    paths, config, mode, unsafe = args
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 6000))
+    return [_safe_process(p, config, mode, unsafe) for p in paths]
+
+
+def _safe_process(path: str, config: Config, mode: str, unsafe: bool) -> FileResult:
+    try:
+        return process_file(path, config, mode, unsafe)
+    except RecursionError:
+        loc = Location(1, 1)
+        return FileResult(path, findings=[Finding(path, PARSE_ERROR, "cannot analyse: code is nested too deeply",
+                                                  Severity.ERROR, loc, loc)])
+    except Exception as exc:  # an internal error in one file must not hide the others
+        return FileResult(path, io_error=f"{path}: internal error: {type(exc).__name__}: {exc}")
+
+
+def _prefilter(files: list[str]) -> tuple[list[str], list[FileResult]]:
+    """Split into files worth a worker and immediately known results (skipped or unreadable)."""
+    todo: list[str] = []
+    done: list[FileResult] = []
+    for path in files:
+        try:
+            data = _read_bytes(path)
+        except OSError as exc:
+            done.append(FileResult(path, io_error=f"{path}: cannot read: {exc.strerror or exc}"))
+            continue
+        if mentions_hybrid_forward(data):
+            todo.append(path)
+        else:
+            done.append(FileResult(path, skipped=True))
+    return todo, done
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_paths(paths: Sequence[str], config: Optional[Config] = None, jobs: int = 0, mode: str = "check",
+                unsafe: bool = False, force_exclude: bool = False) -> CheckResult:
+    """Check files and directories (see the module docstring)."""
+    config = config or Config()
+    files, errors = collect_files(paths, config, force_exclude)
+    todo, results = _prefilter(files)
+    jobs = jobs or default_jobs()
+    if jobs > 1 and len(todo) >= PARALLEL_THRESHOLD:
+        results.extend(_run_parallel(todo, config, mode, unsafe, jobs))
+    else:
+        results.extend(_worker((todo, config, mode, unsafe)))
+    results.sort(key=lambda r: r.path)
+    return CheckResult(results, errors)
+
+
+def _run_parallel(todo: list[str], config: Config, mode: str, unsafe: bool, jobs: int) -> list[FileResult]:
+    # Big files first, dealt round-robin: chunks of similar total work, one task per worker
+    # chunk keeps the pickling overhead negligible.
+    by_size = sorted(todo, key=lambda p: -_size(p))
+    nchunks = min(len(by_size), jobs * 4)
+    chunks = [by_size[i::nchunks] for i in range(nchunks)]
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    context = multiprocessing.get_context(method)
+    out: list[FileResult] = []
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        for batch in pool.map(_worker, [(chunk, config, mode, unsafe) for chunk in chunks]):
+            out.extend(batch)
+    return out
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

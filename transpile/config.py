@@ -1,0 +1,199 @@
+"""``[tool.hybridize-check]`` in the nearest ``pyproject.toml``, merged with command-line flags.
+
+Keys follow ruff: ``select``, ``extend-select``, ``ignore``, ``per-file-ignores`` (glob -> codes),
+``exclude`` (replaces the default excludes), ``extend-exclude``. Selectors are rule codes or
+prefixes of them (``"HY"``, ``"HY00"``, ``"HY002"``) or ``"ALL"``. Unknown keys, unknown codes and
+wrong types raise :class:`ConfigError` (the CLI prints one line and exits 2): a typo in a config
+must not silently disable a check.
+
+The configuration is found by walking up from the current directory to the first
+``pyproject.toml`` that has a ``[tool.hybridize-check]`` table; patterns in it are relative to
+that file's directory.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from .rules import ALL_RULES
+
+SECTION = "hybridize-check"
+KNOWN_KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude")
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".ruff_cache",
+    ".pytest_cache", "__pycache__", "__pypackages__", "build", "dist", "node_modules",
+    "site-packages", ".eggs", "*.egg-info",
+)
+
+
+class ConfigError(Exception):
+    """An invalid configuration or flag value; one line, exit code 2."""
+
+
+@dataclass(frozen=True)
+class Config:
+    select: tuple[str, ...] = ("ALL",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    root: str = field(default_factory=os.getcwd)
+    source: Optional[str] = None
+
+    # -- rule selection ---------------------------------------------------------------------
+    def enabled_codes(self) -> frozenset[str]:
+        chosen = {c for c in ALL_RULES if _matches_any(c, self.select + self.extend_select)}
+        return frozenset(c for c in chosen if not _matches_any(c, self.ignore))
+
+    def codes_for(self, path: str) -> frozenset[str]:
+        """Rules that apply to ``path`` once ``per-file-ignores`` are taken into account."""
+        codes = self.enabled_codes()
+        rel = self.relative(path)
+        for pattern, ignored in self.per_file_ignores:
+            if _glob_match(rel, pattern):
+                codes = frozenset(c for c in codes if not _matches_any(c, ignored))
+        return codes
+
+    # -- paths --------------------------------------------------------------------------------
+    def relative(self, path: str) -> str:
+        try:
+            rel = os.path.relpath(os.path.abspath(path), self.root)
+        except ValueError:  # different drive on Windows
+            rel = path
+        return rel.replace(os.sep, "/")
+
+    def is_excluded(self, path: str) -> bool:
+        rel = self.relative(path)
+        name = os.path.basename(os.path.normpath(path))
+        for pattern in self.exclude + self.extend_exclude:
+            if fnmatch.fnmatch(name, pattern) or _glob_match(rel, pattern):
+                return True
+        return False
+
+
+def _matches_any(code: str, selectors: Iterable[str]) -> bool:
+    return any(sel == "ALL" or code.startswith(sel) for sel in selectors)
+
+
+def _glob_match(rel: str, pattern: str) -> bool:
+    pattern = pattern.rstrip("/")
+    if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern + "/*"):
+        return True
+    if pattern.startswith("**/"):
+        return _glob_match(rel, pattern[3:]) or fnmatch.fnmatch(rel, pattern[3:])
+    return "/" not in pattern and any(fnmatch.fnmatch(part, pattern) for part in rel.split("/"))
+
+
+def validate_selectors(selectors: Iterable[str], where: str) -> tuple[str, ...]:
+    out = []
+    for sel in selectors:
+        if not isinstance(sel, str):
+            raise ConfigError(f"{where}: expected rule codes as strings, got {sel!r}")
+        sel = sel.strip().upper()
+        if sel != "ALL" and not any(code.startswith(sel) for code in ALL_RULES) or not sel:
+            known = ", ".join(ALL_RULES)
+            raise ConfigError(f"{where}: unknown rule code or prefix {sel!r} (known: {known})")
+        out.append(sel)
+    return tuple(out)
+
+
+def find_pyproject(start: str) -> Optional[Path]:
+    """The nearest ``pyproject.toml`` at or above ``start`` that has our table."""
+    here = Path(start).resolve()
+    for directory in (here, *here.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = _read_toml(candidate)
+            except ConfigError:
+                raise
+            if SECTION in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        import tomllib  # Python >= 3.11
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.9/3.10
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ModuleNotFoundError:
+            raise ConfigError(f"{path}: reading pyproject.toml needs Python 3.11+ or the 'tomli' package") from None
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def from_table(table: Any, path: Optional[Path]) -> Config:
+    """Validate a ``[tool.hybridize-check]`` table and build a :class:`Config`."""
+    where = f"{path}: [tool.{SECTION}]" if path else f"[tool.{SECTION}]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = sorted(set(table) - set(KNOWN_KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known keys: {', '.join(KNOWN_KEYS)})")
+    config = Config(root=str(path.parent) if path else os.getcwd(), source=str(path) if path else None)
+    if "select" in table:
+        config = replace(config, select=validate_selectors(_strings(table["select"], f"{where}.select"), f"{where}.select"))
+    if "extend-select" in table:
+        config = replace(config, extend_select=validate_selectors(
+            _strings(table["extend-select"], f"{where}.extend-select"), f"{where}.extend-select"))
+    if "ignore" in table:
+        config = replace(config, ignore=validate_selectors(_strings(table["ignore"], f"{where}.ignore"), f"{where}.ignore"))
+    if "per-file-ignores" in table:
+        pfi = table["per-file-ignores"]
+        if not isinstance(pfi, dict):
+            raise ConfigError(f"{where}.per-file-ignores: expected a table of glob = [codes]")
+        entries = []
+        for pattern, codes in pfi.items():
+            entries.append((pattern, validate_selectors(_strings(codes, f"{where}.per-file-ignores.{pattern}"),
+                                                        f"{where}.per-file-ignores.{pattern}")))
+        config = replace(config, per_file_ignores=tuple(entries))
+    if "exclude" in table:
+        config = replace(config, exclude=_strings(table["exclude"], f"{where}.exclude"))
+    if "extend-exclude" in table:
+        config = replace(config, extend_exclude=_strings(table["extend-exclude"], f"{where}.extend-exclude"))
+    return config
+
+
+def load_config(start: Optional[str] = None, explicit: Optional[str] = None, isolated: bool = False) -> Config:
+    """The configuration in effect: ``--config FILE``, else the nearest pyproject, else defaults."""
+    if isolated:
+        return Config()
+    if explicit is not None:
+        path = Path(explicit)
+        if not path.is_file():
+            raise ConfigError(f"config file not found: {explicit}")
+        data = _read_toml(path)
+        table = data.get("tool", {}).get(SECTION, data if path.name != "pyproject.toml" else {})
+        return from_table(table, path.resolve())
+    found = find_pyproject(start or os.getcwd())
+    if found is None:
+        return Config()
+    return from_table(_read_toml(found)["tool"][SECTION], found)
+
+
+def parse_per_file_ignores(items: Iterable[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``--per-file-ignores 'tests/*:HY008,HY010'`` values."""
+    out = []
+    for item in items:
+        pattern, sep, codes = item.rpartition(":")
+        if not sep or not pattern:
+            raise ConfigError(f"--per-file-ignores: expected PATTERN:CODE[,CODE...], got {item!r}")
+        out.append((pattern, validate_selectors([c for c in codes.split(",") if c.strip()], "--per-file-ignores")))
+    return tuple(out)

@@ -1,0 +1,47 @@
+"""HY001: reading the concrete value of a tensor."""
+from typing import Iterator
+
+from ..diagnostics import Severity
+from ..analysis import knowledge as K
+from ..analysis.events import Event, EventKind
+from ..analysis.values import Kind
+from .base import Report, Rule, example
+
+
+def check(event: Event) -> Iterator[Report]:
+    if event.kind is EventKind.METHOD_CALL:
+        if event.name in K.CONCRETE_METHODS and event.value.kind in (Kind.TENSOR, Kind.MAYBE):
+            yield Report(event.node, f"`.{event.name}()` needs the concrete value of a tensor, which a "
+                                     f"symbolic graph does not have; {event.why()}")
+    elif event.kind is EventKind.CALL and event.name.startswith("numpy."):
+        func = event.name.split(".")[-1]
+        if func in K.NUMPY_MATERIALISE and event.args and event.args[0][0].holds_tensor:
+            value, node = event.args[0]
+            yield Report(event.node, f"`np.{func}()` needs the concrete value of a tensor; "
+                                     f"{event.why(value, node)}")
+
+
+RULE = Rule(
+    code="HY001",
+    name="concrete-value",
+    severity=Severity.ERROR,
+    summary="concrete value of a tensor (`.asnumpy()`, `.asscalar()`, `.item()`, `np.asarray(t)`)",
+    rationale=(
+        "When the block is hybridized, `hybrid_forward` runs once with `Symbol` placeholders to "
+        "build a graph; there are no numbers yet. `Symbol` has no `asnumpy`/`asscalar`, so the "
+        "call fails at the first `net(x)` after `hybridize()` (the seed chapter's first exercise)."
+    ),
+    fix_advice="Keep the computation in `F` operators; read values outside the block, after `net(x)`.",
+    events=(EventKind.METHOD_CALL, EventKind.CALL),
+    check=check,
+    valid=(
+        example("y = self.fc(x)\nreturn F.relu(y)", init="self.fc = nn.Dense(2)"),
+        example("w = self.table.item()\nreturn x * w", init="self.table = 3"),
+    ),
+    invalid=(
+        example("x.asnumpy()  # expect: HY001\nreturn x"),
+        example("y = self.fc(x)\nscale = y.asscalar()  # expect: HY001\nreturn y * scale",
+                init="self.fc = nn.Dense(2)"),
+        "import numpy as np\n" + example("y = F.relu(x)\nreturn np.asarray(y)  # expect: HY001"),
+    ),
+)

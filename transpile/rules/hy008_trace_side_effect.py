@@ -1,0 +1,57 @@
+"""HY008: side effects that only happen while the graph is traced."""
+from typing import Iterator
+
+from ..diagnostics import Severity
+from ..analysis import knowledge as K
+from ..analysis.events import Event, EventKind
+from .base import Report, Rule, example
+
+
+def _is_output_call(name: str) -> bool:
+    if name == "builtins.print" or name == "warnings.warn":
+        return True
+    last = name.rsplit(".", 1)[-1]
+    return (name.startswith("logging.") or ".getLogger()." in name) and last in K.LOGGING_METHODS
+
+
+def check(event: Event) -> Iterator[Report]:
+    if event.kind is EventKind.SELF_STORE:
+        if event.value.holds_tensor:
+            yield Report(event.node, f"tensor stored on `self.{event.name}` ({event.construct}) inside "
+                                     f"`hybrid_forward`: once hybridized this runs only while tracing and "
+                                     f"keeps a Symbol, not the value of each batch; {event.why()}")
+        return
+    if not _is_output_call(event.name):
+        return
+    tensors = event.extra.get("tensors", ())
+    if tensors:
+        value, node = tensors[0]
+        func = event.name.replace("builtins.", "")
+        yield Report(event.node, f"`{func}` of a tensor runs only while the graph is traced (once) and "
+                                 f"shows a Symbol, not values; {event.why(value, node)}")
+
+
+RULE = Rule(
+    code="HY008",
+    name="trace-time-side-effect",
+    severity=Severity.WARNING,
+    summary="`print`/logging of a tensor, or a tensor stored on `self`, inside `hybrid_forward`",
+    rationale=(
+        "After `hybridize()`, `hybrid_forward` runs once to trace the graph and never again: a "
+        "`print` shows a Symbol once and then falls silent (the seed chapter's `HybridNet`), and a "
+        "tensor kept on `self` holds a graph node, not the latest batch. This does not fail, "
+        "hence a warning."
+    ),
+    fix_advice="Debug imperatively (before `hybridize()`), return the value as an extra output, or "
+               "use a callback/monitor outside the block.",
+    events=(EventKind.CALL, EventKind.SELF_STORE),
+    check=check,
+    valid=(
+        example("print('building the graph')\nself.calls = 1\nreturn F.relu(x)"),
+    ),
+    invalid=(
+        example("print('x: ', x)  # expect: HY008\nreturn x"),
+        "import logging\n" + example("y = F.relu(x)\nlogging.info('y=%s', y)  # expect: HY008\nreturn y"),
+        example("y = F.relu(x)\nself.last = y  # expect: HY008\nself.history.append(y)  # expect: HY008\nreturn y"),
+    ),
+)

@@ -1,0 +1,50 @@
+"""HY009: converting a tensor to a Python or numpy number."""
+from typing import Iterator
+
+from ..diagnostics import Severity
+from ..analysis import knowledge as K
+from ..analysis.events import Event, EventKind
+from .base import Report, Rule, example
+
+
+def check(event: Event) -> Iterator[Report]:
+    name = event.name
+    if name.startswith("builtins."):
+        func = name.split(".", 1)[1]
+        if func in K.NUMERIC_BUILTINS and event.args and event.args[0][0].is_tensor:
+            value, node = event.args[0]
+            yield Report(event.node, f"`{func}()` of a tensor needs its concrete value; {event.why(value, node)}")
+        return
+    module, _, func = name.rpartition(".")
+    if module in ("numpy", "math") and func not in K.NUMPY_MATERIALISE:
+        for value, node in event.args:
+            if value.holds_tensor:
+                short = "np" if module == "numpy" else "math"
+                yield Report(event.node, f"`{short}.{func}()` converts a tensor to a concrete number/array; "
+                                         f"{event.why(value, node)}")
+                return
+
+
+RULE = Rule(
+    code="HY009",
+    name="numeric-conversion",
+    severity=Severity.ERROR,
+    summary="Python/numpy numeric conversion of a tensor (`float(t)`, `int(t)`, `math.exp(t)`, `np.exp(t)`)",
+    rationale=(
+        "`float(t)`, `int(t)`, `bool(t)` and numpy/math functions need concrete numbers, which do "
+        "not exist while the graph is traced. Even when they work imperatively they leave the "
+        "graph: gradients stop and the result is frozen into the hybridized model."
+    ),
+    fix_advice="Use the `F` operator (`F.exp`, `F.log`, `F.cast(t, dtype)`); keep Python numbers "
+               "for configuration only.",
+    events=(EventKind.CALL,),
+    check=check,
+    valid=(
+        "import math\nimport numpy as np\n" + example("scale = math.sqrt(self.units)\nreturn F.exp(x) * scale * np.pi",
+                                                      init="self.units = 4"),
+    ),
+    invalid=(
+        example("y = F.sum(x)\nreturn x / float(y)  # expect: HY009"),
+        "import numpy as np\n" + example("return np.exp(F.relu(x))  # expect: HY009"),
+    ),
+)

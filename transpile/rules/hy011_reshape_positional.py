@@ -1,0 +1,55 @@
+"""HY011: ``t.reshape(a, b)`` with several positional dimensions."""
+from typing import Iterator
+
+import libcst as cst
+
+from ..diagnostics import Severity
+from ..analysis.events import Event, EventKind
+from ..fixes import reshape_tuple_fix
+from .base import Report, Rule, example
+
+
+def check(event: Event) -> Iterator[Report]:
+    if event.name != "reshape" or not event.value.is_tensor or event.call is None:
+        return
+    args = event.call.args
+    if any(arg.star for arg in args):
+        return
+    positional = [arg for arg in args if arg.keyword is None]
+    if len(positional) < 2:
+        return
+    yield Report(
+        event.call,
+        f"`.reshape()` with {len(positional)} positional dimensions works on NDArray only: on a "
+        f"`Symbol` the second argument binds to `reverse`; pass the shape as a tuple; {event.why()}",
+        fix=lambda: reshape_tuple_fix(event),
+    )
+
+
+RULE = Rule(
+    code="HY011",
+    name="reshape-positional-dims",
+    severity=Severity.ERROR,
+    summary="`t.reshape(a, b, ...)` with several positional dimensions",
+    rationale=(
+        "`NDArray.reshape(*shape)` accepts dimensions as separate arguments, `Symbol.reshape` does "
+        "not: its signature is `reshape(shape, reverse=False)`, so `t.reshape(2, 3)` hybridizes "
+        "into `reshape(shape=2, reverse=3)` or an error."
+    ),
+    fix_advice="Pass one tuple: `t.reshape((a, b))`. `--fix` adds the parentheses (always safe).",
+    events=(EventKind.METHOD_CALL,),
+    check=check,
+    fixable=True,
+    valid=(
+        example("y = x.reshape((0, -1))\nreturn y.reshape(-1)"),
+    ),
+    invalid=(
+        example("return x.reshape(0, -1)  # expect: HY011"),
+    ),
+    fix_examples=(
+        (example("y = F.relu(x)\nreturn y.reshape(0, -1)  # flatten"),
+         example("y = F.relu(x)\nreturn y.reshape((0, -1))  # flatten")),
+        (example("return x.reshape(\n    2,  # rows\n    -1,\n)"),
+         example("return x.reshape((\n    2,  # rows\n    -1,\n))")),
+    ),
+)
