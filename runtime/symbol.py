@@ -385,3 +385,4 @@ from .ops import _pyfuncs  # noqa: E402
 
 _pyfuncs.install(globals(), _is_tensor, symbolic=True)  # maximum, power, split_v2, ... (Python-level in MXNet)
 Symbol.split_v2 = lambda self, *a, **k: split_v2(self, *a, **k)  # type: ignore[attr-defined]  # noqa: F821
+Symbol.__abs__ = lambda self: self.abs()  # type: ignore[attr-defined]

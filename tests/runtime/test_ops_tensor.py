@@ -442,3 +442,19 @@ def test_ndarray_fluent_methods():
     assert x.astype("int32").dtype == np.int32
     assert x.T.shape == (3, 2)
     assert [p.shape for p in x.split(3, axis=1)] == [(2, 1)] * 3
+
+
+def test_misc_tensor_ops():
+    x = nd.array([[1.0, 2.0], [3.0, 5.0]])
+    mean, var = nd.moments(x, axes=(1,))
+    np.testing.assert_allclose(mean.asnumpy(), [1.5, 4.0])
+    np.testing.assert_allclose(var.asnumpy(), [0.25, 1.0])
+    np.testing.assert_allclose(nd.log_sigmoid(x).asnumpy(), -np.log1p(np.exp(-x.asnumpy())), rtol=1e-6)
+    np.testing.assert_allclose(nd.smooth_l1(nd.array([0.5, -2.0]), scalar=1.0).asnumpy(), [0.125, 1.5])
+    a, b = nd.amp_multicast(x, x.astype("float16"), num_outputs=2)
+    assert a.dtype == np.float32 and b.dtype == np.float32
+    np.testing.assert_array_equal(nd.contrib.boolean_mask(x, nd.array([0, 1])).asnumpy(), [[3, 5]])
+    np.testing.assert_array_equal(nd.ravel_multi_index(nd.array([[1, 0], [1, 1]]), shape=(2, 3)).asnumpy(), [4, 1])
+    np.testing.assert_array_equal(nd.unravel_index(nd.array([4, 1]), shape=(2, 3)).asnumpy(), [[1, 0], [1, 1]])
+    assert nd.contrib.index_array(x).dtype == np.int64
+    assert _ops(abs(sym.var("x"))) == ["abs"]

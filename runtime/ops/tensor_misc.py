@@ -1,0 +1,157 @@
+"""Smaller tensor operators that exported MXNet graphs and Gluon code use now and then.
+
+``moments``, ``smooth_l1``, ``log_sigmoid``, ``mish``, AMP casts (``amp_cast``, ``amp_multicast``),
+``_identity_with_attr_like_rhs``, ``_contrib_div_sqrt_dim``, ``_contrib_boolean_mask``,
+``_contrib_index_array``, ``_contrib_gradientmultiplier``, ``_contrib_quadratic``, ``_shuffle``,
+``_ravel_multi_index``, ``_unravel_index``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ShapeError
+from ._util import norm_axes, reduce_axes, reduced_shape, shape_fn
+from .attrs import Bool, Dtype, Float, Int, Param, Shape, ShapeOrNone
+from .elemwise import unary
+from .registry import OpDef, register, same_shape
+
+
+def _log_sigmoid(x):
+    return -np.logaddexp(0.0, -x).astype(x.dtype, copy=False)
+
+
+def _mish(x):
+    return (x * np.tanh(np.logaddexp(0.0, x))).astype(x.dtype, copy=False)
+
+
+unary("log_sigmoid", _log_sigmoid, fluent=True, doc="log_sigmoid: log(1 / (1 + exp(-x))).")
+unary("mish", _mish, fluent=True, doc="mish: x * tanh(softrelu(x)).")
+
+
+def _smooth_l1(x, attrs):
+    s2 = attrs.scalar * attrs.scalar
+    ax = np.abs(x)
+    return np.where(ax < 1.0 / s2, 0.5 * s2 * x * x, ax - 0.5 / s2)
+
+
+unary("smooth_l1", _smooth_l1, params=(Param("scalar", Float, 1.0), Param("is_int", Bool, True)), fluent=False,
+      doc="smooth_l1: 0.5 (sigma x)^2 if |x| < 1/sigma^2 else |x| - 0.5/sigma^2 (sigma = scalar).")
+
+
+# -- moments -------------------------------------------------------------------------------------------
+def _moments(attrs, x):
+    """moments: (mean, variance) over ``axes`` (all axes by default)."""
+    axes = reduce_axes(attrs.axes, x.ndim)
+    mean = np.mean(x, axis=axes, keepdims=True, dtype=x.dtype)
+    var = np.mean(np.square(x - mean), axis=axes, keepdims=True, dtype=x.dtype)
+    shape = reduced_shape(x.shape, axes, attrs.keepdims)
+    return mean.reshape(shape).astype(x.dtype, copy=False), var.reshape(shape).astype(x.dtype, copy=False)
+
+
+register(OpDef("moments", _moments, params=(Param("axes", ShapeOrNone, None), Param("keepdims", Bool, False)),
+               num_outputs=2,
+               infer_shape=shape_fn(lambda a, s: [reduced_shape(s, reduce_axes(a.axes, len(s)), a.keepdims)] * 2,
+                                    n=2)))
+
+
+# -- AMP casts -------------------------------------------------------------------------------------------
+register(OpDef("amp_cast", lambda a, x: x.astype(np.dtype(a.dtype)) if x.dtype.kind == "f" else x,
+               params=(Param("dtype", Dtype),), infer_shape=same_shape,
+               infer_type=lambda a, d: [np.dtype(a.dtype) if d[0] is None or np.dtype(d[0]).kind == "f"
+                                        else d[0]],
+               doc="amp_cast: floating-point inputs cast to ``dtype`` (others pass through)."))
+
+
+def _multicast_type(attrs, dts):
+    floats = [np.dtype(d) for d in dts if d is not None and np.dtype(d).kind == "f"]
+    if not floats:
+        return [np.dtype(d or np.float32) for d in dts]
+    pick = min if attrs.cast_narrow else max
+    target = pick(floats, key=lambda d: d.itemsize)
+    return [target if d is not None and np.dtype(d).kind == "f" else np.dtype(d or np.float32) for d in dts]
+
+
+def _amp_multicast(attrs, *xs):
+    """amp_multicast: every float input cast to the widest (``cast_narrow``: narrowest) float dtype."""
+    dts = _multicast_type(attrs, [x.dtype for x in xs])
+    return tuple(x.astype(d, copy=False) for x, d in zip(xs, dts))
+
+
+register(OpDef("amp_multicast", _amp_multicast,
+               params=(Param("num_outputs", Int), Param("cast_narrow", Bool, False)), variadic="num_outputs",
+               num_outputs=lambda a: a.num_outputs, infer_type=_multicast_type,
+               infer_shape=lambda a, ss: (list(ss), list(ss))))
+
+
+register(OpDef("_identity_with_attr_like_rhs", lambda a, lhs, rhs: lhs, inputs=("lhs", "rhs"),
+               infer_shape=lambda a, ss: (list(ss), [ss[0] if ss[0] is not None else ss[1]]),
+               doc="_identity_with_attr_like_rhs: lhs unchanged (rhs only lends its shape/dtype)."))
+
+
+# -- contrib helpers -------------------------------------------------------------------------------------
+register(OpDef("_contrib_div_sqrt_dim",
+               lambda a, x: (x / np.sqrt(np.asarray(x.shape[-1], dtype=x.dtype))).astype(x.dtype, copy=False),
+               infer_shape=same_shape, doc="div_sqrt_dim: data / sqrt(data.shape[-1])."))
+register(OpDef("_contrib_gradientmultiplier", lambda a, x: x.copy(), params=(Param("scalar", Float, 1.0),
+                                                                             Param("is_int", Bool, True)),
+               infer_shape=same_shape, doc="gradientmultiplier: identity forward (scales gradients only)."))
+register(OpDef("_contrib_quadratic",
+               lambda a, x: (a.a * x * x + a.b * x + a.c).astype(x.dtype, copy=False),
+               params=(Param("a", Float, 0.0), Param("b", Float, 0.0), Param("c", Float, 0.0)),
+               infer_shape=same_shape, doc="quadratic: a x^2 + b x + c."))
+
+
+def _boolean_mask(attrs, data, index):
+    """boolean_mask: the slices of ``data`` along ``axis`` where ``index`` is non-zero (dynamic shape)."""
+    keep = np.nonzero(index.reshape(-1) != 0)[0]
+    return np.take(data, keep, axis=norm_axes(attrs.axis, data.ndim)[0])
+
+
+def _boolean_mask_shape(attrs, in_shapes):
+    raise ShapeError("_contrib_boolean_mask: the output shape depends on the values of 'index'")
+
+
+register(OpDef("_contrib_boolean_mask", _boolean_mask, inputs=("data", "index"), params=(Param("axis", Int, 0),),
+               infer_shape=_boolean_mask_shape))
+
+
+def _index_array(attrs, x):
+    """index_array: each element's index (all axes, or ``axes``) as int64 in a new last axis."""
+    axes = tuple(range(x.ndim)) if attrs.axes is None else norm_axes(attrs.axes, x.ndim)
+    grids = np.indices(x.shape, dtype=np.int64)
+    return np.stack([grids[a] for a in axes], axis=-1) if axes else np.zeros(x.shape + (0,), np.int64)
+
+
+register(OpDef("_contrib_index_array", _index_array, params=(Param("axes", ShapeOrNone, None),),
+               infer_shape=shape_fn(lambda a, s: tuple(s) + (len(s) if a.axes is None else len(a.axes),)),
+               infer_type=lambda a, d: [np.dtype(np.int64)]))
+
+
+def _shuffle(attrs, x):
+    """shuffle: the input with its first axis randomly permuted."""
+    from .tensor_random import generator
+    return x[generator().permutation(x.shape[0])] if x.ndim else x.copy()
+
+
+register(OpDef("_shuffle", _shuffle, infer_shape=same_shape, aliases=("shuffle",), fluent=False))
+
+
+def _ravel(attrs, data):
+    """ravel_multi_index: (M, N...) coordinates in ``shape`` -> flat indices (N...)."""
+    idx = data.astype(np.int64)
+    strides = np.cumprod((1,) + tuple(attrs.shape[::-1]))[:-1][::-1]
+    flat = np.tensordot(strides[: idx.shape[0]], idx, axes=(0, 0))
+    return np.asarray(flat).astype(data.dtype)
+
+
+def _unravel(attrs, data):
+    """unravel_index: flat indices (N...) -> (M, N...) coordinates in ``shape``."""
+    idx = data.astype(np.int64)
+    coords = np.unravel_index(np.mod(idx, int(np.prod(attrs.shape))), tuple(attrs.shape))
+    return np.stack(coords).astype(data.dtype)
+
+
+register(OpDef("_ravel_multi_index", _ravel, params=(Param("shape", Shape),), aliases=("ravel_multi_index",),
+               infer_shape=shape_fn(lambda a, s: tuple(s[1:]) or (1,))))
+register(OpDef("_unravel_index", _unravel, params=(Param("shape", Shape),), aliases=("unravel_index",),
+               infer_shape=shape_fn(lambda a, s: (len(a.shape),) + tuple(s))))
