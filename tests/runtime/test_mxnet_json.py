@@ -248,3 +248,13 @@ def test_error_missing_file_and_binary_file(tmp_path) -> None:
         mxnet_json.load(tmp_path / "nope-symbol.json")
     with pytest.raises(LoadError, match="not a symbol JSON"):
         mxnet_json.load(FIXTURES / "models" / "seed_mlp" / "model-0000.params")
+
+
+def test_attribute_text_is_never_evaluated(tmp_path) -> None:
+    """Attribute strings go through the literal parser only: code in them is just a bad value."""
+    marker = tmp_path / "pwned"
+    doc = _mlp_doc()
+    doc["nodes"][3]["attrs"]["num_hidden"] = f"__import__('pathlib').Path({str(marker)!r}).touch()"
+    msg = _err(json.dumps(doc))
+    assert "node 3 'dense0_fwd'" in msg and "num_hidden" in msg
+    assert not marker.exists()
