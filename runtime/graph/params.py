@@ -5,7 +5,7 @@ MXNet's format (``src/ndarray/ndarray.cc``, ``NDArray::Save``/``Load``, all litt
     uint64 0x112 (kMXAPINDArrayListMagic), uint64 0 (reserved)
     uint64 n, then n arrays:
         uint32 magic      0xF993FAC9 (V2) | 0xF993FACA (V3, numpy shape semantics)
-        int32  stype      0 = dense (1 row_sparse, 2 csr: not supported)
+        int32  stype      0 = dense (1 row_sparse, 2 csr: read, returned dense; layout in _read_sparse)
         int32  ndim, int64 dims[ndim]       (V2: ndim 0 = empty "none" array, nothing follows)
         int32  dev_type, int32 dev_id       (context; 1, 0 = cpu(0))
         int32  type_flag                    (mshadow: 0 f32, 1 f64, 2 f16, 3 u8, 4 i32, 5 i8, 6 i64, 7 bool)
@@ -155,10 +155,9 @@ def _read_array(r: _Reader, path: Any) -> np.ndarray | None:
     if magic in (NDARRAY_V2_MAGIC, NDARRAY_V3_MAGIC):
         stype = r.i32()
         if stype != 0:
-            kind = _STYPES.get(stype)
-            if kind is None:
+            if stype not in _STYPES:
                 raise LoadError(path, f"garbled: {r.what} at byte {start} has unknown storage type {stype}")
-            raise LoadError(path, f"{r.what} is stored as {kind}; only dense arrays are supported")
+            return _read_sparse(r, path, stype, start)
         ndim = r.i32()
         if ndim < -1 or ndim > _MAX_NDIM:
             raise LoadError(path, f"garbled: {r.what} at byte {start} has {ndim} dimensions")
@@ -197,6 +196,50 @@ def _read_array(r: _Reader, path: Any) -> np.ndarray | None:
     offset = r.take(count * dtype.itemsize)
     arr = np.frombuffer(r.buf, dtype=dtype, count=count, offset=offset).reshape(tuple(int(d) for d in shape))
     return arr
+
+
+def _shape(r: _Reader, path: Any, start: int) -> tuple:
+    ndim = r.i32()
+    if ndim < 0 or ndim > _MAX_NDIM:
+        raise LoadError(path, f"garbled: {r.what} at byte {start} has {ndim} dimensions")
+    shape = r.i64s(ndim)
+    if any(d < 0 for d in shape):
+        raise LoadError(path, f"garbled: {r.what} has a negative dimension in {tuple(shape)}")
+    return tuple(int(d) for d in shape)
+
+
+def _blob(r: _Reader, path: Any, flag: int, shape: tuple) -> np.ndarray:
+    dtype = _FLAG_TO_DTYPE.get(flag)
+    if dtype is None:
+        raise LoadError(path, f"{r.what} has unsupported dtype flag {flag}")
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    offset = r.take(count * dtype.itemsize)
+    return np.frombuffer(r.buf, dtype=dtype, count=count, offset=offset).reshape(shape)
+
+
+def _read_sparse(r: _Reader, path: Any, stype: int, start: int) -> np.ndarray:
+    """A row_sparse (1) or csr (2) array, returned dense (it is written back dense)."""
+    nad = 1 if stype == 1 else 2
+    sshape = _shape(r, path, start)
+    shape = _shape(r, path, start)
+    if not shape:
+        return None  # type: ignore[return-value]
+    r.i32(), r.i32()  # context
+    flag = r.i32()
+    aux = [(r.i32(), _shape(r, path, start)) for _ in range(nad)]
+    data = _blob(r, path, flag, sshape)
+    aux_data = [_blob(r, path, t, s) for t, s in aux]
+    dense = np.zeros(shape, dtype=data.dtype)
+    try:
+        if stype == 1:      # row_sparse: aux 0 = row indices
+            dense[aux_data[0].astype(np.int64)] = data.reshape((-1,) + shape[1:])
+        else:               # csr: aux 0 = indptr, aux 1 = column indices
+            indptr, cols = aux_data[0].astype(np.int64), aux_data[1].astype(np.int64)
+            rows = np.repeat(np.arange(shape[0]), np.diff(indptr))
+            dense[rows, cols] = data.reshape(-1)
+    except (IndexError, ValueError) as e:
+        raise LoadError(path, f"garbled: {r.what} ({_STYPES[stype]}): {e}") from None
+    return dense
 
 
 # -- writing -------------------------------------------------------------------------------------------

@@ -175,3 +175,24 @@ def test_unsupported_dtype_on_write(tmp_path) -> None:
     with pytest.raises(TypeError, match="complex64"):
         params.save(tmp_path / "c.params", {"c": np.zeros(2, np.complex64)})
     assert os.listdir(tmp_path) == []
+
+
+def test_sparse_arrays_are_read_dense() -> None:
+    """row_sparse and csr arrays (MXNet's layout: storage shape, shape, ctx, dtype, aux types and
+    shapes, data, aux data) come back as dense arrays."""
+    from hybridize.runtime.graph import params
+
+    def shape(*d):
+        return struct.pack(f"<i{len(d)}q", len(d), *d)
+
+    vals = np.array([[1, 2], [3, 4]], np.float32)
+    rsp = (struct.pack("<Ii", 0xF993FAC9, 1) + shape(2, 2) + shape(4, 2) + struct.pack("<iii", 1, 0, 0)
+           + struct.pack("<i", 6) + shape(2) + vals.tobytes() + np.array([1, 3], np.int64).tobytes())
+    data = np.array([5, 6, 7], np.float32)
+    csr = (struct.pack("<Ii", 0xF993FAC9, 2) + shape(3) + shape(3, 4) + struct.pack("<iii", 1, 0, 0)
+           + struct.pack("<i", 6) + shape(4) + struct.pack("<i", 6) + shape(3) + data.tobytes()
+           + np.array([0, 1, 1, 3], np.int64).tobytes() + np.array([2, 0, 3], np.int64).tobytes())
+    raw = struct.pack("<QQQ", 0x112, 0, 2) + rsp + csr + struct.pack("<Q", 0)
+    a, b = params.loads(raw)
+    np.testing.assert_array_equal(a, [[0, 0], [1, 2], [0, 0], [3, 4]])
+    np.testing.assert_array_equal(b, [[0, 0, 5, 0], [0, 0, 0, 0], [6, 0, 0, 7]])
