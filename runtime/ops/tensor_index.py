@@ -121,10 +121,10 @@ register(OpDef("scatter_nd", _scatter_nd, inputs=("data", "indices"), params=(Pa
 
 
 def _batch_take(attrs, a, indices):
-    """batch_take: out[i] = a[i, indices[i]] for a 2-D ``a``."""
-    idx = np.clip(_as_index(indices).reshape(-1), 0, a.shape[-1] - 1)
-    flat = a.reshape(-1, a.shape[-1])
-    return flat[np.arange(flat.shape[0]), idx]
+    """batch_take: out[i] = a[i, indices[i]], ``a`` seen as (a.shape[0], rest); indices clipped."""
+    flat = a.reshape(a.shape[0], -1)
+    idx = np.clip(_as_index(indices).reshape(-1), 0, flat.shape[1] - 1)
+    return flat[np.arange(idx.shape[0]), idx].reshape(indices.shape)
 
 
 register(OpDef("batch_take", _batch_take, inputs=("a", "indices"),

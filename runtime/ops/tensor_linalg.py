@@ -130,6 +130,18 @@ register(OpDef("_linalg_gemm2", _gemm2, inputs=("A", "B"),
                infer_shape=shape_fn(_gemm2_shape)))
 
 
+def _gemm(attrs, a, b, c):
+    """_linalg_gemm: alpha * op(A) op(B) + beta * C on the trailing matrices (rows on ``axis``)."""
+    out = _gemm2(attrs, a, b) + np.asarray(attrs.beta, dtype=a.dtype) * c
+    return out.astype(a.dtype, copy=False)
+
+
+register(OpDef("_linalg_gemm", _gemm, inputs=("A", "B", "C"),
+               params=(Param("transpose_a", Bool, False), Param("transpose_b", Bool, False),
+                       Param("alpha", Float, 1.0), Param("beta", Float, 1.0), Param("axis", Int, -2)),
+               infer_shape=shape_fn(lambda a, l, r, c: _gemm2_shape(a, l, r))))
+
+
 def _khatri_rao(attrs, *mats):
     """khatri_rao: column-wise Kronecker product of matrices with equal column counts."""
     out = mats[0]
