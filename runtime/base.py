@@ -46,3 +46,10 @@ class LoadError(HybridizeError):
 def data_dir() -> str:
     """Where MXNet keeps downloaded data (``$MXNET_HOME`` or ``~/.mxnet``); nothing is downloaded here."""
     return os.getenv("MXNET_HOME", os.path.join(os.path.expanduser("~"), ".mxnet"))
+
+
+def _as_list(obj):
+    """``obj`` if it is a list or tuple, else ``[obj]`` (as ``mxnet.base._as_list``, used by gluon.rnn)."""
+    if isinstance(obj, (list, tuple)):
+        return obj
+    return [obj]

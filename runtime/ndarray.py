@@ -335,6 +335,8 @@ def empty(shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
 def _create(op_name: str, out: "NDArray | None" = None, **attrs: Any) -> NDArray:
     """Runs a no-input creation op of the registry (``_zeros``, ``_full``, ...): one source of truth."""
     op = get_op(op_name)
+    for key in [k for k in attrs if k in ("name", "attr", "ctx") or (k.startswith("__") and k.endswith("__"))]:
+        attrs.pop(key)  # frontend keywords and __annotations__ MXNet's creation functions accept
     given = op.coerce_attrs({k: v for k, v in attrs.items() if v is not None})
     return _wrap(op.compute(op.resolve(given)), out)
 
