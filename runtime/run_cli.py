@@ -119,6 +119,12 @@ def _assign(model: Any, specs: list[tuple[str | None, str]]) -> list[tuple[str, 
         if n not in {v.name for v in model.graph.variables()}:
             raise _Fail(None, f"--input {n}={f}: the model has no input {n!r} "
                               f"(its inputs: {', '.join(names) or 'none'})", 2)
+        if n not in names:
+            raise _Fail(None, f"--input {n}={f}: {n!r} is a parameter of the model, not an input "
+                              f"(its inputs: {', '.join(names) or 'none'})", 2)
+    if len({n for n, _ in named}) != len(named):
+        dup = next(n for n, _ in named if [m for m, _ in named].count(n) > 1)
+        raise _Fail(None, f"--input {dup}=...: given more than once", 2)
     if not unnamed:
         return named
     free = [n for n in names if n not in {m for m, _ in named}]

@@ -159,6 +159,9 @@ class Model:
         for k in given:
             if k not in self._by_name:
                 raise HybridizeError(f"the model has no input {k!r} (its inputs: {', '.join(names) or 'none'})")
+            if k in self.params:
+                raise HybridizeError(f"{k!r} is a parameter of the model, not an input "
+                                     f"(its inputs: {', '.join(names) or 'none'})")
         missing = [self._by_name[n] for n in names if n not in given]
         if missing:
             # a variable neither given nor in the parameters: name it, and who needs it

@@ -224,3 +224,32 @@ def test_unwritable_output(tmp_path, x_npy) -> None:
 def test_help() -> None:
     r = invoke("--help")
     assert r.exit_code == 0 and "--input" in r.stdout and "--params" in r.stdout
+
+
+def test_several_inputs_and_outputs(tmp_path) -> None:
+    from hybridize.runtime import sym
+
+    a, b = sym.var("a"), sym.var("b")
+    parts = sym.split(sym.broadcast_add(a, b), num_outputs=2, axis=1, name="parts")
+    sym.Group([parts[0], parts[1]]).save(str(tmp_path / "two-symbol.json"))
+    xa, xb = np.arange(8, dtype=np.float32).reshape(2, 4), np.ones((1, 4), np.float32)
+    np.save(tmp_path / "a.npy", xa)
+    np.save(tmp_path / "b.npy", xb)
+    r = invoke(tmp_path / "two-symbol.json", "--input", f"b={tmp_path / 'b.npy'}",
+               "--input", f"a={tmp_path / 'a.npy'}", "-o", tmp_path / "o.npz")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == ("out0 parts_output0: shape (2, 2), dtype float32\n"
+                        "out1 parts_output1: shape (2, 2), dtype float32\n")
+    with np.load(tmp_path / "o.npz") as z:
+        assert z.files == ["out0", "out1"]
+        np.testing.assert_array_equal(np.concatenate([z["out0"], z["out1"]], axis=1), xa + xb)
+    assert fails(2, tmp_path / "two-symbol.json", "--input", tmp_path / "a.npy") == \
+        "hybridize run: the model has 2 unassigned input(s) (a, b); name each one with --input NAME=FILE"
+    assert fails(2, tmp_path / "two-symbol.json", "--input", f"a={tmp_path / 'a.npy'}",
+                 "--input", f"a={tmp_path / 'b.npy'}") == "hybridize run: --input a=...: given more than once"
+
+
+def test_parameter_given_as_input(x_npy) -> None:
+    err = fails(2, MLP / "model-symbol.json", "--input", f"dense0_bias={x_npy}")
+    assert err == (f"hybridize run: --input dense0_bias={x_npy}: 'dense0_bias' is a parameter of the model, "
+                   "not an input (its inputs: data)")
