@@ -48,8 +48,10 @@ def mx_num_outputs(node: Node) -> int:
     hidden = 0
     if name in ("BatchNorm", "_contrib_SyncBatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"):
         hidden = 3
-    elif name in ("Dropout", "LRN"):
+    elif name in ("Dropout", "LRN", "ROIPooling", "CTCLoss"):
         hidden = 2
+    elif name == "LeakyReLU":
+        hidden = 2 if a.get("act_type") == "rrelu" else 1
     elif name == "topk":
         hidden = 1 if a.get("ret_typ") in ("indices", "mask") else 2
     elif name == "Pooling":
