@@ -690,7 +690,9 @@ class HybridBlock(Block):
                     and _GENERATION[0] == fast[2] and autograd.is_training() == fast[3]
                     and not self._forward_pre_hooks and not self._forward_hooks):
                 return NDArray(fast[4](d)[0])
-        return Block.__call__(self, *args)
+        if self._forward_pre_hooks or self._forward_hooks:
+            return Block.__call__(self, *args)
+        return self.forward(*args)
 
     # -- tracing ----------------------------------------------------------------------------
     def _trace(self, *args: Any, **params: Any) -> Any:
@@ -985,8 +987,14 @@ class HybridBlock(Block):
     def forward(self, x: Any, *args: Any) -> Any:
         """Runs ``hybrid_forward`` with NDArrays (or the compiled program when hybridized), or builds
         the graph when given Symbols."""
-        tx = type(x)
-        if tx is NDArray and all(type(a) is NDArray or a is None for a in args):
+        if type(x) is NDArray and (not args or all(type(a) is NDArray or a is None for a in args)):
+            if not self._active:
+                try:  # the common case: every parameter initialized
+                    params = {k: v._data[0] for k, v in self._reg_params.items()}
+                except TypeError:
+                    pass
+                else:
+                    return self.hybrid_forward(ndarray, x, *args, **params)
             has_symbol, has_ndarray = False, True
         else:
             has_symbol, has_ndarray, _, _ = _gather_type_ctx_info([x] + list(args))
