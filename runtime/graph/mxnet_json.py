@@ -21,6 +21,7 @@ from typing import Any
 from ..base import LoadError
 from ..ops.attrs import AttrError
 from ..ops.registry import find_op
+from .infer import var_dtype_hint, var_shape_hint
 from .ir import Entry, Graph, Node, topo_order
 
 __all__ = ["loads", "load", "dumps", "save", "MXNET_VERSION", "mx_num_outputs"]
@@ -323,7 +324,14 @@ def loads(text: str, path: str | os.PathLike | None = None) -> Graph:
             if inputs:
                 raise LoadError(path, f"{where}: a variable ('null' op) cannot have inputs")
             extra = {(f"__{k}__" if k in _LEGACY_HIDDEN_KEYS else k): v for k, v in strings.items()}
-            nodes.append(Node(None, name, extra=extra))
+            var = Node(None, name, extra=extra)
+            for key, check in (("__shape__", var_shape_hint), ("__dtype__", var_dtype_hint)):
+                if key in extra:
+                    try:
+                        check(var)
+                    except (ValueError, TypeError, KeyError):
+                        raise LoadError(path, f"{where}: attribute {key}={extra[key]!r} is malformed") from None
+            nodes.append(var)
             continue
 
         op = find_op(op_name)

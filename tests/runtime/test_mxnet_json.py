@@ -258,3 +258,10 @@ def test_attribute_text_is_never_evaluated(tmp_path) -> None:
     msg = _err(json.dumps(doc))
     assert "node 3 'dense0_fwd'" in msg and "num_hidden" in msg
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("key,value", [("__shape__", "(2, x"), ("__shape__", "(1, (2, 3))"), ("__dtype__", "floaty")])
+def test_error_malformed_variable_annotation(key: str, value: str) -> None:
+    doc = _mlp_doc()
+    doc["nodes"][0]["attrs"] = {key: value}
+    assert _err(json.dumps(doc)).endswith(f"node 0 'data': attribute {key}={value!r} is malformed")
