@@ -35,6 +35,36 @@ def _bump() -> None:
     _GENERATION[0] += 1
 
 
+class _ParamArray(NDArray):
+    """The NDArray holding a parameter's value: in-place writes (``p.data()[:] = v``, ``+=``)
+    bump the generation so that compiled programs rebind, as MXNet's in-place updates take effect."""
+
+    __slots__ = ()
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        NDArray.__setitem__(self, key, value)
+        _GENERATION[0] += 1
+
+    def copy(self) -> NDArray:
+        return NDArray(self._data.copy())
+
+
+def _inplace_bumping(name: str):
+    base = getattr(NDArray, name)
+
+    def method(self: NDArray, other: Any) -> Any:
+        res = base(self, other)
+        _GENERATION[0] += 1
+        return res
+    method.__name__ = name
+    return method
+
+
+for _name in ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__imod__", "__ipow__"):
+    if hasattr(NDArray, _name):
+        setattr(_ParamArray, _name, _inplace_bumping(_name))
+
+
 class DeferredInitializationError(HybridizeError):
     """A parameter whose shape is not known yet: the first forward pass will initialize it."""
 
@@ -212,7 +242,7 @@ class Parameter:
     def _init_impl(self, data: Any, ctx_list: list) -> None:
         self._ctx_list = list(ctx_list)
         arr = data._data if isinstance(data, NDArray) else np.asarray(data)
-        self._data = [NDArray(np.array(arr, dtype=arr.dtype, copy=True))]
+        self._data = [_ParamArray(np.array(arr, dtype=arr.dtype, copy=True))]
         self._init_grad()
         _bump()
 
@@ -324,7 +354,7 @@ class Parameter:
         self._var = None
         if self._data is None:
             return
-        self._data = [NDArray(d._data.astype(np.dtype(dtype))) for d in self._data]
+        self._data = [_ParamArray(d._data.astype(np.dtype(dtype))) for d in self._data]
         _bump()
         if self._grad is not None:
             self._grad = [NDArray(g._data.astype(np.dtype(dtype))) for g in self._grad]

@@ -281,3 +281,17 @@ def test_dropout_training_mode_under_autograd_record():
         y = d(x).asnumpy()
     assert 0.3 < (y == 0).mean() < 0.7
     np.testing.assert_array_equal(d(x).asnumpy(), x.asnumpy())
+
+
+def test_inplace_parameter_writes_take_effect_after_hybridize():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(3, in_units=4), nn.Dense(2, in_units=3))
+    net.initialize(init.Normal(1.0))
+    x = nd.ones((1, 4))
+    net.hybridize()
+    net(x)
+    net[1].weight.data()[:] = 0
+    np.testing.assert_allclose(net(x).asnumpy(), [[0.0, 0.0]])
+    b = net[1].bias.data()
+    b += 1.5
+    np.testing.assert_allclose(net(x).asnumpy(), [[1.5, 1.5]])
