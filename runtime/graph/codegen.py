@@ -77,9 +77,9 @@ class _Names:
     def __init__(self) -> None:
         self.used: set[str] = set()
 
-    def make(self, hint: str, prefix: str = "") -> str:
+    def make(self, hint: str, prefix: str = "", internal: bool = False) -> str:
         base = prefix + re.sub(r"[^0-9A-Za-z_]", "_", hint)[:48]
-        if not prefix and base.startswith("_"):
+        if not prefix and base.startswith("_") and not internal:
             base = "v" + base          # leading underscores are reserved for the compiler's names
         if not base or base[0].isdigit() or base in self._KEYWORDS:
             base = "v_" + base
@@ -225,7 +225,7 @@ class _Planner:
 
     def new(self, shape: tuple, dtype: Any, scratch: bool = False) -> _VBuf:
         vb = _VBuf(len(self.vbufs), shape, dtype, self.step, scratch)
-        vb.name = self.names.make(f"_s{vb.index}" if scratch else f"_b{vb.index}")
+        vb.name = self.names.make(f"_s{vb.index}" if scratch else f"_b{vb.index}", internal=True)
         self.vbufs.append(vb)
         return vb
 
@@ -484,7 +484,7 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
                 plan.define(Entry(n, i), em.owners.get(i, frozenset()))
         else:
             kcount += 1
-            kname = names.make(f"_k{kcount}")
+            kname = names.make(f"_k{kcount}", internal=True)
             kern = n.op.kernel(n.resolved, in_shapes, in_dtypes)
             if nout == 1:
                 kern = _first(kern)

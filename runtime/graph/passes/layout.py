@@ -47,10 +47,11 @@ def choose_algo(x_shape: tuple, kernel: tuple, stride: tuple, dilate: tuple, gro
             return "wino"
         if winograd is None:
             N, H, W, _ = x_shape
-            # measured (benchmarks/bench_compiler.py --kernels): Winograd wins when there are
-            # enough tiles and channels for the 16 batched matmuls to run at BLAS speed
+            # measured (python benchmarks/bench_compiler.py --kernels): the transforms are
+            # memory-bound additions, so Winograd wins when channels are many (the 16 batched
+            # matmuls dominate) or, at 64 channels, when there are many tiles (batch 8 at 56x56)
             tiles = N * ((H + 1) // 2) * ((W + 1) // 2)
-            if C >= 32 and K_ >= 32 and tiles >= 64:
+            if C >= 128 and K_ >= 128 and tiles >= 16 or C >= 64 and K_ >= 64 and tiles >= 4096:
                 return "wino"
     return "gemm"
 

@@ -1,0 +1,358 @@
+"""The graph compiler against our imperative mode, hand-written numpy and real MXNet 1.9.1.
+
+One command, one process session, systems alternating round by round (so that load drifts on a
+shared machine hit every system alike); each figure is the median over the rounds:
+
+    python benchmarks/bench_compiler.py [--markdown] [--rounds 7] [--only resnet18_v1]
+
+Workloads: the seed MLP at batch 1 and 64 (time of 1000 calls / 1000, as the seed chapter
+measures), resnet18_v1 at batch 1 and 8, mobilenetv2_1.0, resnet50_v1, densenet121 at batch 1
+(time of one forward). Systems:
+
+- ``ours imperative``: the MLP as Gluon blocks without ``hybridize()``; the vision models op by
+  op through the reference interpreter (what imperative execution does: one registry kernel per
+  op, no graph optimization);
+- ``ours hybridized``: the MLP as Gluon blocks after ``hybridize()``; the vision models'
+  symbol JSON compiled by ``compile_graph`` (trace + passes + codegen), parameters from
+  ``params_recipe``;
+- ``numpy``: the hand-written ``np.maximum(x @ W1.T + b1, 0)``... (MLP only);
+- ``mxnet imperative`` / ``mxnet hybridized``: real MXNet 1.9.1 (``hybridize(static_alloc=True,
+  static_shape=True)``), when ``$HYBRIDIZE_MXNET_PYTHON`` names a Python that imports mxnet:
+  one worker subprocess per system, driven round by round from here (a venv:
+  ``python -m venv /tmp/mxnet-venv && /tmp/mxnet-venv/bin/pip install "numpy<1.24" mxnet==1.9.1``).
+
+Also prints compile time (trace + passes + codegen) and the memory plan (peak activation bytes
+against the liveness lower bound) of each compiled model. ``--kernels`` measures the
+convolution algorithms (Winograd vs im2col matmul) on ResNet's 3x3 shapes instead.
+``--markdown`` writes ``benchmarks/RESULTS-compiler.md`` with the command line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SHARED = Path(os.environ.get("HYBRIDIZE_SHARED", REPO.parent / "shared"))
+MODELS = SHARED / "fixtures" / "mxnet" / "models"
+
+WORKLOADS = [("seed_mlp", 1), ("seed_mlp", 64), ("resnet18_v1", 1), ("resnet18_v1", 8),
+             ("mobilenetv2_1.0", 1), ("resnet50_v1", 1), ("densenet121", 1)]
+MLP_CALLS = 1000
+
+# --------------------------------------------------------------------------------------------
+# the MXNet worker (runs under $HYBRIDIZE_MXNET_PYTHON)
+# --------------------------------------------------------------------------------------------
+MX_WORKER = textwrap.dedent('''
+    import json, sys, time, warnings
+    warnings.filterwarnings("ignore")
+    import numpy as np
+    import mxnet as mx
+    from mxnet.gluon import nn
+    from mxnet.gluon.model_zoo import vision
+    model, batch, hybrid = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "hybrid"
+    if model == "seed_mlp":
+        net = nn.HybridSequential()
+        net.add(nn.Dense(256, activation="relu"), nn.Dense(128, activation="relu"), nn.Dense(2))
+        shape = (batch, 512)
+    else:
+        net = vision.get_model(model)
+        shape = (batch, 3, 224, 224)
+    net.initialize()
+    x = mx.nd.array(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
+    if hybrid:
+        net.hybridize(static_alloc=True, static_shape=True)
+    for _ in range(3):
+        net(x).wait_to_read()
+    print(json.dumps({"ready": mx.__version__}), flush=True)
+    for line in sys.stdin:
+        n = int(json.loads(line)["calls"])
+        t = time.perf_counter()
+        for _ in range(n):
+            y = net(x)
+        mx.nd.waitall()
+        print(json.dumps({"seconds": (time.perf_counter() - t) / n}), flush=True)
+''')
+
+
+class MXWorker:
+    def __init__(self, python: str, model: str, batch: int, mode: str):
+        self.proc = subprocess.Popen([python, "-c", MX_WORKER, model, str(batch), mode], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"MXNet worker for {model} failed to start")
+        self.version = json.loads(line)["ready"]
+
+    def __call__(self, calls: int) -> float:
+        self.proc.stdin.write(json.dumps({"calls": calls}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["seconds"]
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def mxnet_python() -> str | None:
+    py = os.environ.get("HYBRIDIZE_MXNET_PYTHON")
+    if not py:
+        return None
+    try:
+        subprocess.run([py, "-c", "import mxnet"], check=True, capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        print(f"warning: {py} cannot import mxnet; MXNet columns left out", file=sys.stderr)
+        return None
+    return py
+
+
+# --------------------------------------------------------------------------------------------
+# our systems
+# --------------------------------------------------------------------------------------------
+def recipe_params(name: str) -> dict[str, np.ndarray]:
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("params_recipe", SHARED / "fixtures" / "mxnet" / "params_recipe.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    d = MODELS / name
+    names = json.loads((d / "names.json").read_text())
+    shapes = json.loads((d / "shapes.json").read_text())
+    return {exported: mod.recipe(structural, tuple(shapes[exported])) for structural, exported in names.items()}
+
+
+def timed(fn, calls: int) -> float:
+    t = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - t) / calls
+
+
+def mlp_systems(batch: int) -> tuple[dict, dict]:
+    from hybridize.runtime import nd
+    from hybridize.runtime.gluon import nn
+
+    def get_net():
+        net = nn.HybridSequential()
+        net.add(nn.Dense(256, activation="relu"), nn.Dense(128, activation="relu"), nn.Dense(2))
+        net.initialize()
+        return net
+    x_np = np.random.default_rng(0).standard_normal((batch, 512)).astype(np.float32)
+    x = nd.array(x_np)
+    imp = get_net()
+    imp(x)
+    hyb = get_net()
+    hyb(x)
+    for src, dst in zip(imp.collect_params().values(), hyb.collect_params().values()):
+        dst.set_data(src.data())
+    hyb.hybridize()
+    hyb(x)
+    ps = [p.data().asnumpy() for p in imp.collect_params().values()]
+    W1, b1, W2, b2, W3, b3 = ps
+
+    def numpy_mlp():
+        h = np.maximum(x_np @ W1.T + b1, 0)
+        h = np.maximum(h @ W2.T + b2, 0)
+        return h @ W3.T + b3
+    np.testing.assert_allclose(hyb(x).asnumpy(), numpy_mlp(), rtol=1e-4, atol=1e-5)
+
+    def run_imp():
+        imp(x)
+        nd.waitall()
+
+    def run_hyb():
+        hyb(x)
+        nd.waitall()
+    return ({"ours imperative": lambda: timed(run_imp, MLP_CALLS), "ours hybridized": lambda: timed(run_hyb, MLP_CALLS),
+             "numpy": lambda: timed(numpy_mlp, MLP_CALLS)}, {})
+
+
+def vision_systems(name: str, batch: int, with_imperative: bool) -> tuple[dict, dict]:
+    from hybridize.runtime.graph import mxnet_json
+    from hybridize.runtime.graph.codegen import compile_graph
+    from hybridize.runtime.graph.interpret import evaluate
+    params = recipe_params(name)
+    x = np.random.default_rng(0).standard_normal((batch, 3, 224, 224)).astype(np.float32)
+    t0 = time.perf_counter()
+    g = mxnet_json.load(MODELS / name / "model-symbol.json")
+    inputs = [n.name for n in g.variables() if n.name not in params]
+    t1 = time.perf_counter()
+    prog = compile_graph(g, input_names=inputs, shapes={inputs[0]: x.shape}, params=params)
+    t2 = time.perf_counter()
+    prog(x)
+    info = {"load_ms": (t1 - t0) * 1e3, "compile_ms": (t2 - t1) * 1e3, "memory": prog.stats.get("memory", {}),
+            "layout": prog.stats.get("layout", {})}
+    systems = {"ours hybridized": lambda: timed(lambda: prog(x), 1)}
+    if with_imperative:
+        values = dict(params)
+        values[inputs[0]] = x
+        ref = evaluate(g, values)[0]
+        np.testing.assert_allclose(prog(x)[0], ref, rtol=1e-3, atol=1e-4 * float(np.abs(ref).max()))
+        systems["ours imperative"] = lambda: timed(lambda: evaluate(g, values), 1)
+    return systems, info
+
+
+# --------------------------------------------------------------------------------------------
+# the run
+# --------------------------------------------------------------------------------------------
+COLUMNS = ["ours imperative", "ours hybridized", "numpy", "mxnet imperative", "mxnet hybridized"]
+
+
+def fmt_time(seconds: float | None, unit: str) -> str:
+    if seconds is None:
+        return "-"
+    return f"{seconds * 1e6:.1f} µs" if unit == "us" else f"{seconds * 1e3:.1f} ms"
+
+
+def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
+    py = mxnet_python()
+    rows = []
+    env = {"python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
+           "cpus": os.cpu_count(), "mxnet": None}
+    for name, batch in WORKLOADS:
+        if args.only and name not in args.only:
+            continue
+        mlp = name == "seed_mlp"
+        if mlp:
+            systems, info = mlp_systems(batch)
+        else:
+            systems, info = vision_systems(name, batch, with_imperative=not args.no_imperative)
+        workers = []
+        if py:
+            modes = ["imperative", "hybrid"] if mlp else ["hybrid"]
+            for mode in modes:
+                w = MXWorker(py, name, batch, mode)
+                env["mxnet"] = w.version
+                workers.append(w)
+                calls = MLP_CALLS if mlp else 1
+                systems["mxnet imperative" if mode == "imperative" else "mxnet hybridized"] = \
+                    (lambda w=w, calls=calls: w(calls))
+        for f in systems.values():   # warm up
+            f()
+        samples: dict[str, list[float]] = {k: [] for k in systems}
+        order = list(systems)
+        rounds = args.rounds if (mlp or batch == 1) else max(3, args.rounds - 2)
+        for r in range(rounds):
+            seq = order if r % 2 == 0 else order[::-1]
+            for k in seq:
+                if k == "ours imperative" and not mlp and r >= 3:
+                    continue      # the interpreter is slow; 3 samples are enough for its column
+                samples[k].append(systems[k]())
+        for w in workers:
+            w.close()
+        med = {k: statistics.median(v) for k, v in samples.items() if v}
+        row = {"workload": f"{name} batch {batch}", "unit": "us" if mlp else "ms", "median": med, "info": info}
+        rows.append(row)
+        print(format_row(row), flush=True)
+    return rows, env
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    if a is None or b is None:
+        return "-"
+    return f"{a / b:.2f}x"
+
+
+def format_row(row: dict) -> str:
+    m = row["median"]
+    cells = [fmt_time(m.get(c), row["unit"]) for c in COLUMNS]
+    h = m.get("ours hybridized")
+    return " | ".join([row["workload"]] + cells + [ratio(h, m.get("numpy")), ratio(h, m.get("mxnet hybridized")),
+                                                    ratio(m.get("ours imperative"), m.get("mxnet imperative"))])
+
+
+HEADER = ["workload"] + COLUMNS + ["hybridized / numpy", "hybridized / mxnet hybridized",
+                                   "imperative / mxnet imperative"]
+
+
+def markdown(rows: list[dict], env: dict, argv: list[str]) -> str:
+    lines = ["# Graph compiler benchmark", "",
+             "Command: `" + " ".join(["python", "benchmarks/bench_compiler.py"] + argv) + "`"
+             + (f" with `HYBRIDIZE_MXNET_PYTHON={os.environ['HYBRIDIZE_MXNET_PYTHON']}`"
+                if os.environ.get("HYBRIDIZE_MXNET_PYTHON") else ""), "",
+             f"Machine: {env['cpus']} CPUs ({env['machine']}), Python {env['python']}, numpy {env['numpy']}"
+             + (f", MXNet {env['mxnet']}" if env.get("mxnet") else ", MXNet not available") + ". "
+             "Medians over rounds in one process session, systems alternating round by round. "
+             "MLP: time per call over 1000 calls; vision models: time of one forward. "
+             "A ratio below 1.00x means ours is faster.", "",
+             "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    for row in rows:
+        lines.append("| " + format_row(row) + " |")
+    lines += ["", "## Compile time and memory plan", "",
+              "| model | compile (passes + codegen) | peak activation memory | liveness lower bound | peak / bound | without reuse |",
+              "|---|---|---|---|---|---|"]
+    for row in rows:
+        info = row["info"]
+        if "compile_ms" not in info:
+            continue
+        mem = info["memory"]
+        lines.append(f"| {row['workload']} | {info['compile_ms']:.0f} ms | {mem.get('peak_bytes', 0) / 2**20:.1f} MiB | "
+                     f"{mem.get('lower_bound_bytes', 0) / 2**20:.1f} MiB | "
+                     f"{mem.get('peak_bytes', 0) / max(mem.get('lower_bound_bytes', 1), 1):.2f}x | "
+                     f"{mem.get('unshared_bytes', 0) / 2**20:.1f} MiB |")
+    return "\n".join(lines) + "\n"
+
+
+def kernels_bench(rounds: int) -> None:
+    """Winograd F(2x2,3x3) against im2col + one matmul, on the 3x3 stride-1 shapes of ResNets."""
+    from types import SimpleNamespace
+    from hybridize.runtime.graph.kernels.nhwc import build_conv, conv_weight
+    print("N H C K | gemm ms | wino ms | wino/gemm")
+    for N, H, C in [(1, 56, 64), (1, 28, 128), (1, 14, 256), (1, 7, 512), (8, 56, 64), (8, 28, 128), (8, 14, 256),
+                    (8, 7, 512), (1, 56, 128), (1, 28, 32), (1, 14, 48)]:
+        K = C
+        x = np.random.default_rng(0).standard_normal((N, H, H, C)).astype(np.float32)
+        w = np.random.default_rng(1).standard_normal((K, C, 3, 3)).astype(np.float32)
+        res = {}
+        outs = {}
+        for algo in ("gemm", "wino"):
+            a = SimpleNamespace(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=K, groups=1,
+                                algo=algo, act=(), has_bias=False, has_res=False)
+            fn, scratch = build_conv(a, x.shape, np.float32)
+            wp = conv_weight(w, algo, 1)
+            out = np.empty((N, H, H, K), np.float32)
+            bufs = [np.empty(s, d) for s, d in scratch]
+            fn(x, wp, out, *bufs)
+            outs[algo] = out.copy()
+            res[algo] = (fn, wp, out, bufs)
+        np.testing.assert_allclose(outs["wino"], outs["gemm"], rtol=1e-3, atol=1e-3 * float(np.abs(outs["gemm"]).max()))
+        ts = {"gemm": [], "wino": []}
+        for r in range(rounds):
+            for algo in ("gemm", "wino"):
+                fn, wp, out, bufs = res[algo]
+                ts[algo].append(timed(lambda: fn(x, wp, out, *bufs), 3))
+        g, wi = statistics.median(ts["gemm"]), statistics.median(ts["wino"])
+        print(f"{N} {H} {C} {K} | {g * 1e3:.2f} | {wi * 1e3:.2f} | {wi / g:.2f}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--only", nargs="*", help="model names to run (default: all workloads)")
+    ap.add_argument("--no-imperative", action="store_true", help="skip the (slow) interpreter column of vision models")
+    ap.add_argument("--markdown", action="store_true", help="write benchmarks/RESULTS-compiler.md")
+    ap.add_argument("--kernels", action="store_true", help="Winograd vs im2col convolution timings")
+    args = ap.parse_args(argv)
+    if args.kernels:
+        kernels_bench(args.rounds)
+        return 0
+    print(" | ".join(HEADER))
+    rows, env = run(args)
+    if args.markdown:
+        (HERE / "RESULTS-compiler.md").write_text(markdown(rows, env, argv))
+        print(f"wrote {HERE / 'RESULTS-compiler.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
