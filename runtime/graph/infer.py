@@ -89,7 +89,8 @@ def infer_shapes(graph: Graph, known: dict[str, tuple]) -> dict[tuple[int, int],
                     shapes[(id(e.node), e.index)] = merged
                     changed = changed or e.node.op is None
             for i, s in enumerate(outs):
-                shapes[(id(n), i)] = s
+                if s is not None:  # an op may leave an output unknown (its data shape is unknown)
+                    shapes[(id(n), i)] = s
         if not changed:
             break
     return shapes
