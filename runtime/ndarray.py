@@ -129,7 +129,12 @@ class NDArray:
             shape = tuple(shape[0])
         if shape:
             kwargs["shape"] = shape
-        return _reshape(self, **kwargs)
+        op = get_op("Reshape")
+        try:
+            attrs = op.resolve(op.coerce_attrs(kwargs))
+        except ValueError as e:
+            raise TypeError(str(e)) from None
+        return NDArray(op.compute(attrs, self._data))  # a view when possible, as MXNet's NDArray.reshape
 
     # -- Python protocol ---------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -219,8 +224,20 @@ def _make_function(op: OpDef, called_as: str):
             if v is None:
                 raise TypeError(f"{op.name}: missing input {nm!r}")
             arrays.append(v._data if isinstance(v, NDArray) else np.asarray(v))
-        return _wrap(op.compute(call.attrs, *arrays), call.out)
+        return _wrap(_own(op.compute(call.attrs, *arrays), arrays), call.out)
     return fn
+
+
+def _own(result: Any, inputs: list) -> Any:
+    """MXNet's imperative ops return new arrays: a kernel result that is a view of an input
+    (transpose, slice, broadcast_to, ...) or read-only is copied, so mutating it never changes
+    (or fails on) the input."""
+    if isinstance(result, (tuple, list)):
+        return type(result)(_own(r, inputs) for r in result)
+    if isinstance(result, np.ndarray) and (not result.flags.writeable or result.base is not None and any(
+            np.may_share_memory(result, a) for a in inputs)):
+        return result.copy()
+    return result
 
 
 # -- arithmetic, from the registry's binary ops ------------------------------------------------

@@ -458,3 +458,19 @@ def test_misc_tensor_ops():
     np.testing.assert_array_equal(nd.unravel_index(nd.array([4, 1]), shape=(2, 3)).asnumpy(), [[1, 0], [1, 1]])
     assert nd.contrib.index_array(x).dtype == np.int64
     assert _ops(abs(sym.var("x"))) == ["abs"]
+
+
+def test_imperative_results_own_their_memory():
+    x = nd.array([[1.0, 2.0], [3.0, 4.0]])
+    y = x.T
+    y += 1  # MXNet's transpose returns a new array
+    np.testing.assert_array_equal(x.asnumpy(), [[1, 2], [3, 4]])
+    z = nd.broadcast_to(nd.array([[1.0, 2.0]]), shape=(2, 2))
+    z += 1  # not a read-only broadcast view
+    np.testing.assert_array_equal(z.asnumpy(), [[2, 3], [2, 3]])
+    first, _ = x.split(2, axis=0)
+    first[:] = 0
+    np.testing.assert_array_equal(x.asnumpy(), [[1, 2], [3, 4]])
+    r = x.reshape((4,))  # NDArray.reshape is a view in MXNet
+    r[0] = 100
+    assert x.asnumpy()[0, 0] == 100
