@@ -78,6 +78,11 @@ def main(argv=None):
         for name, fn, inp in systems:
             times[name].append(bench(fn, inp, args.calls))
     med = {k: statistics.median(v) * 1e6 for k, v in times.items()}
+    best = {k: min(v) * 1e6 for k, v in times.items()}
+    try:
+        load = "load average %.2f" % os.getloadavg()[0]
+    except OSError:
+        load = "load average unknown"
 
     cmd = "python benchmarks/bench_seed_mlp.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
     lines = [
@@ -86,14 +91,15 @@ def main(argv=None):
         f"Command: `{cmd}` (from the repository root)",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-        f"numpy {np.__version__}. Medians of {args.rounds} rounds of {args.calls} calls, systems alternating.",
+        f"numpy {np.__version__}, {load} at the start. Medians (and minima) of {args.rounds} rounds of "
+        f"{args.calls} calls, systems alternating.",
         "",
-        "| system | us / forward | vs numpy | speed-up over our imperative |",
-        "| --- | ---: | ---: | ---: |",
+        "| system | us / forward (median) | vs numpy | speed-up over our imperative | us / forward (min) |",
+        "| --- | ---: | ---: | ---: | ---: |",
     ]
     for name in ("imperative", "hybridized", "numpy"):
         lines.append(f"| {name} | {med[name]:.1f} | {med[name] / med['numpy']:.2f}x | "
-                     f"{med['imperative'] / med[name]:.1f}x |")
+                     f"{med['imperative'] / med[name]:.1f}x | {best[name]:.1f} |")
     lines += [
         "",
         "Targets (issue 3): hybridized <= 1.2x numpy, and >= 3x faster than imperative. "

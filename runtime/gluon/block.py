@@ -43,6 +43,7 @@ from .utils import HookHandle, _brief_print_list, _indent
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "TraceError"]
 
 mx_real_t = np.float32
+_is_training = autograd.is_training
 _RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -684,11 +685,10 @@ class HybridBlock(Block):
 
     def __call__(self, *args: Any) -> Any:
         fast = self._fast
-        if fast is not None and len(args) == 1:
-            d = getattr(args[0], "_data", None)
-            if (d is not None and type(args[0]) is NDArray and d.shape == fast[0] and d.dtype == fast[1]
-                    and _GENERATION[0] == fast[2] and autograd.is_training() == fast[3]
-                    and not self._forward_pre_hooks and not self._forward_hooks):
+        if fast is not None and len(args) == 1 and type(args[0]) is NDArray:
+            d = args[0]._data
+            if (d.shape == fast[0] and d.dtype is fast[1] and _GENERATION[0] == fast[2]
+                    and _is_training() is fast[3] and not self._forward_pre_hooks and not self._forward_hooks):
                 return NDArray(fast[4](d)[0])
         if self._forward_pre_hooks or self._forward_hooks:
             return Block.__call__(self, *args)
@@ -850,7 +850,7 @@ class HybridBlock(Block):
         prog = self._program(cop, arrays, key)
         outs = prog(*self._data_in_order(arrays))
         if self._out_format == 0 and len(arrays) == 1 and self._simple_in:
-            self._fast = (arrays[0].shape, arrays[0].dtype, _GENERATION[0], key[-1], prog)
+            self._fast = (arrays[0].shape, arrays[0].dtype, _GENERATION[0], bool(key[-1]), prog)
         if self._simple_out:
             out = NDArray(outs[0])
             return out if self._out_format == 0 else [out]
