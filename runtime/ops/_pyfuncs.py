@@ -91,3 +91,29 @@ def install(namespace: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -
             raise ValueError("indices_or_sections must be an int or a tuple of ints")
         return split_v2_op(ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis, sections=sections)
     namespace.setdefault("split_v2", split_v2)
+
+    linspace_op = internal._linspace
+
+    def linspace(start: float, stop: float, num: int, endpoint: bool = True, ctx: Any = None,
+                 dtype: Any = None, **kwargs: Any) -> Any:
+        """``num`` evenly spaced values from start to stop (``_linspace``), as MXNet's linspace."""
+        return linspace_op(start=start, stop=stop, num=num, endpoint=endpoint, dtype=dtype or "float32", **kwargs)
+    namespace.setdefault("linspace", linspace)
+
+    if not symbolic:
+        transpose = namespace["transpose"]
+
+        def moveaxis(tensor: Any, source: Any, destination: Any) -> Any:
+            """Moves axes of an array to new positions (a transpose), as MXNet's nd.moveaxis."""
+            nd_ = len(tensor.shape)
+            src = [source] if isinstance(source, int) else list(source)
+            dst = [destination] if isinstance(destination, int) else list(destination)
+            src = [a % nd_ for a in src]
+            dst = [a % nd_ for a in dst]
+            if len(src) != len(dst):
+                raise ValueError("moveaxis: source and destination must have the same number of elements")
+            order = [n for n in range(nd_) if n not in src]
+            for d, s in sorted(zip(dst, src)):
+                order.insert(d, s)
+            return transpose(tensor, axes=tuple(order))
+        namespace.setdefault("moveaxis", moveaxis)

@@ -474,3 +474,10 @@ def test_imperative_results_own_their_memory():
     r = x.reshape((4,))  # NDArray.reshape is a view in MXNet
     r[0] = 100
     assert x.asnumpy()[0, 0] == 100
+
+
+def test_linspace_moveaxis():
+    np.testing.assert_allclose(nd.linspace(0, 1, 5).asnumpy(), np.linspace(0, 1, 5))
+    np.testing.assert_allclose(sym.linspace(0, 1, 3, endpoint=False).eval()[0].asnumpy(), [0, 1 / 3, 2 / 3],
+                               rtol=1e-6)
+    assert nd.moveaxis(nd.zeros((2, 3, 4)), [0, 1], [-1, -2]).shape == (4, 3, 2)
