@@ -341,3 +341,56 @@ register(OpDef(
     inputs=_conv_inputs, infer_shape=_deconv_shape,
     infer_type=lambda attrs, dts: [np.dtype(dts[0] or np.float32)],
 ))
+
+
+# -- im2col / col2im ------------------------------------------------------------------------------
+def _im2col_shape(attrs, in_shapes):
+    d = in_shapes[0]
+    if d is None or len(d) == 0:
+        return list(in_shapes), [None]
+    nsp = len(attrs.kernel)
+    kernel, stride, dil, pad = spatial_params(attrs, nsp)
+    osp = [conv_out_dim(n, k, s, dl, p) for n, k, s, dl, p in zip(d[2:], kernel, stride, dil, pad)]
+    return list(in_shapes), [(d[0], d[1] * int(np.prod(kernel)), int(np.prod(osp)))]
+
+
+def _im2col(attrs, x):
+    """Sliding-window columns ``(N, C * prod(kernel), positions)``, channel-major as MXNet."""
+    nsp = len(attrs.kernel)
+    kernel, stride, dil, pad = spatial_params(attrs, nsp)
+    N, C = x.shape[:2]
+    osp = tuple(conv_out_dim(n, k, s, d, p) for n, k, s, d, p in zip(x.shape[2:], kernel, stride, dil, pad))
+    v = windows(pad_spatial(x, pad, pad), kernel, stride, dil, osp)
+    perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
+    return v.transpose(perm).reshape(N, C * int(np.prod(kernel)), int(np.prod(osp)))
+
+
+def _col2im_shape(attrs, in_shapes):
+    d = in_shapes[0]
+    if d is None or len(d) == 0:
+        return list(in_shapes), [None]
+    K = int(np.prod(attrs.kernel))
+    if d[1] % K:
+        raise ShapeError(f"col2im: {d[1]} columns rows are not a multiple of prod(kernel) = {K}")
+    return list(in_shapes), [(d[0], d[1] // K) + tuple(attrs.output_size)]
+
+
+def _col2im(attrs, cols):
+    """The adjoint of im2col: every column entry is added back to the position it came from."""
+    nsp = len(attrs.kernel)
+    kernel, stride, dil, pad = spatial_params(attrs, nsp)
+    out_sp = tuple(attrs.output_size)
+    N = cols.shape[0]
+    K = int(np.prod(kernel))
+    C = cols.shape[1] // K
+    osp = tuple(conv_out_dim(n, k, s, d, p) for n, k, s, d, p in zip(out_sp, kernel, stride, dil, pad))
+    c = cols.reshape((N, C) + tuple(kernel) + osp)
+    buf = np.zeros((N, C) + tuple(n + 2 * p for n, p in zip(out_sp, pad)), dtype=cols.dtype)
+    for tap in itertools.product(*(range(k) for k in kernel)):
+        buf[tap_slices([t * d for t, d in zip(tap, dil)], stride, osp)] += c[(slice(None), slice(None)) + tap]
+    return np.ascontiguousarray(buf[(Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(pad, out_sp))])
+
+
+_WIN_PARAMS = (Param("kernel", Shape), Param("stride", Shape, ()), Param("dilate", Shape, ()), Param("pad", Shape, ()))
+register(OpDef("im2col", _im2col, params=_WIN_PARAMS, infer_shape=_im2col_shape))
+register(OpDef("col2im", _col2im, params=(Param("output_size", Shape),) + _WIN_PARAMS, infer_shape=_col2im_shape))

@@ -612,3 +612,98 @@ def test_output_layers_forward():
     s = sym.LogisticRegressionOutput(sym.var("x"), name="out")
     assert s.list_arguments() == ["x", "out_label"]
     assert s.infer_shape(x=(3, 4))[0][1] == (3, 4)
+
+
+# -- im2col, ROI ops -----------------------------------------------------------------------------
+def test_im2col_col2im_are_conv_building_blocks():
+    x = rand(2, 3, 6, 7)
+    w = rand(4, 3, 3, 3)
+    kw = dict(kernel=(3, 3), pad=(1, 1), stride=(2, 1))
+    cols = nd.im2col(nd.array(x), **kw).asnumpy()
+    assert cols.shape == (2, 27, 21)
+    y = nd.Convolution(nd.array(x), nd.array(w), num_filter=4, no_bias=True, **kw).asnumpy()
+    close((w.reshape(4, -1) @ cols).reshape(y.shape), y)
+    u = rand(*cols.shape)
+    back = nd.col2im(nd.array(u), output_size=(6, 7), **kw).asnumpy()
+    close(np.sum(u.astype(np.float64) * cols), np.sum(back.astype(np.float64) * x), rtol=1e-4)
+
+
+def _ref_roi_pool(x, roi, ph, pw, ss):
+    b = int(roi[0])
+    rnd = lambda v: int(np.sign(v) * np.floor(abs(v) + 0.5))  # noqa: E731
+    x1, y1, x2, y2 = (rnd(v * ss) for v in roi[1:])
+    H, W = x.shape[2:]
+    rh, rw = max(y2 - y1 + 1, 1), max(x2 - x1 + 1, 1)
+    out = np.zeros((x.shape[1], ph, pw))
+    for i in range(ph):
+        for j in range(pw):
+            hs = min(max(int(np.floor(i * rh / ph)) + y1, 0), H)
+            he = min(max(int(np.ceil((i + 1) * rh / ph)) + y1, 0), H)
+            ws = min(max(int(np.floor(j * rw / pw)) + x1, 0), W)
+            we = min(max(int(np.ceil((j + 1) * rw / pw)) + x1, 0), W)
+            if he > hs and we > ws:
+                out[:, i, j] = x[b, :, hs:he, ws:we].max(axis=(1, 2))
+    return out
+
+
+def _ref_roi_align(x, roi, ph, pw, ss, ratio, aligned):
+    b = int(roi[0])
+    H, W = x.shape[2:]
+    off = 0.5 if aligned else 0.0
+    x1, y1, x2, y2 = (v * ss - off for v in roi[1:])
+    rw, rh = x2 - x1, y2 - y1
+    if not aligned:
+        rw, rh = max(rw, 1.0), max(rh, 1.0)
+    gh = ratio if ratio > 0 else int(np.ceil(rh / ph))
+    gw = ratio if ratio > 0 else int(np.ceil(rw / pw))
+    out = np.zeros((x.shape[1], ph, pw))
+    for i in range(ph):
+        for j in range(pw):
+            acc = np.zeros(x.shape[1])
+            for a in range(gh):
+                for c in range(gw):
+                    y = y1 + i * rh / ph + (a + 0.5) * rh / ph / gh
+                    xx = x1 + j * rw / pw + (c + 0.5) * rw / pw / gw
+                    if y < -1 or y > H or xx < -1 or xx > W:
+                        continue
+                    y, xx = max(y, 0.0), max(xx, 0.0)
+                    yl, xl = int(y), int(xx)
+                    if yl >= H - 1:
+                        yl = yh = H - 1
+                        y = yl
+                    else:
+                        yh = yl + 1
+                    if xl >= W - 1:
+                        xl = xh = W - 1
+                        xx = xl
+                    else:
+                        xh = xl + 1
+                    ly, lx = y - yl, xx - xl
+                    acc += ((1 - ly) * (1 - lx) * x[b, :, yl, xl] + (1 - ly) * lx * x[b, :, yl, xh]
+                            + ly * (1 - lx) * x[b, :, yh, xl] + ly * lx * x[b, :, yh, xh])
+            out[:, i, j] = acc / max(gh * gw, 1)
+    return out
+
+
+def test_roi_pooling_and_roi_align():
+    x = rand(2, 3, 12, 14)
+    rois = np.array([[0, 1.0, 2.0, 20.0, 18.0], [1, 0.0, 0.0, 27.0, 23.0], [1, 10.0, 6.0, 12.0, 9.0],
+                     [0, -4.0, -2.0, 5.0, 30.0]], dtype=np.float32)
+    y = nd.ROIPooling(nd.array(x), nd.array(rois), pooled_size=(3, 2), spatial_scale=0.5).asnumpy()
+    assert y.shape == (4, 3, 3, 2)
+    for r in range(4):
+        close(y[r], _ref_roi_pool(x, rois[r], 3, 2, 0.5))
+    for ratio, aligned in [(-1, False), (2, True)]:
+        z = nd.contrib.ROIAlign(nd.array(x), nd.array(rois), pooled_size=(2, 3), spatial_scale=0.5,
+                                sample_ratio=ratio, aligned=aligned).asnumpy()
+        for r in range(4):
+            close(z[r], _ref_roi_align(x, rois[r], 2, 3, 0.5, ratio, aligned), atol=1e-4)
+    xp = rand(1, 2 * 4, 6, 6)                          # position-sensitive: 2 output channels, 2x2 bins
+    zp = nd.contrib.ROIAlign(nd.array(xp), nd.array(rois[:1] * [0, 1, 1, 1, 1]), pooled_size=(2, 2),
+                             spatial_scale=0.25, sample_ratio=2, position_sensitive=True).asnumpy()
+    assert zp.shape == (1, 2, 2, 2)
+    full = _ref_roi_align(xp, rois[0] * [0, 1, 1, 1, 1], 2, 2, 0.25, 2, False)   # (8, 2, 2)
+    for c in range(2):
+        for i in range(2):
+            for j in range(2):
+                close(zp[0, c, i, j], full[c * 4 + i * 2 + j, i, j], atol=1e-5)
