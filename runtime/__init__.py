@@ -10,6 +10,7 @@ from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  #
 
 nd = ndarray
 sym = symbol
+random = ndarray.random  # type: ignore[attr-defined]  # mx.random: seed, uniform, normal, randint, ...
 __version__ = "1.9.1"  # the MXNet version whose semantics this runtime follows
 
 
