@@ -159,6 +159,11 @@ def test_export_matches_mxnet_symbol_json(tmp_path):
         assert ours == theirs, name
         np.testing.assert_allclose(y, io["y"], rtol=1e-4, atol=1e-5)
         np.testing.assert_allclose(y_imp, io["y_imperative"], rtol=1e-4, atol=1e-5)
+        # byte for byte: what MXNet's export and save_parameters wrote
+        assert open(prefix + "-symbol.json", "rb").read() == (MODELS / name / "model-symbol.json").read_bytes()
+        assert open(prefix + "-0000.params", "rb").read() == (MODELS / name / "model-0000.params").read_bytes()
+        net.save_parameters(prefix + ".params")
+        assert open(prefix + ".params", "rb").read() == (MODELS / name / "model.params").read_bytes()
         # the exported parameters equal MXNet's export file
         ours_p = nd.load(prefix + "-0000.params")
         theirs_p = nd.load(str(MODELS / name / "model-0000.params"))
@@ -195,6 +200,18 @@ def test_symbolblock_imports_fixture(name):
     # a symbol input composes the imported graph
     out = blk(sym.var("data"))
     assert isinstance(out, sym.Symbol)
+
+
+@pytest.mark.parametrize("name", ["seed_mlp", "mobilenet0.25"])
+def test_symbolblock_reexport_is_byte_identical(tmp_path, name):
+    require_shared()
+    d = MODELS / name
+    blk = SymbolBlock.imports(str(d / "model-symbol.json"), ["data"], str(d / "model-0000.params"))
+    blk.hybridize()
+    blk(nd.array(np.load(d / "io.npz")["x"]))
+    blk.export(str(tmp_path / "re"))
+    assert (tmp_path / "re-symbol.json").read_bytes() == (d / "model-symbol.json").read_bytes()
+    assert (tmp_path / "re-0000.params").read_bytes() == (d / "model-0000.params").read_bytes()
 
 
 def test_symbolblock_multiple_outputs_give_a_list():
