@@ -707,3 +707,28 @@ def test_roi_pooling_and_roi_align():
         for i in range(2):
             for j in range(2):
                 close(zp[0, c, i, j], full[c * 4 + i * 2 + j, i, j], atol=1e-5)
+
+
+def test_interleaved_attention_matmuls():
+    T, B, H, hd = 5, 2, 3, 4
+    qkv = rand(T, B, H * 3 * hd)
+    r = qkv.reshape(T, B, H, 3, hd).astype(np.float64)
+    q, k, v = r[:, :, :, 0], r[:, :, :, 1], r[:, :, :, 2]               # (T, B, H, hd)
+    scores = nd.contrib.interleaved_matmul_selfatt_qk(nd.array(qkv), heads=H).asnumpy()
+    ref = np.einsum("tbhd,sbhd->bhts", q / np.sqrt(hd), k).reshape(B * H, T, T)
+    close(scores, ref, atol=1e-4)
+    att = rand(B * H, T, T)
+    out = nd.contrib.interleaved_matmul_selfatt_valatt(nd.array(qkv), nd.array(att), heads=H).asnumpy()
+    ref_o = np.einsum("bhts,sbhd->tbhd", att.reshape(B, H, T, T).astype(np.float64), v).reshape(T, B, H * hd)
+    close(out, ref_o, atol=1e-4)
+    S = 6
+    queries = rand(T, B, H * hd)
+    kv = rand(S, B, H * 2 * hd)
+    kvr = kv.reshape(S, B, H, 2, hd).astype(np.float64)
+    sc = nd.contrib.interleaved_matmul_encdec_qk(nd.array(queries), nd.array(kv), heads=H).asnumpy()
+    ref_sc = np.einsum("tbhd,sbhd->bhts", queries.reshape(T, B, H, hd) / np.sqrt(hd), kvr[:, :, :, 0])
+    close(sc, ref_sc.reshape(B * H, T, S), atol=1e-4)
+    att2 = rand(B * H, T, S)
+    o2 = nd.contrib.interleaved_matmul_encdec_valatt(nd.array(kv), nd.array(att2), heads=H).asnumpy()
+    ref_o2 = np.einsum("bhts,sbhd->tbhd", att2.reshape(B, H, T, S).astype(np.float64), kvr[:, :, :, 1])
+    close(o2, ref_o2.reshape(T, B, H * hd), atol=1e-4)

@@ -1,0 +1,107 @@
+"""Fused multi-head attention matmuls of MXNet's contrib transformer ops (1.9.1):
+``_contrib_interleaved_matmul_selfatt_qk`` / ``_selfatt_valatt`` and
+``_contrib_interleaved_matmul_encdec_qk`` / ``_encdec_valatt``.
+
+Projections are interleaved per head: self-attention input ``(seq, batch, heads * 3 * head_dim)``
+laid out as ``(seq, batch, heads, [q, k, v], head_dim)``; encoder-decoder keys/values
+``(seq, batch, heads * 2 * head_dim)`` as ``(seq, batch, heads, [k, v], head_dim)``. Attention
+scores are ``(batch * heads, q_seq, k_seq)`` (batch-major), queries scaled by ``1/sqrt(head_dim)``.
+Each op is one batched matmul.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import Bool, Int, Param
+from .registry import OpDef, register
+
+_PARAMS = (Param("heads", Int), Param("bwd_ignore_zero_init", Bool, False))
+
+
+def _split(x, heads: int, parts: int):
+    """(seq, batch, heads*parts*hd) -> (batch*heads, parts, seq, hd)."""
+    T, B, E = x.shape
+    if E % (heads * parts):
+        raise ShapeError(f"projection size {E} is not divisible by heads * {parts} = {heads * parts}")
+    hd = E // (heads * parts)
+    return x.reshape(T, B, heads, parts, hd).transpose(1, 2, 3, 0, 4).reshape(B * heads, parts, T, hd), hd
+
+
+def _merge(o, T: int, B: int, heads: int):
+    """(batch*heads, seq, hd) -> (seq, batch, heads*hd)."""
+    hd = o.shape[-1]
+    return np.ascontiguousarray(o.reshape(B, heads, T, hd).transpose(2, 0, 1, 3).reshape(T, B, heads * hd))
+
+
+def _selfatt_qk(attrs, qkv):
+    """Scaled ``Q K^T`` of interleaved self-attention projections: ``(batch*heads, seq, seq)``."""
+    p, hd = _split(qkv, attrs.heads, 3)
+    q = p[:, 0] * qkv.dtype.type(1.0 / np.sqrt(hd))
+    return np.matmul(q, p[:, 1].transpose(0, 2, 1))
+
+
+def _selfatt_valatt(attrs, qkv, att):
+    """Attention-weighted values of interleaved self-attention projections: ``(seq, batch, heads*hd)``."""
+    T, B, _ = qkv.shape
+    p, _ = _split(qkv, attrs.heads, 3)
+    return _merge(np.matmul(att, p[:, 2]), T, B, attrs.heads)
+
+
+def _encdec_qk(attrs, queries, kv):
+    """Scaled ``Q K^T`` with separate queries and interleaved keys/values: ``(batch*heads, q_seq, k_seq)``."""
+    q, hd = _split(queries, attrs.heads, 1)
+    k, _ = _split(kv, attrs.heads, 2)
+    return np.matmul(q[:, 0] * queries.dtype.type(1.0 / np.sqrt(hd)), k[:, 0].transpose(0, 2, 1))
+
+
+def _encdec_valatt(attrs, kv, att):
+    """Attention-weighted values from interleaved keys/values: ``(q_seq, batch, heads*hd)``."""
+    _, B, _ = kv.shape
+    v, _ = _split(kv, attrs.heads, 2)
+    out = np.matmul(att, v[:, 1])                         # (B*heads, q_seq, hd)
+    return _merge(out, att.shape[1], B, attrs.heads)
+
+
+def _known(s):
+    return s is not None and len(s) > 0
+
+
+def _selfatt_qk_shape(attrs, ins):
+    d = ins[0]
+    if not _known(d):
+        return list(ins), [None]
+    return list(ins), [(d[1] * attrs.heads, d[0], d[0])]
+
+
+def _selfatt_valatt_shape(attrs, ins):
+    d = ins[0]
+    if not _known(d):
+        return list(ins), [None]
+    out = (d[0], d[1], d[2] // 3)
+    att = (d[1] * attrs.heads, d[0], d[0])
+    return [ins[0], ins[1] if _known(ins[1]) else att], [out]
+
+
+def _encdec_qk_shape(attrs, ins):
+    q, kv = ins
+    if not (_known(q) and _known(kv)):
+        return list(ins), [None]
+    return list(ins), [(q[1] * attrs.heads, q[0], kv[0])]
+
+
+def _encdec_valatt_shape(attrs, ins):
+    kv, att = ins
+    if not (_known(kv) and _known(att)):
+        return list(ins), [None]
+    return list(ins), [(att[1], kv[1], kv[2] // 2)]
+
+
+register(OpDef("_contrib_interleaved_matmul_selfatt_qk", _selfatt_qk, params=_PARAMS,
+               inputs=("queries_keys_values",), infer_shape=_selfatt_qk_shape))
+register(OpDef("_contrib_interleaved_matmul_selfatt_valatt", _selfatt_valatt, params=_PARAMS,
+               inputs=("queries_keys_values", "attention"), infer_shape=_selfatt_valatt_shape))
+register(OpDef("_contrib_interleaved_matmul_encdec_qk", _encdec_qk, params=_PARAMS,
+               inputs=("queries", "keys_values"), infer_shape=_encdec_qk_shape))
+register(OpDef("_contrib_interleaved_matmul_encdec_valatt", _encdec_valatt, params=_PARAMS,
+               inputs=("keys_values", "attention"), infer_shape=_encdec_valatt_shape))
