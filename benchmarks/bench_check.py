@@ -93,7 +93,7 @@ _VIOLATIONS = [
     "",
 ]
 
-_UTIL = '''"""Synthetic utility module {n} (no hybrid_forward: skipped unparsed)."""
+_UTIL = '''"""Synthetic utility module {n} (no hybrid blocks: skipped unparsed by the pre-filter)."""
 import os
 import json
 
@@ -117,7 +117,7 @@ class Registry{n}:
     def add(self, name, value):
         self.items[name] = value
         return value
-''' + "".join(f"\n\ndef util_{{n}}_{i}(a, b):\n    return a * {i} + b\n" for i in range(12))
+''' + "".join(f"\n\ndef util_{{n}}_{i}(a, b):\n    return a * {i} + b\n" for i in range(26))
 
 
 def generate_tree(dest: Path, copies: int = 4, synthetic: int = 208, seed: int = 0) -> tuple[int, int]:

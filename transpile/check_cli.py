@@ -17,7 +17,7 @@ import click
 from .checker import CheckResult, check_paths, write_atomic
 from .config import ConfigError, load_config, parse_per_file_ignores, validate_selectors
 from .formats import FORMATS, RenderOptions
-from .rules import ALL_RULES
+from . import rules
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -40,9 +40,9 @@ def _use_color(to_file: bool) -> bool:
 
 
 def _explain(code: str) -> str:
-    rule = ALL_RULES.get(code.upper())
+    rule = rules.ALL_RULES.get(code.upper())
     if rule is None:
-        raise _fail(f"unknown rule code {code!r} (known: {', '.join(ALL_RULES)})")
+        raise _fail(f"unknown rule code {code!r} (known: {', '.join(rules.ALL_RULES)})")
     parts = [f"{rule.code} ({rule.name}): {rule.summary}", "", rule.rationale, "", f"Fix: {rule.fix_advice}",
              f"Severity: {rule.severity.value}; fixable: {'yes' if rule.fixable else 'no'}"]
     for title, examples in (("Invalid", rule.invalid), ("Valid", rule.valid)):
@@ -71,7 +71,7 @@ def _statistics(result: CheckResult) -> str:
         counts[f.code] = counts.get(f.code, 0) + 1
         fixable[f.code] = fixable.get(f.code, False) or f.fixable
     width = max((len(str(c)) for c in counts.values()), default=1)
-    lines = [f"{count:>{width}}\t{code}\t{'[*] ' if fixable[code] else '    '}{ALL_RULES[code].name}"
+    lines = [f"{count:>{width}}\t{code}\t{'[*] ' if fixable[code] else '    '}{rules.ALL_RULES[code].name}"
              for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     return "".join(line + "\n" for line in lines)
 
@@ -150,8 +150,9 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
             raise _fail(f"cannot write {output_file}: directory {parent} does not exist")
 
     mode = "diff" if diff else ("fix" if fix else "check")
+    fmt_requested = output_format or ""
     result = check_paths(list(paths) or ["."], config, jobs=jobs, mode=mode, unsafe=unsafe_fixes,
-                         force_exclude=force_exclude)
+                         force_exclude=force_exclude, with_edits=fmt_requested == "json")
     findings = result.findings
 
     to_file = output_file is not None

@@ -26,18 +26,16 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
-from .analysis import analyze_index
-from .analysis.index import build_index
 from .config import Config
 from .diagnostics import Applicability, Edit, Finding, Fix, Location, Severity, sorted_findings
-from .rules import ALL_RULES, META_UNUSED_NOQA, PARSE_ERROR, rules_for
+from .rules import META_UNUSED_NOQA, PARSE_ERROR
 from .source import SourceError, decode_source, mentions_hybrid_forward, parse_python, split_lines
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(
     r"#\s*hybridize-check:\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 _CODE_SPLIT = re.compile(r"[\s,]+")
-MAX_FIX_ROUNDS = 10
+MAX_FIX_ROUNDS = 50
 PARALLEL_THRESHOLD = 12
 
 
@@ -80,8 +78,15 @@ class CheckResult:
 
 # ---------------------------------------------------------------------------------------------
 # one text
-def check_source(text: str, path: str, config: Optional[Config] = None) -> list[Finding]:
-    """All findings for one module's text (suppressions applied, sorted)."""
+def check_source(text: str, path: str, config: Optional[Config] = None, with_edits: bool = True) -> list[Finding]:
+    """All findings for one module's text (suppressions applied, sorted).
+
+    ``with_edits=False`` leaves fix edits empty (applicability and message are still set): the
+    edits need libcst, which plain checking never has to import.
+    """
+    from .analysis import analyze_index
+    from .analysis.index import build_index
+
     config = config or Config()
     codes = config.codes_for(path)
     lines = split_lines(text)
@@ -97,7 +102,7 @@ def check_source(text: str, path: str, config: Optional[Config] = None) -> list[
             raw.append(_parse_error(path, SourceError("cannot analyse: code is nested too deeply")))
         else:
             raw.extend(_parse_error(path, exc) for exc in analysis.errors)
-            raw.extend(_run_rules(analysis.events, path))
+            raw.extend(_run_rules(analysis.events, path, with_edits))
     raw = [f for f in raw if f.code in codes]
     return sorted_findings(_apply_noqa(_dedupe(raw), lines, path, codes))
 
@@ -107,13 +112,15 @@ def _parse_error(path: str, exc: SourceError) -> Finding:
     return Finding(path, PARSE_ERROR, exc.message, Severity.ERROR, loc, loc)
 
 
-def _run_rules(events: Iterable, path: str) -> list[Finding]:
+def _run_rules(events: Iterable, path: str, with_edits: bool) -> list[Finding]:
+    from .rules import rules_for
+
     out: list[Finding] = []
     for event in events:
         for rule in rules_for(event.kind):
             for report in rule.check(event):
                 row, col, end_row, end_col = event.site.span(report.node)
-                fix = report.fix() if report.fix is not None else None
+                fix = report.fix(with_edits) if report.fix is not None else None
                 out.append(Finding(path, rule.code, report.message, rule.severity,
                                    Location(row, col), Location(end_row, end_col), fix, event.site.chain))
     return out
@@ -144,6 +151,7 @@ def _parse_codes(text: Optional[str]) -> Optional[list[str]]:
 
 def _apply_noqa(findings: list[Finding], lines: list[str], path: str, codes: frozenset[str]) -> list[Finding]:
     """Drop suppressed findings and report suppressions that suppress nothing (HY100)."""
+    from .rules import ALL_RULES
     text_has_noqa = any("noqa" in line for line in lines)
     if not text_has_noqa:
         return findings
@@ -281,7 +289,8 @@ def write_atomic(path: str, data: bytes) -> None:
         raise
 
 
-def process_file(path: str, config: Config, mode: str = "check", unsafe: bool = False) -> FileResult:
+def process_file(path: str, config: Config, mode: str = "check", unsafe: bool = False,
+                 with_edits: bool = False) -> FileResult:
     """Check (``mode="check"``), fix in place (``"fix"``) or preview fixes (``"diff"``) one file."""
     try:
         data = _read_bytes(path)
@@ -296,7 +305,7 @@ def process_file(path: str, config: Config, mode: str = "check", unsafe: bool = 
         found = [_parse_error(path, exc)] if PARSE_ERROR in codes else []
         return FileResult(path, findings=found)
     if mode == "check":
-        findings = check_source(text, path, config)
+        findings = check_source(text, path, config, with_edits)
         return FileResult(path, findings=findings, lines=split_lines(text) if findings else None)
     new_text, fixed, findings = fix_source(text, path, config, unsafe)
     result = FileResult(path, findings=findings, fixed=fixed, lines=split_lines(new_text) if findings else None)
@@ -329,12 +338,12 @@ def collect_files(paths: Sequence[str], config: Config, force_exclude: bool = Fa
             if force_exclude and config.is_excluded(given) and os.path.abspath(given) != os.path.abspath(config.root):
                 continue
             for dirpath, dirnames, filenames in os.walk(given):
-                dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d)))
+                dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d), name_only=True))
                 for name in sorted(filenames):
                     if name.endswith(".py"):
                         full = os.path.join(dirpath, name)
                         full = full[2:] if full.startswith("./") else full
-                        if not config.is_excluded(full) and full not in seen:
+                        if not config.is_excluded(full, name_only=True) and full not in seen:
                             seen.add(full)
                             files.append(full)
         else:
@@ -346,15 +355,15 @@ def collect_files(paths: Sequence[str], config: Config, force_exclude: bool = Fa
     return files, errors
 
 
-def _worker(args: tuple[list[str], Config, str, bool]) -> list[FileResult]:
-    paths, config, mode, unsafe = args
+def _worker(args: tuple[list[str], Config, str, bool, bool]) -> list[FileResult]:
+    paths, config, mode, unsafe, with_edits = args
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 6000))
-    return [_safe_process(p, config, mode, unsafe) for p in paths]
+    return [_safe_process(p, config, mode, unsafe, with_edits) for p in paths]
 
 
-def _safe_process(path: str, config: Config, mode: str, unsafe: bool) -> FileResult:
+def _safe_process(path: str, config: Config, mode: str, unsafe: bool, with_edits: bool) -> FileResult:
     try:
-        return process_file(path, config, mode, unsafe)
+        return process_file(path, config, mode, unsafe, with_edits)
     except RecursionError:
         loc = Location(1, 1)
         return FileResult(path, findings=[Finding(path, PARSE_ERROR, "cannot analyse: code is nested too deeply",
@@ -388,21 +397,26 @@ def default_jobs() -> int:
 
 
 def check_paths(paths: Sequence[str], config: Optional[Config] = None, jobs: int = 0, mode: str = "check",
-                unsafe: bool = False, force_exclude: bool = False) -> CheckResult:
-    """Check files and directories (see the module docstring)."""
+                unsafe: bool = False, force_exclude: bool = False, with_edits: bool = False) -> CheckResult:
+    """Check files and directories (see the module docstring). ``mode`` is ``"check"``, ``"fix"``
+    (write fixes in place) or ``"diff"`` (compute them only); ``with_edits`` fills fix edits in
+    check mode (JSON output shows them)."""
     config = config or Config()
     files, errors = collect_files(paths, config, force_exclude)
     todo, results = _prefilter(files)
     jobs = jobs or default_jobs()
+    if todo:
+        from . import analysis, rules  # noqa: F401  (import once before forking workers)
     if jobs > 1 and len(todo) >= PARALLEL_THRESHOLD:
-        results.extend(_run_parallel(todo, config, mode, unsafe, jobs))
+        results.extend(_run_parallel(todo, config, mode, unsafe, jobs, with_edits))
     else:
-        results.extend(_worker((todo, config, mode, unsafe)))
+        results.extend(_worker((todo, config, mode, unsafe, with_edits)))
     results.sort(key=lambda r: r.path)
     return CheckResult(results, errors)
 
 
-def _run_parallel(todo: list[str], config: Config, mode: str, unsafe: bool, jobs: int) -> list[FileResult]:
+def _run_parallel(todo: list[str], config: Config, mode: str, unsafe: bool, jobs: int,
+                  with_edits: bool) -> list[FileResult]:
     # Big files first, dealt round-robin: chunks of similar total work, one task per worker
     # chunk keeps the pickling overhead negligible.
     by_size = sorted(todo, key=lambda p: -_size(p))
@@ -412,7 +426,7 @@ def _run_parallel(todo: list[str], config: Config, mode: str, unsafe: bool, jobs
     context = multiprocessing.get_context(method)
     out: list[FileResult] = []
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        for batch in pool.map(_worker, [(chunk, config, mode, unsafe) for chunk in chunks]):
+        for batch in pool.map(_worker, [(chunk, config, mode, unsafe, with_edits) for chunk in chunks]):
             out.extend(batch)
     return out
 

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from .rules import ALL_RULES
+from .rules import rule_codes
 
 SECTION = "hybridize-check"
 KNOWN_KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude")
@@ -46,7 +48,7 @@ class Config:
 
     # -- rule selection ---------------------------------------------------------------------
     def enabled_codes(self) -> frozenset[str]:
-        chosen = {c for c in ALL_RULES if _matches_any(c, self.select + self.extend_select)}
+        chosen = {c for c in rule_codes() if _matches_any(c, self.select + self.extend_select)}
         return frozenset(c for c in chosen if not _matches_any(c, self.ignore))
 
     def codes_for(self, path: str) -> frozenset[str]:
@@ -66,13 +68,31 @@ class Config:
             rel = path
         return rel.replace(os.sep, "/")
 
-    def is_excluded(self, path: str) -> bool:
-        rel = self.relative(path)
-        name = os.path.basename(os.path.normpath(path))
-        for pattern in self.exclude + self.extend_exclude:
-            if fnmatch.fnmatch(name, pattern) or _glob_match(rel, pattern):
-                return True
+    def is_excluded(self, path: str, name_only: bool = False) -> bool:
+        """Whether ``path`` matches an exclude pattern. Patterns without ``/`` match any path
+        component; others match the path relative to the config's root. ``name_only`` is for
+        directory walks, whose parents were already checked."""
+        names, paths = self._exclude_matchers
+        parts = [os.path.basename(os.path.normpath(path))] if name_only else self.relative(path).split("/")
+        if names is not None and any(names.match(part) for part in parts):
+            return True
+        if paths is not None:
+            rel = self.relative(path)
+            return bool(paths.match(rel))
         return False
+
+    @cached_property
+    def _exclude_matchers(self) -> tuple:
+        patterns = [p.rstrip("/") for p in self.exclude + self.extend_exclude if p.strip()]
+        name_patterns = [p for p in patterns if "/" not in p]
+        path_patterns = []
+        for p in patterns:
+            if "/" in p:
+                p = p[3:] if p.startswith("**/") else p
+                path_patterns += [p, p + "/*", "*/" + p, "*/" + p + "/*"]
+        names = re.compile("|".join(fnmatch.translate(p) for p in name_patterns)) if name_patterns else None
+        paths = re.compile("|".join(fnmatch.translate(p) for p in path_patterns)) if path_patterns else None
+        return names, paths
 
 
 def _matches_any(code: str, selectors: Iterable[str]) -> bool:
@@ -94,8 +114,8 @@ def validate_selectors(selectors: Iterable[str], where: str) -> tuple[str, ...]:
         if not isinstance(sel, str):
             raise ConfigError(f"{where}: expected rule codes as strings, got {sel!r}")
         sel = sel.strip().upper()
-        if sel != "ALL" and not any(code.startswith(sel) for code in ALL_RULES) or not sel:
-            known = ", ".join(ALL_RULES)
+        if sel != "ALL" and not any(code.startswith(sel) for code in rule_codes()) or not sel:
+            known = ", ".join(rule_codes())
             raise ConfigError(f"{where}: unknown rule code or prefix {sel!r} (known: {known})")
         out.append(sel)
     return tuple(out)

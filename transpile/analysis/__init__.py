@@ -2,20 +2,24 @@
 
 Library API (used by the checker and meant for the transpiler)::
 
-    from hybridize.transpile.analysis import analyze_text, analyze_index
+    from hybridize.transpile.analysis import analyze_text
 
     result = analyze_text(source_text)          # raises source.SourceError if unparsable
     for fn in result.functions:                 # every analysed hybrid_forward
-        fn.class_name, fn.snippet.function      # libcst FunctionDef of the method
-    value = result.value_of(some_cst_expression)  # values.Value or None
+        fn.class_name, fn.span.node             # the method's ``ast.FunctionDef``
+    value = result.value_of(ast_expression)     # values.Value or None
+    value = result.value_at(row, col, end_row, end_col)  # same, by 1-based position
     value.is_tensor, value.holds_tensor, value.kind, value.origin.explain("y")
     result.events                               # events.Event list the rules consume
 
 ``value_of`` answers "is this expression a tensor here?" for every expression evaluated on the
-symbolic path of a ``hybrid_forward`` (and the helpers it calls), keyed by the libcst nodes of
-``fn.snippet``. Expressions in branches that only run imperatively have no value.
+symbolic path of a ``hybrid_forward`` (and the helpers it calls). Nodes are CPython ``ast`` nodes
+(the fast parser the checker validates files with). A libcst-based caller (the transpiler) maps
+its nodes by position with ``value_at``: libcst's ``PositionProvider`` range of an unparenthesised
+expression equals the ast range. Expressions in branches that only run imperatively
+(``if F is nd:``) have no value.
 
-How: :class:`~.interpreter.Interpreter` runs over each ``hybrid_forward`` twice or three times.
+How: :class:`~.interpreter.Interpreter` runs over each ``hybrid_forward`` two or three times.
 The first pass records *evidence* of how undecided values (inputs, child-block results) are used;
 the next pass decides them (an input used in ``x + 1`` is a tensor; one iterated and extended is
 a list) and emits the events and values the rules see.
@@ -26,12 +30,10 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
-import libcst as cst
-
-from ..source import SourceError, Snippet, parse_python, split_lines
+from ..source import SourceError, ast_depth, parse_python, split_lines
 from . import knowledge as K
 from .events import Event, EventKind, Evidence, Site
-from .index import ClassInfo, FunctionSpan, ModuleIndex, build_index
+from .index import DEPTH_CHECK_CHARS, MAX_FUNCTION_DEPTH, ClassInfo, FunctionSpan, ModuleIndex, build_index
 from .interpreter import Interpreter
 from .values import Category, Kind, Origin, Value
 
@@ -45,11 +47,10 @@ MAX_PASSES = 3
 
 @dataclass
 class AnalysedFunction:
-    """One ``hybrid_forward`` that was analysed (its snippet's nodes key ``value_of``)."""
+    """One ``hybrid_forward`` that was analysed (``span.node`` is its ``ast.FunctionDef``)."""
 
     class_name: str
     span: FunctionSpan
-    snippet: Snippet
 
 
 @dataclass
@@ -59,11 +60,20 @@ class ModuleAnalysis:
     events: list[Event] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)
     _values: dict = field(default_factory=dict, repr=False)
+    _by_span: Optional[dict] = field(default=None, repr=False)
 
-    def value_of(self, node: cst.CSTNode) -> Optional[Value]:
-        """The abstract value of an expression node of an analysed snippet, if it was evaluated."""
+    def value_of(self, node: ast.AST) -> Optional[Value]:
+        """The abstract value of an expression node, if it was evaluated on the symbolic path."""
         hit = self._values.get(id(node))
         return hit[1] if hit is not None and hit[0] is node else None
+
+    def value_at(self, row: int, col: int, end_row: int, end_col: int) -> Optional[Value]:
+        """The value of the expression spanning exactly this 1-based range (end exclusive)."""
+        if self._by_span is None:
+            self._by_span = {}
+            for node, value, site in self._values.values():
+                self._by_span[site.span(node)] = value
+        return self._by_span.get((row, col, end_row, end_col))
 
 
 def analyze_text(text: str) -> ModuleAnalysis:
@@ -75,18 +85,19 @@ def analyze_text(text: str) -> ModuleAnalysis:
 def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
     """Analyse every ``hybrid_forward`` of an indexed module (see the module docstring)."""
     analysis = ModuleAnalysis(index)
-    targets: list[tuple[ClassInfo, FunctionSpan, Snippet]] = []
+    targets: list[tuple[ClassInfo, FunctionSpan]] = []
     for cls, span in index.hybrid_forwards():
-        try:
-            snippet = span.snippet(index.lines)
-        except SourceError as exc:
-            analysis.errors.append(exc)
+        size = sum(len(line) for line in index.lines[span.first - 1:span.last])
+        if size > DEPTH_CHECK_CHARS and ast_depth(span.node, MAX_FUNCTION_DEPTH) is None:
+            analysis.errors.append(SourceError(
+                f"`{span.qualname}` is nested too deeply to analyse (more than {MAX_FUNCTION_DEPTH} levels)",
+                span.def_row, span.indent + 1))
             continue
-        targets.append((cls, span, snippet))
-        analysis.functions.append(AnalysedFunction(cls.name, span, snippet))
+        targets.append((cls, span))
+        analysis.functions.append(AnalysedFunction(cls.name, span))
     if not targets:
         return analysis
-    init_ndarrays = {cls.name: _init_ndarrays(index, cls) for cls, _, _ in targets}
+    init_ndarrays = {cls.name: _init_ndarrays(index, cls) for cls, _ in targets}
 
     decided: Optional[Evidence] = None
     interp: Optional[Interpreter] = None
@@ -97,21 +108,14 @@ def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
             evidence.strong_container |= decided.strong_container
             evidence.weak_container |= decided.weak_container
         interp = Interpreter(index, evidence, decided, emit=pass_no > 0, init_ndarrays=init_ndarrays)
-        for cls, span, snippet in targets:
-            site = Site(snippet.module, snippet.line_offset, f"{cls.name}.hybrid_forward")
-            interp.run_hybrid_forward(cls, snippet.function, site)
+        for cls, span in targets:
+            interp.run_hybrid_forward(cls, span.node, Site(index.lines, span.qualname, function=span))
         if pass_no > 0 and decided is not None and evidence.snapshot() == decided.snapshot():
             break
         decided = evidence
     assert interp is not None
     analysis.events = interp.events
     analysis._values = interp.values
-    seen: set[str] = set()
-    for message, node, site in interp.errors:
-        if message not in seen:
-            seen.add(message)
-            row = site.row(node)
-            analysis.errors.append(SourceError(message, row, 1))
     return analysis
 
 
@@ -124,9 +128,14 @@ def _init_ndarrays(index: ModuleIndex, cls: ClassInfo) -> dict[str, tuple[str, i
     hit = index.find_method(cls, "__init__")
     if hit is None:
         return {}
-    node = hit[1].node
     found: dict[str, tuple[str, int]] = {}
-    for stmt in ast.walk(node):
+    stack: list[ast.AST] = list(hit[1].node.body)  # type: ignore[attr-defined]
+    while stack:
+        stmt = stack.pop()
+        for attr in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(stmt, attr, None)
+            if isinstance(block, list):
+                stack.extend(block)
         if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
             continue
         qual = _qualify(stmt.value.func, index)

@@ -1,19 +1,20 @@
 """What the dataflow tells the rules: :class:`Event` (an operation applied to a value) and
-:class:`Site` (which function, in which snippet, reached how), plus usage :class:`Evidence`.
+:class:`Site` (which function, reached how, with the file's lines), plus usage :class:`Evidence`.
 
 The interpreter never decides what is *wrong*; it reports "the code iterates over this value",
 "this value is a branch condition", "this method is called on this value". Rules
 (``rules/hy0*.py``) subscribe to event kinds and decide, so each rule lives in one place.
+
+Nodes are CPython :mod:`ast` nodes of the checked file; positions come straight from them
+(``lineno``/``col_offset`` are UTF-8 byte columns, converted here to 1-based character columns).
 """
 from __future__ import annotations
 
+import ast
 import enum
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
-
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .values import Value
 
@@ -35,41 +36,50 @@ class EventKind(enum.Enum):
 
 
 class Site:
-    """A function being analysed: its libcst snippet, display name and call chain.
+    """A function being analysed: the file's lines, display name and the call chain to it."""
 
-    Positions are computed lazily (libcst's PositionProvider costs more than the parse), only for
-    snippets that actually have something to report.
-    """
-
-    def __init__(self, module: cst.Module, line_offset: int, name: str, chain: tuple[str, ...] = ()) -> None:
-        self.module = module
-        self.line_offset = line_offset
+    def __init__(self, lines: list[str], name: str, chain: tuple[str, ...] = (), function: Any = None) -> None:
+        self.lines = lines
         self.name = name
         self.chain = chain
-        self._positions: Optional[Any] = None
+        self.function = function  # index.FunctionSpan of the analysed function (for fixes)
 
-    def _resolve(self) -> Any:
-        if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
-        return self._positions
+    def _column(self, row: int, byte_col: int) -> int:
+        line = self.lines[row - 1] if 0 < row <= len(self.lines) else ""
+        if line.isascii():
+            return byte_col + 1
+        return len(line.encode("utf-8")[:byte_col].decode("utf-8", errors="replace")) + 1
 
-    def span(self, node: cst.CSTNode) -> tuple[int, int, int, int]:
+    def span(self, node: ast.AST) -> tuple[int, int, int, int]:
         """1-based (row, column, end row, end column exclusive) of ``node`` in the file."""
-        rng = self._resolve()[node]
-        return (
-            rng.start.line + self.line_offset,
-            rng.start.column + 1,
-            rng.end.line + self.line_offset,
-            rng.end.column + 1,
-        )
+        row = node.lineno  # type: ignore[attr-defined]
+        end_row = getattr(node, "end_lineno", None) or row
+        end_col = getattr(node, "end_col_offset", None)
+        start = self._column(row, node.col_offset)  # type: ignore[attr-defined]
+        end = self._column(end_row, end_col) if end_col is not None else start
+        return row, start, end_row, end
 
-    def row(self, node: cst.CSTNode) -> int:
-        return self.span(node)[0]
+    def row(self, node: ast.AST) -> int:
+        return node.lineno  # type: ignore[attr-defined]
 
-    def text(self, node: cst.CSTNode, limit: int = 60) -> str:
+    def source(self, node: ast.AST) -> str:
+        """The exact source text of ``node``."""
+        row, col, end_row, end_col = self.span(node)
+        if row == end_row:
+            return self.lines[row - 1][col - 1:end_col - 1]
+        parts = [self.lines[row - 1][col - 1:]]
+        parts.extend(self.lines[row:end_row - 1])
+        parts.append(self.lines[end_row - 1][:end_col - 1])
+        return "".join(parts)
+
+    def text(self, node: ast.AST, limit: int = 60) -> str:
         """One-line source text of ``node`` for messages, shortened to ``limit`` characters."""
-        code = _SPACES.sub(" ", self.module.code_for_node(node)).strip()
+        try:
+            code = self.source(node)
+        except (IndexError, AttributeError):
+            code = ast.unparse(node)
+        code = code.replace("\\\r\n", " ").replace("\\\n", " ")
+        code = _SPACES.sub(" ", code).strip()
         code = re.sub(r"([(\[{]) ", r"\1", code)
         code = re.sub(r" ([)\]}])", r"\1", code)
         if len(code) > limit:
@@ -80,21 +90,21 @@ class Site:
 @dataclass
 class Event:
     kind: EventKind
-    node: cst.CSTNode
+    node: ast.AST
     site: Site
     value: Optional[Value] = None
-    subject: Optional[cst.CSTNode] = None
+    subject: Optional[ast.AST] = None
     name: str = ""
     construct: str = ""
-    args: tuple[tuple[Value, cst.CSTNode], ...] = ()
-    call: Optional[cst.Call] = None
+    args: tuple[tuple[Value, ast.AST], ...] = ()
+    call: Optional[ast.Call] = None
     extra: dict = field(default_factory=dict)
 
     def subject_text(self) -> str:
         node = self.subject if self.subject is not None else self.node
         return self.site.text(node)
 
-    def why(self, value: Optional[Value] = None, subject: Optional[cst.CSTNode] = None) -> str:
+    def why(self, value: Optional[Value] = None, subject: Optional[ast.AST] = None) -> str:
         """"`y` is a tensor: it is the result of `self.fc(x)` on line 9" for this event's value."""
         val = value if value is not None else self.value
         text = self.site.text(subject) if subject is not None else self.subject_text()
@@ -113,11 +123,11 @@ class Evidence:
     """
 
     def __init__(self) -> None:
-        self.tensor: dict[Any, tuple[cst.CSTNode, Site]] = {}
+        self.tensor: dict[Any, tuple[ast.AST, Site]] = {}
         self.strong_container: set = set()
         self.weak_container: set = set()
 
-    def saw_tensor(self, value: Value, node: cst.CSTNode, site: Site) -> None:
+    def saw_tensor(self, value: Value, node: ast.AST, site: Site) -> None:
         for key in value.keys:
             self.tensor.setdefault(key, (node, site))
 

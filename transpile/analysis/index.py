@@ -16,6 +16,9 @@ from ..source import Snippet, SourceError, ast_depth, parse_function_snippet
 #: Functions whose AST is deeper than this are not analysed (HY000 on the ``def``): libcst's
 #: parser is quadratic in operator-chain length and the analysis is recursive.
 MAX_FUNCTION_DEPTH = 250
+#: Below this size a function cannot hold an expression deep enough to matter, so the (costly)
+#: depth walk is skipped.
+DEPTH_CHECK_CHARS = 3000
 
 
 @dataclass
@@ -34,7 +37,8 @@ class FunctionSpan:
     def snippet(self, lines: list[str]) -> Snippet:
         """The libcst tree of this function (cached); :class:`SourceError` if it is pathological."""
         if self._snippet is None:
-            if ast_depth(self.node, MAX_FUNCTION_DEPTH) is None:
+            size = sum(len(line) for line in lines[self.first - 1:self.last])
+            if size > DEPTH_CHECK_CHARS and ast_depth(self.node, MAX_FUNCTION_DEPTH) is None:
                 raise SourceError(
                     f"`{self.qualname}` is nested too deeply to analyse "
                     f"(more than {MAX_FUNCTION_DEPTH} levels)",
@@ -168,7 +172,12 @@ def build_index(tree: ast.Module, lines: list[str]) -> ModuleIndex:
 
     visit_module_body(tree.body)
 
-    for node in ast.walk(tree):
+    # Classes anywhere (nested in functions or other classes too), found by walking statement
+    # bodies only: expressions cannot contain class definitions, and skipping them keeps
+    # indexing a small fraction of the parse time.
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
         if isinstance(node, ast.ClassDef):
             methods = {
                 stmt.name: _span(stmt, f"{node.name}.{stmt.name}")
@@ -176,7 +185,11 @@ def build_index(tree: ast.Module, lines: list[str]) -> ModuleIndex:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
             }
             bases = [b for b in (_dotted(base) for base in node.bases) if b]
-            classes[node.name] = ClassInfo(node.name, node.lineno, bases, methods)
+            classes.setdefault(node.name, ClassInfo(node.name, node.lineno, bases, methods))
+        for attr in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(node, attr, None)
+            if isinstance(block, list):
+                stack.extend(block)
     return ModuleIndex(imports, module_names, functions, classes, lines)
 
 

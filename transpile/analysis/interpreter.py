@@ -1,4 +1,4 @@
-"""The tensor dataflow: an abstract interpreter over libcst function bodies.
+"""The tensor dataflow: an abstract interpreter over function bodies.
 
 It executes a function's statements on abstract :class:`~.values.Value` s instead of real
 objects: ``x = self.fc(x)`` binds ``x`` to "the result of a child block"; ``if``/``else``
@@ -10,13 +10,15 @@ left open (a ``hybrid_forward`` input may be a tensor or a list of tensors).
 
 Branches that only run imperatively (``if F is nd:``, ``if isinstance(x, nd.NDArray):``) are
 not analysed as symbolic code; their ``else`` is.
+
+The trees are CPython :mod:`ast` trees, which the checker already has from validating the file:
+analysing them costs a fraction of building libcst trees, and their nodes carry positions.
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
-from typing import Any, Callable, Iterable, Optional, Sequence, Union
-
-import libcst as cst
+from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, Union
 
 from . import knowledge as K
 from .events import Event, EventKind, Evidence, Site
@@ -26,15 +28,28 @@ from .values import STATIC, Category, Kind, Origin, Value, join, seq, static, te
 MAX_CALL_DEPTH = 4
 LOOP_ITERATIONS = 3
 
-_AUG_TO_BIN = {
-    "AddAssign": cst.Add, "SubtractAssign": cst.Subtract, "MultiplyAssign": cst.Multiply,
-    "DivideAssign": cst.Divide, "FloorDivideAssign": cst.FloorDivide, "ModuloAssign": cst.Modulo,
-    "PowerAssign": cst.Power, "MatrixMultiplyAssign": cst.MatrixMultiply,
-    "LeftShiftAssign": cst.LeftShift, "RightShiftAssign": cst.RightShift,
-    "BitAndAssign": cst.BitAnd, "BitOrAssign": cst.BitOr, "BitXorAssign": cst.BitXor,
-}
 _SELF = Value(Kind.STATIC, qual="<self>")
-_STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
+_ORDERING = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
+_IDENTITY = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
+
+
+class Arg(NamedTuple):
+    """One argument of a call as written: its expression, keyword name and ``*``/``**``."""
+
+    node: ast.expr
+    keyword: Optional[str]
+    star: str
+
+
+def call_args(call: ast.Call) -> list[Arg]:
+    out = [Arg(a.value, None, "*") if isinstance(a, ast.Starred) else Arg(a, None, "") for a in call.args]
+    out.extend(Arg(k.value, k.arg, "**" if k.arg is None else "") for k in call.keywords)
+    return out
+
+
+def _is_string(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)) or isinstance(node, ast.JoinedStr)
 
 
 class Env:
@@ -65,7 +80,7 @@ class Env:
 
 
 class FunctionContext:
-    """The function being analysed: where it is, its class, and its recorded expression values."""
+    """The function being analysed: where it is, its class, and the values it returns."""
 
     def __init__(self, site: Site, cls: Optional[ClassInfo], display: str) -> None:
         self.site = site
@@ -81,31 +96,24 @@ class Interpreter:
     only when it is true and no loop is being iterated silently.
     """
 
-    def __init__(
-        self,
-        index: ModuleIndex,
-        evidence: Evidence,
-        decided: Optional[Evidence],
-        emit: bool,
-        init_ndarrays: dict[str, dict[str, tuple[str, int]]],
-    ) -> None:
+    def __init__(self, index: ModuleIndex, evidence: Evidence, decided: Optional[Evidence], emit: bool,
+                 init_ndarrays: dict[str, dict[str, tuple[str, int]]]) -> None:
         self.index = index
         self.evidence = evidence
         self.decided = decided
         self.emit_enabled = emit
         self.silent = 0
         self.events: list[Event] = []
-        self.values: dict[int, tuple[cst.CSTNode, Value, Site]] = {}
+        self.values: dict[int, tuple[ast.AST, Value, Site]] = {}
         self.init_ndarrays = init_ndarrays
         self.stack: list[int] = []
         self.memo: dict[tuple, Value] = {}
         self.analysed_nested: set[int] = set()
-        self.pending_nested: list[tuple[cst.CSTNode, Env, FunctionContext]] = []
-        self.errors: list[tuple[str, cst.CSTNode, Site]] = []
+        self.pending_nested: list[tuple[FunctionNode, "Env", FunctionContext]] = []
         self.env = Env()
-        self.ctx: FunctionContext  # set while a function runs
+        self.ctx: FunctionContext = FunctionContext(Site(index.lines, ""), None, "")
         self.in_isinstance = 0
-        self.trace: list[tuple[Value, cst.CSTNode]] = []
+        self.trace: list[tuple[Value, ast.AST]] = []
         self.escaped: set[int] = set()
 
     # ------------------------------------------------------------------ recording helpers
@@ -113,11 +121,11 @@ class Interpreter:
     def emitting(self) -> bool:
         return self.emit_enabled and self.silent == 0
 
-    def emit(self, kind: EventKind, node: cst.CSTNode, **fields: Any) -> None:
+    def emit(self, kind: EventKind, node: ast.AST, **fields: Any) -> None:
         if self.emitting:
             self.events.append(Event(kind, node, self.ctx.site, **fields))
 
-    def record(self, node: cst.CSTNode, value: Value) -> Value:
+    def record(self, node: ast.AST, value: Value) -> Value:
         if self.emitting:
             self.values[id(node)] = (node, value, self.ctx.site)
             if value.holds_tensor:
@@ -131,7 +139,7 @@ class Interpreter:
             if inner is not None:
                 self.escaped.add(id(inner))
 
-    def origin(self, category: Category, node: cst.CSTNode, base: Optional[Origin] = None) -> Origin:
+    def origin(self, category: Category, node: ast.AST, base: Optional[Origin] = None) -> Origin:
         return Origin(category, node=node, site=self.ctx.site, node_id=id(node),
                       function=self.ctx.display, base=base)
 
@@ -149,7 +157,7 @@ class Interpreter:
                 return Value(Kind.SEQ, origin=origin, keys=frozenset({key}), item=item)
         return Value(Kind.MAYBE, origin=origin, keys=frozenset({key}))
 
-    def saw_tensor(self, value: Value, node: cst.CSTNode) -> None:
+    def saw_tensor(self, value: Value, node: ast.AST) -> None:
         if value.keys:
             self.evidence.saw_tensor(value, node, self.ctx.site)
 
@@ -157,57 +165,60 @@ class Interpreter:
         if value.keys:
             self.evidence.saw_container(value, strong)
 
+    @staticmethod
+    def _undecided(value: Value) -> bool:
+        return value.kind is Kind.MAYBE or (bool(value.keys) and value.kind is not Kind.SEQ)
+
     # ------------------------------------------------------------------ entry points
-    def run_hybrid_forward(self, cls: ClassInfo, fn: cst.FunctionDef, site: Site) -> None:
+    def run_hybrid_forward(self, cls: ClassInfo, fn: ast.FunctionDef, site: Site) -> None:
         ctx = FunctionContext(site, cls, "hybrid_forward")
-        self.run_function(fn, ctx, self._bind_entry_params(fn, ctx), Env())
+        self.ctx = ctx
+        bound = self._bind_entry_params(fn)
+        self.run_function(fn, ctx, bound, Env())
         self._drain_nested()
 
-    def _bind_entry_params(self, fn: cst.FunctionDef, ctx: FunctionContext) -> dict[str, Value]:
+    def _bind_entry_params(self, fn: ast.FunctionDef) -> dict[str, Value]:
         """``self`` -> self; ``F`` -> the F namespace; every other parameter is an input."""
-        params = fn.params
-        positional = list(params.posonly_params) + list(params.params)
+        args = fn.args
+        positional = list(args.posonlyargs) + list(args.args)
+        defaults: dict[str, ast.expr] = {}
+        for param, default in zip(reversed(positional), reversed(args.defaults)):
+            defaults[param.arg] = default
+        for param, default in zip(args.kwonlyargs, args.kw_defaults):
+            if default is not None:
+                defaults[param.arg] = default
         bound: dict[str, Value] = {}
-        saved = getattr(self, "ctx", None)
-        self.ctx = ctx
-        try:
-            for i, param in enumerate(positional):
-                name = param.name.value
-                if i == 0:
-                    bound[name] = _SELF
-                elif i == 1:
-                    bound[name] = Value(Kind.FNS, names=frozenset({"F"}))
-                else:
-                    bound[name] = self._input_param(fn, param)
-            for param in params.kwonly_params:
-                bound[param.name.value] = self._input_param(fn, param)
-            for star in (params.star_arg, params.star_kwarg):
-                if isinstance(star, cst.Param):
-                    key = ("param", id(fn), star.name.value)
-                    org = self.origin(Category.INPUT, star.name)
-                    item = self.maybe((key, "item"), replace(org, category=Category.ELEMENT))
-                    bound[star.name.value] = Value(Kind.SEQ, origin=org, item=item, keys=frozenset({key}))
-        finally:
-            if saved is not None:
-                self.ctx = saved
+        for i, param in enumerate(positional):
+            if i == 0:
+                bound[param.arg] = _SELF
+            elif i == 1:
+                bound[param.arg] = Value(Kind.FNS, names=frozenset({"F"}))
+            else:
+                bound[param.arg] = self._input_param(fn, param, defaults.get(param.arg))
+        for param in args.kwonlyargs:
+            bound[param.arg] = self._input_param(fn, param, defaults.get(param.arg))
+        for star in (args.vararg, args.kwarg):
+            if star is not None:
+                key = ("param", id(fn), star.arg)
+                org = self.origin(Category.INPUT, star)
+                item = self.maybe((key, "item"), replace(org, category=Category.ELEMENT))
+                bound[star.arg] = Value(Kind.SEQ, origin=org, item=item, keys=frozenset({key}))
         return bound
 
-    def _input_param(self, fn: cst.FunctionDef, param: cst.Param) -> Value:
-        default = param.default
-        if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+    def _input_param(self, fn: ast.FunctionDef, param: ast.arg, default: Optional[ast.expr]) -> Value:
+        if default is not None and not (isinstance(default, ast.Constant) and default.value is None):
             # ``epsilon=1e-08``: a Python value unless the caller passes a tensor.
             return STATIC
-        return self.maybe(("param", id(fn), param.name.value), self.origin(Category.INPUT, param.name))
+        return self.maybe(("param", id(fn), param.arg), self.origin(Category.INPUT, param))
 
     # ------------------------------------------------------------------ functions
-    def run_function(self, fn: Union[cst.FunctionDef, cst.Lambda], ctx: FunctionContext,
-                     bound: dict[str, Value], parent: Env) -> Value:
-        saved_env, saved_ctx = self.env, getattr(self, "ctx", None)
+    def run_function(self, fn: FunctionNode, ctx: FunctionContext, bound: dict[str, Value], parent: Env) -> Value:
+        saved_env, saved_ctx = self.env, self.ctx
         self.env = Env(parent, bound)
         self.ctx = ctx
         self.stack.append(id(fn))
         try:
-            if isinstance(fn, cst.Lambda):
+            if isinstance(fn, ast.Lambda):
                 return self.eval(fn.body)
             self.exec_block(fn.body)
             result: Optional[Value] = None
@@ -217,8 +228,7 @@ class Interpreter:
         finally:
             self.stack.pop()
             self.env = saved_env
-            if saved_ctx is not None:
-                self.ctx = saved_ctx
+            self.ctx = saved_ctx
 
     def _drain_nested(self) -> None:
         """Analyse nested functions that were defined but never called (inputs undecided)."""
@@ -227,219 +237,169 @@ class Interpreter:
             if id(node) in self.analysed_nested:
                 continue
             self.analysed_nested.add(id(node))
+            saved = self.ctx
+            self.ctx = ctx
             bound = self._bind_unknown_params(node)
+            self.ctx = saved
             self.run_function(node, FunctionContext(ctx.site, ctx.cls, ctx.display), bound, env)
 
-    def _bind_unknown_params(self, fn: Union[cst.FunctionDef, cst.Lambda]) -> dict[str, Value]:
-        bound: dict[str, Value] = {}
-        for param in _all_params(fn.params):
-            bound[param.name.value] = self.maybe(("param", id(fn), param.name.value),
-                                                 self.origin(Category.INPUT, param.name))
-        return bound
+    def _bind_unknown_params(self, fn: FunctionNode) -> dict[str, Value]:
+        return {param.arg: self.maybe(("param", id(fn), param.arg), self.origin(Category.INPUT, param))
+                for param in _all_params(fn.args)}
 
-    def call_function(self, fn: Union[cst.FunctionDef, cst.Lambda], call: cst.Call, args: list[tuple[cst.Arg, Value]],
-                      site: Site, cls: Optional[ClassInfo], display: str, parent: Env,
-                      self_value: Optional[Value]) -> Value:
+    def call_function(self, fn: FunctionNode, call: ast.Call, args: list[tuple[Arg, Value]], site: Site,
+                      cls: Optional[ClassInfo], display: str, parent: Env, self_value: Optional[Value]) -> Value:
         """Analyse ``fn`` with the abstract arguments of ``call`` and return its abstract result."""
-        tensors_in = any(v.holds_tensor or v.kind is Kind.FNS for _, v in args)
         if id(fn) in self.stack or len(self.stack) > MAX_CALL_DEPTH:
             return self._opaque_result(call, args, Category.HELPER)
         bound = self._bind_call(fn, args, self_value)
         memo_key = (id(fn), tuple(sorted((k, _sig(v)) for k, v in bound.items())), self.silent > 0)
         if memo_key in self.memo:
             return self.memo[memo_key]
-        if isinstance(fn, (cst.FunctionDef, cst.Lambda)):
-            self.analysed_nested.add(id(fn))
-        chain = self.ctx.site.chain + (
-            f"reached from `{self.ctx.display}` via `{self.ctx.site.text(call, 50)}`",
-        ) if site is not self.ctx.site or display != self.ctx.display else self.ctx.site.chain
-        callee_site = site if site is self.ctx.site else Site(site.module, site.line_offset, site.name, chain)
-        if callee_site is not site:
-            callee_site._positions = site._positions
-        ctx = FunctionContext(callee_site, cls, display)
+        self.analysed_nested.add(id(fn))
+        if display != self.ctx.display:
+            chain = self.ctx.site.chain + (
+                f"reached from `{self.ctx.display}` via `{self.ctx.site.text(call, 50)}` on line {call.lineno}",)
+            site = Site(site.lines, site.name, chain, site.function)
+        ctx = FunctionContext(site, cls, display)
         result = self.run_function(fn, ctx, bound, parent)
         if result.holds_tensor and result.origin is None:
             result = result.with_origin(self.origin(Category.HELPER, call))
-        elif result.kind is Kind.STATIC and tensors_in and not ctx.returns:
-            result = STATIC
         self.memo[memo_key] = result
         return result
 
-    def _bind_call(self, fn: Union[cst.FunctionDef, cst.Lambda], args: list[tuple[cst.Arg, Value]],
-                   self_value: Optional[Value]) -> dict[str, Value]:
-        params = fn.params
-        positional = list(params.posonly_params) + list(params.params)
+    def _bind_call(self, fn: FunctionNode, args: list[tuple[Arg, Value]], self_value: Optional[Value]) -> dict[str, Value]:
+        spec = fn.args
+        positional = list(spec.posonlyargs) + list(spec.args)
+        defaults: dict[str, ast.expr] = {}
+        for param, default in zip(reversed(positional), reversed(spec.defaults)):
+            defaults[param.arg] = default
         bound: dict[str, Value] = {}
         if self_value is not None and positional:
-            bound[positional[0].name.value] = self_value
+            bound[positional[0].arg] = self_value
             positional = positional[1:]
+        names = {p.arg for p in positional} | {p.arg for p in spec.kwonlyargs}
         extra: list[Value] = []
+        kw_extra: list[Value] = []
         star_fill: Optional[Value] = None
         pos_index = 0
-        kw_extra: list[Value] = []
         for arg, value in args:
             if arg.star == "*":
-                star_fill = value.item if value.kind is Kind.SEQ and value.item is not None else (
-                    self.maybe(("star", id(arg)), self.origin(Category.ELEMENT, arg.value)) if value.holds_tensor else STATIC)
+                if value.kind is Kind.SEQ and value.item is not None:
+                    star_fill = value.item
+                elif value.holds_tensor:
+                    star_fill = self.maybe(("star", id(arg.node)), self.origin(Category.ELEMENT, arg.node))
+                else:
+                    star_fill = STATIC
                 continue
             if arg.star == "**":
                 continue
             if arg.keyword is not None:
-                name = arg.keyword.value
-                if any(p.name.value == name for p in positional) or any(p.name.value == name for p in params.kwonly_params):
-                    bound[name] = value
+                if arg.keyword in names:
+                    bound[arg.keyword] = value
                 else:
                     kw_extra.append(value)
                 continue
             if pos_index < len(positional):
-                bound[positional[pos_index].name.value] = value
+                bound[positional[pos_index].arg] = value
                 pos_index += 1
             else:
                 extra.append(value)
-        for param in positional[pos_index:] + list(params.kwonly_params):
-            name = param.name.value
-            if name in bound:
+        for param in positional[pos_index:] + list(spec.kwonlyargs):
+            if param.arg in bound:
                 continue
             if star_fill is not None:
-                bound[name] = star_fill
-            elif param.default is not None:
-                bound[name] = self.eval(param.default) if not isinstance(param.default, cst.Name) else STATIC
+                bound[param.arg] = star_fill
+            elif param.arg in defaults and not isinstance(defaults[param.arg], ast.Name):
+                bound[param.arg] = self.eval(defaults[param.arg])
             else:
-                bound[name] = STATIC
-        if isinstance(params.star_arg, cst.Param):
-            item = None
-            for v in extra + ([star_fill] if star_fill is not None else []):
-                item = v if item is None else join(item, v)
-            bound[params.star_arg.name.value] = seq(None, item) if item is not None and item.holds_tensor else STATIC
-        if isinstance(params.star_kwarg, cst.Param):
-            item = None
-            for v in kw_extra:
-                item = v if item is None else join(item, v)
-            bound[params.star_kwarg.name.value] = seq(None, item) if item is not None and item.holds_tensor else STATIC
+                bound[param.arg] = STATIC
+        if spec.vararg is not None:
+            item = join_all(extra + ([star_fill] if star_fill is not None else [])) if extra or star_fill else None
+            bound[spec.vararg.arg] = seq(None, item) if item is not None and item.holds_tensor else STATIC
+        if spec.kwarg is not None:
+            item = join_all(kw_extra) if kw_extra else None
+            bound[spec.kwarg.arg] = seq(None, item) if item is not None and item.holds_tensor else STATIC
         return bound
 
-    def _opaque_result(self, call: cst.Call, args: Sequence[tuple[Any, Value]], category: Category) -> Value:
+    def _opaque_result(self, call: ast.Call, args: Sequence[tuple[Any, Value]], category: Category) -> Value:
         """Result of a call we cannot see into: undecided if tensors went in, static otherwise."""
         if any(v.holds_tensor for _, v in args):
             return self.maybe(("call", id(call)), self.origin(category, call))
         return STATIC
 
     # ------------------------------------------------------------------ statements
-    def exec_block(self, block: Union[cst.BaseSuite, Sequence[cst.BaseStatement]]) -> None:
-        if isinstance(block, cst.SimpleStatementSuite):
-            for small in block.body:
-                self.exec_small(small)
-            return
-        body = block.body if isinstance(block, cst.IndentedBlock) else block
+    def exec_block(self, body: Sequence[ast.stmt]) -> None:
         for stmt in body:
             self.exec_stmt(stmt)
 
-    def exec_stmt(self, stmt: cst.BaseStatement) -> None:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                self.exec_small(small)
-        elif isinstance(stmt, cst.If):
-            self.exec_if(stmt)
-        elif isinstance(stmt, cst.For):
-            self.exec_for(stmt)
-        elif isinstance(stmt, cst.While):
-            self.exec_while(stmt)
-        elif isinstance(stmt, cst.Try):
-            self.exec_try(stmt)
-        elif isinstance(stmt, cst.With):
-            for item in stmt.items:
-                value = self.eval(item.item)
-                if item.asname is not None:
-                    self.assign(item.asname.name, value, item.item)
-            self.exec_block(stmt.body)
-        elif isinstance(stmt, cst.FunctionDef):
-            self.env.names[stmt.name.value] = Value(Kind.FUNC, func=(stmt, self.env, self.ctx))
-            self.pending_nested.append((stmt, self.env, self.ctx))
-        elif isinstance(stmt, cst.ClassDef):
-            self.env.names[stmt.name.value] = STATIC
-        elif hasattr(cst, "TryStar") and isinstance(stmt, getattr(cst, "TryStar")):
-            self.exec_try(stmt)
-        elif hasattr(cst, "Match") and isinstance(stmt, getattr(cst, "Match")):
-            self.eval(stmt.subject)
-            before = self.env.copy()
-            merged = before.copy()
-            for case in stmt.cases:
-                self.env = before.copy()
-                self.exec_block(case.body)
-                merged.join_from(self.env)
-            self.env = merged
+    def exec_stmt(self, stmt: ast.stmt) -> None:
+        method = getattr(self, "exec_" + type(stmt).__name__, None)
+        if method is not None:
+            method(stmt)
 
-    def exec_small(self, small: cst.BaseSmallStatement) -> None:
-        if isinstance(small, cst.Expr):
-            self.eval(small.value)
-        elif isinstance(small, cst.Assign):
-            value = self.eval(small.value)
-            for target in small.targets:
-                self.assign(target.target, value, small.value)
-        elif isinstance(small, cst.AnnAssign):
-            if small.value is not None:
-                self.assign(small.target, self.eval(small.value), small.value)
-        elif isinstance(small, cst.AugAssign):
-            self.exec_augassign(small)
-        elif isinstance(small, cst.Return):
-            value = self.eval(small.value) if small.value is not None else STATIC
-            self.ctx.returns.append(value)
-        elif isinstance(small, cst.Assert):
-            self.condition(small.test, "assert")
-            if small.msg is not None:
-                self.eval(small.msg)
-        elif isinstance(small, cst.Raise):
-            if small.exc is not None:
-                self.eval(small.exc)
-        elif isinstance(small, (cst.Import, cst.ImportFrom)):
-            self.exec_import(small)
-        elif isinstance(small, cst.Del):
-            pass
+    def exec_Expr(self, stmt: ast.Expr) -> None:
+        self.eval(stmt.value)
 
-    def exec_import(self, small: Union[cst.Import, cst.ImportFrom]) -> None:
-        if isinstance(small, cst.Import):
-            for alias in small.names:
-                full = _dotted_name(alias.name)
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    self.env.names[alias.asname.name.value] = static(full)
-                else:
-                    top = full.split(".", 1)[0]
-                    self.env.names[top] = static(top)
-            return
-        if isinstance(small.names, cst.ImportStar):
-            return
-        base = "." * len(small.relative) + (_dotted_name(small.module) if small.module is not None else "")
-        for alias in small.names:
-            name = _dotted_name(alias.name)
+    def exec_Assign(self, stmt: ast.Assign) -> None:
+        value = self.eval(stmt.value)
+        for target in stmt.targets:
+            self.assign(target, value, stmt.value)
+
+    def exec_AnnAssign(self, stmt: ast.AnnAssign) -> None:
+        if stmt.value is not None:
+            self.assign(stmt.target, self.eval(stmt.value), stmt.value)
+
+    def exec_Return(self, stmt: ast.Return) -> None:
+        self.ctx.returns.append(self.eval(stmt.value) if stmt.value is not None else STATIC)
+
+    def exec_Assert(self, stmt: ast.Assert) -> None:
+        self.condition(stmt.test, "assert")
+        if stmt.msg is not None:
+            self.eval(stmt.msg)
+
+    def exec_Raise(self, stmt: ast.Raise) -> None:
+        if stmt.exc is not None:
+            self.eval(stmt.exc)
+
+    def exec_Import(self, stmt: ast.Import) -> None:
+        for alias in stmt.names:
+            if alias.asname:
+                self.env.names[alias.asname] = static(alias.name)
+            else:
+                top = alias.name.split(".", 1)[0]
+                self.env.names[top] = static(top)
+
+    def exec_ImportFrom(self, stmt: ast.ImportFrom) -> None:
+        base = "." * stmt.level + (stmt.module or "")
+        for alias in stmt.names:
+            if alias.name == "*":
+                continue
             sep = "" if base.endswith(".") or not base else "."
-            local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
-            self.env.names[local] = static(f"{base}{sep}{name}")
+            self.env.names[alias.asname or alias.name] = static(f"{base}{sep}{alias.name}")
 
-    def exec_augassign(self, stmt: cst.AugAssign) -> None:
+    def exec_AugAssign(self, stmt: ast.AugAssign) -> None:
         rhs = self.eval(stmt.value)
         target = stmt.target
-        op = type(stmt.operator).__name__
-        if isinstance(target, cst.Name):
-            old = self.lookup(target.value, target)
-            self.emit(EventKind.AUG_ASSIGN, stmt, value=old, subject=target, name=target.value,
-                      construct=op, extra={"rhs": rhs, "env": dict(self.env.names),
-                                           "escaped": id(old) in self.escaped})
-            new = self.arith(old, rhs, stmt, _AUG_TO_BIN.get(op, cst.Add)(), target, stmt.value)
-            self.env.names[target.value] = new
-        elif isinstance(target, cst.Subscript):
+        op = type(stmt.op).__name__
+        if isinstance(target, ast.Name):
+            old = self.lookup(target.id)
+            self.emit(EventKind.AUG_ASSIGN, stmt, value=old, subject=target, name=target.id, construct=op,
+                      extra={"rhs": rhs, "env": dict(self.env.names), "escaped": id(old) in self.escaped})
+            self.env.names[target.id] = self.arith(old, rhs, stmt, stmt.op, target, stmt.value)
+        elif isinstance(target, ast.Subscript):
             container = self.eval(target.value)
-            self.eval_slices(target, container)
+            self.eval_index(target.slice)
             self.emit(EventKind.SUBSCRIPT_STORE, target, value=container, subject=target.value, construct=op)
-        elif isinstance(target, cst.Attribute):
+        elif isinstance(target, ast.Attribute):
             base = self.eval(target.value)
             if base is _SELF:
-                old = self.self_attribute(target)
-                new = self.arith(old, rhs, stmt, _AUG_TO_BIN.get(op, cst.Add)(), target, stmt.value)
+                new = self.arith(self.self_attribute(target), rhs, stmt, stmt.op, target, stmt.value)
                 if new.holds_tensor:
                     self.emit(EventKind.SELF_STORE, stmt, value=new, subject=stmt.value,
-                              name=target.attr.value, construct="augmented assignment")
+                              name=target.attr, construct="augmented assignment")
 
-    def exec_if(self, stmt: cst.If, construct: str = "if") -> None:
+    def exec_If(self, stmt: ast.If, construct: str = "if") -> None:
         guard = self.classify_guard(stmt.test)
         if guard is None:
             self.condition(stmt.test, construct)
@@ -448,11 +408,11 @@ class Interpreter:
             self.exec_block(stmt.body)
         after_body = self.env
         self.env = before.copy()
-        if stmt.orelse is not None and guard != "symbolic":
-            if isinstance(stmt.orelse, cst.If):
-                self.exec_if(stmt.orelse, "elif")
+        if stmt.orelse and guard != "symbolic":
+            if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
+                self.exec_If(stmt.orelse[0], "elif")
             else:
-                self.exec_block(stmt.orelse.body)
+                self.exec_block(stmt.orelse)
         after_else = self.env
         if guard == "imperative":
             self.env = after_else
@@ -478,28 +438,28 @@ class Interpreter:
         body()
         self.env.join_from(before)
 
-    def exec_for(self, stmt: cst.For) -> None:
+    def exec_For(self, stmt: Union[ast.For, ast.AsyncFor]) -> None:
         iterable = self.eval(stmt.iter)
         element = self.iterate(iterable, stmt.iter, "for loop")
 
         def body() -> None:
-            self.assign(stmt.target, element, stmt.iter, from_iteration=True)
+            self.assign(stmt.target, element, stmt.iter)
             self.exec_block(stmt.body)
 
         self.run_loop(body)
-        if stmt.orelse is not None:
-            self.exec_block(stmt.orelse.body)
+        self.exec_block(stmt.orelse)
 
-    def exec_while(self, stmt: cst.While) -> None:
+    exec_AsyncFor = exec_For
+
+    def exec_While(self, stmt: ast.While) -> None:
         def body() -> None:
             self.condition(stmt.test, "while")
             self.exec_block(stmt.body)
 
         self.run_loop(body)
-        if stmt.orelse is not None:
-            self.exec_block(stmt.orelse.body)
+        self.exec_block(stmt.orelse)
 
-    def exec_try(self, stmt: Any) -> None:
+    def exec_Try(self, stmt: Any) -> None:
         before = self.env.copy()
         self.exec_block(stmt.body)
         merged = self.env.copy()
@@ -508,51 +468,80 @@ class Interpreter:
             self.env.join_from(merged)
             if handler.type is not None:
                 self.eval(handler.type)
-            if handler.name is not None:
-                self.assign(handler.name.name, STATIC, handler)
+            if handler.name:
+                self.env.names[handler.name] = STATIC
             self.exec_block(handler.body)
             merged.join_from(self.env)
         self.env = merged
-        if stmt.orelse is not None:
-            self.exec_block(stmt.orelse.body)
-        if stmt.finalbody is not None:
-            self.exec_block(stmt.finalbody.body)
+        self.exec_block(stmt.orelse)
+        self.exec_block(stmt.finalbody)
+
+    exec_TryStar = exec_Try
+
+    def exec_With(self, stmt: Union[ast.With, ast.AsyncWith]) -> None:
+        for item in stmt.items:
+            value = self.eval(item.context_expr)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, value, item.context_expr)
+        self.exec_block(stmt.body)
+
+    exec_AsyncWith = exec_With
+
+    def exec_FunctionDef(self, stmt: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> None:
+        self.env.names[stmt.name] = Value(Kind.FUNC, func=(stmt, self.env, self.ctx))
+        self.pending_nested.append((stmt, self.env, self.ctx))
+
+    exec_AsyncFunctionDef = exec_FunctionDef
+
+    def exec_ClassDef(self, stmt: ast.ClassDef) -> None:
+        self.env.names[stmt.name] = STATIC
+
+    def exec_Match(self, stmt: Any) -> None:
+        self.eval(stmt.subject)
+        before = self.env.copy()
+        merged = before.copy()
+        for case in stmt.cases:
+            self.env = before.copy()
+            self.exec_block(case.body)
+            merged.join_from(self.env)
+        self.env = merged
 
     # ------------------------------------------------------------------ assignment
-    def assign(self, target: cst.BaseExpression, value: Value, source: cst.CSTNode,
-               from_iteration: bool = False) -> None:
-        if isinstance(target, cst.Name):
-            self.env.names[target.value] = value
-        elif isinstance(target, (cst.Tuple, cst.List)):
+    def assign(self, target: ast.expr, value: Value, source: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            self.env.names[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
             self.unpack(target, value, source)
-        elif isinstance(target, cst.Attribute):
+        elif isinstance(target, ast.Attribute):
             base = self.eval(target.value)
             if base is _SELF and value.holds_tensor:
                 self.escape(value)
-                self.emit(EventKind.SELF_STORE, target, value=value, subject=source,
-                          name=target.attr.value, construct="assignment")
-        elif isinstance(target, cst.Subscript):
+                self.emit(EventKind.SELF_STORE, target, value=value, subject=source, name=target.attr,
+                          construct="assignment")
+        elif isinstance(target, ast.Subscript):
             container = self.eval(target.value)
-            self.eval_slices(target, container)
+            self.eval_index(target.slice)
             if container.kind is Kind.STATIC and container.qual.startswith("self.") and value.holds_tensor:
+                self.escape(value)
                 self.emit(EventKind.SELF_STORE, target, value=value, subject=source,
                           name=container.qual[5:], construct="item assignment")
             self.emit(EventKind.SUBSCRIPT_STORE, target, value=container, subject=target.value, construct="=")
-            if isinstance(target.value, cst.Name) and container.kind in (Kind.SEQ, Kind.STATIC) and value.holds_tensor:
-                self.env.names[target.value.value] = join(container, seq(None, value)) if container.kind is Kind.SEQ else seq(None, value)
-        elif isinstance(target, cst.StarredElement):
+            if isinstance(target.value, ast.Name) and container.kind in (Kind.SEQ, Kind.STATIC) \
+                    and value.holds_tensor and not container.qual.startswith("self."):
+                stored = seq(None, value)
+                self.env.names[target.value.id] = join(container, stored) if container.kind is Kind.SEQ else stored
+        elif isinstance(target, ast.Starred):
             self.assign(target.value, seq(None, value) if value.holds_tensor else STATIC, source)
 
-    def unpack(self, target: Union[cst.Tuple, cst.List], value: Value, source: cst.CSTNode) -> None:
-        elements = list(target.elements)
-        items = self.unpacked_items(value, len(elements), source, "unpacking")
-        for element, item in zip(elements, items):
-            if isinstance(element, cst.StarredElement):
+    def unpack(self, target: Union[ast.Tuple, ast.List], value: Value, source: ast.AST) -> None:
+        items = self.unpacked_items(value, len(target.elts), source, "unpacking")
+        for element, item in zip(target.elts, items):
+            if isinstance(element, ast.Starred):
                 self.assign(element.value, seq(None, item) if item.holds_tensor else STATIC, source)
             else:
-                self.assign(element.value, item, source)
+                self.assign(element, item, source)
 
-    def unpacked_items(self, value: Value, count: int, source: cst.CSTNode, how: str) -> list[Value]:
+    def unpacked_items(self, value: Value, count: int, source: ast.AST, how: str) -> list[Value]:
         if value.kind is Kind.SEQ and value.elements is not None and len(value.elements) == count:
             return list(value.elements)
         element = self.iterate(value, source, how)
@@ -563,7 +552,7 @@ class Interpreter:
         return [replace(element) for _ in range(count)]
 
     # ------------------------------------------------------------------ uses
-    def iterate(self, value: Value, node: cst.CSTNode, how: str) -> Value:
+    def iterate(self, value: Value, node: ast.AST, how: str) -> Value:
         """Report iteration over ``value`` and return the abstract element."""
         self.saw_container(value, strong=False)
         if value.holds_tensor:
@@ -572,10 +561,7 @@ class Interpreter:
             if value.item is not None:
                 return value.item
             if value.elements:
-                item = value.elements[0]
-                for other in value.elements[1:]:
-                    item = join(item, other)
-                return item
+                return join_all(value.elements)
             return tensor(self.origin(Category.ELEMENT, node))
         if value.kind is Kind.MAYBE:
             key = sorted(value.keys, key=repr)[0] if value.keys else ("iter", id(node))
@@ -584,12 +570,12 @@ class Interpreter:
             return tensor(self.origin(Category.ELEMENT, node, value.origin))
         return STATIC
 
-    def condition(self, test: cst.BaseExpression, construct: str) -> Value:
+    def condition(self, test: ast.expr, construct: str) -> Value:
         value = self.eval(test)
         self.emit(EventKind.CONDITION, test, value=value, subject=test, construct=construct)
         return value
 
-    def lookup(self, name: str, node: cst.CSTNode) -> Value:
+    def lookup(self, name: str) -> Value:
         value = self.env.lookup(name)
         if value is not None:
             return value
@@ -602,26 +588,29 @@ class Interpreter:
             return static(qual) if qual else static(f"<module>.{name}")
         return static(f"builtins.{name}")
 
+    def _is_builtin(self, name: str) -> bool:
+        return (self.env.lookup(name) is None and name not in self.index.imports
+                and name not in self.index.functions and name not in self.index.module_names)
+
     # ------------------------------------------------------------------ guards
-    def classify_guard(self, test: cst.BaseExpression) -> Optional[str]:
+    def classify_guard(self, test: ast.expr) -> Optional[str]:
         """``"imperative"`` if ``test`` is only true when running imperatively (``F is nd``),
         ``"symbolic"`` if only when building a graph, else ``None``."""
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            inner = self.classify_guard(test.expression)
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self.classify_guard(test.operand)
             return {"imperative": "symbolic", "symbolic": "imperative"}.get(inner or "")
-        if isinstance(test, cst.BooleanOperation):
-            left, right = self.classify_guard(test.left), self.classify_guard(test.right)
-            if isinstance(test.operator, cst.And):
-                return left or right
-            return left if left == right else None
-        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-            comp = test.comparisons[0]
-            negate = isinstance(comp.operator, (cst.IsNot, cst.NotEqual))
-            if not isinstance(comp.operator, (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)):
+        if isinstance(test, ast.BoolOp):
+            verdicts = [self.classify_guard(v) for v in test.values]
+            if isinstance(test.op, ast.And):
+                return next((v for v in verdicts if v), None)
+            return verdicts[0] if all(v == verdicts[0] for v in verdicts) else None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            op = test.ops[0]
+            if not isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
                 return None
-            sides = [test.left, comp.comparator]
-            values = [self._peek(side) for side in sides]
-            for mine, other in ((values[0], values[1]), (values[1], values[0])):
+            negate = isinstance(op, (ast.IsNot, ast.NotEq))
+            left, right = self._peek(test.left), self._peek(test.comparators[0])
+            for mine, other in ((left, right), (right, left)):
                 if mine.kind is Kind.FNS and other.kind is Kind.STATIC:
                     if K.is_ndarray_module(other.qual):
                         verdict = "imperative"
@@ -633,10 +622,10 @@ class Interpreter:
                         verdict = "symbolic" if verdict == "imperative" else "imperative"
                     return verdict
             return None
-        if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance" \
+        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
                 and len(test.args) == 2:
-            classes = test.args[1].value
-            nodes = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+            classes = test.args[1]
+            nodes = classes.elts if isinstance(classes, ast.Tuple) else [classes]
             quals = [self._peek(node).qual for node in nodes]
             if quals and all(K.is_ndarray_class(q) for q in quals):
                 return "imperative"
@@ -644,42 +633,43 @@ class Interpreter:
                 return "symbolic"
         return None
 
-    def _peek(self, node: cst.BaseExpression) -> Value:
+    def _peek(self, node: ast.expr) -> Value:
         """Evaluate a name or attribute chain without events (for guard tests)."""
-        if isinstance(node, cst.Name):
-            return self.lookup(node.value, node)
-        if isinstance(node, cst.Attribute):
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id)
+        if isinstance(node, ast.Attribute):
             base = self._peek(node.value)
             if base.kind is Kind.FNS:
-                return replace(base, names=frozenset(f"{n}.{node.attr.value}" for n in base.names))
+                return replace(base, names=frozenset(f"{n}.{node.attr}" for n in base.names))
             if base.kind is Kind.STATIC and base.qual:
-                return static(f"{base.qual}.{node.attr.value}")
+                return static(f"{base.qual}.{node.attr}")
         return STATIC
 
     # ------------------------------------------------------------------ expressions
-    def eval(self, node: cst.BaseExpression) -> Value:
+    def eval(self, node: ast.expr) -> Value:
         method = getattr(self, "eval_" + type(node).__name__, None)
         if method is None:
-            for child in node.children:
-                if isinstance(child, cst.BaseExpression):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
                     self.eval(child)
             return STATIC
         return self.record(node, method(node))
 
-    def eval_Name(self, node: cst.Name) -> Value:
-        if node.value in ("True", "False", "None"):
-            return STATIC
-        return self.lookup(node.value, node)
+    def eval_Constant(self, node: ast.Constant) -> Value:
+        return STATIC
 
-    def eval_Attribute(self, node: cst.Attribute) -> Value:
+    def eval_Name(self, node: ast.Name) -> Value:
+        return self.lookup(node.id)
+
+    def eval_Attribute(self, node: ast.Attribute) -> Value:
         base = self.eval(node.value)
-        attr = node.attr.value
+        attr = node.attr
         if base is _SELF:
             return self.self_attribute(node)
         if base.kind is Kind.FNS:
             return replace(base, names=frozenset(f"{n}.{attr}" for n in base.names))
         if base.kind is Kind.STATIC:
-            if base.qual and not base.qual.startswith(("<", "builtins.")):
+            if base.qual and not base.qual.startswith(("<", "builtins.", "self.")):
                 qual = f"{base.qual}.{attr}"
                 if K.api_family(qual) and not self.in_isinstance:
                     self.emit(EventKind.API_REF, node, name=qual, subject=node)
@@ -687,23 +677,22 @@ class Interpreter:
             if base.qual.startswith("self."):
                 return static(f"{base.qual}.{attr}")
             return STATIC
-        if base.holds_tensor:
+        if base.holds_tensor and base.kind is not Kind.SEQ:
             return self.tensor_attribute(base, node, attr)
         return STATIC
 
-    def self_attribute(self, node: cst.Attribute) -> Value:
-        attr = node.attr.value
+    def self_attribute(self, node: ast.Attribute) -> Value:
         cls = self.ctx.cls
         if cls is not None:
-            made = self.init_ndarrays.get(cls.name, {}).get(attr)
+            made = self.init_ndarrays.get(cls.name, {}).get(node.attr)
             if made is not None:
                 text, row = made
                 value = tensor(Origin(Category.INIT_NDARRAY, fixed_text=text, fixed_row=row, node_id=id(node)))
-                self.emit(EventKind.SELF_ATTR_READ, node, value=value, subject=node, name=attr)
+                self.emit(EventKind.SELF_ATTR_READ, node, value=value, subject=node, name=node.attr)
                 return value
-        return static(f"self.{attr}")
+        return static(f"self.{node.attr}")
 
-    def tensor_attribute(self, base: Value, node: cst.Attribute, attr: str) -> Value:
+    def tensor_attribute(self, base: Value, node: ast.Attribute, attr: str) -> Value:
         if attr in K.CONTAINER_METHODS:
             self.saw_container(base, strong=True)
             return STATIC
@@ -713,123 +702,112 @@ class Interpreter:
             return STATIC
         return tensor(self.origin(Category.DERIVED, node, base.origin))
 
-    def eval_Subscript(self, node: cst.Subscript) -> Value:
+    def eval_index(self, index: ast.expr) -> None:
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        for part in parts:
+            if isinstance(part, ast.Slice):
+                for bound in (part.lower, part.upper, part.step):
+                    if bound is not None:
+                        self.eval(bound)
+            else:
+                self.eval(part)
+
+    def eval_Subscript(self, node: ast.Subscript) -> Value:
         base = self.eval(node.value)
-        indices = self.eval_slices(node, base)
+        self.eval_index(node.slice)
         if base.kind is Kind.STATIC:
             return static(base.qual) if base.qual.startswith("self.") else STATIC
-        if base.kind is Kind.FNS:
+        if base.kind in (Kind.FNS, Kind.FUNC):
             return STATIC
-        multi = len(node.slice) > 1 or any(
-            isinstance(s.slice, cst.Index) and (isinstance(s.slice.value, cst.Ellipsis) or
-                                                (isinstance(s.slice.value, cst.Name) and s.slice.value.value == "None"))
-            for s in node.slice)
+        index = node.slice
+        multi = isinstance(index, ast.Tuple) or (
+            isinstance(index, ast.Constant) and (index.value is None or index.value is Ellipsis))
         if multi:
             self.saw_tensor(base, node)
         self.emit(EventKind.SUBSCRIPT_LOAD, node, value=base, subject=node.value)
         if base.kind is Kind.TENSOR:
             return tensor(self.origin(Category.DERIVED, node, base.origin))
-        is_slice = len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice)
+        is_slice = isinstance(index, ast.Slice)
         if base.kind is Kind.SEQ:
             if is_slice:
                 return base
-            if base.elements is not None and len(node.slice) == 1:
-                index = _int_literal(node.slice[0].slice)
-                if index is not None and -len(base.elements) <= index < len(base.elements):
-                    return base.elements[index]
+            if base.elements is not None:
+                position = _int_literal(index)
+                if position is not None and -len(base.elements) <= position < len(base.elements):
+                    return base.elements[position]
             if base.item is not None:
                 return base.item
             if base.elements:
-                item = base.elements[0]
-                for other in base.elements[1:]:
-                    item = join(item, other)
-                return item
+                return join_all(base.elements)
             return tensor(self.origin(Category.ELEMENT, node.value))
-        # MAYBE: the element of an undecided value is itself undecided.
         if is_slice:
             return base
         key = sorted(base.keys, key=repr)[0] if base.keys else ("sub", id(node))
         return self.maybe((key, "item"), self.origin(Category.ELEMENT, node.value))
 
-    def eval_slices(self, node: cst.Subscript, base: Value) -> list[Value]:
-        out = []
-        for element in node.slice:
-            sl = element.slice
-            if isinstance(sl, cst.Index):
-                out.append(self.eval(sl.value))
-            elif isinstance(sl, cst.Slice):
-                for part in (sl.lower, sl.upper, sl.step):
-                    if part is not None:
-                        self.eval(part)
-        return out
-
-    def arith(self, left: Value, right: Value, node: cst.CSTNode, op: cst.BaseBinaryOp,
-              left_node: cst.CSTNode, right_node: cst.CSTNode) -> Value:
-        if isinstance(op, cst.Modulo) and isinstance(left_node, _STRING_NODES):
+    def arith(self, left: Value, right: Value, node: ast.AST, op: ast.operator,
+              left_node: ast.AST, right_node: ast.AST) -> Value:
+        if isinstance(op, ast.Mod) and _is_string(left_node):
             return STATIC  # "%s" % x formats; the result is a string
-        container_op = isinstance(op, (cst.Add, cst.Multiply))
+        container_op = isinstance(op, (ast.Add, ast.Mult))
         for mine, other, other_node in ((left, right, right_node), (right, left, left_node)):
-            if mine.kind is Kind.MAYBE or (mine.keys and mine.kind is not Kind.SEQ):
-                if container_op and (isinstance(other_node, (cst.List, cst.Tuple, cst.ListComp)) or other.kind is Kind.SEQ):
+            if self._undecided(mine):
+                if container_op and (isinstance(other_node, (ast.List, ast.Tuple, ast.ListComp)) or other.kind is Kind.SEQ):
                     self.saw_container(mine, strong=True)
                 else:
                     self.saw_tensor(mine, node)
-        if left.kind is Kind.SEQ or right.kind is Kind.SEQ:
-            if container_op and Kind.TENSOR not in (left.kind, right.kind):
-                item = None
-                for v in (left, right):
-                    if v.kind is Kind.SEQ:
-                        cand = v.item if v.item is not None else (join_all(v.elements) if v.elements else None)
-                        if cand is not None:
-                            item = cand if item is None else join(item, cand)
-                return seq(left.origin or right.origin, item)
+        if (left.kind is Kind.SEQ or right.kind is Kind.SEQ) and container_op \
+                and Kind.TENSOR not in (left.kind, right.kind):
+            items = []
+            for v in (left, right):
+                if v.kind is Kind.SEQ:
+                    cand = v.item if v.item is not None else (join_all(v.elements) if v.elements else None)
+                    if cand is not None:
+                        items.append(cand)
+            return seq(left.origin or right.origin, join_all(items) if items else None)
         for operand in (left, right):
             if operand.kind in (Kind.TENSOR, Kind.MAYBE):
                 return tensor(self.origin(Category.DERIVED, node, operand.origin))
         return STATIC
 
-    def eval_BinaryOperation(self, node: cst.BinaryOperation) -> Value:
+    def eval_BinOp(self, node: ast.BinOp) -> Value:
         left = self.eval(node.left)
         right = self.eval(node.right)
-        return self.arith(left, right, node, node.operator, node.left, node.right)
+        return self.arith(left, right, node, node.op, node.left, node.right)
 
-    def eval_UnaryOperation(self, node: cst.UnaryOperation) -> Value:
-        if isinstance(node.operator, cst.Not):
-            self.condition(node.expression, "not")
+    def eval_UnaryOp(self, node: ast.UnaryOp) -> Value:
+        if isinstance(node.op, ast.Not):
+            self.condition(node.operand, "not")
             return STATIC
-        value = self.eval(node.expression)
+        value = self.eval(node.operand)
         if value.kind in (Kind.TENSOR, Kind.MAYBE):
             self.saw_tensor(value, node)
             return tensor(self.origin(Category.DERIVED, node, value.origin))
         return STATIC
 
-    def eval_BooleanOperation(self, node: cst.BooleanOperation) -> Value:
-        construct = "and" if isinstance(node.operator, cst.And) else "or"
-        left = self.condition(node.left, construct)
-        right = self.eval(node.right)
-        return join(left, right)
+    def eval_BoolOp(self, node: ast.BoolOp) -> Value:
+        construct = "and" if isinstance(node.op, ast.And) else "or"
+        values = [self.condition(v, construct) for v in node.values[:-1]]
+        values.append(self.eval(node.values[-1]))
+        return join_all(values)
 
-    def eval_Comparison(self, node: cst.Comparison) -> Value:
-        left = self.eval(node.left)
+    def eval_Compare(self, node: ast.Compare) -> Value:
+        prev = self.eval(node.left)
         result = STATIC
-        operands = [left]
-        for comp in node.comparisons:
-            right = self.eval(comp.comparator)
-            operands.append(right)
-            if isinstance(comp.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
-                continue
-            prev = operands[-2]
-            if isinstance(comp.operator, (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)):
+        for op, comparator in zip(node.ops, node.comparators):
+            right = self.eval(comparator)
+            if not isinstance(op, _IDENTITY):
                 for operand in (prev, right):
-                    if operand.kind is Kind.MAYBE or (operand.keys and operand.kind is not Kind.SEQ):
+                    if isinstance(op, _ORDERING) and self._undecided(operand):
                         self.saw_tensor(operand, node)
-            for operand in (prev, right):
-                if operand.kind in (Kind.TENSOR, Kind.MAYBE):
-                    result = tensor(self.origin(Category.DERIVED, node, operand.origin))
-                    break
+                for operand in (prev, right):
+                    if operand.kind in (Kind.TENSOR, Kind.MAYBE):
+                        result = tensor(self.origin(Category.DERIVED, node, operand.origin))
+                        break
+            prev = right
         return result
 
-    def eval_IfExp(self, node: cst.IfExp) -> Value:
+    def eval_IfExp(self, node: ast.IfExp) -> Value:
         guard = self.classify_guard(node.test)
         if guard == "imperative":
             return self.eval(node.orelse)
@@ -838,25 +816,24 @@ class Interpreter:
         self.condition(node.test, "conditional expression")
         return join(self.eval(node.body), self.eval(node.orelse))
 
-    def eval_Lambda(self, node: cst.Lambda) -> Value:
+    def eval_Lambda(self, node: ast.Lambda) -> Value:
         self.pending_nested.append((node, self.env, self.ctx))
         return Value(Kind.FUNC, func=(node, self.env, self.ctx))
 
-    def eval_NamedExpr(self, node: cst.NamedExpr) -> Value:
+    def eval_NamedExpr(self, node: ast.NamedExpr) -> Value:
         value = self.eval(node.value)
         self.assign(node.target, value, node.value)
         return value
 
-    def _display(self, node: Union[cst.List, cst.Tuple, cst.Set]) -> Value:
+    def _display(self, node: Union[ast.List, ast.Tuple, ast.Set]) -> Value:
         values: list[Value] = []
         starred = False
-        for element in node.elements:
-            if isinstance(element, cst.StarredElement):
-                inner = self.eval(element.value)
-                values.append(self.iterate(inner, element.value, "star-unpacking"))
+        for element in node.elts:
+            if isinstance(element, ast.Starred):
+                values.append(self.iterate(self.eval(element.value), element.value, "star-unpacking"))
                 starred = True
             else:
-                values.append(self.eval(element.value))
+                values.append(self.eval(element))
         if not any(v.holds_tensor for v in values):
             return STATIC
         if starred:
@@ -865,14 +842,12 @@ class Interpreter:
 
     eval_List = eval_Tuple = eval_Set = _display
 
-    def eval_Dict(self, node: cst.Dict) -> Value:
+    def eval_Dict(self, node: ast.Dict) -> Value:
         values = []
-        for element in node.elements:
-            if isinstance(element, cst.DictElement):
-                self.eval(element.key)
-                values.append(self.eval(element.value))
-            else:
-                values.append(self.eval(element.value))
+        for key, value in zip(node.keys, node.values):
+            if key is not None:
+                self.eval(key)
+            values.append(self.eval(value))
         held = [v for v in values if v.holds_tensor]
         return seq(None, join_all(held)) if held else STATIC
 
@@ -880,15 +855,13 @@ class Interpreter:
         saved = self.env
         self.env = Env(saved.parent, saved.names)
         try:
-            comp = node.for_in
-            while comp is not None:
-                iterable = self.eval(comp.iter)
-                element = self.iterate(iterable, comp.iter, "comprehension")
-                self.assign(comp.target, element, comp.iter, from_iteration=True)
-                for cond in comp.ifs:
-                    self.condition(cond.test, "comprehension `if`")
-                comp = comp.inner_for_in
-            if isinstance(node, cst.DictComp):
+            for gen in node.generators:
+                iterable = self.eval(gen.iter)
+                element = self.iterate(iterable, gen.iter, "comprehension")
+                self.assign(gen.target, element, gen.iter)
+                for cond in gen.ifs:
+                    self.condition(cond, "comprehension `if`")
+            if isinstance(node, ast.DictComp):
                 self.eval(node.key)
                 elt = self.eval(node.value)
             else:
@@ -899,53 +872,52 @@ class Interpreter:
 
     eval_ListComp = eval_GeneratorExp = eval_SetComp = eval_DictComp = _comprehension
 
-    def eval_FormattedString(self, node: cst.FormattedString) -> Value:
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringExpression):
-                self.eval(part.expression)
+    def eval_JoinedStr(self, node: ast.JoinedStr) -> Value:
+        for part in node.values:
+            if isinstance(part, ast.FormattedValue):
+                self.eval(part.value)
         return STATIC
 
-    def eval_Await(self, node: cst.Await) -> Value:
-        return self.eval(node.expression)
+    def eval_Await(self, node: ast.Await) -> Value:
+        return self.eval(node.value)
+
+    def eval_Starred(self, node: ast.Starred) -> Value:
+        return self.eval(node.value)
 
     # ------------------------------------------------------------------ calls
-    def eval_args(self, call: cst.Call) -> list[tuple[cst.Arg, Value]]:
-        return [(arg, self.eval(arg.value)) for arg in call.args]
+    def eval_args(self, call: ast.Call) -> list[tuple[Arg, Value]]:
+        return [(arg, self.eval(arg.node)) for arg in call_args(call)]
 
-    def eval_Call(self, node: cst.Call) -> Value:
+    def eval_Call(self, node: ast.Call) -> Value:
         func = node.func
-        if isinstance(func, cst.Attribute):
-            receiver = self.eval(func.value)
-            return self.call_attribute(node, func, receiver)
-        if isinstance(func, cst.Name) and self.env.lookup(func.value) is None \
-                and func.value not in self.index.imports and func.value not in self.index.functions \
-                and func.value not in self.index.module_names:
-            return self.call_builtin(node, func.value)
-        callee = self.eval(func)
-        return self.call_value(node, callee)
+        if isinstance(func, ast.Attribute):
+            return self.call_attribute(node, func, self.eval(func.value))
+        if isinstance(func, ast.Name) and self._is_builtin(func.id):
+            return self.call_builtin(node, func.id)
+        return self.call_value(node, self.eval(func))
 
-    def call_attribute(self, node: cst.Call, func: cst.Attribute, receiver: Value) -> Value:
-        attr = func.attr.value
+    def call_attribute(self, node: ast.Call, func: ast.Attribute, receiver: Value) -> Value:
+        attr = func.attr
         if receiver is _SELF:
             return self.call_self_method(node, attr)
         if receiver.kind is Kind.FNS:
-            callee = replace(receiver, names=frozenset(f"{n}.{attr}" for n in receiver.names))
-            return self.call_value(node, callee)
+            return self.call_value(node, replace(receiver, names=frozenset(f"{n}.{attr}" for n in receiver.names)))
         if receiver.holds_tensor and receiver.kind is not Kind.SEQ:
             return self.call_tensor_method(node, func, receiver, attr)
         if receiver.kind is Kind.SEQ:
             args = self.eval_args(node)
-            if attr in K.STORING_METHODS and isinstance(func.value, cst.Name):
-                stored = join_all([v for _, v in args if v.holds_tensor]) if any(v.holds_tensor for _, v in args) else None
-                if stored is not None:
-                    self.env.names[func.value.value] = join(receiver, seq(None, stored))
+            if attr in K.STORING_METHODS and isinstance(func.value, ast.Name):
+                stored = [v for _, v in args if v.holds_tensor]
+                for v in stored:
+                    self.escape(v)
+                if stored:
+                    self.env.names[func.value.id] = join(receiver, seq(None, join_all(stored)))
             if attr == "pop":
                 return receiver.item or STATIC
             if attr in ("values", "items", "keys", "copy"):
                 return receiver
             return STATIC
-        if receiver.kind is Kind.STATIC and receiver.qual and not receiver.qual.startswith(("<", "builtins.")) \
-                and not receiver.qual.startswith("self."):
+        if receiver.kind is Kind.STATIC and receiver.qual and not receiver.qual.startswith(("<", "builtins.", "self.")):
             qual = f"{receiver.qual}.{attr}"
             if K.api_family(qual) and not self.in_isinstance:
                 self.emit(EventKind.API_REF, func, name=qual, subject=func)
@@ -955,59 +927,49 @@ class Interpreter:
             for _, value in args:
                 if value.holds_tensor:
                     self.escape(value)
-                    self.emit(EventKind.SELF_STORE, node, value=value, subject=node.args[0].value if node.args else node,
+                    self.emit(EventKind.SELF_STORE, node, value=value, subject=node.args[0] if node.args else node,
                               name=receiver.qual[5:], construct=f"`.{attr}()`")
                     break
-        if attr in K.STORING_METHODS and isinstance(func.value, cst.Name) and receiver.kind is Kind.STATIC:
+            return STATIC
+        if attr in K.STORING_METHODS and isinstance(func.value, ast.Name) and receiver.kind is Kind.STATIC:
             stored = [v for _, v in args if v.holds_tensor]
             for v in stored:
                 self.escape(v)
-            if stored:
+            if stored and self.env.lookup(func.value.id) is not None:
                 item = join_all(stored)
                 if attr == "extend" and item.kind is Kind.SEQ:
                     item = item.item or STATIC
-                if self.env.lookup(func.value.value) is not None:
-                    self.env.names[func.value.value] = seq(None, item)
+                self.env.names[func.value.id] = seq(None, item)
             return STATIC
-        if receiver.kind is Kind.FUNC:
+        if receiver.kind is Kind.FUNC or _is_string(func.value):
             return STATIC
-        if isinstance(func.value, _STRING_NODES):
-            return STATIC
-        self.emit(EventKind.CALL, node, name=attr, args=tuple((v, a.value) for a, v in args))
-        return self._opaque_result(node, args, Category.BLOCK if receiver.qual.startswith("self.") else Category.HELPER)
+        category = Category.BLOCK if receiver.qual.startswith("self.") else Category.HELPER
+        return self._opaque_result(node, args, category)
 
-    def call_self_method(self, node: cst.Call, attr: str) -> Value:
+    def call_self_method(self, node: ast.Call, attr: str) -> Value:
         cls = self.ctx.cls
         args = self.eval_args(node)
         if cls is not None and attr not in ("__call__", "forward", "hybrid_forward"):
             hit = self.index.find_method(cls, attr)
             if hit is not None:
                 owner, span = hit
-                try:
-                    snippet = span.snippet(self.index.lines)
-                except Exception as exc:  # SourceError: too deep; reported once by the checker
-                    self.errors.append((str(exc), node, self.ctx.site))
-                    return self._opaque_result(node, args, Category.HELPER)
-                site = Site(snippet.module, snippet.line_offset, span.qualname)
-                return self.call_function(snippet.function, node, args, site, owner,
-                                          f"{span.qualname}", Env(), _SELF)
-        category = Category.BLOCK
-        return self._opaque_result(node, args, category)
+                site = Site(self.index.lines, span.qualname, function=span)
+                return self.call_function(span.node, node, args, site, owner, span.qualname, Env(), _SELF)
+        return self._opaque_result(node, args, Category.BLOCK)
 
-    def call_tensor_method(self, node: cst.Call, func: cst.Attribute, receiver: Value, attr: str) -> Value:
+    def call_tensor_method(self, node: ast.Call, func: ast.Attribute, receiver: Value, attr: str) -> Value:
         if attr in K.CONTAINER_METHODS:
             self.saw_container(receiver, strong=True)
             args = self.eval_args(node)
-            if attr in K.STORING_METHODS and isinstance(func.value, cst.Name):
+            if attr in K.STORING_METHODS and isinstance(func.value, ast.Name):
                 stored = [v for _, v in args if v.holds_tensor]
                 if stored:
-                    self.env.names[func.value.value] = seq(receiver.origin, join_all(stored))
+                    self.env.names[func.value.id] = seq(receiver.origin, join_all(stored))
             return STATIC
         self.saw_tensor(receiver, func)
         args = self.eval_args(node)
         self.emit(EventKind.METHOD_CALL, node, value=receiver, subject=func.value, name=attr, call=node,
-                  args=tuple((v, a.value) for a, v in args))
-        self.record(func, STATIC)
+                  args=tuple((v, a.node) for a, v in args))
         if attr in K.CONCRETE_METHODS:
             return STATIC
         origin = self.origin(Category.DERIVED, node, receiver.origin)
@@ -1015,7 +977,7 @@ class Interpreter:
             return seq(origin, tensor(replace(origin, category=Category.ELEMENT)))
         return tensor(origin)
 
-    def call_builtin(self, node: cst.Call, name: str) -> Value:
+    def call_builtin(self, node: ast.Call, name: str) -> Value:
         start = len(self.trace)
         if name == "isinstance":
             self.in_isinstance += 1
@@ -1025,8 +987,7 @@ class Interpreter:
                 self.in_isinstance -= 1
         else:
             args = self.eval_args(node)
-        qual = f"builtins.{name}"
-        self.emit(EventKind.CALL, node, name=qual, args=tuple((v, a.value) for a, v in args),
+        self.emit(EventKind.CALL, node, name=f"builtins.{name}", args=tuple((v, a.node) for a, v in args),
                   extra={"tensors": tuple(self.trace[start:])})
         if name in ("float", "int", "complex", "round"):
             for _, value in args[:1]:
@@ -1038,127 +999,121 @@ class Interpreter:
                 return replace(base, names=frozenset(f"{n}.<getattr>" for n in base.names))
             if base is _SELF:
                 return static("self.<getattr>")
-            if base.holds_tensor and len(args) > 1:
+            if base.holds_tensor and base.kind is not Kind.SEQ and len(args) > 1:
                 self.saw_tensor(base, node)
                 return tensor(self.origin(Category.DERIVED, node, base.origin))
             return STATIC
         if name in K.ITERATING_BUILTINS:
-            iterated = args[1:] if name in ("map", "filter") else (args if name == "zip" else args[:1])
-            items = [self.iterate(v, a.value, f"`{name}()`") for a, v in iterated if a.keyword is None]
-            if name == "sum" and items and any(i.holds_tensor for i in items):
-                return tensor(self.origin(Category.DERIVED, node, items[0].origin))
-            if name in ("any", "all"):
-                return STATIC
-            if name == "enumerate" and items:
-                return seq(None, seq(None, None, (STATIC, items[0])) if items[0].holds_tensor else STATIC) \
-                    if items[0].holds_tensor else STATIC
-            if name == "zip" and items:
-                if any(i.holds_tensor for i in items):
-                    return seq(None, seq(None, None, tuple(items)))
-                return STATIC
-            if name == "dict":
-                held = [v for _, v in args if v.holds_tensor]
-                return seq(None, join_all(held)) if held else STATIC
-            if items and items[0].holds_tensor:
-                return seq(None, items[0])
-            return STATIC
-        if name in ("max", "min") and len(args) > 1:
-            held = [v for _, v in args if v.holds_tensor]
-            if held:
-                return tensor(self.origin(Category.DERIVED, node, held[0].origin))
-        if name == "abs" and args and args[0][1].kind in (Kind.TENSOR, Kind.MAYBE):
-            return tensor(self.origin(Category.DERIVED, node, args[0][1].origin))
+            return self._iterating_builtin(node, name, args)
+        held = [v for _, v in args if v.kind in (Kind.TENSOR, Kind.MAYBE)]
+        if name in ("max", "min", "abs") and held and (name == "abs" or len(args) > 1):
+            return tensor(self.origin(Category.DERIVED, node, held[0].origin))
         return STATIC
 
-    def call_value(self, node: cst.Call, callee: Value) -> Value:
+    def _iterating_builtin(self, node: ast.Call, name: str, args: list[tuple[Arg, Value]]) -> Value:
+        if name in ("map", "filter"):
+            iterated = args[1:]
+        elif name == "zip":
+            iterated = args
+        else:
+            iterated = args[:1]
+        items = [self.iterate(v, a.node, f"`{name}()`") for a, v in iterated if a.keyword is None and not a.star]
+        if name in ("any", "all"):
+            return STATIC
+        if name == "sum" and items and items[0].holds_tensor:
+            return tensor(self.origin(Category.DERIVED, node, items[0].origin))
+        if name == "enumerate":
+            return seq(None, seq(None, None, (STATIC, items[0]))) if items and items[0].holds_tensor else STATIC
+        if name == "zip":
+            return seq(None, seq(None, None, tuple(items))) if any(i.holds_tensor for i in items) else STATIC
+        if name == "dict":
+            held = [v for _, v in args if v.holds_tensor]
+            return seq(None, join_all(held)) if held else STATIC
+        if items and items[0].holds_tensor:
+            return seq(None, items[0])
+        return STATIC
+
+    def call_value(self, node: ast.Call, callee: Value) -> Value:
         if callee.kind is Kind.FNS:
             return self.call_f_op(node, callee)
         if callee.kind is Kind.FUNC:
             fn, env, ctx = callee.func
-            args = self.eval_args(node)
-            return self.call_function(fn, node, args, ctx.site, ctx.cls, ctx.display, env, None)
+            return self.call_function(fn, node, self.eval_args(node), ctx.site, ctx.cls, ctx.display, env, None)
         if callee.kind is Kind.STATIC and callee.qual.startswith("<module-function>."):
-            name = callee.qual.split(".", 1)[1]
-            span = self.index.functions[name]
+            span = self.index.functions[callee.qual.split(".", 1)[1]]
             args = self.eval_args(node)
             if not any(v.holds_tensor or v.kind is Kind.FNS for _, v in args):
                 return STATIC
-            try:
-                snippet = span.snippet(self.index.lines)
-            except Exception as exc:
-                self.errors.append((str(exc), node, self.ctx.site))
-                return self._opaque_result(node, args, Category.HELPER)
-            site = Site(snippet.module, snippet.line_offset, span.qualname)
-            return self.call_function(snippet.function, node, args, site, None, span.qualname, Env(), None)
+            site = Site(self.index.lines, span.qualname, function=span)
+            return self.call_function(span.node, node, args, site, None, span.qualname, Env(), None)
         if callee.kind is Kind.STATIC and callee.qual.startswith("builtins."):
             return self.call_builtin(node, callee.qual.split(".", 1)[1])
         if callee.kind is Kind.STATIC and callee.qual and not callee.qual.startswith(("<", "self.")):
             return self.call_qualified(node, callee.qual)
         args = self.eval_args(node)
-        if callee.holds_tensor:
-            return self._opaque_result(node, args, Category.HELPER)
-        return self._opaque_result(node, args, Category.BLOCK)
+        return self._opaque_result(node, args, Category.HELPER if callee.holds_tensor else Category.BLOCK)
 
-    def call_qualified(self, node: cst.Call, qual: str) -> Value:
+    def call_qualified(self, node: ast.Call, qual: str) -> Value:
         """A call of something imported: numpy/math/logging functions, mxnet's nd/sym APIs."""
-        in_isinstance = qual.endswith(("NDArray", "Symbol"))
         start = len(self.trace)
         args = self.eval_args(node)
-        self.emit(EventKind.CALL, node, name=qual, args=tuple((v, a.value) for a, v in args),
+        self.emit(EventKind.CALL, node, name=qual, args=tuple((v, a.node) for a, v in args),
                   extra={"tensors": tuple(self.trace[start:])})
-        family = K.api_family(qual)
-        if family is not None and not in_isinstance:
+        if K.api_family(qual) is not None and not qual.endswith(("NDArray", "Symbol")):
             return tensor(self.origin(Category.IMPERATIVE, node))
-        for _, value in args:
-            if value.kind is Kind.MAYBE and (qual.startswith("numpy.") or qual.startswith("math.")):
-                self.saw_tensor(value, node)
-        if qual.startswith(("numpy.", "math.", "logging.", "warnings.")):
+        if qual.startswith(("numpy.", "math.")):
+            for _, value in args:
+                if value.kind is Kind.MAYBE:
+                    self.saw_tensor(value, node)
             return STATIC
-        if any(v.kind is Kind.FNS for _, v in args):
-            return self._opaque_result(node, [(a, v) for a, v in args if v.kind is not Kind.FNS] or args, Category.HELPER) \
-                if any(v.holds_tensor for _, v in args) else STATIC
+        if qual.startswith(("logging.", "warnings.")):
+            return STATIC
         return self._opaque_result(node, args, Category.HELPER)
 
-    def call_f_op(self, node: cst.Call, callee: Value) -> Value:
+    def call_f_op(self, node: ast.Call, callee: Value) -> Value:
         ops = {K.op_name(n) for n in callee.names}
         args = self.eval_args(node)
         sequence_taking = bool(ops & K.SEQUENCE_TAKING_OPS)
         for arg, value in args:
             if arg.star == "*":
-                self.iterate(value, arg.value, "star-unpacking")
+                self.iterate(value, arg.node, "star-unpacking")
             elif arg.star == "**":
                 continue
             elif value.kind is Kind.FUNC:
                 fn, env, ctx = value.func
                 if id(fn) not in self.analysed_nested:
                     self.analysed_nested.add(id(fn))
-                    self.run_function(fn, FunctionContext(ctx.site, ctx.cls, ctx.display),
-                                      self._bind_unknown_params(fn), env)
-            elif not sequence_taking and (value.kind is Kind.MAYBE or (value.keys and value.kind is not Kind.SEQ)):
-                self.saw_tensor(value, arg.value)
+                    saved = self.ctx
+                    self.ctx = ctx
+                    bound = self._bind_unknown_params(fn)
+                    self.ctx = saved
+                    self.run_function(fn, FunctionContext(ctx.site, ctx.cls, ctx.display), bound, env)
+            elif not sequence_taking and self._undecided(value):
+                self.saw_tensor(value, arg.node)
         origin = self.origin(Category.F_OP, node)
-        if self._multi_output(ops, node):
-            element = tensor(replace(origin, category=Category.ELEMENT))
-            return seq(origin, element)
-        if ops & {"cond"}:
+        if _multi_output(ops, node):
+            return seq(origin, tensor(replace(origin, category=Category.ELEMENT)))
+        if "cond" in ops:
             return self.maybe(("call", id(node)), origin)
         return tensor(origin)
 
-    @staticmethod
-    def _multi_output(ops: set[str], node: cst.Call) -> bool:
-        if ops & K.MULTI_OUTPUT_OPS or _has_num_outputs(node):
-            return True
-        for op in ops:
-            cond = K.CONDITIONAL_MULTI_OUTPUT.get(op)
-            if cond is None:
-                continue
-            keyword, values = cond
-            for arg in node.args:
-                if arg.keyword is not None and arg.keyword.value == keyword:
-                    code = cst.Module([]).code_for_node(arg.value).strip()
-                    if code in values:
-                        return True
-        return False
+
+def _multi_output(ops: set[str], node: ast.Call) -> bool:
+    if ops & K.MULTI_OUTPUT_OPS or _has_num_outputs(node):
+        return True
+    for op in ops:
+        cond = K.CONDITIONAL_MULTI_OUTPUT.get(op)
+        if cond is None:
+            continue
+        keyword, values = cond
+        for kw in node.keywords:
+            if kw.arg == keyword and isinstance(kw.value, ast.Constant) and repr(kw.value.value) in values | {
+                    v.strip("'\"") for v in values}:
+                return True
+            if kw.arg == keyword and isinstance(kw.value, ast.Constant) and str(kw.value.value) in {
+                    v.strip("'\"") for v in values}:
+                return True
+    return False
 
 
 def join_all(values: Iterable[Value]) -> Value:
@@ -1172,38 +1127,25 @@ def _sig(value: Value) -> tuple:
     return (value.kind, value.keys, value.names, value.qual, len(value.elements or ()))
 
 
-def _all_params(params: cst.Parameters) -> list[cst.Param]:
-    out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
+def _all_params(args: ast.arguments) -> list[ast.arg]:
+    out = list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
+    for star in (args.vararg, args.kwarg):
+        if star is not None:
             out.append(star)
     return out
 
 
-def _dotted_name(node: Union[cst.Name, cst.Attribute, cst.BaseExpression]) -> str:
-    if isinstance(node, cst.Name):
+def _int_literal(node: ast.expr) -> Optional[int]:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int_literal(node.operand)
+        return -inner if inner is not None else None
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
         return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted_name(node.value)}.{node.attr.value}"
-    return ""
-
-
-def _int_literal(sl: cst.BaseSlice) -> Optional[int]:
-    if isinstance(sl, cst.Index):
-        value = sl.value
-        negative = False
-        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
-            negative, value = True, value.expression
-        if isinstance(value, cst.Integer):
-            number = int(value.value, 0)
-            return -number if negative else number
     return None
 
 
-def _has_num_outputs(node: cst.Call) -> bool:
-    for arg in node.args:
-        if arg.keyword is not None and arg.keyword.value == "num_outputs":
-            if isinstance(arg.value, cst.Integer) and arg.value.value == "1":
-                return False
-            return True
+def _has_num_outputs(node: ast.Call) -> bool:
+    for kw in node.keywords:
+        if kw.arg == "num_outputs":
+            return not (isinstance(kw.value, ast.Constant) and kw.value.value == 1)
     return False

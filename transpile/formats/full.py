@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..diagnostics import Finding
-from ..rules import ALL_RULES
+from .. import rules
 from . import RenderOptions
 from ._style import Style
 from .concise import header
@@ -42,7 +42,7 @@ def render(findings: list[Finding], options: RenderOptions) -> str:
         pad = " " * (len(str(f.start.row)) if excerpt else 2)
         for note in f.context:
             out.append(f"{pad} = {style.bold('note')}: {note}")
-        rule = ALL_RULES.get(f.code)
+        rule = rules.ALL_RULES.get(f.code)
         if f.fix is not None and options.show_fixes:
             out.append(f"{pad} = {style.bold('help')}: {f.fix.message}")
         elif rule is not None:

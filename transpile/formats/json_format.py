@@ -6,7 +6,7 @@ import json
 import os
 
 from ..diagnostics import Finding
-from ..rules import ALL_RULES
+from .. import rules
 from . import RenderOptions
 
 NAME = "json"
@@ -25,7 +25,7 @@ def finding_dict(f: Finding) -> dict:
                 for e in f.fix.edits
             ],
         }
-    rule = ALL_RULES.get(f.code)
+    rule = rules.ALL_RULES.get(f.code)
     return {
         "cell": None,
         "code": f.code,

@@ -7,7 +7,7 @@ import os
 
 from .. import diagnostics
 from ..diagnostics import Finding
-from ..rules import ALL_RULES
+from .. import rules as rule_registry
 from . import RenderOptions
 
 NAME = "sarif"
@@ -26,7 +26,7 @@ def render(findings: list[Finding], options: RenderOptions) -> str:
 
     rules = []
     order = {}
-    for i, (code, rule) in enumerate(ALL_RULES.items()):
+    for i, (code, rule) in enumerate(rule_registry.ALL_RULES.items()):
         order[code] = i
         rules.append({
             "id": code,

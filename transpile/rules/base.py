@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
-import libcst as cst
+import ast
 
 from ..analysis.events import Event, EventKind
 from ..diagnostics import Fix, Severity
@@ -21,9 +21,11 @@ from ..diagnostics import Fix, Severity
 class Report:
     """A rule's verdict on one event: where, what, and optionally how to fix it."""
 
-    node: cst.CSTNode
+    node: ast.AST
     message: str
-    fix: Optional[Callable[[], Optional[Fix]]] = None
+    #: ``fix(with_edits)``: the Fix (applicability and message are cheap; edits need libcst and
+    #: are only computed when wanted).
+    fix: Optional[Callable[[bool], Optional[Fix]]] = None
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,8 @@ from ..fixes import augassign_fix
 from .base import Report, Rule, example
 
 _SYMBOLS = {
-    "AddAssign": "+=", "SubtractAssign": "-=", "MultiplyAssign": "*=", "DivideAssign": "/=",
-    "FloorDivideAssign": "//=", "ModuloAssign": "%=", "PowerAssign": "**=",
-    "MatrixMultiplyAssign": "@=", "LeftShiftAssign": "<<=", "RightShiftAssign": ">>=",
-    "BitAndAssign": "&=", "BitOrAssign": "|=", "BitXorAssign": "^=",
+    "Add": "+=", "Sub": "-=", "Mult": "*=", "Div": "/=", "FloorDiv": "//=", "Mod": "%=", "Pow": "**=",
+    "MatMult": "@=", "LShift": "<<=", "RShift": ">>=", "BitAnd": "&=", "BitOr": "|=", "BitXor": "^=",
 }
 
 
@@ -21,7 +19,7 @@ def check(event: Event) -> Iterator[Report]:
     yield Report(
         event.node,
         f"in-place `{op}` on tensor `{event.name}`: a `Symbol` cannot be updated in place; {event.why()}",
-        fix=lambda: augassign_fix(event),
+        fix=lambda with_edits: augassign_fix(event, with_edits),
     )
 
 

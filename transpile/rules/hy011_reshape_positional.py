@@ -1,7 +1,7 @@
 """HY011: ``t.reshape(a, b)`` with several positional dimensions."""
 from typing import Iterator
 
-import libcst as cst
+import ast
 
 from ..diagnostics import Severity
 from ..analysis.events import Event, EventKind
@@ -12,17 +12,17 @@ from .base import Report, Rule, example
 def check(event: Event) -> Iterator[Report]:
     if event.name != "reshape" or not event.value.is_tensor or event.call is None:
         return
-    args = event.call.args
-    if any(arg.star for arg in args):
+    call = event.call
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return
-    positional = [arg for arg in args if arg.keyword is None]
+    positional = call.args
     if len(positional) < 2:
         return
     yield Report(
         event.call,
         f"`.reshape()` with {len(positional)} positional dimensions works on NDArray only: on a "
         f"`Symbol` the second argument binds to `reverse`; pass the shape as a tuple; {event.why()}",
-        fix=lambda: reshape_tuple_fix(event),
+        fix=lambda with_edits: reshape_tuple_fix(event, with_edits),
     )
 
 
