@@ -732,3 +732,23 @@ def test_interleaved_attention_matmuls():
     o2 = nd.contrib.interleaved_matmul_encdec_valatt(nd.array(kv), nd.array(att2), heads=H).asnumpy()
     ref_o2 = np.einsum("bhts,sbhd->tbhd", att2.reshape(B, H, T, S).astype(np.float64), kvr[:, :, :, 1])
     close(o2, ref_o2.reshape(T, B, H * hd), atol=1e-4)
+
+
+def test_spatial_transformer_family():
+    x = rand(2, 3, 5, 6)
+    ident = np.tile(np.array([1, 0, 0, 0, 1, 0], np.float32), (2, 1))
+    grid = nd.GridGenerator(nd.array(ident), transform_type="affine", target_shape=(5, 6))
+    assert grid.shape == (2, 2, 5, 6)
+    close(nd.BilinearSampler(nd.array(x), grid).asnumpy(), x, atol=1e-5)       # identity transform
+    close(nd.SpatialTransformer(nd.array(x), nd.array(ident), target_shape=(5, 6), transform_type="affine",
+                                sampler_type="bilinear").asnumpy(), x, atol=1e-5)
+    flow = np.zeros((2, 2, 5, 6), np.float32)
+    flow[:, 0] = 1.0                                                            # shift one pixel right
+    warped = nd.BilinearSampler(nd.array(x), nd.GridGenerator(nd.array(flow), transform_type="warp")).asnumpy()
+    close(warped[..., :-1], x[..., 1:], atol=1e-5)
+    close(warped[..., -1], 0 * x[..., -1], atol=1e-5)                          # outside -> zeros
+    half = np.tile(np.array([0.5, 0, 0, 0, 0.5, 0], np.float32), (2, 1))      # zoom in on the centre
+    z = nd.SpatialTransformer(nd.array(x), nd.array(half), target_shape=(3, 3), transform_type="affine",
+                              sampler_type="bilinear").asnumpy()
+    # target (0, 0) -> source normalized (-0.5, -0.5) -> pixel (1.25, 1.0)
+    close(z[:, :, 0, 0], 0.75 * x[:, :, 1, 1] + 0.25 * x[:, :, 1, 2], atol=1e-5)
