@@ -121,7 +121,16 @@ def _reshape_shape(attrs, in_shapes):
     (s,) = in_shapes
     if s is None:
         return list(in_shapes), [None]
-    return list(in_shapes), [_reshape_target(attrs, tuple(s))]
+    out = _reshape_target(attrs, tuple(s))
+    if known(out) and not known(s):
+        # MXNet's ReverseReshapeInferShape: one unknown input dimension follows from the output size
+        unknown = [i for i, d in enumerate(s) if not d]
+        if len(unknown) == 1:
+            rest = prod(d for d in s if d)
+            full = list(s)
+            full[unknown[0]] = prod(out) // rest
+            return [tuple(full)], [out]
+    return list(in_shapes), [out]
 
 
 def _reshape(attrs, x):

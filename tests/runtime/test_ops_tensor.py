@@ -481,3 +481,15 @@ def test_linspace_moveaxis():
     np.testing.assert_allclose(sym.linspace(0, 1, 3, endpoint=False).eval()[0].asnumpy(), [0, 1 / 3, 2 / 3],
                                rtol=1e-6)
     assert nd.moveaxis(nd.zeros((2, 3, 4)), [0, 1], [-1, -2]).shape == (4, 3, 2)
+
+
+def test_partial_shape_inference():
+    # unknown dimensions (0) propagate; Reshape fills one unknown input dim from a known output (as MXNet)
+    x = sym.var("x", shape=(0, 3))
+    assert sym.reshape(x, shape=(4, 6)).infer_shape() == ([(8, 3)], [(4, 6)], [])
+    a, b = sym.var("a"), sym.var("b")
+    args, outs, _ = (a + b).infer_shape(a=(2, 3))
+    assert args == [(2, 3), (2, 3)] and outs == [(2, 3)]
+    assert sym.Flatten(sym.var("d", shape=(0, 3, 4))).infer_shape_partial()[1] == [(0, 12)]
+    c = sym.concat(sym.var("p"), sym.var("q"), dim=1)
+    assert c.infer_shape(p=(2, 3), q=(2, 5))[1] == [(2, 8)]
