@@ -10,7 +10,7 @@ Usage (what ``HybridBlock.hybridize`` and ``hybridize run`` call)::
     print(prog)                   # the generated source (also ``prog.code``)
 
 ``compile_graph(graph, *, input_names, shapes=None, dtypes=None, params=None, optimize=True,
-training=False, passes=None, disable=None) -> CompiledProgram``
+training=False, passes=None, disable=None, options=None) -> CompiledProgram``
 
 - ``graph``: a :class:`~.ir.Graph` (e.g. ``symbol.graph()``); it is copied, never modified.
 - ``input_names``: the variables that are data inputs, in call order. Every other variable is a
@@ -25,6 +25,9 @@ training=False, passes=None, disable=None) -> CompiledProgram``
 - ``optimize``: run the pass pipeline (``passes/``): identity-op removal, CSE, constant folding,
   BatchNorm folding, lowering to fused NHWC kernels, memory planning... ``False`` gives the
   plain straight-line program over the registry's reference kernels.
+- ``passes``: names of the passes to run (default: the whole default pipeline), ``disable``:
+  ``{pass name: True}`` to leave some out, ``options``: pass options, e.g. ``{"winograd": False}``
+  (True / False / None = automatic choice of Winograd convolutions).
 - ``training``: compile for training mode (``Dropout``/``BatchNorm`` keep their training
   behaviour; inference-only passes such as BatchNorm folding are skipped).
 
@@ -53,6 +56,7 @@ by keeping ``[A-Za-z0-9_]`` only, and node names appear in comments through ``re
 """
 from __future__ import annotations
 
+import math
 import re
 import threading
 from typing import Any, Callable, Mapping, Sequence
@@ -202,7 +206,7 @@ class _VBuf:
 
     def __init__(self, index: int, shape: tuple, dtype: np.dtype, first: int, scratch: bool):
         self.index, self.shape, self.dtype = index, tuple(int(d) for d in shape), np.dtype(dtype)
-        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        self.nbytes = math.prod(self.shape) * self.dtype.itemsize
         self.first = self.last = first
         self.offset = 0
         self.scratch = scratch
@@ -333,7 +337,8 @@ def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[s
                   dtypes: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None,
                   param_shapes: Mapping[str, Sequence[int]] | None = None, optimize: bool = True,
                   training: bool = False, passes: list[str] | None = None,
-                  disable: Mapping[str, bool] | None = None) -> CompiledProgram:
+                  disable: Mapping[str, bool] | None = None,
+                  options: Mapping[str, Any] | None = None) -> CompiledProgram:
     """Compiles ``graph`` into a :class:`CompiledProgram` (see the module docstring)."""
     from .passes import PassContext, run_pipeline
 
@@ -363,7 +368,7 @@ def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[s
     ctx = PassContext(input_names=input_names, input_shapes=in_shapes, input_dtypes=in_dtypes,
                       param_shapes={k: v for k, v in p_shapes.items() if k in var_names},
                       param_dtypes={k: v for k, v in p_dtypes.items() if k in var_names},
-                      training=training)
+                      training=training, options=dict(options or {}))
     # parameter shapes the caller did not give are completed from the graph
     shp, _ = ctx.infer(g)
     for n in g.variables():

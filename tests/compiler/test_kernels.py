@@ -1,0 +1,91 @@
+"""The NHWC kernels the layout pass lowers to, against the registry's reference ops (NCHW)."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compiler_helpers import check  # noqa: E402
+
+from hybridize.runtime import symbol as sym
+
+CONVS = [
+    # (in shape, attrs, expected algo)
+    ((2, 5, 7, 7), dict(kernel=(1, 1), num_filter=6), "gemm"),
+    ((2, 5, 7, 7), dict(kernel=(1, 1), num_filter=6, stride=(2, 2)), "gemm"),
+    ((1, 4, 9, 8), dict(kernel=(3, 3), num_filter=6, pad=(1, 1), stride=(2, 2)), "gemm"),
+    ((1, 4, 9, 8), dict(kernel=(3, 3), num_filter=6, pad=(2, 2), dilate=(2, 2)), "gemm"),
+    ((1, 3, 11, 11), dict(kernel=(7, 7), num_filter=4, pad=(3, 3), stride=(2, 2), no_bias=True), "gemm"),
+    ((1, 4, 8, 9), dict(kernel=(1, 7), num_filter=5, pad=(0, 3)), "gemm"),
+    ((1, 4, 8, 9), dict(kernel=(3, 1), num_filter=5, pad=(1, 0)), "gemm"),
+    ((2, 6, 8, 8), dict(kernel=(3, 3), num_filter=6, num_group=6, pad=(1, 1)), "dw"),
+    ((2, 6, 9, 9), dict(kernel=(3, 3), num_filter=6, num_group=6, pad=(1, 1), stride=(2, 2)), "dw"),
+    ((1, 6, 8, 8), dict(kernel=(3, 3), num_filter=12, num_group=6, pad=(1, 1)), "group"),
+    ((1, 8, 8, 8), dict(kernel=(3, 3), num_filter=4, num_group=2, pad=(1, 1)), "group"),
+    ((1, 8, 6, 6), dict(kernel=(1, 1), num_filter=4, num_group=2), "group"),
+    ((2, 4, 6, 6), dict(kernel=(3, 3), num_filter=5, pad=(1, 1)), "gemm"),
+    ((1, 4, 6, 6), dict(kernel=(2, 2), num_filter=3), "gemm"),
+]
+
+
+@pytest.mark.parametrize("shape,attrs,algo", CONVS)
+@pytest.mark.parametrize("act", [None, "relu"])
+def test_convolution(shape, attrs, algo, act):
+    x = sym.var("data")
+    y = sym.Convolution(x, name="c", **attrs)
+    if act:
+        y = sym.Activation(y, act_type=act)
+    prog = check(y, {"data": shape}, options={"winograd": False})
+    assert prog.stats["layout"] == {"transposes": 2, f"conv_{algo}": 1, **({"activation": 1} if act else {})}
+
+
+@pytest.mark.parametrize("hw", [(8, 8), (7, 9), (1, 1), (2, 3)])
+def test_winograd_matches(hw):
+    x = sym.var("data")
+    y = sym.Convolution(x, kernel=(3, 3), num_filter=7, pad=(1, 1), name="c")
+    prog = check(y, {"data": (2, 5) + hw}, options={"winograd": True})
+    assert prog.stats["layout"]["conv_wino"] == 1
+
+
+POOLS = [
+    dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max"),
+    dict(kernel=(2, 2), stride=(2, 2), pool_type="avg"),
+    dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), pool_type="avg"),
+    dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), pool_type="avg", count_include_pad=False),
+    dict(kernel=(3, 3), stride=(2, 2), pool_type="max", pooling_convention="full"),
+    dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="avg", pooling_convention="full"),
+    dict(kernel=(3, 3), stride=(2, 2), pool_type="avg", pooling_convention="full", count_include_pad=False),
+    dict(kernel=(1, 1), global_pool=True, pool_type="avg"),
+    dict(kernel=(1, 1), global_pool=True, pool_type="max"),
+    dict(kernel=(7, 7), pool_type="avg"),
+]
+
+
+@pytest.mark.parametrize("attrs", POOLS)
+@pytest.mark.parametrize("hw", [(7, 7), (8, 10)])
+def test_pooling(attrs, hw):
+    if attrs.get("kernel") == (7, 7) and hw != (7, 7):
+        pytest.skip("kernel larger than the input")
+    x = sym.var("data")
+    y = sym.Pooling(x, **attrs)
+    prog = check(y, {"data": (2, 3) + hw})
+    assert prog.stats["layout"]["pool"] == 1
+
+
+def test_dense_batchnorm_and_elementwise():
+    x = sym.var("data")
+    h = sym.FullyConnected(x, num_hidden=7, name="f1")
+    h = sym.BatchNorm(sym.sigmoid(h), name="bn")
+    h = sym.tanh(sym.FullyConnected(h, num_hidden=3, flatten=False, name="f2"))
+    y = sym.clip(h + h, a_min=-0.5, a_max=0.5)
+    prog = check(y, {"data": (4, 2, 3)})
+    assert "_hy_dense" in [n.op.name for n in prog.graph.nodes if n.op is not None]
+
+
+def test_concat_mixed_layouts():
+    x = sym.var("data")
+    a = sym.Convolution(x, kernel=(1, 1), num_filter=3, name="a")
+    y = sym.Concat(a, x, sym.relu(x), dim=1)
+    y = sym.Pooling(y, kernel=(2, 2), stride=(2, 2), pool_type="max")
+    check(y, {"data": (2, 4, 6, 6)})

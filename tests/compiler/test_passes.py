@@ -1,0 +1,195 @@
+"""Each graph pass on its own: what it rewrites, and that outputs stay those of the reference."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compiler_helpers import check, random_params  # noqa: E402
+
+from hybridize.runtime import symbol as sym
+from hybridize.runtime.graph.codegen import compile_graph
+from hybridize.runtime.graph.interpret import evaluate
+from hybridize.runtime.graph.passes import all_passes
+
+
+def op_names(prog):
+    return [n.op.name for n in prog.graph.nodes if n.op is not None]
+
+
+def test_pipeline_is_discovered_in_order():
+    names = [p.name for p in all_passes()]
+    assert names == ["identity", "cse", "constant_fold", "bn_fold", "layout", "fuse", "dce"]
+
+
+# -- identity ------------------------------------------------------------------------------------
+def test_identity_ops_removed_at_inference():
+    x = sym.var("data")
+    y = sym.Dropout(sym.BlockGrad(sym.identity(x)), p=0.5)
+    y = sym.Reshape(y, shape=(4, 6)) * 2.0
+    y = sym.transpose(sym.Flatten(y), axes=(0, 1))
+    prog = check(y, {"data": (4, 6)}, passes=["identity"])
+    assert op_names(prog) == ["_mul_scalar"]
+    assert prog.stats["identity"]["removed"] == 6
+
+
+def test_dropout_kept_in_training_and_always_mode():
+    x = sym.var("data")
+    prog = compile_graph(sym.Dropout(x, p=0.5).graph(), input_names=["data"], shapes={"data": (4, 6)},
+                         passes=["identity"], training=True)
+    assert op_names(prog) == ["Dropout"]
+    prog = compile_graph(sym.Dropout(x, p=0.5, mode="always").graph(), input_names=["data"],
+                         shapes={"data": (4, 6)}, passes=["identity"])
+    assert op_names(prog) == ["Dropout"]
+
+
+def test_real_reshape_and_transpose_stay():
+    x = sym.var("data")
+    y = sym.transpose(sym.Reshape(x, shape=(6, 4)))
+    prog = check(y, {"data": (4, 6)}, passes=["identity"])
+    assert op_names(prog) == ["Reshape", "transpose"]
+
+
+# -- cse -------------------------------------------------------------------------------------------
+def test_cse_merges_equal_subexpressions():
+    x = sym.var("data")
+    w = sym.var("w")
+    a = sym.FullyConnected(x, w, num_hidden=3, no_bias=True, name="fa")
+    b = sym.FullyConnected(x, w, num_hidden=3, no_bias=True, name="fb")
+    c = sym.FullyConnected(x, w, num_hidden=3, no_bias=True, flatten=False, name="fc")
+    y = sym.Group([sym.relu(a) + sym.relu(b), c])
+    prog = check(y, {"data": (2, 5)}, passes=["cse"])
+    assert prog.stats["cse"]["merged"] == 2        # fb, and the second relu
+    assert op_names(prog).count("FullyConnected") == 2
+
+
+def test_cse_leaves_random_ops_alone():
+    x = sym.var("data")
+    y = sym.Dropout(x, p=0.5) + sym.Dropout(x, p=0.5)
+    prog = compile_graph(y.graph(), input_names=["data"], shapes={"data": (3,)}, passes=["cse"], training=True)
+    assert op_names(prog).count("Dropout") == 2
+
+
+# -- constant folding ------------------------------------------------------------------------------
+def test_constant_subgraphs_folded():
+    x = sym.var("data")
+    k = (sym.ones((2, 3)) * 3.0 + 1.0)
+    y = x + k
+    prog = check(y, {"data": (2, 3)}, passes=["constant_fold"])
+    assert op_names(prog) == ["elemwise_add"]
+    assert prog.stats["constant_fold"]["folded"] == 3
+
+
+def test_parameter_subgraphs_recomputed_on_bind():
+    x = sym.var("data")
+    w = sym.var("w")
+    y = x + (w * 2.0 + 1.0)            # folded per bind in the prologue, not at compile time
+    prog = compile_graph(y.graph(), input_names=["data"], shapes={"data": (3,)},
+                         params={"w": np.zeros(3, np.float32)})
+    assert op_names(prog) != [] and "_mul_scalar" in prog.prologue_code
+    np.testing.assert_allclose(prog(np.zeros(3, np.float32))[0], [1, 1, 1])
+    prog.bind_params({"w": np.ones(3, np.float32)})
+    np.testing.assert_allclose(prog(np.zeros(3, np.float32))[0], [3, 3, 3])
+
+
+# -- batchnorm folding -------------------------------------------------------------------------------
+def _conv_bn(no_bias=False, fix_gamma=False, fc=False):
+    x = sym.var("data")
+    if fc:
+        c = sym.FullyConnected(x, num_hidden=5, no_bias=no_bias, name="c")
+    else:
+        c = sym.Convolution(x, kernel=(3, 3), num_filter=5, pad=(1, 1), no_bias=no_bias, name="c")
+    return sym.BatchNorm(c, fix_gamma=fix_gamma, eps=1e-3, name="bn"), c
+
+
+@pytest.mark.parametrize("no_bias", [False, True])
+@pytest.mark.parametrize("fix_gamma", [False, True])
+@pytest.mark.parametrize("fc", [False, True])
+def test_batchnorm_folded(no_bias, fix_gamma, fc):
+    y, _ = _conv_bn(no_bias, fix_gamma, fc)
+    prog = check(y, {"data": (2, 3, 6, 6)}, passes=["bn_fold"])
+    assert "BatchNorm" not in op_names(prog)
+    assert prog.stats["bn_fold"]["folded"] == 1
+
+
+def test_batchnorm_not_folded_when_input_has_other_users_or_training():
+    y, c = _conv_bn()
+    g = sym.Group([y, c])
+    prog = check(g, {"data": (2, 3, 6, 6)}, passes=["bn_fold"])
+    assert "BatchNorm" in op_names(prog)
+    params = random_params(y, {"data": (2, 3, 6, 6)})
+    prog = compile_graph(y.graph(), input_names=["data"], shapes={"data": (2, 3, 6, 6)}, params=params,
+                         passes=["bn_fold"], training=True)
+    assert "BatchNorm" in op_names(prog)
+
+
+def test_rebinding_refolds_batchnorm():
+    y, _ = _conv_bn()
+    shapes = {"data": (1, 3, 6, 6)}
+    x = np.random.default_rng(5).standard_normal(shapes["data"]).astype(np.float32)
+    p1, p2 = random_params(y, shapes, 1), random_params(y, shapes, 2)
+    prog = compile_graph(y.graph(), input_names=["data"], shapes=shapes, params=p1)
+    prog(x)
+    prog.bind_params(p2)
+    (ref,) = evaluate(y.graph(), {**p2, "data": x})
+    np.testing.assert_allclose(prog(x)[0], ref, rtol=1e-4, atol=1e-4)
+    prog.bind_params({"bn_gamma": p1["bn_gamma"]}, partial=True)
+    (ref,) = evaluate(y.graph(), {**p2, "bn_gamma": p1["bn_gamma"], "data": x})
+    np.testing.assert_allclose(prog(x)[0], ref, rtol=1e-4, atol=1e-4)
+
+
+# -- layout ------------------------------------------------------------------------------------------
+def _convnet():
+    x = sym.var("data")
+    h = sym.Convolution(x, kernel=(3, 3), num_filter=8, pad=(1, 1), name="c1")
+    h = sym.Activation(sym.BatchNorm(h, name="bn1"), act_type="relu")
+    h = sym.Pooling(h, kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max")
+    r = h
+    h = sym.Convolution(h, kernel=(1, 1), num_filter=8, no_bias=True, name="c2")
+    h = sym.clip(sym.BatchNorm(h, name="bn2"), a_min=0.0, a_max=6.0)
+    h = sym.Convolution(h, kernel=(3, 3), num_filter=8, num_group=8, pad=(1, 1), name="dw")
+    h = sym.relu(h + r)
+    h = sym.Concat(h, sym.Convolution(h, kernel=(3, 3), num_filter=4, pad=(1, 1), name="c3"), dim=1)
+    h = sym.Pooling(h, kernel=(1, 1), global_pool=True, pool_type="avg")
+    return sym.FullyConnected(sym.Flatten(h), num_hidden=3, name="fc")
+
+
+def test_layout_one_transpose_in_and_none_between_convs():
+    prog = check(_convnet(), {"data": (2, 3, 9, 9)}, passes=["bn_fold", "layout"])
+    ops = op_names(prog)
+    assert ops.count("_hy_layout") == 1              # NHWC once at the input, 1x1 spatial flatten needs none
+    assert "Convolution" not in ops and "Pooling" not in ops and "BatchNorm" not in ops
+    assert prog.stats["layout"]["conv_dw"] == 1
+
+
+@pytest.mark.parametrize("winograd", [True, False])
+def test_winograd_and_gemm_agree(winograd):
+    x = sym.var("data")
+    y = sym.Convolution(x, kernel=(3, 3), num_filter=6, pad=(1, 1), name="c")
+    y = sym.Convolution(sym.relu(y), kernel=(3, 3), num_filter=5, pad=(1, 1), name="d")
+    for hw in (8, 7):
+        prog = check(y, {"data": (2, 4, hw, hw)}, options={"winograd": winograd})
+        assert prog.stats["layout"].get("conv_wino", 0) == (2 if winograd else 0)
+
+
+# -- fusion ------------------------------------------------------------------------------------------
+def test_bias_residual_activation_fused():
+    x = sym.var("data")
+    a = sym.BatchNorm(sym.Convolution(x, kernel=(3, 3), num_filter=4, pad=(1, 1), name="a"), name="bna")
+    b = sym.BatchNorm(sym.Convolution(x, kernel=(1, 1), num_filter=4, name="b"), name="bnb")
+    y = sym.Activation(b + a, act_type="relu")
+    prog = check(y, {"data": (2, 3, 6, 6)})
+    assert prog.stats["fuse"] == {"residual": 1, "activation": 1}
+    assert op_names(prog).count("_hy_conv") == 2 and "_hy_add" not in op_names(prog)
+
+
+# -- dce -----------------------------------------------------------------------------------------------
+def test_dead_code_removed():
+    from hybridize.runtime.graph.ir import Graph
+    x = sym.var("data")
+    live = sym.relu(x)
+    dead = sym.sigmoid(live)
+    g = Graph(live.outputs, live.graph().nodes + [dead.outputs[0].node])
+    prog = compile_graph(g, input_names=["data"], shapes={"data": (3,)}, passes=["dce"])
+    assert op_names(prog) == ["relu"] and prog.stats["dce"]["removed"] == 1
