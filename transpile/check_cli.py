@@ -171,7 +171,7 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
         text = _statistics(result) if statistics else FORMATS[fmt](findings, options)
         if fmt in ("full", "concise") and not quiet:
             text += _summary(result, fix) + "\n"
-        _emit(text, output_file)
+        _emit(text, output_file, options.color)
         code = EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
     io_errors = result.io_errors + [r.io_error for r in result.files if r.io_error]
     for message in io_errors:
@@ -181,10 +181,11 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
     return code
 
 
-def _emit(text: str, output_file: Optional[str]) -> None:
+def _emit(text: str, output_file: Optional[str], color: bool = False) -> None:
     if output_file is None:
         if text:
-            click.echo(text, nl=False)
+            # click strips ANSI codes when stdout is not a tty unless told the colour is wanted
+            click.echo(text, nl=False, color=color or None)
         return
     try:
         write_atomic(output_file, text.encode("utf-8"))

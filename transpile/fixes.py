@@ -92,10 +92,11 @@ def _locate(site: Site, span: tuple[int, int, int, int], kind: type) -> Optional
                 best = (node, start, end)
     if best is None:
         return None
-    return snippet.module, best[0], snippet.line_offset
+    node, start, end = best
+    return snippet.module, node, (snippet.line_offset, start, end)
 
 
-def _replace_edit(module: Any, old: Any, new: Any, line_offset: int) -> Edit:
+def _replace_edit(module: Any, old: Any, new: Any, where: tuple) -> Edit:
     """The minimal text edit turning ``module`` into ``module`` with ``old`` replaced by ``new``.
 
     Rendering the whole snippet (not just the new node) keeps continuation-line indentation,
@@ -110,6 +111,16 @@ def _replace_edit(module: Any, old: Any, new: Any, line_offset: int) -> Edit:
     suffix = 0
     while suffix < limit - prefix and before[-1 - suffix] == after[-1 - suffix]:
         suffix += 1
+    # Widen the edit to the whole replaced node, so it reads as a statement/expression
+    # (``y = y + 1``, not ``= y +``) in JSON output and diffs.
+    line_offset, (start_row, start_col), (end_row, end_col) = where
+    starts = [0]
+    for line in before.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    node_start = starts[start_row - line_offset - 1] + start_col - 1
+    node_end = starts[end_row - line_offset - 1] + end_col - 1
+    prefix = min(prefix, node_start)
+    suffix = min(suffix, len(before) - node_end)
 
     def location(offset: int) -> Location:
         head = before[:offset]
@@ -131,7 +142,7 @@ def reshape_tuple_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     found = _locate(event.site, event.site.span(event.call), cst.Call)
     if found is None:
         return None
-    module, call, offset = found
+    module, call, where = found
     args = list(call.args)
     positional = [a for a in args if a.keyword is None and not a.star]
     keywords = [a for a in args if a.keyword is not None]
@@ -144,7 +155,7 @@ def reshape_tuple_fix(event: Event, with_edits: bool) -> Optional[Fix]:
                        rpar=[cst.RightParen()])
     first = cst.Arg(value=packed, comma=last.comma if keywords else cst.MaybeSentinel.DEFAULT)
     new_call = call.with_changes(args=[first] + keywords, whitespace_before_args=cst.SimpleWhitespace(""))
-    return Fix(message, (_replace_edit(module, call, new_call, offset),), Applicability.SAFE)
+    return Fix(message, (_replace_edit(module, call, new_call, where),), Applicability.SAFE)
 
 
 def _aliases(name: str, value: Value, env: dict[str, Value]) -> list[str]:
@@ -188,7 +199,7 @@ def augassign_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     found = _locate(event.site, event.site.span(stmt), cst.AugAssign)
     if found is None:
         return None
-    module, node, offset = found
+    module, node, where = found
     operator_cls = getattr(cst, cst_op)
     right = node.value
     if _precedence(right) <= _PRECEDENCE[cst_op]:
@@ -203,4 +214,4 @@ def augassign_fix(event: Event, with_edits: bool) -> Optional[Fix]:
                                   whitespace_after_equal=node.operator.whitespace_after)],
         value=binop,
     )
-    return Fix(message, (_replace_edit(module, node, assign, offset),), applicability)
+    return Fix(message, (_replace_edit(module, node, assign, where),), applicability)

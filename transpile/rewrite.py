@@ -1,0 +1,454 @@
+"""Rewrite one checked Gluon module into a static graph-building module for ``hybridize.runtime``.
+
+The design (what a reader of the output sees):
+
+* Every ``hybrid_forward`` method gets the ``@static_graph`` marker
+  (``hybridize.runtime.gluon.static_graph``): the method is *only* ever run with
+  ``F = hybridize.runtime.symbol``, once per input signature, to build the graph; calls
+  with NDArrays run the compiled graph (imperatively called blocks are compiled on first use, as if
+  ``hybridize()`` had been called). The body is the graph construction, written out:
+  - tensor-independent control flow (``if self.use_bias:``, ``for blk in self.layers:``) is kept: it
+    is Python that runs while the graph is built;
+  - trace-only side effects (``print``/logging of a tensor, HY008) are turned into comments, since
+    they would print a Symbol once at build time and never again;
+  - a tensor stored on ``self`` (HY008) is kept and annotated;
+  - branches guarded to run only imperatively (``if F is nd:``, ``isinstance(x, nd.NDArray)``) are
+    resolved: the graph never takes them.
+* Imports are mapped by :mod:`.imports` (``mxnet`` -> ``hybridize.runtime``; relative imports leaving
+  the transpiled tree become absolute).
+* A header names the source file and the tool version. Everything else (constructors, helpers,
+  docstrings, comments, formatting) is preserved byte for byte through libcst.
+
+The checker (issue 4) runs first; a module with error-level findings is refused (see
+:func:`check_for_transpile`, the one adapter between the two).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .diagnostics import Finding, Severity
+from .imports import Tree, map_module, package_of, plan_from_import, plan_import, resolve_relative
+
+MARKER_MODULE = "hybridize.runtime.gluon.static_graph"
+MARKER = "static_graph"
+TRACE_ONLY = "HY008"
+_LOGGING = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "fatal"})
+_CODING = re.compile(r"^#.*coding[:=]")
+
+
+def tool_version() -> str:
+    from .. import __version__
+    return __version__
+
+
+# ---------------------------------------------------------------------------------------------
+# the checker, behind one adapter
+def check_for_transpile(text: str, path: str, config=None) -> list[Finding]:
+    """All checker findings for ``text`` (errors refuse the file; HY008 warnings drive the rewrite)."""
+    from .checker import check_source
+
+    return check_source(text, path, config, with_edits=False)
+
+
+def blocking(findings: Sequence[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity is Severity.ERROR]
+
+
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Rewritten:
+    """The outcome for one module. ``code`` is ``None`` when the checker refused it."""
+
+    path: str
+    code: Optional[str]
+    findings: list[Finding] = field(default_factory=list)
+    graph_methods: list[str] = field(default_factory=list)
+    commented: int = 0
+    resolved_guards: int = 0
+    mapped_imports: int = 0
+
+    @property
+    def refused(self) -> bool:
+        return self.code is None
+
+
+def rewrite_source(text: str, path: str, tree: Optional[Tree] = None, label: Optional[str] = None,
+                   config=None, findings: Optional[list[Finding]] = None) -> Rewritten:
+    """Check and rewrite one module.
+
+    ``path`` is the file on disk (its package is found from it), ``tree`` the transpiled tree it
+    belongs to (default: the file alone), ``label`` the name written in the header (default ``path``).
+    Raises ``cst.ParserSyntaxError``/``SyntaxError`` only if the checker let a syntax error through.
+    """
+    if findings is None:
+        findings = check_for_transpile(text, label or path, config)
+    if blocking(findings):
+        return Rewritten(label or path, None, list(findings))
+    tree = tree or Tree.for_path(path)
+    module = cst.parse_module(text)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    trace_only = {(f.start.row, f.start.column) for f in findings if f.code == TRACE_ONLY}
+    marker = MARKER if not re.search(r"\b%s\b" % MARKER, text) else "_hybridize_" + MARKER
+    transformer = _Rewriter(package_of(path), tree, trace_only, marker, label or path, module)
+    out = wrapper.visit(transformer)
+    code = out.code
+    compile(code, label or path, "exec")  # the output must compile; a failure here is a bug of ours
+    return Rewritten(label or path, code, list(findings), transformer.graph_methods, transformer.commented,
+                     transformer.resolved_guards, transformer.mapped_imports)
+
+
+# ---------------------------------------------------------------------------------------------
+def _dotted(node: Optional[cst.BaseExpression]) -> Optional[str]:
+    if node is None:
+        return None
+    return get_full_name_for_node(node)
+
+
+def _comment_lines(text: str, prefix: str) -> list[cst.EmptyLine]:
+    lines = text.strip("\n").splitlines() or [""]
+    out = []
+    for i, line in enumerate(lines):
+        body = (prefix + line) if i == 0 else ("#     " + line.rstrip())
+        out.append(cst.EmptyLine(indent=True, comment=cst.Comment(body.rstrip())))
+    return out
+
+
+class _Rewriter(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, package: Optional[str], tree: Tree, trace_only: set, marker: str, label: str,
+                 module: cst.Module) -> None:
+        super().__init__()
+        self.package = package
+        self.tree = tree
+        self.trace_only = trace_only
+        self.marker = marker
+        self.label = label
+        self.module = module
+        self.aliases = _import_aliases(module, package)
+        self.graph_methods: list[str] = []
+        self.commented = 0
+        self.resolved_guards = 0
+        self.mapped_imports = 0
+        self._classes: list[str] = []
+        self._scopes: list[str] = []
+        self._graph_fn: list[Optional[str]] = []  # the F parameter name inside a hybrid_forward
+        self._drop: dict[int, list[cst.EmptyLine]] = {}
+        self._annotate: dict[int, list[cst.EmptyLine]] = {}
+        self._guards: dict[int, bool] = {}  # id(If) -> condition value once F is symbol
+
+    # -- scopes -----------------------------------------------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node.name.value)
+        self._scopes.append("class")
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        self._classes.pop()
+        self._scopes.pop()
+        return updated
+
+    def _is_graph_method(self, node: cst.FunctionDef) -> bool:
+        """``hybrid_forward`` defined directly in a class body."""
+        return node.name.value == "hybrid_forward" and bool(self._scopes) and self._scopes[-1] == "class"
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        graph = self._is_graph_method(node)
+        params = [p.name.value for p in node.params.params]
+        if graph:
+            self.graph_methods.append(".".join(self._classes + ["hybrid_forward"]))
+            self._graph_fn.append(params[1] if len(params) >= 2 else "F")
+        else:
+            self._graph_fn.append(self._graph_fn[-1] if self._graph_fn else None)
+        self._scopes.append("def")
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        self._scopes.pop()
+        self._graph_fn.pop()
+        if not self._is_graph_method(original):
+            return updated
+        if any(_dotted(d.decorator) in (self.marker, f"{MARKER_MODULE}.{MARKER}") for d in updated.decorators):
+            return updated
+        decorator = cst.Decorator(decorator=cst.Name(self.marker))
+        return updated.with_changes(decorators=[*updated.decorators, decorator])
+
+    @property
+    def _in_graph(self) -> Optional[str]:
+        return self._graph_fn[-1] if self._graph_fn else None
+
+    # -- statements: trace-only side effects and imperative-only branches ---------------------
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if self._in_graph is None or len(node.body) != 1:
+            return
+        stmt = node.body[0]
+        pos = self.get_metadata(PositionProvider, stmt).start
+        if (pos.line, pos.column + 1) in self.trace_only:
+            if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and _is_output_call(stmt.value):
+                code = self.module.code_for_node(stmt)
+                self._drop[id(node)] = _comment_lines(code, "# trace-only, not part of the graph: ")
+            else:
+                self._annotate[id(node)] = _comment_lines(
+                    "note (HY008): runs once, while the graph is built; it keeps a Symbol, not a value", "# ")
+            return
+        # the finding may point inside the statement (``self.x = t``: the target)
+        rng = self.get_metadata(PositionProvider, stmt)
+        for row, col in self.trace_only:
+            if (rng.start.line, rng.start.column + 1) <= (row, col) <= (rng.end.line, rng.end.column):
+                if not (isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call)
+                        and _is_output_call(stmt.value)):
+                    self._annotate[id(node)] = _comment_lines(
+                        "note (HY008): runs once, while the graph is built; it keeps a Symbol, not a value", "# ")
+                break
+
+    def visit_If(self, node: cst.If) -> None:
+        if self._in_graph is None:
+            return
+        verdict = _classify_guard(node.test, self._in_graph, self.aliases)
+        if verdict is not None:
+            self._guards[id(node)] = verdict == "symbolic"
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        if not any(id(o) in self._drop or id(o) in self._annotate or id(o) in self._guards for o in original.body):
+            return updated
+        body: list[cst.BaseStatement] = []
+        pending: list[cst.EmptyLine] = []
+        for o, u in zip(original.body, updated.body):
+            if id(o) in self._drop:
+                pending += [*u.leading_lines, *self._drop[id(o)]]
+                self.commented += 1
+                continue
+            if id(o) in self._annotate:
+                u = u.with_changes(leading_lines=[*u.leading_lines, *self._annotate[id(o)]])
+            if id(o) in self._guards and isinstance(u, cst.If):
+                self.resolved_guards += 1
+                taken = self._guards[id(o)]
+                test = self.module.code_for_node(o.test)
+                note = _comment_lines(f"`if {test}:` resolved: F is symbol here, so the "
+                                      f"{'imperative-only branch is dropped' if not taken else 'condition holds'}",
+                                      "# ")
+                lead = [*pending, *u.leading_lines, *note]
+                pending = []
+                stmts = _branch(u, taken)
+                if not stmts:
+                    pending = lead
+                    continue
+                stmts[0] = stmts[0].with_changes(leading_lines=[*lead, *stmts[0].leading_lines])
+                body.extend(stmts)
+                continue
+            if pending:
+                u = u.with_changes(leading_lines=[*pending, *u.leading_lines])
+                pending = []
+            body.append(u)
+        footer = list(updated.footer)
+        if pending:
+            if body:
+                footer = [*pending, *footer]
+            else:
+                body = [cst.SimpleStatementLine([cst.Pass()], leading_lines=pending)]
+        return updated.with_changes(body=body, footer=footer)
+
+    # -- imports ----------------------------------------------------------------------------
+    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.ImportFrom:
+        level = len(original.relative)
+        module = _dotted(original.module)
+        names: tuple[str, ...] = ()
+        if not isinstance(original.names, cst.ImportStar):
+            names = tuple(_dotted(a.name) or "" for a in original.names)
+        plan = plan_from_import(level, module, self.package, self.tree, names)
+        if plan.keep:
+            return updated
+        self.mapped_imports += 1
+        return updated.with_changes(relative=[], module=cst.parse_expression(plan.module))
+
+    def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
+        new_names: list[cst.ImportAlias] = []
+        changed = False
+        for alias in updated.names:
+            dotted = _dotted(alias.name) or ""
+            asname = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else None
+            plan = plan_import(dotted, asname)
+            if plan is None:
+                new_names.append(alias)
+                continue
+            changed = True
+            new_dotted, new_as, extra = plan
+            if extra is not None:
+                new_names.append(cst.ImportAlias(name=cst.parse_expression(extra)))
+            as_node = alias.asname or cst.AsName(name=cst.Name(new_as))
+            if alias.asname is None:
+                as_node = cst.AsName(name=cst.Name(new_as))
+            new_names.append(alias.with_changes(name=cst.parse_expression(new_dotted), asname=as_node))
+        if not changed:
+            return updated
+        self.mapped_imports += 1
+        fixed = []
+        for i, a in enumerate(new_names):  # commas between all but the last
+            if i < len(new_names) - 1 and a.comma is cst.MaybeSentinel.DEFAULT:
+                a = a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            elif i == len(new_names) - 1 and not isinstance(a.comma, cst.MaybeSentinel):
+                a = a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            fixed.append(a)
+        return updated.with_changes(names=fixed)
+
+    # -- module: header and the marker's import -----------------------------------------------
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        header = list(updated.header)
+        keep = 0
+        while keep < len(header) and keep < 2 and header[keep].comment is not None and (
+                header[keep].comment.value.startswith("#!") or _CODING.match(header[keep].comment.value)):
+            keep += 1
+        ours = [cst.EmptyLine(comment=cst.Comment(
+            f"# Transpiled by hybridize {tool_version()} (hybridize transpile) from {self.label}"))]
+        if self.graph_methods:
+            ours.append(cst.EmptyLine(comment=cst.Comment(
+                "# hybrid_forward methods marked @static_graph build a static graph: F is hybridize.runtime.symbol")))
+        rest = header[keep:]
+        sep = [cst.EmptyLine()] if rest or updated.body else []
+        if rest and rest[0].comment is None:
+            sep = []
+        body = list(updated.body)
+        if self.graph_methods:
+            body = _insert_marker_import(body, self.marker)
+        return updated.with_changes(header=[*header[:keep], *ours, *sep, *rest], body=body)
+
+
+def _is_output_call(call: cst.Call) -> bool:
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value == "print"
+    if isinstance(func, cst.Attribute):
+        return func.attr.value in _LOGGING
+    return False
+
+
+def _branch(node: cst.If, taken: bool) -> list[cst.BaseStatement]:
+    """The statements that replace ``node`` when its test is ``taken``."""
+    if taken:
+        return list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else [
+            cst.SimpleStatementLine(list(node.body.body))]
+    orelse = node.orelse
+    if orelse is None:
+        return []
+    if isinstance(orelse, cst.If):  # elif: becomes a plain if
+        return [orelse.with_changes(leading_lines=[])]
+    block = orelse.body
+    if isinstance(block, cst.IndentedBlock):
+        return list(block.body)
+    return [cst.SimpleStatementLine(list(block.body))]
+
+
+def _is_import_line(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
+def _insert_marker_import(body: list, marker: str) -> list:
+    """After the last top-level import that precedes the first class/def (after docstring and
+    ``from __future__`` otherwise)."""
+    line = f"from {MARKER_MODULE} import {MARKER}" + (f" as {marker}" if marker != MARKER else "") + "\n"
+    new = cst.parse_statement(line)
+    at = 0
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)):
+            break
+        if _is_import_line(stmt):
+            at = i + 1
+        elif i == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr) \
+                and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)) and at == 0:
+            at = 1
+    return [*body[:at], new, *body[at:]]
+
+
+# ---------------------------------------------------------------------------------------------
+# imperative-only guards
+def _import_aliases(module: cst.Module, package: Optional[str]) -> dict[str, str]:
+    """Top-level names bound by imports -> the original (mxnet) dotted name they stand for."""
+    aliases: dict[str, str] = {}
+    for stmt in module.body:
+        if not _is_import_line(stmt):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for a in small.names:
+                    dotted = _dotted(a.name) or ""
+                    if a.asname is not None and isinstance(a.asname.name, cst.Name):
+                        aliases[a.asname.name.value] = dotted
+                    else:
+                        aliases[dotted.split(".")[0]] = dotted.split(".")[0]
+            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                base = resolve_relative(package, len(small.relative), _dotted(small.module))
+                if base is None:
+                    continue
+                for a in small.names:
+                    name = _dotted(a.name) or ""
+                    bound = a.asname.name.value if a.asname and isinstance(a.asname.name, cst.Name) else name
+                    aliases[bound] = f"{base}.{name}"
+    return aliases
+
+
+def _qualify(node: cst.BaseExpression, aliases: dict[str, str]) -> Optional[str]:
+    dotted = _dotted(node)
+    if not dotted:
+        return None
+    head, _, rest = dotted.partition(".")
+    if head not in aliases:
+        return None
+    return aliases[head] + ("." + rest if rest else "")
+
+
+_ND = ("ndarray", "nd")
+_SYM = ("symbol", "sym")
+
+
+def _family(qual: Optional[str]) -> Optional[str]:
+    """``"ndarray"``/``"symbol"`` for mxnet's imperative/symbolic modules (however imported)."""
+    if not qual:
+        return None
+    parts = qual.split(".")
+    if parts[0] != "mxnet" or len(parts) < 2:
+        return None
+    if parts[1] in _ND:
+        return "ndarray"
+    if parts[1] in _SYM:
+        return "symbol"
+    return None
+
+
+def _classify_guard(test: cst.BaseExpression, f_name: str, aliases: dict[str, str]) -> Optional[str]:
+    """``"imperative"`` if ``test`` holds only when running imperatively, ``"symbolic"`` if only
+    when building the graph, ``None`` if it is an ordinary (static) condition."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _classify_guard(test.expression, f_name, aliases)
+        return {"imperative": "symbolic", "symbolic": "imperative"}.get(inner or "")
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        comp = test.comparisons[0]
+        left, right = test.left, comp.comparator
+        if isinstance(right, cst.Name) and right.value == f_name:
+            left, right = right, left
+        if not (isinstance(left, cst.Name) and left.value == f_name):
+            return None
+        qual = _qualify(right, aliases)
+        family = _family(qual)
+        if family is None or (qual and qual.split(".")[-1] in ("NDArray", "Symbol")):
+            return None
+        if isinstance(comp.operator, (cst.Is, cst.Equal)):
+            negate = False
+        elif isinstance(comp.operator, (cst.IsNot, cst.NotEqual)):
+            negate = True
+        else:
+            return None
+        verdict = "imperative" if family == "ndarray" else "symbolic"
+        if negate:
+            verdict = "symbolic" if verdict == "imperative" else "imperative"
+        return verdict
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance" \
+            and len(test.args) == 2:
+        qual = _qualify(test.args[1].value, aliases)
+        if qual and _family(qual) and qual.split(".")[-1] in ("NDArray", "Symbol"):
+            return "imperative" if qual.split(".")[-1] == "NDArray" else "symbolic"
+    return None
