@@ -1,0 +1,241 @@
+"""Plan, transpile and atomically write output trees for ``hybridize transpile``.
+
+* :func:`plan` validates the inputs and the output directory (one-line :class:`TranspileError` for
+  a missing path, an output that is a file, an unwritable output, an output inside an input tree).
+  Each input ``P`` is written at ``OUTDIR/<name of P>``; a directory keeps its tree (its ``*.py``
+  files; hidden directories and ``__pycache__`` are skipped).
+* :func:`transpile_inputs` checks and rewrites every module (in sorted order, so output and
+  messages are deterministic) and returns a :class:`Report`.
+* :func:`write_report` writes what was transpiled into a temporary directory next to the output and
+  then moves each input's tree into place. Without ``keep_going`` it writes nothing unless every
+  module succeeded; with it, the modules that succeeded are written, the others left out.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from .imports import Tree
+from .rewrite import Rewritten, blocking, check_for_transpile, rewrite_source
+
+SKIP_DIRS = ("__pycache__",)
+TMP_PREFIX = ".hybridize-transpile-"
+
+
+class TranspileError(Exception):
+    """A problem with the inputs or the output location: one line, exit code 2."""
+
+
+@dataclass(frozen=True)
+class Input:
+    path: str            # as given
+    root: str            # absolute
+    name: str            # OUTDIR/<name>
+    files: tuple[str, ...]  # absolute paths of the modules, sorted
+    tree: Tree
+
+    def label(self, file: str) -> str:
+        if os.path.isdir(self.root):
+            rel = os.path.relpath(file, self.root)
+            return os.path.normpath(os.path.join(self.path, rel))
+        return os.path.normpath(self.path)
+
+    def target(self, file: str) -> str:
+        """Path of ``file``'s output relative to OUTDIR."""
+        if os.path.isdir(self.root):
+            return os.path.join(self.name, os.path.relpath(file, self.root))
+        return self.name
+
+
+@dataclass
+class FileOutcome:
+    input: Input
+    file: str
+    label: str
+    target: str
+    result: Optional[Rewritten] = None
+    error: Optional[str] = None   # unreadable / syntax error (exit 2)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.result is not None and not self.result.refused
+
+
+@dataclass
+class Report:
+    outdir: Optional[str]
+    files: list[FileOutcome] = field(default_factory=list)
+
+    @property
+    def written(self) -> list[FileOutcome]:
+        return [f for f in self.files if f.ok]
+
+    @property
+    def refused(self) -> list[FileOutcome]:
+        return [f for f in self.files if f.result is not None and f.result.refused]
+
+    @property
+    def errors(self) -> list[FileOutcome]:
+        return [f for f in self.files if f.error is not None]
+
+
+def _is_within(path: str, parent: str) -> bool:
+    path, parent = os.path.realpath(path), os.path.realpath(parent)
+    return path == parent or path.startswith(parent.rstrip(os.sep) + os.sep)
+
+
+def _collect(root: str) -> list[str]:
+    if not os.path.isdir(root):
+        return [root]
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
+        found.extend(os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".py"))
+    return sorted(found)
+
+
+def plan_inputs(paths: Sequence[str]) -> list[Input]:
+    """Validate and expand the input paths (no output location involved)."""
+    if not paths:
+        raise TranspileError("no input paths given")
+    inputs: list[Input] = []
+    names: dict[str, str] = {}
+    for given in paths:
+        if not os.path.exists(given):
+            raise TranspileError(f"{given}: no such file or directory")
+        root = os.path.abspath(given)
+        if not (os.path.isdir(root) or os.path.isfile(root)):
+            raise TranspileError(f"{given}: not a regular file or directory")
+        name = os.path.basename(root.rstrip(os.sep)) or "root"
+        if name in names:
+            raise TranspileError(f"{given} and {names[name]} would both be written as {name}")
+        names[name] = given
+        files = _collect(root)
+        inputs.append(Input(given, root, name, tuple(files), Tree.for_path(root, files)))
+    return inputs
+
+
+def check_outdir(outdir: str, inputs: Sequence[Input]) -> None:
+    """Refuse an output that is a file, unwritable, or inside (or on top of) an input tree."""
+    if os.path.exists(outdir) and not os.path.isdir(outdir):
+        raise TranspileError(f"output {outdir} exists and is not a directory")
+    for inp in inputs:
+        target = os.path.join(outdir, inp.name)
+        if os.path.isdir(inp.root) and _is_within(outdir, inp.root):
+            raise TranspileError(f"output {outdir} is inside the input tree {inp.path}: refusing to write there")
+        if _is_within(inp.root, target) or _is_within(target, inp.root):
+            raise TranspileError(f"output {target} would overwrite the input {inp.path}")
+    existing = os.path.abspath(outdir)
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise TranspileError(f"cannot create output {outdir}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise TranspileError(f"output directory {existing} is not writable")
+
+
+def _read(path: str) -> str:
+    from .source import SourceError, decode_source
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise TranspileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return decode_source(data)
+    except SourceError as exc:
+        raise TranspileError(f"{path}:{exc.row}:{exc.column}: {exc.message}") from None
+
+
+def _syntax_error(text: str, label: str) -> Optional[str]:
+    from .source import SourceError, parse_python
+
+    try:
+        parse_python(text)
+    except SourceError as exc:
+        return f"{label}:{exc.row}:{exc.column}: {exc.message}"
+    return None
+
+
+def transpile_file(inp: Input, file: str, config=None) -> FileOutcome:
+    label = inp.label(file)
+    outcome = FileOutcome(inp, file, label, inp.target(file))
+    try:
+        text = _read(file)
+    except TranspileError as exc:
+        outcome.error = str(exc).replace(file, label, 1)
+        return outcome
+    problem = _syntax_error(text, label)
+    if problem is not None:
+        outcome.error = problem
+        return outcome
+    findings = check_for_transpile(text, label, config)
+    outcome.result = rewrite_source(text, file, inp.tree, label, config,
+                                    findings=findings) if not blocking(findings) else Rewritten(label, None, findings)
+    return outcome
+
+
+def transpile_inputs(inputs: Sequence[Input], config=None, stop_early: bool = False) -> Report:
+    report = Report(None)
+    for inp in inputs:
+        for file in inp.files:
+            outcome = transpile_file(inp, file, config)
+            report.files.append(outcome)
+            if stop_early and outcome.error is not None:
+                return report
+    return report
+
+
+def write_report(report: Report, inputs: Sequence[Input], outdir: str) -> list[str]:
+    """Write the successful modules under ``outdir`` atomically per input tree; returns targets."""
+    outdir_abs = os.path.abspath(outdir)
+    anchor = outdir_abs
+    while not os.path.exists(anchor):
+        anchor = os.path.dirname(anchor)
+    try:
+        staging = tempfile.mkdtemp(prefix=TMP_PREFIX, dir=anchor)
+    except OSError as exc:
+        raise TranspileError(f"cannot write to {anchor}: {exc.strerror or exc}") from None
+    moved: list[str] = []
+    try:
+        try:
+            for outcome in report.written:
+                dest = os.path.join(staging, outcome.target)
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                with open(dest, "w", encoding="utf-8", newline="") as handle:
+                    handle.write(outcome.result.code)  # type: ignore[union-attr]
+                os.chmod(dest, 0o644)
+            os.makedirs(outdir_abs, exist_ok=True)
+        except OSError as exc:
+            raise TranspileError(f"cannot write output: {exc.strerror or exc}") from None
+        for inp in inputs:
+            staged = os.path.join(staging, inp.name)
+            if not os.path.exists(staged):
+                continue
+            final = os.path.join(outdir_abs, inp.name)
+            _move_into_place(staged, final, staging)
+            moved.append(final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return moved
+
+
+def _move_into_place(staged: str, final: str, staging: str) -> None:
+    """Replace ``final`` by ``staged`` (a previous output is moved aside first, then removed)."""
+    old = None
+    try:
+        if os.path.lexists(final):
+            old = os.path.join(staging, ".previous-" + os.path.basename(final))
+            os.rename(final, old)
+        os.rename(staged, final)
+    except OSError as exc:
+        if old is not None and not os.path.lexists(final):
+            try:
+                os.rename(old, final)
+            except OSError:
+                pass
+        raise TranspileError(f"cannot write {final}: {exc.strerror or exc}") from None

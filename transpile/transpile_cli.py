@@ -1,0 +1,179 @@
+"""``hybridize transpile``: MXNet Gluon source -> static graph-building modules on ``hybridize.runtime``.
+
+    hybridize transpile PATHS... -o OUTDIR [--keep-going]
+    hybridize transpile --show FILE [--diff] [PATHS...]
+
+Exit codes: 0 everything written; 1 the checker refused a module (its findings are printed in the
+checker's format); 2 bad input or output (a path that does not exist, a syntax error, an output
+that is a file, unwritable or inside an input tree), one line on stderr. Without ``--keep-going``
+nothing is written unless every module transpiled; with it, every module that transpiled is
+written. Output is written to a temporary directory first and moved into place.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from typing import Optional
+
+import click
+
+from .output import Input, Report, TranspileError, check_outdir, plan_inputs, transpile_file, transpile_inputs, write_report
+
+EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
+PROG = "hybridize transpile"
+
+
+def _fail(message: str) -> click.exceptions.Exit:
+    click.echo(f"{PROG}: error: {message}", err=True)
+    return click.exceptions.Exit(EXIT_ERROR)
+
+
+def _render_findings(report: Report, fmt: Optional[str]) -> str:
+    from .formats import FORMATS, RenderOptions
+    from .source import split_lines
+
+    refused = report.refused
+    findings = [f for o in refused for f in o.result.findings]  # type: ignore[union-attr]
+    texts: dict[str, list[str]] = {}
+    for o in refused:
+        try:
+            with open(o.file, encoding="utf-8", errors="replace") as handle:
+                texts[o.label] = split_lines(handle.read())
+        except OSError:
+            pass
+    fmt = fmt or ("full" if sys.stdout.isatty() else "concise")
+    color = fmt in ("full", "concise") and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    from .diagnostics import sorted_findings
+    return FORMATS[fmt](sorted_findings(findings), RenderOptions(color=color, lines_for=texts.get))
+
+
+def _config(config_file: Optional[str], isolated: bool):
+    from .config import ConfigError, load_config
+
+    try:
+        return load_config(explicit=config_file, isolated=isolated)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+
+
+@click.command(name="transpile", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("-o", "--output", "outdir", type=click.Path(), default=None,
+              help="Directory to write into: each input P is written at OUTDIR/<name of P>.")
+@click.option("--keep-going", is_flag=True,
+              help="Write every module that transpiles even if others are refused or broken.")
+@click.option("--show", "show", type=click.Path(), default=None, metavar="FILE",
+              help="Print the rewritten FILE instead of writing anything (PATHS, if given, is its tree).")
+@click.option("--diff", is_flag=True, help="With --show: print a unified diff against the source.")
+@click.option("--output-format", "--format", "output_format", default=None,
+              type=click.Choice(["full", "concise", "json", "github", "sarif"]),
+              help="Format of the checker's findings for refused modules.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+              help="Checker configuration ([tool.hybridize-check]) to use instead of the nearest pyproject.toml.")
+@click.option("--isolated", is_flag=True, help="Ignore checker configuration files.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary line.")
+@click.pass_context
+def transpile(ctx: click.Context, paths: tuple[str, ...], outdir: Optional[str], keep_going: bool,
+              show: Optional[str], diff: bool, output_format: Optional[str], config_file: Optional[str],
+              isolated: bool, quiet: bool) -> None:
+    """Rewrite MXNet Gluon modules into static graph-building modules that run on hybridize.runtime."""
+    try:
+        code = _run(paths, outdir, keep_going, show, diff, output_format, config_file, isolated, quiet)
+    except click.exceptions.Exit:
+        raise
+    except click.UsageError:
+        raise
+    except TranspileError as exc:
+        raise _fail(str(exc)) from None
+    except KeyboardInterrupt:
+        raise _fail("interrupted") from None
+    except Exception as exc:  # the CLI edge: never a traceback for users
+        if os.environ.get("HYBRIDIZE_DEBUG"):
+            raise
+        raise _fail(f"internal error: {type(exc).__name__}: {exc}") from None
+    ctx.exit(code)
+
+
+def _run(paths, outdir, keep_going, show, diff, output_format, config_file, isolated, quiet) -> int:
+    if show is not None:
+        if outdir is not None:
+            raise click.UsageError("--show prints instead of writing: do not combine it with -o")
+        return _show(show, paths, diff, output_format, config_file, isolated)
+    if diff:
+        raise click.UsageError("--diff needs --show FILE")
+    if outdir is None:
+        raise click.UsageError("missing -o OUTDIR (or use --show FILE to print one module)")
+    inputs = plan_inputs(paths)
+    check_outdir(outdir, inputs)
+    config = _config(config_file, isolated)
+    report = transpile_inputs(inputs, config, stop_early=not keep_going)
+    report.outdir = outdir
+    if report.refused:
+        click.echo(_render_findings(report, output_format), nl=False)
+    for o in report.errors:
+        click.echo(f"{PROG}: error: {o.error}", err=True)
+    failed = bool(report.refused or report.errors)
+    written = []
+    if report.written and (keep_going or not failed):
+        written = write_report(report, inputs, outdir)
+    if not quiet:
+        total = len(report.files)
+        done = len(report.written) if written else 0
+        parts = [f"Transpiled {done} of {total} module{'s' if total != 1 else ''} into {outdir}"]
+        if report.refused:
+            parts.append(f"{len(report.refused)} refused by the checker")
+        if report.errors:
+            parts.append(f"{len(report.errors)} unreadable or with syntax errors")
+        if failed and not keep_going:
+            parts.append("nothing written (use --keep-going to write the others)")
+        click.echo("; ".join(parts) + ".", err=True)
+    if report.errors:
+        return EXIT_ERROR
+    return EXIT_REFUSED if report.refused else EXIT_OK
+
+
+def _show(show: str, paths, diff: bool, output_format, config_file, isolated) -> int:
+    if not os.path.exists(show):
+        raise TranspileError(f"{show}: no such file or directory")
+    if not os.path.isfile(show):
+        raise TranspileError(f"{show}: --show needs a file")
+    inp = _tree_for_show(show, paths)
+    config = _config(config_file, isolated)
+    file = os.path.abspath(show)
+    outcome = transpile_file(inp, file, config)
+    if outcome.error is not None:
+        raise TranspileError(outcome.error)
+    result = outcome.result
+    assert result is not None
+    if result.refused:
+        report = Report(None, [outcome])
+        click.echo(_render_findings(report, output_format), nl=False)
+        click.echo(f"{show}: refused by the checker ({len([f for f in result.findings if f.severity.value == 'error'])} "
+                   "error-level findings); nothing to show.", err=True)
+        return EXIT_REFUSED
+    if diff:
+        with open(file, encoding="utf-8") as handle:
+            before = handle.read()
+        label = os.path.normpath(show)
+        text = "".join(difflib.unified_diff(before.splitlines(True), result.code.splitlines(True),  # type: ignore[union-attr]
+                                            fromfile=f"a/{label.lstrip(os.sep)}", tofile=f"b/{label.lstrip(os.sep)}"))
+        click.echo(text, nl=False)
+    else:
+        click.echo(result.code, nl=False)
+    return EXIT_OK
+
+
+def _tree_for_show(show: str, paths) -> Input:
+    """The tree ``show`` is transpiled as part of: the given PATH containing it, else its package
+    directory (if it has ``__init__.py``), else the file alone."""
+    file = os.path.abspath(show)
+    for p in paths:
+        root = os.path.abspath(p)
+        if root == file or (os.path.isdir(root) and file.startswith(root.rstrip(os.sep) + os.sep)):
+            for inp in plan_inputs([p]):
+                return inp
+    directory = os.path.dirname(show) or "."
+    if os.path.isfile(os.path.join(directory, "__init__.py")):
+        return plan_inputs([directory])[0]
+    return plan_inputs([show])[0]
