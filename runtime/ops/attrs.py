@@ -110,9 +110,23 @@ def _int(v: Any) -> int:
     raise AttrError(f"expected an integer, got {v!r}")
 
 
+class WholeFloat(float):
+    """A float attribute that was given as an integer: MXNet writes it as given (``clip(x, 0, 6)``
+    is ``a_min="0"``, ``a_max="6"`` in symbol JSON), so its string form stays ``"6"``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str(int(self))
+
+    __str__ = __repr__
+
+
 def _float(v: Any) -> float:
     if isinstance(v, str):
         v = parse_literal(v)
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return WholeFloat(v)
     if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
         return float(v)
     if isinstance(v, (bool, np.bool_)):
