@@ -247,10 +247,13 @@ class Parameter:
         _bump()
 
     def _init_grad(self) -> None:
-        if self.grad_req == "null":
-            self._grad = None
-            return
-        self._grad = [NDArray(np.zeros_like(self._data[0]._data))]
+        # Gradient buffers are made on first use (grad()): this runtime records no gradients,
+        # so eagerly allocating them would only double the memory of every model.
+        self._grad = None
+
+    def _ensure_grad(self) -> None:
+        if self._grad is None and self._data is not None and self.grad_req != "null":
+            self._grad = [NDArray(np.zeros_like(self._data[0]._data))]
 
     def _reduce(self) -> NDArray:
         """The parameter's value (a copy), as saved by ``save_parameters`` / ``export``."""
@@ -319,11 +322,13 @@ class Parameter:
         return self._check_and_get(self._data, list)
 
     def grad(self, ctx: Any = None) -> NDArray:
+        self._ensure_grad()
         if self._data is not None and self._grad is None:
             raise RuntimeError("Cannot get gradient array for Parameter '%s' because grad_req='null'" % (self.name))
         return self._check_and_get(self._grad, ctx)
 
     def list_grad(self) -> list:
+        self._ensure_grad()
         if self._data is not None and self._grad is None:
             raise RuntimeError("Cannot get gradient array for Parameter '%s' because grad_req='null'" % (self.name))
         return self._check_and_get(self._grad, list)
