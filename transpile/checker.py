@@ -36,6 +36,8 @@ _FILE_NOQA = re.compile(
     r"#\s*hybridize-check:\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 _CODE_SPLIT = re.compile(r"[\s,]+")
 MAX_FIX_ROUNDS = 50
+#: Deep (but valid) expressions are analysed recursively; CPython's parser caps depth well below.
+RECURSION_LIMIT = 12000
 PARALLEL_THRESHOLD = 12
 
 
@@ -84,12 +86,24 @@ def check_source(text: str, path: str, config: Optional[Config] = None, with_edi
     ``with_edits=False`` leaves fix edits empty (applicability and message are still set): the
     edits need libcst, which plain checking never has to import.
     """
-    from .analysis import analyze_index
-    from .analysis.index import build_index
-
     config = config or Config()
     codes = config.codes_for(path)
     lines = split_lines(text)
+    raw: list[Finding] = []
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
+    try:
+        raw = _check(text, path, lines, with_edits)
+    finally:
+        sys.setrecursionlimit(limit)
+    raw = [f for f in raw if f.code in codes]
+    return sorted_findings(_apply_noqa(_dedupe(raw), lines, path, codes))
+
+
+def _check(text: str, path: str, lines: list[str], with_edits: bool) -> list[Finding]:
+    from .analysis import analyze_index
+    from .analysis.index import build_index
+
     raw: list[Finding] = []
     try:
         index = build_index(parse_python(text), lines)
@@ -103,8 +117,7 @@ def check_source(text: str, path: str, config: Optional[Config] = None, with_edi
         else:
             raw.extend(_parse_error(path, exc) for exc in analysis.errors)
             raw.extend(_run_rules(analysis.events, path, with_edits))
-    raw = [f for f in raw if f.code in codes]
-    return sorted_findings(_apply_noqa(_dedupe(raw), lines, path, codes))
+    return raw
 
 
 def _parse_error(path: str, exc: SourceError) -> Finding:
@@ -357,7 +370,6 @@ def collect_files(paths: Sequence[str], config: Config, force_exclude: bool = Fa
 
 def _worker(args: tuple[list[str], Config, str, bool, bool]) -> list[FileResult]:
     paths, config, mode, unsafe, with_edits = args
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 6000))
     return [_safe_process(p, config, mode, unsafe, with_edits) for p in paths]
 
 

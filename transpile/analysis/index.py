@@ -13,9 +13,10 @@ from typing import Iterator, Optional
 
 from ..source import Snippet, SourceError, ast_depth, parse_function_snippet
 
-#: Functions whose AST is deeper than this are not analysed (HY000 on the ``def``): libcst's
-#: parser is quadratic in operator-chain length and the analysis is recursive.
-MAX_FUNCTION_DEPTH = 250
+#: Functions whose AST is deeper than this are not analysed (HY000 on the ``def``): the analysis
+#: is recursive (a few frames per level; the checker allows 12000 frames). CPython's own parser
+#: refuses much deeper code anyway.
+MAX_FUNCTION_DEPTH = 1500
 #: Below this size a function cannot hold an expression deep enough to matter, so the (costly)
 #: depth walk is skipped.
 DEPTH_CHECK_CHARS = 3000
