@@ -46,7 +46,7 @@ def _recipe():
 
 
 # model, names taken before it in generate.py's process (so that prefixes match)
-CASES = [("mobilenet0.25", []), ("squeezenet1.1", ["squeezenet"])]
+CASES = [("mobilenet0.25", []), ("mobilenetv2_0.25", []), ("squeezenet1.1", ["squeezenet"])]
 
 
 @pytest.mark.parametrize("model,taken", CASES, ids=[c[0] for c in CASES])
