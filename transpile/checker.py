@@ -325,7 +325,7 @@ def process_file(path: str, config: Config, mode: str = "check", unsafe: bool = 
     if fixed and new_text != text:
         if mode == "diff":
             result.diff = "".join(difflib.unified_diff(
-                split_lines(text), split_lines(new_text), fromfile=f"a/{path}", tofile=f"b/{path}"))
+                split_lines(text), split_lines(new_text), fromfile=path, tofile=path))
             result.findings = check_source(text, path, config)
             result.lines = split_lines(text)
         else:

@@ -966,7 +966,7 @@ class Interpreter:
                 if stored:
                     self.env.names[func.value.id] = seq(receiver.origin, join_all(stored))
             return STATIC
-        self.saw_tensor(receiver, func)
+        self.saw_tensor(receiver, node)
         args = self.eval_args(node)
         self.emit(EventKind.METHOD_CALL, node, value=receiver, subject=func.value, name=attr, call=node,
                   args=tuple((v, a.node) for a, v in args))
@@ -1089,7 +1089,7 @@ class Interpreter:
                     self.ctx = saved
                     self.run_function(fn, FunctionContext(ctx.site, ctx.cls, ctx.display), bound, env)
             elif not sequence_taking and self._undecided(value):
-                self.saw_tensor(value, arg.node)
+                self.saw_tensor(value, node)
         origin = self.origin(Category.F_OP, node)
         if _multi_output(ops, node):
             return seq(origin, tensor(replace(origin, category=Category.ELEMENT)))
