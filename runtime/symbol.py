@@ -270,7 +270,7 @@ def _install_arithmetic() -> None:
                 a, b = (other, self) if reverse else (self, other)
                 return _apply(sym_op, [a, b], sym_hint)
             if isinstance(other, (int, float, np.number, bool)):
-                return _apply(sc_op, [self], sc_hint, scalar=float(other))
+                return _apply(sc_op, [self], sc_hint, scalar=float(other) if isinstance(other, bool) else other)  # "2" stays "2", as MXNet
             return NotImplemented
         return method
 
