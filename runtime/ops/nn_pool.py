@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 
 import numpy as np
 
@@ -109,19 +110,40 @@ def _counts(n, k, s, p, o, include_pad: bool):
     return np.minimum(start + k, n) - np.maximum(start, 0)
 
 
-def _pool_cf(attrs, x):
+def _plan(attrs, shape, dtype):
+    """Everything about one pooling call that depends only on shapes: geometry, padding, divisors."""
+    nsp = len(shape) - 2
+    kernel, stride, pad = _geometry(attrs, nsp)
+    sp = tuple(shape[2:])
+    osp = tuple(_out_dim(n, k, s, p, attrs.pooling_convention) for n, k, s, p in zip(sp, kernel, stride, pad))
+    after = tuple(max(0, (o - 1) * s + k - n - p) for n, k, s, p, o in zip(sp, kernel, stride, pad, osp))
+    cnt = None
+    if attrs.pool_type == "avg":
+        include = True if attrs.count_include_pad is None else attrs.count_include_pad
+        for i, (n, k, s, p, o) in enumerate(zip(sp, kernel, stride, pad, osp)):
+            c = _counts(n, k, s, p, o, include).reshape((o,) + (1,) * (nsp - 1 - i))
+            cnt = c if cnt is None else cnt * c
+        cnt = cnt.astype(dtype)
+    fill = _lowest(np.dtype(dtype)) if attrs.pool_type == "max" else 0
+    padded = tuple(shape[:2]) + tuple(n + p + a for n, p, a in zip(sp, pad, after))
+    return dict(nsp=nsp, kernel=kernel, stride=stride, pad=pad, osp=osp, after=after, cnt=cnt, fill=fill,
+                padded=padded)
+
+
+def _pool_cf(attrs, x, plan=None, buf=None):
     nsp = x.ndim - 2
     if attrs.global_pool:
         return _global(attrs, x, nsp)
-    kernel, stride, pad = _geometry(attrs, nsp)
-    sp = x.shape[2:]
-    osp = tuple(_out_dim(n, k, s, p, attrs.pooling_convention) for n, k, s, p in zip(sp, kernel, stride, pad))
-    after = tuple(max(0, (o - 1) * s + k - n - p) for n, k, s, p, o in zip(sp, kernel, stride, pad, osp))
+    pl = plan or _plan(attrs, x.shape, x.dtype)
+    kernel, stride, pad, osp = pl["kernel"], pl["stride"], pl["pad"], pl["osp"]
     t = attrs.pool_type
-    fill = _lowest(x.dtype) if t == "max" else 0
     lp = (attrs.p_value or 1) if t == "lp" else 1
     src = _pow(x, lp) if t == "lp" else x
-    xp = pad_spatial(src, pad, after, fill)
+    if buf is not None:
+        buf[(Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(pad, x.shape[2:]))] = src
+        xp = buf
+    else:
+        xp = pad_spatial(src, pad, pl["after"], pl["fill"])
     ntaps = int(np.prod(kernel))
     if ntaps > 25:
         v = windows(xp, kernel, stride, (1,) * nsp, osp)
@@ -137,16 +159,34 @@ def _pool_cf(attrs, x):
             else:
                 red(out, sl, out=out)
     if t == "avg":
-        include = True if attrs.count_include_pad is None else attrs.count_include_pad
-        cnt = None
-        for i, (n, k, s, p, o) in enumerate(zip(sp, kernel, stride, pad, osp)):
-            c = _counts(n, k, s, p, o, include).reshape((o,) + (1,) * (nsp - 1 - i))
-            cnt = c if cnt is None else cnt * c
         with np.errstate(divide="ignore", invalid="ignore"):
-            out /= cnt.astype(out.dtype)
+            out /= pl["cnt"]
     elif t == "lp":
         out = _root(out, lp)
     return out
+
+
+def _pool_prepare(attrs, in_shapes, in_dtypes):
+    """Hoists geometry, average divisors and the padded input buffer (per thread; its border
+    keeps the padding value, the interior is overwritten by each call)."""
+    shape = in_shapes[0] if in_shapes else None
+    if attrs.global_pool or _channel_last(attrs) or shape is None or 0 in shape or len(shape) < 3:
+        return lambda x: _pooling(attrs, x)
+    dt = np.dtype(in_dtypes[0]) if in_dtypes and in_dtypes[0] is not None else np.dtype(np.float32)
+    plan = _plan(attrs, shape, dt)
+    need_buf = any(plan["pad"]) or any(plan["after"])
+    tls = threading.local()
+
+    def run(x):
+        if x.shape != tuple(shape) or x.dtype != dt:
+            return _pooling(attrs, x)
+        buf = None
+        if need_buf:
+            buf = getattr(tls, "buf", None)
+            if buf is None:
+                buf = tls.buf = np.full(plan["padded"], plan["fill"], dtype=dt)
+        return _pool_cf(attrs, x, plan, buf)
+    return run
 
 
 def _pooling(attrs, x):
@@ -163,5 +203,5 @@ register(OpDef(
             Param("pooling_convention", Enum("full", "valid", "same"), "valid"),
             Param("stride", Shape, ()), Param("pad", Shape, ()), Param("p_value", OptInt, None),
             Param("count_include_pad", OptBool, None), Param("layout", OptEnum(*_LAYOUTS), None)),
-    inputs=("data",), infer_shape=_pool_shape,
+    inputs=("data",), infer_shape=_pool_shape, prepare=_pool_prepare,
 ))

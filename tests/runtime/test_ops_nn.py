@@ -752,3 +752,14 @@ def test_spatial_transformer_family():
                               sampler_type="bilinear").asnumpy()
     # target (0, 0) -> source normalized (-0.5, -0.5) -> pixel (1.25, 1.0)
     close(z[:, :, 0, 0], 0.75 * x[:, :, 1, 1] + 0.25 * x[:, :, 1, 2], atol=1e-5)
+
+
+@pytest.mark.parametrize("shape,kernel,stride,pad,ptype,conv,include,p", POOL_CASES[:4] + POOL_CASES[8:10])
+def test_prepared_pooling_kernel_matches_and_reuses_buffer(shape, kernel, stride, pad, ptype, conv, include, p):
+    op = get_op("Pooling")
+    attrs = op.resolve(op.coerce_attrs(dict(kernel=kernel, stride=stride, pad=pad, pool_type=ptype,
+                                            pooling_convention=conv, count_include_pad=include)))
+    run = op.kernel(attrs, [shape], [np.float32])
+    for _ in range(2):
+        x = rand(*shape)
+        close(run(x), ref_pool(x, kernel, stride, pad, ptype, conv, include, p))
