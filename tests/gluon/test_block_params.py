@@ -295,3 +295,26 @@ def test_inplace_parameter_writes_take_effect_after_hybridize():
     b = net[1].bias.data()
     b += 1.5
     np.testing.assert_allclose(net(x).asnumpy(), [[1.5, 1.5]])
+
+
+def test_symbolblock_feature_extraction_shares_parameters():
+    from hybridize.runtime.gluon import SymbolBlock
+    net = nn.HybridSequential(prefix="model_")
+    with net.name_scope():
+        net.add(nn.Dense(8, activation="relu"), nn.Dense(4, activation="relu"), nn.Dense(2))
+    net.initialize()
+    x = nd.array(np.random.default_rng(3).standard_normal((3, 5)).astype(np.float32))
+    net(x)
+    inputs = sym.var("data")
+    internals = net(inputs).get_internals()
+    outputs = [internals["model_dense0_relu_fwd_output"], internals["model_dense1_relu_fwd_output"]]
+    feat = SymbolBlock(outputs, inputs, params=net.collect_params())
+    h = np.maximum(x.asnumpy() @ net[0].weight.data().asnumpy().T + net[0].bias.data().asnumpy(), 0)
+    a, b = feat(x)
+    np.testing.assert_allclose(a.asnumpy(), h, rtol=1e-6)
+    assert b.shape == (3, 4)
+    feat.hybridize()
+    np.testing.assert_allclose(feat(x)[0].asnumpy(), h, rtol=1e-5, atol=1e-6)
+    net[0].bias.set_data(nd.ones((8,)))    # shared: the feature extractor sees the change
+    expected = np.maximum(x.asnumpy() @ net[0].weight.data().asnumpy().T + 1, 0)
+    np.testing.assert_allclose(feat(x)[0].asnumpy(), expected, rtol=1e-5, atol=1e-6)
