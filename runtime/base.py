@@ -53,3 +53,6 @@ def _as_list(obj):
     if isinstance(obj, (list, tuple)):
         return obj
     return [obj]
+
+
+mx_real_t = __import__("numpy").float32  # MXNet's default real type (gluon.block imports it)
