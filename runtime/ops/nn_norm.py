@@ -8,8 +8,9 @@
 - Training mode: normalizes with the batch statistics (mean and biased variance over every axis
   but ``axis``). The moving statistics are NOT updated in place: MXNet updates them in the
   backward pass, which this forward-only runtime does not run.
-- ``fix_gamma``: gamma is taken as 1. ``output_mean_var``: also returns the mean and variance
-  used (moving ones at inference, batch ones in training).
+- ``fix_gamma``: gamma is taken as 1. ``output_mean_var``: also returns the mean used and, as
+  MXNet does, the inverse standard deviation ``1/sqrt(var + eps)`` in the "var" output (moving
+  statistics at inference, batch ones in training).
 
 ``LayerNorm``, ``InstanceNorm``, ``GroupNorm`` (gamma/beta per group, as MXNet 1.x),
 ``L2Normalization`` (instance/channel/spatial), ``LRN`` (across channels).
@@ -83,14 +84,17 @@ def _batch_norm_core(attrs, x, gamma, beta, mean, var, relu: bool = False):
         m = mean.astype(acc, copy=False)
         v = var.astype(acc, copy=False)
     g = np.ones(C, dtype=acc) if attrs.fix_gamma else gamma.astype(acc, copy=False)
-    scale = g / np.sqrt(v + acc.type(attrs.eps))
+    invstd = 1 / np.sqrt(v + acc.type(attrs.eps))
+    scale = g * invstd
     shift = beta.astype(acc, copy=False) - m * scale
     out = x * scale.astype(x.dtype).reshape(bshape)
     out += shift.astype(x.dtype).reshape(bshape)
     if relu:
         np.maximum(out, 0, out=out)
     if attrs.output_mean_var:
-        return out, m, v
+        # MXNet's second extra output ("var") holds the inverse standard deviation
+        # 1/sqrt(var + eps) (batch_norm.cc and its oneDNN path both store invstd there)
+        return out, m, invstd.astype(acc, copy=False)
     return out
 
 
