@@ -214,3 +214,30 @@ def test_value_of_answers_which_expressions_are_tensors():
     assert names["y"] is Kind.TENSOR
     assert names["F"] is Kind.FNS
     assert result.value_at(8, 13, 8, 22).is_tensor  # F.relu(x)
+
+
+def test_control_flow_operators_return_lists_of_outputs_and_states():
+    source = block("""
+        def step(data, states):
+            h = F.relu(data + states[0])
+            return h, [h]
+        outs, new_states = F.contrib.foreach(step, x, [F.zeros((1,))])
+        def cond(i, s):
+            return i < 5
+        def body(i, s):
+            return i + 1, s * 2
+        _, (i, s) = F.contrib.while_loop(cond, body, [F.zeros((1,)), outs], max_iterations=5)
+        return outs, new_states, s
+    """)
+    assert codes(source) == []
+
+
+def test_guards_with_the_mx_prefix_and_the_imperative_api_inside_them():
+    source = block("""
+        if isinstance(x, mx.nd.NDArray):
+            x = x.reshape(x.shape[0], -1)
+        if F is mx.nd:
+            print(mx.nd.max(x).asscalar())
+        return x.T
+    """, header="import mxnet as mx\nfrom mxnet.gluon import nn\n\n\n")
+    assert codes(source) == []

@@ -1091,6 +1091,9 @@ class Interpreter:
             elif not sequence_taking and self._undecided(value):
                 self.saw_tensor(value, node)
         origin = self.origin(Category.F_OP, node)
+        if ops & K.NESTED_OUTPUT_OPS:
+            # (outputs, states): each part may itself be a list of tensors
+            return seq(origin, self.maybe(("call", id(node), "item"), replace(origin, category=Category.ELEMENT)))
         if _multi_output(ops, node):
             return seq(origin, tensor(replace(origin, category=Category.ELEMENT)))
         if "cond" in ops:

@@ -15,6 +15,9 @@ MULTI_OUTPUT_OPS = frozenset({
     "MultiBoxTarget", "meshgrid", "broadcast_arrays", "unravel_index",
 })
 
+#: Control-flow operators returning ``(outputs, states)`` whose parts may be lists themselves.
+NESTED_OUTPUT_OPS = frozenset({"foreach", "while_loop"})
+
 #: Operators that return several outputs only when a keyword asks for it: name -> (kw, values).
 CONDITIONAL_MULTI_OUTPUT = {
     "topk": ("ret_typ", {"'both'", '"both"'}),
@@ -39,10 +42,10 @@ CONCRETE_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist", "wait_to_
 METADATA_ATTRS = frozenset({"shape", "size", "ndim", "dtype", "context", "ctx", "stype"})
 
 #: Methods of list/tuple/dict: calling one says the receiver is a container, not a tensor.
+#: (``sort``/``reverse`` are left out: NDArray and Symbol have a ``sort`` method too.)
 CONTAINER_METHODS = frozenset({
-    "append", "extend", "insert", "pop", "remove", "index", "count", "sort", "reverse",
-    "clear", "keys", "values", "items", "get", "update", "setdefault", "popitem", "add",
-    "discard",
+    "append", "extend", "insert", "pop", "remove", "index", "count", "clear", "keys", "values",
+    "items", "get", "update", "setdefault", "popitem", "discard",
 })
 
 #: Methods that put a value into a container (HY008 when the container lives on ``self``).
