@@ -106,16 +106,32 @@ def _conv_cf(x, w, b, kernel, stride, dil, pad, g, pad_buf=None):
         v = windows(xp, kernel, stride, dil, osp)              # (N, C, *osp, *kernel)
         perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
         K = cg * int(np.prod(kernel))
-        if g == 1:
-            cols = v.transpose(perm).reshape(N, K, O)          # the one im2col copy
-            out = np.matmul(w.reshape(F, K), cols)
+        per_image = C * int(np.prod(kernel)) * O * x.dtype.itemsize
+        step = max(1, _COLS_LIMIT // max(per_image, 1))
+        if step < N:
+            # bound the column buffer: large batches go through im2col in chunks of images
+            out = np.empty((N, F, O), dtype=np.result_type(x.dtype, w.dtype))
+            for i in range(0, N, step):
+                out[i:i + step] = _im2col_matmul(v[i:i + step], w, perm, g, fg, K, O)
         else:
-            cols = v.transpose(perm).reshape(N, g, K, O)
-            out = np.matmul(w.reshape(g, fg, K), cols)
+            out = _im2col_matmul(v, w, perm, g, fg, K, O)
     out = out.reshape((N, F) + osp)
     if b is not None:
         out += b.reshape((F,) + (1,) * nsp)
     return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+_COLS_LIMIT = 256 << 20   # bytes of im2col buffer per matmul before the batch is chunked
+
+
+def _im2col_matmul(v, w, perm, g, fg, K, O):
+    """The one im2col copy of a window view and the one (batched) BLAS matmul with the weight."""
+    n = v.shape[0]
+    F = w.shape[0]
+    if g == 1:
+        return np.matmul(w.reshape(F, K), v.transpose(perm).reshape(n, K, O))
+    out = np.matmul(w.reshape(g, fg, K), v.transpose(perm).reshape(n, g, K, O))
+    return out.reshape(n, F, O)
 
 
 def _depthwise(x, w, kernel, stride, dil, pad, fg, osp, pad_buf=None):

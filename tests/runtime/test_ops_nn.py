@@ -763,3 +763,12 @@ def test_prepared_pooling_kernel_matches_and_reuses_buffer(shape, kernel, stride
     for _ in range(2):
         x = rand(*shape)
         close(run(x), ref_pool(x, kernel, stride, pad, ptype, conv, include, p))
+
+
+def test_convolution_chunks_large_batches(monkeypatch):
+    import hybridize.runtime.ops.nn_conv as nn_conv
+    x, w = rand(5, 4, 9, 9), rand(6, 2, 3, 3)
+    kw = dict(kernel=(3, 3), pad=(1, 1), num_filter=6, num_group=2, no_bias=True)
+    whole = nd.Convolution(nd.array(x), nd.array(w), **kw).asnumpy()
+    monkeypatch.setattr(nn_conv, "_COLS_LIMIT", 4 * 9 * 81 * 4 * 2)     # two images per im2col chunk
+    close(nd.Convolution(nd.array(x), nd.array(w), **kw).asnumpy(), whole)
