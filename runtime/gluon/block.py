@@ -481,6 +481,10 @@ class Block:
                 syms = [symbol.load_json(inp) for inp in mdl["inputs"]]
                 blk._cached_graph = (syms, out)
                 blk._active = True
+            # rename parameters (dict keys) after the block's saved name
+            for p in list(blk.params.keys()):
+                param = blk.params._params.pop(p)
+                blk.params._params[blk.name + "_" + p[len(blk.params._prefix):]] = param
             for ch_name, child in blk._children.items():
                 index[0] += 1
                 _load_cached_graphs(child, index, mdl)
@@ -642,10 +646,12 @@ def _trace_error(block: "HybridBlock", exc: BaseException) -> TraceError:
 class _CachedOp:
     """A traced graph plus its compiled programs, one per (input shapes, dtypes, training)."""
 
-    __slots__ = ("graph", "data_names", "flags", "programs", "owner")
+    __slots__ = ("graph", "data_names", "input_names", "flags", "programs", "owner")
 
-    def __init__(self, graph: Graph, data_names: list, flags: dict, owner: "HybridBlock"):
+    def __init__(self, graph: Graph, data_names: list, flags: dict, owner: "HybridBlock",
+                 input_names: list | None = None):
         self.graph = graph
+        self.input_names = list(input_names or [])  # every variable, in _cached_op_args order
         self.data_names = data_names
         self.flags = flags
         self.programs: dict = {}
@@ -777,7 +783,7 @@ class HybridBlock(Block):
             else:
                 self._cached_op_args.append((False, params[name]))
         flags = dict(self._flags)
-        self._cached_op = _CachedOp(graph, [n for n in input_names if n in data_names], flags, self)
+        self._cached_op = _CachedOp(graph, [n for n in input_names if n in data_names], flags, self, input_names)
         self._simple_in = isinstance(self._in_format, list) and all(f == 0 for f in self._in_format)
         self._simple_out = self._out_format == 0 or self._out_format == [0]
 
@@ -813,10 +819,10 @@ class HybridBlock(Block):
 
     def _param_arrays(self, cop: _CachedOp) -> dict:
         out = {}
-        for is_arg, p in self._cached_op_args:
+        for name, (is_arg, p) in zip(cop.input_names, self._cached_op_args):
             if not is_arg:
                 try:
-                    out[p.name] = p.data()._data
+                    out[name] = p.data()._data
                 except ParameterNotInitializedError as e:
                     raise self._not_initialized(e) from None
         return out

@@ -318,3 +318,19 @@ def test_symbolblock_feature_extraction_shares_parameters():
     net[0].bias.set_data(nd.ones((8,)))    # shared: the feature extractor sees the change
     expected = np.maximum(x.asnumpy() @ net[0].weight.data().asnumpy().T + 1, 0)
     np.testing.assert_allclose(feat(x)[0].asnumpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_block_save_and_load_model_structure(tmp_path):
+    net = nn.HybridSequential()
+    net.add(nn.Dense(3, activation="relu"), nn.Dense(2))
+    net.initialize(init.Normal(1.0))
+    x = nd.ones((1, 4))
+    net.hybridize()
+    y = net(x).asnumpy()
+    net.save(str(tmp_path / "blk"))
+    assert (tmp_path / "blk-model.json").is_file() and (tmp_path / "blk-model.params").is_file()
+    other = nn.HybridSequential()
+    other.add(nn.Dense(3, activation="relu"), nn.Dense(2))
+    other.load(str(tmp_path / "blk"))
+    assert other._active
+    np.testing.assert_allclose(other(x).asnumpy(), y, rtol=1e-6)
