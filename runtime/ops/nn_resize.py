@@ -260,3 +260,43 @@ register(OpDef(
             Param("align_corners", Bool, True)),
     inputs=_bilinear_inputs, infer_shape=_bilinear_shape,
 ))
+
+
+# -- Crop (legacy) ---------------------------------------------------------------------------------
+def _crop_geometry(attrs, dshape, like_shape):
+    H, W = dshape[2], dshape[3]
+    if attrs.num_args == 2:
+        h, w = like_shape[2], like_shape[3]
+    else:
+        h, w = attrs.h_w
+    if attrs.center_crop:
+        oy, ox = (H - h) // 2, (W - w) // 2
+    else:
+        oy, ox = attrs.offset
+    if oy < 0 or ox < 0 or oy + h > H or ox + w > W:
+        raise ShapeError(f"Crop: a {h}x{w} window at offset ({oy}, {ox}) does not fit a {H}x{W} input")
+    return oy, ox, h, w
+
+
+def _crop_shape(attrs, in_shapes):
+    d = in_shapes[0]
+    like = in_shapes[1] if attrs.num_args == 2 else None
+    if d is None or len(d) != 4 or (attrs.num_args == 2 and (like is None or len(like) != 4)):
+        return list(in_shapes), [None]
+    _, _, h, w = _crop_geometry(attrs, d, like)
+    return list(in_shapes), [(d[0], d[1], h, w)]
+
+
+def _crop(attrs, x, like=None):
+    """Crops the spatial axes of (N, C, H, W) data to ``h_w`` (or ``crop_like``'s size) at ``offset``
+    (or centred with ``center_crop``)."""
+    oy, ox, h, w = _crop_geometry(attrs, x.shape, None if like is None else like.shape)
+    return np.ascontiguousarray(x[:, :, oy:oy + h, ox:ox + w])
+
+
+register(OpDef(
+    "Crop", _crop,
+    params=(Param("num_args", Int), Param("offset", Shape, (0, 0)), Param("h_w", Shape, (0, 0)),
+            Param("center_crop", Bool, False)),
+    inputs=lambda attrs: ("data", "crop_like")[:attrs.num_args], variadic="num_args", infer_shape=_crop_shape,
+))

@@ -772,3 +772,12 @@ def test_convolution_chunks_large_batches(monkeypatch):
     whole = nd.Convolution(nd.array(x), nd.array(w), **kw).asnumpy()
     monkeypatch.setattr(nn_conv, "_COLS_LIMIT", 4 * 9 * 81 * 4 * 2)     # two images per im2col chunk
     close(nd.Convolution(nd.array(x), nd.array(w), **kw).asnumpy(), whole)
+
+
+def test_legacy_crop():
+    x = np.arange(2 * 6 * 7, dtype=np.float32).reshape(2, 1, 6, 7)
+    close(nd.Crop(nd.array(x), h_w=(3, 4), offset=(1, 2)).asnumpy(), x[:, :, 1:4, 2:6])
+    close(nd.Crop(nd.array(x), nd.zeros((1, 1, 2, 3)), center_crop=True).asnumpy(), x[:, :, 2:4, 2:5])
+    s = sym.Crop(sym.var("a"), sym.var("b"), name="c")
+    assert s.list_arguments() == ["a", "b"]
+    assert s.infer_shape(a=(2, 1, 6, 7), b=(1, 1, 2, 3))[1] == [(2, 1, 2, 3)]
