@@ -36,3 +36,15 @@ def test_fused_layer(make):
     y = layer(x).asnumpy()
     layer.hybridize()
     np.testing.assert_allclose(layer(x).asnumpy(), y, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("hybridize_first", [False, True])
+def test_fused_layer_deferred_input_size(hybridize_first):
+    layer = rnn.LSTM(6, num_layers=2, bidirectional=True)
+    layer.initialize()
+    if hybridize_first:
+        layer.hybridize()
+    x = nd.array(np.random.default_rng(2).standard_normal((5, 2, 3)).astype(np.float32))
+    y = layer(x)
+    assert y.shape == (5, 2, 12)
+    assert layer.l0_i2h_weight.shape == (24, 3) and layer.l1_i2h_weight.shape == (24, 12)
