@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -156,25 +157,33 @@ def count_tree(path: Path) -> tuple[int, int]:
     return len(files), sum(p.read_bytes().count(b"\n") for p in files)
 
 
-def time_check(path: Path, jobs: int, runs: int) -> list[float]:
-    cmd = [sys.executable, "-m", "hybridize.cli", "check", "--exit-zero", "--output-format", "concise",
-           "--jobs", str(jobs), str(path)]
-    times = []
+def command(path: Path, jobs: int) -> list[str]:
+    return ["hybridize-check", "--exit-zero", "--output-format", "concise", "--jobs", str(jobs), str(path)]
+
+
+def time_check(path: Path, jobs: int, runs: int) -> tuple[list[float], list[float]]:
+    """Wall times and CPU times (user+sys of the process and its workers) of fresh runs."""
+    walls, cpus = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        times.append(time.perf_counter() - start)
+        proc = subprocess.run(command(path, jobs), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
         if proc.returncode != 0:
             raise SystemExit(f"check failed ({proc.returncode}): {proc.stderr.strip()}")
-    return times
+    return walls, cpus
 
 
 def report(name: str, path: Path, jobs: int, runs: int) -> str:
     files, lines = count_tree(path)
-    times = time_check(path, jobs, runs)
-    best, median = min(times), statistics.median(times)
-    line = (f"{name}: {files} files, {lines} lines, jobs={jobs}: best {best:.3f} s, median {median:.3f} s "
-            f"({files / best:.0f} files/s, {lines / best:.0f} lines/s)")
+    walls, cpus = time_check(path, jobs, runs)
+    best, median = min(walls), statistics.median(walls)
+    load = os.getloadavg()[0]
+    line = (f"{name}: {files} files, {lines} lines, jobs={jobs}: wall best {best:.3f} s, median {median:.3f} s "
+            f"({files / best:.0f} files/s, {lines / best:.0f} lines/s); CPU best {min(cpus):.3f} s; "
+            f"load average {load:.1f}")
     print(line, flush=True)
     return line
 

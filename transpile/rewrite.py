@@ -24,13 +24,13 @@ The checker (issue 4) runs first; a module with error-level findings is refused 
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .diagnostics import Finding, Severity
 from .imports import Tree, map_module, package_of, plan_from_import, plan_import, resolve_relative
@@ -92,15 +92,88 @@ def rewrite_source(text: str, path: str, tree: Optional[Tree] = None, label: Opt
         return Rewritten(label or path, None, list(findings))
     tree = tree or Tree.for_path(path)
     module = cst.parse_module(text)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    trace_only = {(f.start.row, f.start.column) for f in findings if f.code == TRACE_ONLY}
+    plan = _plan(ast.parse(text), text, [f for f in findings if f.code == TRACE_ONLY])
     marker = MARKER if not re.search(r"\b%s\b" % MARKER, text) else "_hybridize_" + MARKER
-    transformer = _Rewriter(package_of(path), tree, trace_only, marker, label or path, module)
-    out = wrapper.visit(transformer)
+    transformer = _Rewriter(package_of(path), tree, plan, marker, label or path, module)
+    out = module.visit(transformer)
     code = out.code
     compile(code, label or path, "exec")  # the output must compile; a failure here is a bug of ours
     return Rewritten(label or path, code, list(findings), transformer.graph_methods, transformer.commented,
                      transformer.resolved_guards, transformer.mapped_imports)
+
+
+# ---------------------------------------------------------------------------------------------
+# the ast pre-pass: which scopes need the (slow, pure-Python) libcst traversal, and which
+# statements are trace-only. Statements are identified by (scope path, source text, ordinal among
+# equal texts in that scope), which libcst recomputes in the same source order: no positions needed.
+def _norm(code: str) -> str:
+    return code.strip().rstrip(";").strip()
+
+
+@dataclass
+class _Plan:
+    needed: set = field(default_factory=set)        # scope paths (tuples of names) to traverse
+    drop: set = field(default_factory=set)          # (scope, text, ordinal) -> comment out
+    annotate: set = field(default_factory=set)      # (scope, text, ordinal) -> HY008 note
+
+
+def _plan(tree: ast.Module, text: str, trace_only: list[Finding]) -> _Plan:
+    plan = _Plan()
+    rows = {}
+    for f in trace_only:
+        rows.setdefault(f.start.row, []).append(f.start.column)
+    counts: dict = {}
+
+    def visit(node: ast.AST, scope: tuple, in_graph: bool) -> bool:
+        """Returns whether ``node`` holds something the rewrite touches."""
+        interesting = False
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = scope + (child.name,)
+                graph = in_graph or (isinstance(child, ast.FunctionDef) and child.name == "hybrid_forward"
+                                     and isinstance(node, ast.ClassDef))
+                if visit(child, inner, graph) or graph:
+                    plan.needed.add(inner)
+                    interesting = True
+                continue
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                interesting = True
+            if isinstance(child, ast.stmt) and not isinstance(child, (ast.If, ast.For, ast.While, ast.With,
+                                                                      ast.Try, ast.AsyncFor, ast.AsyncWith)):
+                seg = ast.get_source_segment(text, child)
+                if seg is not None and in_graph:
+                    key = (scope, _norm(seg))
+                    ordinal = counts.get(key, 0)
+                    counts[key] = ordinal + 1
+                    hits = [c for r in range(child.lineno, (child.end_lineno or child.lineno) + 1)
+                            for c in rows.get(r, ()) if _inside(child, r, c)]
+                    if hits:
+                        starts_here = child.lineno in rows and child.col_offset + 1 in rows[child.lineno]
+                        if (isinstance(child, ast.Expr) and isinstance(child.value, ast.Call) and starts_here
+                                and _is_output_ast(child.value)):
+                            plan.drop.add((scope, key[1], ordinal))
+                        else:
+                            plan.annotate.add((scope, key[1], ordinal))
+            if visit(child, scope, in_graph):
+                interesting = True
+        return interesting
+
+    visit(tree, (), False)
+    return plan
+
+
+def _inside(node: ast.stmt, row: int, col: int) -> bool:
+    start = (node.lineno, node.col_offset + 1)
+    end = (node.end_lineno or node.lineno, (node.end_col_offset or 0) + 1)
+    return start <= (row, col) <= end
+
+
+def _is_output_ast(call: ast.Call) -> bool:
+    if isinstance(call.func, ast.Name):
+        return call.func.id == "print"
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr in _LOGGING
+    return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -120,14 +193,13 @@ def _comment_lines(text: str, prefix: str) -> list[cst.EmptyLine]:
 
 
 class _Rewriter(cst.CSTTransformer):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, package: Optional[str], tree: Tree, trace_only: set, marker: str, label: str,
+    def __init__(self, package: Optional[str], tree: Tree, plan: _Plan, marker: str, label: str,
                  module: cst.Module) -> None:
         super().__init__()
         self.package = package
         self.tree = tree
-        self.trace_only = trace_only
+        self.plan = plan
+        self._counts: dict = {}
         self.marker = marker
         self.label = label
         self.module = module
@@ -138,26 +210,30 @@ class _Rewriter(cst.CSTTransformer):
         self.mapped_imports = 0
         self._classes: list[str] = []
         self._scopes: list[str] = []
+        self._path: list[str] = []
         self._graph_fn: list[Optional[str]] = []  # the F parameter name inside a hybrid_forward
         self._drop: dict[int, list[cst.EmptyLine]] = {}
         self._annotate: dict[int, list[cst.EmptyLine]] = {}
         self._guards: dict[int, bool] = {}  # id(If) -> condition value once F is symbol
 
     # -- scopes -----------------------------------------------------------------------------
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self._classes.append(node.name.value)
         self._scopes.append("class")
+        self._path.append(node.name.value)
+        return tuple(self._path) in self.plan.needed
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         self._classes.pop()
         self._scopes.pop()
+        self._path.pop()
         return updated
 
     def _is_graph_method(self, node: cst.FunctionDef) -> bool:
         """``hybrid_forward`` defined directly in a class body."""
         return node.name.value == "hybrid_forward" and bool(self._scopes) and self._scopes[-1] == "class"
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         graph = self._is_graph_method(node)
         params = [p.name.value for p in node.params.params]
         if graph:
@@ -166,10 +242,13 @@ class _Rewriter(cst.CSTTransformer):
         else:
             self._graph_fn.append(self._graph_fn[-1] if self._graph_fn else None)
         self._scopes.append("def")
+        self._path.append(node.name.value)
+        return tuple(self._path) in self.plan.needed
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         self._scopes.pop()
         self._graph_fn.pop()
+        self._path.pop()
         if not self._is_graph_method(original):
             return updated
         if any(_dotted(d.decorator) in (self.marker, f"{MARKER_MODULE}.{MARKER}") for d in updated.decorators):
@@ -183,27 +262,19 @@ class _Rewriter(cst.CSTTransformer):
 
     # -- statements: trace-only side effects and imperative-only branches ---------------------
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        if self._in_graph is None or len(node.body) != 1:
+        if self._in_graph is None:
             return
-        stmt = node.body[0]
-        pos = self.get_metadata(PositionProvider, stmt).start
-        if (pos.line, pos.column + 1) in self.trace_only:
-            if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and _is_output_call(stmt.value):
-                code = self.module.code_for_node(stmt)
-                self._drop[id(node)] = _comment_lines(code, "# trace-only, not part of the graph: ")
-            else:
+        scope = tuple(self._path)
+        for stmt in node.body:
+            text = _norm(self.module.code_for_node(stmt))
+            ordinal = self._counts.get((scope, text), 0)
+            self._counts[(scope, text)] = ordinal + 1
+            key = (scope, text, ordinal)
+            if key in self.plan.drop and len(node.body) == 1:
+                self._drop[id(node)] = _comment_lines(text, "# trace-only, not part of the graph: ")
+            elif key in self.plan.drop or key in self.plan.annotate:
                 self._annotate[id(node)] = _comment_lines(
                     "note (HY008): runs once, while the graph is built; it keeps a Symbol, not a value", "# ")
-            return
-        # the finding may point inside the statement (``self.x = t``: the target)
-        rng = self.get_metadata(PositionProvider, stmt)
-        for row, col in self.trace_only:
-            if (rng.start.line, rng.start.column + 1) <= (row, col) <= (rng.end.line, rng.end.column):
-                if not (isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call)
-                        and _is_output_call(stmt.value)):
-                    self._annotate[id(node)] = _comment_lines(
-                        "note (HY008): runs once, while the graph is built; it keeps a Symbol, not a value", "# ")
-                break
 
     def visit_If(self, node: cst.If) -> None:
         if self._in_graph is None:

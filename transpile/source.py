@@ -1,19 +1,18 @@
 """Reading and parsing source files: the one place that turns bytes into trees (and HY000).
 
-Why two parsers. The checker must handle a ~400-file tree in about a second, and libcst (needed
-for formatting-preserving fixes and shared with the transpiler) parses roughly ten times slower
-than CPython's own parser and computes positions slower still. So a file goes through three
-cheap gates before libcst sees any of it:
+Speed decides the shape of this module. The checker must handle a ~400-file tree in about a
+second; libcst parses roughly ten times slower than CPython's own parser, computes positions
+slower still, and even importing it costs more than checking a small project. So:
 
 1. :func:`mentions_hybrid_forward` - a byte search; files without ``hybrid_forward`` are skipped
    unparsed (they cannot contain anything this tool checks).
 2. :func:`decode_source` - PEP 263 encoding cookie and BOM, binary detection, size limit.
-3. :func:`parse_python` - :mod:`ast` validates the whole file (syntax errors anywhere become
-   HY000 with CPython's own message) and yields the layout that ``analysis.index`` records.
-
-Only then are the few functions that matter (``hybrid_forward``, the methods and helpers it
-calls, ``__init__``) parsed with libcst, each on its own, by :func:`parse_function_snippet`; line
-numbers of the snippet map back to the file by a constant offset and columns are unchanged.
+3. :func:`parse_python` - :mod:`ast` validates the whole file (a syntax error anywhere becomes
+   HY000 with CPython's own message) and gives the tree the analysis runs on, positions included.
+4. Only when a fix must be rendered (``--fix``, ``--diff``, JSON output) is the one function
+   containing it parsed with libcst, by :func:`parse_function_snippet`: its line numbers map back
+   to the file by a constant offset and columns are unchanged, so formatting and comments of the
+   rewritten code are preserved exactly.
 
 Errors are values: every problem raises :class:`SourceError` carrying a message and a 1-based
 location, which the checker turns into an HY000 finding.

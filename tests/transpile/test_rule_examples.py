@@ -76,3 +76,12 @@ def test_fix_example_round_trips_and_is_idempotent(code, before, after):
 def test_unsafe_fix_example_needs_unsafe_fixes(code, before, after):
     assert fix_source(before, "example.py")[0] == before
     assert fix_source(before, "example.py", unsafe=True)[0] == after
+
+
+def test_the_rule_reference_is_generated_from_the_registry():
+    from transpile_helpers import REPO
+
+    from hybridize.transpile.rules import _docs
+
+    assert (REPO / "docs" / "checker-rules.md").read_text(encoding="utf-8") == _docs.render(), (
+        "regenerate: python -m hybridize.transpile.rules._docs > docs/checker-rules.md")

@@ -640,7 +640,7 @@ class Interpreter:
         if isinstance(node, ast.Attribute):
             base = self._peek(node.value)
             if base.kind is Kind.FNS:
-                return replace(base, names=frozenset(f"{n}.{node.attr}" for n in base.names))
+                return _fns(base, node.attr)
             if base.kind is Kind.STATIC and base.qual:
                 return static(f"{base.qual}.{node.attr}")
         return STATIC
@@ -667,7 +667,7 @@ class Interpreter:
         if base is _SELF:
             return self.self_attribute(node)
         if base.kind is Kind.FNS:
-            return replace(base, names=frozenset(f"{n}.{attr}" for n in base.names))
+            return _fns(base, attr)
         if base.kind is Kind.STATIC:
             if base.qual and not base.qual.startswith(("<", "builtins.", "self.")):
                 qual = f"{base.qual}.{attr}"
@@ -901,7 +901,7 @@ class Interpreter:
         if receiver is _SELF:
             return self.call_self_method(node, attr)
         if receiver.kind is Kind.FNS:
-            return self.call_value(node, replace(receiver, names=frozenset(f"{n}.{attr}" for n in receiver.names)))
+            return self.call_value(node, _fns(receiver, attr))
         if receiver.holds_tensor and receiver.kind is not Kind.SEQ:
             return self.call_tensor_method(node, func, receiver, attr)
         if receiver.kind is Kind.SEQ:
@@ -1117,6 +1117,11 @@ def _multi_output(ops: set[str], node: ast.Call) -> bool:
                     v.strip("'\"") for v in values}:
                 return True
     return False
+
+
+def _fns(base: Value, attr: str) -> Value:
+    """``F.x`` -> the F-path(s) one attribute further (a hot path: no dataclasses.replace)."""
+    return Value(Kind.FNS, names=frozenset([f"{n}.{attr}" for n in base.names]))
 
 
 def join_all(values: Iterable[Value]) -> Value:
