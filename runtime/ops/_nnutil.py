@@ -150,3 +150,12 @@ def OptEnum(*choices: str) -> AttrType:
             raise AttrError(f"expected one of {', '.join(choices)} or None; got {v!r}")
         return v
     return AttrType("enum-or-None(" + "|".join(choices) + ")", coerce)
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.matmul`` through BLAS: half-precision operands are multiplied in float32 (numpy has no
+    half-precision BLAS) and the result is cast back, as MXNet accumulates fp16 in fp32."""
+    if a.dtype == np.float16 or b.dtype == np.float16:
+        out = np.matmul(a.astype(np.float32), b.astype(np.float32))
+        return out.astype(np.float16)
+    return np.matmul(a, b)

@@ -25,7 +25,7 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import Bool, Int, Param, Shape
 from .registry import OpDef, register
-from ._nnutil import OptEnum, conv_out_dim, merge_shape, pad_spatial, spatial_params, tap_slices, windows
+from ._nnutil import OptEnum, conv_out_dim, matmul, merge_shape, pad_spatial, spatial_params, tap_slices, windows
 
 _LAYOUTS = ("NCW", "NCHW", "NCDHW", "NHWC", "NDHWC", "NWC")
 _TUNE = OptEnum("off", "limited_workspace", "fastest")
@@ -96,9 +96,9 @@ def _conv_cf(x, w, b, kernel, stride, dil, pad, g, pad_buf=None):
     if all(k == 1 for k in kernel) and not any(pad):
         xs = x[(Ellipsis,) + tuple(slice(None, None, s) for s in stride)] if any(s != 1 for s in stride) else x
         if g == 1:
-            out = np.matmul(w.reshape(F, C), xs.reshape(N, C, O))
+            out = matmul(w.reshape(F, C), xs.reshape(N, C, O))
         else:
-            out = np.matmul(w.reshape(g, fg, cg), xs.reshape(N, g, cg, O))
+            out = matmul(w.reshape(g, fg, cg), xs.reshape(N, g, cg, O))
     elif cg == 1 and g > 1:
         out = _depthwise(x, w, kernel, stride, dil, pad, fg, osp, pad_buf).reshape(N, F, O)
     else:
@@ -129,8 +129,8 @@ def _im2col_matmul(v, w, perm, g, fg, K, O):
     n = v.shape[0]
     F = w.shape[0]
     if g == 1:
-        return np.matmul(w.reshape(F, K), v.transpose(perm).reshape(n, K, O))
-    out = np.matmul(w.reshape(g, fg, K), v.transpose(perm).reshape(n, g, K, O))
+        return matmul(w.reshape(F, K), v.transpose(perm).reshape(n, K, O))
+    out = matmul(w.reshape(g, fg, K), v.transpose(perm).reshape(n, g, K, O))
     return out.reshape(n, F, O)
 
 
@@ -321,7 +321,7 @@ def _deconv_cf(attrs, x, w, b):
     K = int(np.prod(kernel))
     # columns: (N, g, F/g * K, I) = W_g^T @ x_g, W_g: (C/g, F/g * K)
     wg = w.reshape(g, cg, fg * K)
-    cols = np.matmul(wg.transpose(0, 2, 1), x.reshape(N, g, cg, I))
+    cols = matmul(wg.transpose(0, 2, 1), x.reshape(N, g, cg, I))
     cols = cols.reshape((N, F) + tuple(kernel) + tuple(isp))
     full = tuple(s * (n - 1) + d * (k - 1) + 1 + a for n, k, s, d, a in zip(isp, kernel, stride, dil, adj))
     full = tuple(max(f, p + o) for f, p, o in zip(full, pad, osp))

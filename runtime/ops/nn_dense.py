@@ -11,7 +11,7 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import Bool, Dtype, Int, Param
 from .registry import OpDef, register
-from ._nnutil import merge_shape
+from ._nnutil import matmul, merge_shape
 
 
 # -- FullyConnected ------------------------------------------------------------------------------
@@ -51,9 +51,9 @@ def _fc(attrs, x, w, b=None):
     """FullyConnected: ``y = x W^T + b``; ``flatten`` collapses all but the first axis of ``x``."""
     if attrs.flatten:
         x2 = x.reshape(x.shape[0], -1)
-        out = x2 @ w.T
+        out = matmul(x2, w.T)
     else:
-        out = (x.reshape(-1, x.shape[-1]) @ w.T).reshape(x.shape[:-1] + (w.shape[0],))
+        out = matmul(x.reshape(-1, x.shape[-1]), w.T).reshape(x.shape[:-1] + (w.shape[0],))
     if b is not None:
         out += b
     return out if out.dtype == x.dtype else out.astype(x.dtype)
