@@ -169,6 +169,27 @@ def _aliases(name: str, value: Value, env: dict[str, Value]) -> list[str]:
     return out
 
 
+def _live_after(names: list[str], stmt: ast.AugAssign, site: Site) -> list[str]:
+    """Those of ``names`` read after ``stmt`` in its function (or anywhere, inside a loop).
+
+    An alias nobody reads again cannot observe the difference between updating in place and
+    rebinding, so it does not make the rewrite unsafe.
+    """
+    fn = site.function.node if site.function is not None else None
+    if fn is None or not names:
+        return names
+    in_loop = any(isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and
+                  node.lineno <= stmt.lineno <= (node.end_lineno or node.lineno)
+                  for node in ast.walk(fn))
+    wanted = set(names)
+    live = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id in wanted and isinstance(node.ctx, ast.Load):
+            if in_loop or (node.lineno, node.col_offset) > (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0):
+                live.add(node.id)
+    return [n for n in names if n in live]
+
+
 def augassign_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     """``t op= u`` -> ``t = t op u``, parenthesising ``u`` only where precedence requires it."""
     stmt = event.node
@@ -184,6 +205,7 @@ def augassign_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     if value is not None and value.origin is not None and value.origin.category is Category.INPUT:
         reasons.append("the caller still holds the input")
     aliases = _aliases(name, value, event.extra.get("env", {})) if value is not None else []
+    aliases = _live_after(aliases, stmt, event.site)
     if aliases:
         reasons.append("`" + "`, `".join(sorted(aliases)) + "` still refer(s) to it")
     if event.extra.get("escaped"):

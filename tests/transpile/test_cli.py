@@ -153,3 +153,15 @@ def test_parallel_results_are_deterministic(tree):
     assert serial.returncode == parallel.returncode == 1
     assert serial.stdout == parallel.stdout
     assert serial.stdout.count("HY002") == 11
+
+
+def test_an_internal_error_is_one_line_and_exit_2(cli, tree, monkeypatch):
+    from hybridize.transpile import check_cli
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(check_cli, "check_paths", boom)
+    code, out, err = cli(["bad.py"], cwd=tree)
+    assert (code, out) == (2, "")
+    assert err == "hybridize-check: error: internal error: RuntimeError: simulated bug\n"

@@ -70,3 +70,15 @@ def test_without_fix_files_are_never_written(cli, tmp_path):
     mtime = target.stat().st_mtime_ns
     cli(["model.py"], cwd=tmp_path)
     assert target.stat().st_mtime_ns == mtime and target.read_text() == SOURCE
+
+
+def test_an_alias_never_read_again_does_not_make_the_fix_unsafe():
+    from transpile_helpers import findings
+    source = block("""
+        y = F.relu(x)
+        old = y
+        y += 1
+        return y
+    """)
+    [finding] = findings(source)
+    assert finding.fix.applicability.value == "safe"
