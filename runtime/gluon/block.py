@@ -640,6 +640,17 @@ def _trace_error(block: "HybridBlock", exc: BaseException) -> TraceError:
     return TraceError(msg, block.name, filename, lineno, exc)
 
 
+def _add_block_note(exc: BaseException, block: "HybridBlock", how: str) -> None:
+    """Notes (once, innermost block) which block was running when ``exc`` was raised."""
+    if getattr(exc, "_hybridize_block_noted", False) or not hasattr(exc, "add_note"):
+        return
+    try:
+        exc._hybridize_block_noted = True  # type: ignore[attr-defined]
+        exc.add_note(f"while running {type(block).__name__} '{block.name}' {how}")
+    except (AttributeError, TypeError):
+        pass
+
+
 # ------------------------------------------------------------------------------------------
 # HybridBlock
 # ------------------------------------------------------------------------------------------
@@ -853,8 +864,13 @@ class HybridBlock(Block):
                                      "Stored format = {}, input format = {}".format(self._in_format, fmt))
             arrays = [a._data for a in flat if a is not None]
         key = (tuple([(a.shape, a.dtype) for a in arrays]), autograd.is_training())
-        prog = self._program(cop, arrays, key)
-        outs = prog(*self._data_in_order(arrays))
+        try:
+            prog = self._program(cop, arrays, key)
+            outs = prog(*self._data_in_order(arrays))
+        except Exception as e:
+            _add_block_note(e, self, "hybridized (compiled program for input shapes "
+                            + ", ".join(str(a.shape) for a in arrays) + ")")
+            raise
         if self._out_format == 0 and len(arrays) == 1 and self._simple_in:
             self._fast = (arrays[0].shape, arrays[0].dtype, _GENERATION[0], bool(key[-1]), prog)
         if self._simple_out:
@@ -1000,7 +1016,11 @@ class HybridBlock(Block):
                 except TypeError:
                     pass
                 else:
-                    return self.hybrid_forward(ndarray, x, *args, **params)
+                    try:
+                        return self.hybrid_forward(ndarray, x, *args, **params)
+                    except Exception as e:
+                        _add_block_note(e, self, "imperatively (F=ndarray)")
+                        raise
             has_symbol, has_ndarray = False, True
         else:
             has_symbol, has_ndarray, _, _ = _gather_type_ctx_info([x] + list(args))
@@ -1025,7 +1045,11 @@ class HybridBlock(Block):
                     raise self._not_initialized(e) from None
             except ParameterNotInitializedError as e:
                 raise self._not_initialized(e) from None
-            return self.hybrid_forward(ndarray, x, *args, **params)
+            try:
+                return self.hybrid_forward(ndarray, x, *args, **params)
+            except Exception as e:
+                _add_block_note(e, self, "imperatively (F=ndarray)")
+                raise
         params = {i: j.var() for i, j in self._reg_params.items()}
         return self._trace(x, *args, **params)
 

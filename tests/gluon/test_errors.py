@@ -181,3 +181,17 @@ def test_wrong_input_shape_after_hybridize_is_a_shape_error():
     net(nd.ones((1, 4)))
     with pytest.raises((HybridizeError, ValueError)):
         net(nd.ones((1, 5)))
+
+
+def test_imperative_and_compiled_errors_note_the_block():
+    net = _net(nn.Dense(2, in_units=4))
+    net.initialize()
+    with pytest.raises(Exception) as ei:
+        net(nd.ones((1, 5)))
+    assert any(f"Dense '{net[0].name}'" in n for n in getattr(ei.value, "__notes__", []))
+    net.hybridize()
+    net(nd.ones((1, 4)))
+    with pytest.raises((HybridizeError, ValueError)) as ei:
+        net(nd.ones((1, 5)))
+    assert "(1, 4)" in str(ei.value) or "(2, 5)" in str(ei.value) or "5" in str(ei.value)
+    assert any(f"'{net.name}' hybridized" in n for n in getattr(ei.value, "__notes__", []))
