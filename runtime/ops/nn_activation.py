@@ -17,7 +17,6 @@ import math
 
 import numpy as np
 
-from ..base import ShapeError
 from .attrs import Bool, Enum, Float, Int, Param, Shape
 from .registry import OpDef, register, same_shape
 from ._nnutil import OptBool, OptEnum, OptFloat, merge_shape

@@ -8,12 +8,12 @@ windows running past the padded end in ``full`` mode); average pooling divides b
 clipped to ``[-p, n + p)`` (``count_include_pad``, the default) or by the number of real
 elements (``count_include_pad=False``); sum and lp pooling add real elements only.
 
-The kernel pads once, then reduces with a loop over the kernel taps, each tap a strided view of
-the whole batch (no loops over positions); large kernels reduce a strided window view instead.
+The kernel pads once (a per-thread buffer in prepared kernels), then reduces separably: one pass
+per spatial axis, each a loop over that axis's kernel taps of strided views of the whole batch
+(no loops over positions; ``kh + kw`` passes instead of ``kh * kw``).
 """
 from __future__ import annotations
 
-import itertools
 import math
 import threading
 
@@ -22,7 +22,7 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import Bool, Enum, Param, Shape
 from .registry import OpDef, register
-from ._nnutil import OptBool, OptEnum, OptInt, pad_spatial, tap_slices, windows
+from ._nnutil import OptBool, OptEnum, OptInt, pad_spatial
 
 _LAYOUTS = ("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
 
@@ -144,20 +144,22 @@ def _pool_cf(attrs, x, plan=None, buf=None):
         xp = buf
     else:
         xp = pad_spatial(src, pad, pl["after"], pl["fill"])
-    ntaps = int(np.prod(kernel))
-    if ntaps > 25:
-        v = windows(xp, kernel, stride, (1,) * nsp, osp)
-        axes = tuple(range(-nsp, 0))
-        out = v.max(axis=axes) if t == "max" else v.sum(axis=axes, dtype=x.dtype)
-    else:
-        out = None
-        red = np.maximum if t == "max" else np.add
-        for tap in itertools.product(*(range(k) for k in kernel)):
-            sl = xp[tap_slices(tap, stride, osp)]
-            if out is None:
-                out = sl.copy()
+    # separable reduction: one strided pass per spatial axis (sum_k taps instead of prod_k taps)
+    red = np.maximum if t == "max" else np.add
+    r = xp
+    for d in range(nsp):
+        ax = 2 + d
+        acc = None
+        for tap in range(kernel[d]):
+            idx = [slice(None)] * r.ndim
+            idx[ax] = slice(tap, tap + stride[d] * (osp[d] - 1) + 1, stride[d])
+            sl = r[tuple(idx)]
+            if acc is None:
+                acc = sl.copy()
             else:
-                red(out, sl, out=out)
+                red(acc, sl, out=acc)
+        r = acc
+    out = r
     if t == "avg":
         with np.errstate(divide="ignore", invalid="ignore"):
             out /= pl["cnt"]
