@@ -241,3 +241,25 @@ def test_guards_with_the_mx_prefix_and_the_imperative_api_inside_them():
         return x.T
     """, header="import mxnet as mx\nfrom mxnet.gluon import nn\n\n\n")
     assert codes(source) == []
+
+
+def test_lambdas_chosen_by_configuration_and_contrib_multi_output_ops():
+    source = block("""
+        match = F.contrib.bipartite_matching(x, threshold=0.5)
+        if self.ascend:
+            better = lambda a, b: a < b
+        else:
+            better = lambda a, b: a > b
+        best = F.max(x, axis=-1)
+        return F.where(better(F.pick(x, match[0], axis=-1), best), match[0], best)
+    """)
+    assert codes(source) == []
+
+
+def test_shape_and_imperative_api_in_an_encoder_are_reported():
+    source = block("""
+        refs = F.repeat(refs.reshape((0, 1, -1)), axis=1, repeats=matches.shape[1])
+        ids = F.pick(refs, matches, axis=2) + 1
+        return F.where(x > 0.5, ids, nd.ones_like(ids) * -1)
+    """, signature="self, F, x, matches, refs")
+    assert rows(source) == [(7, "HY006"), (9, "HY007")]

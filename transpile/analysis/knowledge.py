@@ -12,7 +12,10 @@ from typing import Optional
 MULTI_OUTPUT_OPS = frozenset({
     "split", "SliceChannel", "split_v2", "array_split", "hsplit", "vsplit", "dsplit",
     "foreach", "while_loop", "gelqf", "syevd", "moments", "slogdet", "svd", "eigh", "qr",
-    "MultiBoxTarget", "meshgrid", "broadcast_arrays", "unravel_index",
+    "MultiBoxTarget", "meshgrid", "broadcast_arrays", "unravel_index", "bipartite_matching",
+    "box_encode", "hawkesll", "quantize", "quantize_v2", "requantize", "amp_multicast",
+    "dgl_csr_neighbor_uniform_sample", "dgl_csr_neighbor_non_uniform_sample", "dgl_subgraph",
+    "dgl_graph_compact", "multi_all_finite", "multi_sum_sq",
 })
 
 #: Control-flow operators returning ``(outputs, states)`` whose parts may be lists themselves.
@@ -24,6 +27,9 @@ CONDITIONAL_MULTI_OUTPUT = {
     "RNN": ("state_outputs", {"True"}),
     "rnn": ("state_outputs", {"True"}),
     "BatchNorm": ("output_mean_var", {"True"}),
+    "LayerNorm": ("output_mean_var", {"True"}),
+    "Proposal": ("output_score", {"True"}),
+    "MultiProposal": ("output_score", {"True"}),
     "batch_norm": ("output_mean_var", {"True"}),
     "unique": ("return_index", {"True"}),
 }
