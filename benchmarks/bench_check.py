@@ -20,7 +20,6 @@ import resource
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path

@@ -24,7 +24,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst

@@ -17,24 +17,25 @@ import numpy as np
 from ..base import ShapeError
 from . import _special
 from ._util import const_type, known
-from .attrs import REQUIRED, Bool, Dtype, Float, Int, Param
+from .attrs import Bool, Dtype, Float, Int, Param
 from .registry import OpDef, register, same_shape
 
 
-def _keep(fn):
-    """``fn`` applied in a float type for integer/bool inputs; the result cast back to the input dtype."""
+def _keep(fn, exact_on_ints=False):
+    """``fn`` applied in a float type for integer/bool inputs (unless ``exact_on_ints``); the result
+    cast back to the input dtype."""
     def run(x):
         dt = x.dtype
         with np.errstate(all="ignore"):  # sqrt(-1), log(0): nan/inf silently, as MXNet
-            out = fn(x) if dt.kind in "fc" else fn(x.astype(np.float64))
+            out = fn(x) if dt.kind in "fc" or exact_on_ints and dt.kind in "iu" else fn(x.astype(np.float64))
         out = np.asarray(out)
         return out if out.dtype == dt else out.astype(dt)
     return run
 
 
-def unary(name: str, fn, *, aliases=(), fluent=True, params=(), doc="") -> OpDef:
+def unary(name: str, fn, *, aliases=(), fluent=True, params=(), doc="", exact_on_ints=False) -> OpDef:
     """Registers a one-input elementwise op computing ``fn(x)`` (``fn(x, attrs)`` if it has params)."""
-    kern = _keep(fn) if not params else None
+    kern = _keep(fn, exact_on_ints) if not params else None
     if params:
         def compute(attrs, x):
             dt = x.dtype
@@ -89,8 +90,11 @@ _UNARY = [
     ("zeros_like", np.zeros_like, (), True),
     ("ones_like", np.ones_like, (), True),
 ]
+# integer inputs need no float detour for these
+_EXACT_ON_INTS = {"abs", "sign", "round", "rint", "ceil", "floor", "trunc", "fix", "square", "relu", "negative",
+                  "logical_not", "_copy", "BlockGrad", "make_loss", "zeros_like", "ones_like"}
 for _n, _f, _a, _fl in _UNARY:
-    unary(_n, _f, aliases=_a, fluent=_fl)
+    unary(_n, _f, aliases=_a, fluent=_fl, exact_on_ints=_n in _EXACT_ON_INTS)
 
 unary("hard_sigmoid", lambda x, a: np.clip(a.alpha * x + a.beta, 0.0, 1.0).astype(x.dtype, copy=False),
       params=(Param("alpha", Float, 0.2), Param("beta", Float, 0.5)), fluent=False,
@@ -306,4 +310,4 @@ def _cast(attrs, x):
 register(OpDef("Cast", _cast, params=(Param("dtype", Dtype),), infer_shape=same_shape,
                infer_type=const_type("dtype"), aliases=("cast",)))
 
-__all__ = ["unary", "binary", "REQUIRED"]
+__all__ = ["unary", "binary"]

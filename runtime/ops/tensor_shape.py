@@ -184,8 +184,9 @@ def _flatten_shape(attrs, in_shapes):
 
 def _flatten(attrs, x):
     """Flatten: (d0, d1, ..., dn) -> (d0, d1 * ... * dn)."""
-    return x.reshape(x.shape[0] if x.ndim else 1, -1) if x.size else x.reshape(
-        (x.shape[0] if x.ndim else 1, prod(x.shape[1:])))
+    if x.ndim == 0:
+        return x.reshape(1, 1)
+    return x.reshape(x.shape[0], prod(x.shape[1:]))
 
 
 register(OpDef("Flatten", _flatten, infer_shape=_flatten_shape, aliases=("flatten",), fluent=True))
