@@ -334,6 +334,11 @@ def kernels_bench(rounds: int) -> None:
         print(f"{N} {H} {C} {K} | {g * 1e3:.2f} | {wi * 1e3:.2f} | {wi / g:.2f}", flush=True)
 
 
+def set_blas_threads(n: int) -> None:
+    from hybridize.runtime.graph.kernels import blas_threads
+    blas_threads(n)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -342,7 +347,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-imperative", action="store_true", help="skip the (slow) interpreter column of vision models")
     ap.add_argument("--markdown", action="store_true", help="write benchmarks/RESULTS-compiler.md")
     ap.add_argument("--kernels", action="store_true", help="Winograd vs im2col convolution timings")
+    ap.add_argument("--blas-threads", type=int, default=None,
+                    help="set numpy's OpenBLAS thread count in this process (MXNet workers keep theirs)")
     args = ap.parse_args(argv)
+    if args.blas_threads:
+        set_blas_threads(args.blas_threads)
     if args.kernels:
         kernels_bench(args.rounds)
         return 0

@@ -125,7 +125,7 @@ class CompiledProgram:
     def __init__(self, *, forward: Callable, code: str, prologue: Callable, prologue_code: str,
                  input_names: list[str], param_names: list[str], param_shapes: dict[str, tuple],
                  output_shapes: list[tuple], output_dtypes: list[np.dtype], graph: Graph,
-                 stats: dict, tls: threading.local):
+                 stats: dict, tls: threading.local, parallel: bool = False):
         self._forward = forward
         self.code = code
         self._prologue = prologue
@@ -141,6 +141,10 @@ class CompiledProgram:
         self._params: dict[str, np.ndarray] = {}
         self._consts: tuple | None = None
         self._lock = threading.Lock()
+        self.parallel = parallel
+        if parallel:
+            from .kernels.parallel import blas_single_threaded
+            self._blas1 = blas_single_threaded()
 
     # -- parameters --------------------------------------------------------------------------
     def bind_params(self, params: Mapping[str, Any], partial: bool = False) -> "CompiledProgram":
@@ -179,6 +183,9 @@ class CompiledProgram:
         if len(args) != len(self.input_names):
             raise HybridizeError(f"compiled program takes {len(self.input_names)} input(s) "
                                  f"({', '.join(self.input_names)}), got {len(args)}")
+        if self.parallel:
+            with self._blas1:
+                return self._forward(consts, *args)
         return self._forward(consts, *args)
 
     def _collect(self, args: tuple, kwargs: dict) -> tuple:
@@ -223,6 +230,7 @@ class _Planner:
         self.owners: dict[Entry, frozenset[int]] = {}
         self.step = 0
         self.fresh_count = 0
+        self.parallel = False      # some kernel runs row chunks on the thread pool
 
     def owner(self, e: Entry) -> frozenset[int]:
         return self.owners.get(e, frozenset())
@@ -524,7 +532,7 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
     return CompiledProgram(forward=forward, code=src, prologue=prologue, prologue_code=prologue_code,
                            input_names=ctx.input_names, param_names=params_used,
                            param_shapes=original_params, output_shapes=out_shapes,
-                           output_dtypes=out_dtypes, graph=g, stats=ctx.stats, tls=tls)
+                           output_dtypes=out_dtypes, graph=g, stats=ctx.stats, tls=tls, parallel=plan.parallel)
 
 
 def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx: Any, shapes: dict,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-__all__ = ["EMITTERS", "emitter"]
+__all__ = ["EMITTERS", "emitter", "blas_threads"]
 
 EMITTERS: dict[Any, Callable[[Any], list[str]]] = {}
 
@@ -30,6 +30,17 @@ def emitter(op: Any) -> Callable:
         EMITTERS[op] = fn
         return fn
     return deco
+
+
+def blas_threads(n: int) -> bool:
+    """Sets the number of threads numpy's OpenBLAS uses (process-wide); False if unknown."""
+    import ctypes
+    from .parallel import _blas_functions
+    setter, _ = _blas_functions()
+    if setter is None:
+        return False
+    setter(ctypes.c_int(int(n)))
+    return True
 
 
 from . import nhwc  # noqa: E402,F401  (defines the internal ops and registers their emitters)

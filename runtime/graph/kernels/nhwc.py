@@ -30,6 +30,7 @@ from numpy.lib.stride_tricks import as_strided
 from ...ops.attrs import AttrType, Param
 from ...ops.registry import OpDef
 from . import emitter
+from .parallel import chunks_for, run_chunks
 
 _ANY = AttrType("any", lambda v: v, repr)
 
@@ -275,6 +276,7 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                    ((2, 4, T, K), dtype)]
         if not exact:
             scratch.append(((N, 2 * TH, 2 * TW, K), dtype))
+        wino_chunks = chunks_for(16 * T * C * K, 16)
 
         def run(*args):
             x, U, b, r, rest = unpack(args)
@@ -293,7 +295,10 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                 np.add(c[1], c[2], out=V6[o + 1])
                 np.subtract(c[2], c[1], out=V6[o + 2])
                 np.subtract(c[1], c[3], out=V6[o + 3])
-            np.matmul(V, U, out=Mm)
+            if wino_chunks > 1:
+                run_chunks(lambda i: np.matmul(V[4 * i:4 * i + 4], U[4 * i:4 * i + 4], out=Mm[4 * i:4 * i + 4]), 4)
+            else:
+                np.matmul(V, U, out=Mm)
             m = Mm.reshape(4, 4, T, K)
             np.add(m[0], m[1], out=S[0])
             np.add(S[0], m[2], out=S[0])
@@ -312,12 +317,17 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
             if not exact:
                 out[...] = Y[:, :OH, :OW]
             _epilogue(out, out, b, r, act)
+        run.parallel = wino_chunks > 1
         return run, scratch
 
     if algo == "dw":
         if padded:
             scratch.append(((N, Hp, Wp, C), dtype))
         scratch.append(((N, OH, OW, C), dtype))
+
+        R = N * OH
+        nch = chunks_for(M * C * kh * kw, R, min_work=1e6)
+        bounds = [(R * i // nch, R * (i + 1) // nch) for i in range(nch)]
 
         def run(*args):
             x, w, b, r, rest = unpack(args)
@@ -327,17 +337,27 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                 _pad_fill(pb, x, ph, pw)
             else:
                 pb, tmp = x, rest[1]
-            first = True
-            for i in range(kh):
-                for j in range(kw):
-                    v = pb[:, i * dh:i * dh + sh * (OH - 1) + 1:sh, j * dw:j * dw + sw * (OW - 1) + 1:sw]
-                    if first:
-                        np.multiply(v, w[i, j], out=out)
-                        first = False
-                    else:
-                        np.multiply(v, w[i, j], out=tmp)
-                        np.add(out, tmp, out=out)
-            _epilogue(out, out, b, r, act)
+            taps = [pb[:, i * dh:i * dh + sh * (OH - 1) + 1:sh, j * dw:j * dw + sw * (OW - 1) + 1:sw]
+                    for i in range(kh) for j in range(kw)]
+            wt = [w[i, j] for i in range(kh) for j in range(kw)]
+
+            def chunk(ci):
+                r0, r1 = bounds[ci]
+                # rows r0..r1 of (N*OH) as (n, oh) ranges: split at image boundaries
+                n0, n1 = r0 // OH, (r1 - 1) // OH
+                for n in range(n0, n1 + 1):
+                    a0 = max(r0, n * OH) - n * OH
+                    a1 = min(r1, (n + 1) * OH) - n * OH
+                    o = out[n, a0:a1]
+                    t = tmp[n, a0:a1]
+                    v = taps[0][n, a0:a1]
+                    np.multiply(v, wt[0], out=o)
+                    for tap in range(1, len(taps)):
+                        np.multiply(taps[tap][n, a0:a1], wt[tap], out=t)
+                        np.add(o, t, out=o)
+                    _epilogue(o, o, b, None if r is None else r[n, a0:a1], act)
+            run_chunks(chunk, nch)
+        run.parallel = nch > 1
         return run, scratch
 
     # gemm / group
@@ -357,6 +377,11 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
         return as_strided(src, (N, OH, OW, kh, kw, src.shape[3]), (sN, sH * sh, sW * sw, sH * dh, sW * dw, sC))
 
     if algo == "gemm":
+        KK = kh * kw * C
+        R = N * OH                                   # output rows (n, oh); chunks are row ranges
+        nch = chunks_for(M * KK * K, R)
+        bounds = [(R * i // nch, R * (i + 1) // nch) for i in range(nch)]
+
         def run(*args):
             x, w, b, r, rest = unpack(args)
             out = rest[0]
@@ -367,17 +392,31 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                 _pad_fill(src, x, ph, pw)
             else:
                 src = x
-            if direct:
-                A = src.reshape(M, C)
-            else:
-                A = rest[k]
-                if pointwise:
-                    np.copyto(A.reshape(N, OH, OW, C), src[:, ::sh, ::sw])
-                else:
-                    np.copyto(A.reshape(N, OH, OW, kh, kw, C), patches(src))
+            col = None if direct else rest[k]
             o2 = out.reshape(M, K)
-            np.matmul(A, w, out=o2)
-            _epilogue(o2, out, b, r, act)
+            r2 = None if r is None else r.reshape(M, K)
+            if direct:
+                A_all = src.reshape(M, C)
+            elif pointwise:
+                view = src[:, ::sh, ::sw].reshape(R, OW, C)
+                colv = col.reshape(R, OW, C)
+            else:
+                view = patches(src).reshape(R, OW, kh, kw, C)
+                colv = col.reshape(R, OW, kh, kw, C)
+
+            def chunk(i):
+                r0, r1 = bounds[i]
+                m0, m1 = r0 * OW, r1 * OW
+                if direct:
+                    A = A_all[m0:m1]
+                else:
+                    np.copyto(colv[r0:r1], view[r0:r1])
+                    A = col[m0:m1]
+                oc = o2[m0:m1]
+                np.matmul(A, w, out=oc)
+                _epilogue(oc, oc, b, None if r2 is None else r2[m0:m1], act)
+            run_chunks(chunk, nch)
+        run.parallel = nch > 1
         return run, scratch
 
     def run_group(*args):
@@ -434,6 +473,8 @@ CONV = _internal("_hy_conv", _conv_compute, _conv_attrs(), _conv_inputs, _conv_s
 def _emit_conv(em: Any) -> list[str]:
     a = em.node.resolved
     fn, scratch = build_conv(a, em.in_shapes[0], em.in_dtypes[0])
+    if getattr(fn, "parallel", False):
+        em.plan.parallel = True
     k = em.bind(f"conv_{a.algo}", fn)
     lines = []
     buf = em.out_buffer(0)

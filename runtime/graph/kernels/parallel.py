@@ -1,0 +1,173 @@
+"""Row-chunk parallelism for the compiled program's big kernels.
+
+numpy's OpenBLAS threads busy-wait for each other; on a loaded machine (more runnable threads
+than cores) one descheduled BLAS thread stalls a whole matmul for a scheduler time slice, and
+small matmuls become 10-50x slower. The compiled program therefore runs BLAS single-threaded
+while it executes (see :func:`blas_single_threaded`) and parallelizes its large kernels itself:
+a kernel splits its output rows into chunks, and the calling thread plus the pool's workers grab
+chunks from a shared counter. The caller never waits for a chunk nobody started, so a
+descheduled worker delays at most the one chunk it holds; numpy releases the GIL inside
+matmul, copies and ufunc loops, so chunks really run in parallel.
+
+``HYBRIDIZE_THREADS`` sets the number of threads (default: ``os.cpu_count()``; 1 disables the
+pool and leaves BLAS alone).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import queue
+import threading
+from typing import Callable
+
+__all__ = ["run_chunks", "num_threads", "blas_single_threaded", "chunks_for"]
+
+
+def num_threads() -> int:
+    try:
+        n = int(os.environ.get("HYBRIDIZE_THREADS", "0"))
+    except ValueError:
+        n = 0
+    return n if n > 0 else (os.cpu_count() or 1)
+
+
+class _Task:
+    __slots__ = ("fn", "n", "counter", "done", "lock", "event", "error")
+
+    def __init__(self, fn: Callable[[int], None], n: int):
+        self.fn, self.n = fn, n
+        self.counter = itertools.count()
+        self.done = 0
+        self.lock = threading.Lock()
+        self.event = threading.Event()
+        self.error: BaseException | None = None
+
+    def work(self) -> None:
+        n, fn = self.n, self.fn
+        while True:
+            i = next(self.counter)          # atomic under the GIL
+            if i >= n:
+                return
+            try:
+                fn(i)
+            except BaseException as e:      # re-raised in the caller
+                self.error = e
+            with self.lock:
+                self.done += 1
+                if self.done == n:
+                    self.event.set()
+
+
+class _Pool:
+    def __init__(self, workers: int):
+        self.q: queue.SimpleQueue = queue.SimpleQueue()
+        self.workers = workers
+        for i in range(workers):
+            threading.Thread(target=self._loop, name=f"hybridize-worker-{i}", daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            self.q.get().work()
+
+
+_pool: _Pool | None = None
+_pool_lock = threading.Lock()
+
+
+def _get_pool() -> _Pool | None:
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                n = num_threads()
+                if n <= 1:
+                    return None
+                _pool = _Pool(n - 1)
+    return _pool
+
+
+def run_chunks(fn: Callable[[int], None], n: int) -> None:
+    """Runs ``fn(0) ... fn(n - 1)``, in parallel on the pool (the caller takes part)."""
+    pool = _get_pool() if n > 1 else None
+    if pool is None:
+        for i in range(n):
+            fn(i)
+        return
+    task = _Task(fn, n)
+    for _ in range(min(pool.workers, n - 1)):
+        pool.q.put(task)
+    task.work()
+    task.event.wait()
+    if task.error is not None:
+        raise task.error
+
+
+def chunks_for(work: float, rows: int, min_work: float = 4e6) -> int:
+    """How many row chunks a kernel doing ``work`` (multiply-adds or element ops) should use."""
+    t = num_threads()
+    if t <= 1 or work < min_work or rows < 2:
+        return 1
+    return int(min(rows, 2 * t if work < 8 * min_work else 4 * t))
+
+
+# -- BLAS thread count while a compiled program runs ------------------------------------------------
+_blas_lock = threading.Lock()
+_blas_users = 0
+_blas_saved: int | None = None
+_blas_fns: tuple | None = None
+
+
+def _blas_functions() -> tuple:
+    global _blas_fns
+    if _blas_fns is None:
+        import ctypes
+        import glob
+        import numpy as np
+        found: tuple = (None, None)
+        base = os.path.dirname(os.path.dirname(np.__file__))
+        for lib in glob.glob(os.path.join(base, "numpy.libs", "*openblas*")) + \
+                glob.glob(os.path.join(os.path.dirname(np.__file__), ".libs", "*openblas*")):
+            try:
+                dll = ctypes.CDLL(lib)
+            except OSError:
+                continue
+            for prefix, suffix in (("scipy_openblas", "64_"), ("scipy_openblas", ""), ("openblas", "64_"),
+                                   ("openblas", "")):
+                s = getattr(dll, f"{prefix}_set_num_threads{suffix}", None)
+                g = getattr(dll, f"{prefix}_get_num_threads{suffix}", None)
+                if s is not None and g is not None:
+                    g.restype = ctypes.c_int
+                    found = (s, g)
+                    break
+            if found[0] is not None:
+                break
+        _blas_fns = found
+    return _blas_fns
+
+
+class blas_single_threaded:
+    """Context: BLAS runs single-threaded (first entering thread saves the count, last one out
+    restores it). A no-op when the pool is disabled or OpenBLAS is not found."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        global _blas_users, _blas_saved
+        setter, getter = _blas_functions()
+        if setter is None:
+            return
+        with _blas_lock:
+            if _blas_users == 0:
+                _blas_saved = getter()
+                setter(1)
+            _blas_users += 1
+
+    def __exit__(self, *exc: object) -> None:
+        global _blas_users
+        setter, _ = _blas_functions()
+        if setter is None:
+            return
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0 and _blas_saved is not None:
+                setter(_blas_saved)
