@@ -117,8 +117,36 @@ class _Plan:
     annotate: set = field(default_factory=set)      # (scope, text, ordinal) -> HY008 note
 
 
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+class _Segments:
+    """``ast.get_source_segment(text, node)`` with the lines split (and encoded) once: the stdlib
+    function splits the whole source on every call, which made the pre-pass quadratic (seconds
+    for a large module such as gluon/block.py)."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = [line.encode("utf-8") for line in _LINE.findall(text)]  # as ast: no split on \f
+
+    def __call__(self, node: ast.AST) -> Optional[str]:
+        try:
+            if node.end_lineno is None or node.end_col_offset is None:  # type: ignore[attr-defined]
+                return None
+            first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
+            col, end_col = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        except AttributeError:
+            return None
+        lines = self._lines
+        if first == last:
+            return lines[first][col:end_col].decode("utf-8")
+        return "".join([lines[first][col:].decode("utf-8"),
+                        *(line.decode("utf-8") for line in lines[first + 1:last]),
+                        lines[last][:end_col].decode("utf-8")])
+
+
 def _plan(tree: ast.Module, text: str, trace_only: list[Finding]) -> _Plan:
     plan = _Plan()
+    segment = _Segments(text)
     rows = {}
     for f in trace_only:
         rows.setdefault(f.start.row, []).append(f.start.column)
@@ -140,8 +168,8 @@ def _plan(tree: ast.Module, text: str, trace_only: list[Finding]) -> _Plan:
                 interesting = True
             if isinstance(child, ast.stmt) and not isinstance(child, (ast.If, ast.For, ast.While, ast.With,
                                                                       ast.Try, ast.AsyncFor, ast.AsyncWith)):
-                seg = ast.get_source_segment(text, child)
-                if seg is not None and in_graph:
+                seg = segment(child) if in_graph else None
+                if seg is not None:
                     key = (scope, _norm(seg))
                     ordinal = counts.get(key, 0)
                     counts[key] = ordinal + 1

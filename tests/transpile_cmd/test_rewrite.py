@@ -189,3 +189,39 @@ def test_output_is_deterministic(tmp_path):
     a = rewrite_source(text, str(SEED), label="x.py").code
     b = rewrite_source(text, str(SEED), label="x.py").code
     assert a == b
+
+
+def test_source_segments_match_ast_on_crlf_form_feed_and_non_ascii():
+    """The pre-pass slices statements from lines split once (``ast.get_source_segment`` re-splits the
+    whole source per call: quadratic, ~5 s for gluon/block.py); the slices must be the stdlib's."""
+    import ast
+
+    from hybridize.transpile.rewrite import _Segments
+
+    text = ("# é ünïcode ✓\r\nx = 'ä' + 'b'  # ß\r\n\x0c\r\ndef f(a,\r\n      b='Ω'):\r\n    return (a +\r\n"
+            "            b)\ry = [1,\r  2]\nclass C:\n    def g(self): print('→', 1); return {\n        'k': 2}\n")
+    tree = ast.parse(text)
+    segment = _Segments(text)
+    nodes = [n for n in ast.walk(tree) if hasattr(n, "lineno")]
+    assert len(nodes) > 20
+    for node in nodes:
+        assert segment(node) == ast.get_source_segment(text, node), ast.dump(node)
+
+
+def test_trace_only_statement_found_after_non_ascii_and_crlf(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_bytes(textwrap.dedent("""\
+        # -*- coding: utf-8 -*-
+        from mxnet.gluon import nn
+
+
+        class Net(nn.HybridBlock):
+            \"\"\"Größe → Ω.\"\"\"
+            def hybrid_forward(self, F, x):
+                y = F.relu(x)  # ünïcode
+                print('ÿ', y)
+                return y
+        """).replace("\n", "\r\n").encode("utf-8"))
+    out = rewrite_source(path.read_bytes().decode("utf-8"), str(path), label="model.py")
+    assert out.commented == 1
+    assert "# trace-only, not part of the graph: print('ÿ', y)\r\n" in out.code
