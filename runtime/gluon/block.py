@@ -691,7 +691,7 @@ class HybridBlock(Block):
         self._backend_opts: dict = {}
         self._simple_in = False
         self._simple_out = False
-        # (shape, dtype, parameter generation, training, program) of the last single-input call:
+        # (shape, dtype, parameter generation, training, function, constants) of the last single-input call:
         # lets __call__ skip straight to the compiled program when nothing changed
         self._fast: tuple | None = None
 
@@ -706,7 +706,7 @@ class HybridBlock(Block):
             d = args[0]._data
             if (d.shape == fast[0] and d.dtype is fast[1] and _GENERATION[0] == fast[2]
                     and _is_training() is fast[3] and not self._forward_pre_hooks and not self._forward_hooks):
-                return NDArray(fast[4](d)[0])
+                return NDArray(fast[4](fast[5], d)[0])
         if self._forward_pre_hooks or self._forward_hooks:
             return Block.__call__(self, *args)
         return self.forward(*args)
@@ -872,7 +872,9 @@ class HybridBlock(Block):
                             + ", ".join(str(a.shape) for a in arrays) + ")")
             raise
         if self._out_format == 0 and len(arrays) == 1 and self._simple_in:
-            self._fast = (arrays[0].shape, arrays[0].dtype, _GENERATION[0], bool(key[-1]), prog)
+            # the generated function and its bound constants themselves: a parameter change bumps
+            # the generation (so this tuple is dropped before the constants could be stale)
+            self._fast = (arrays[0].shape, arrays[0].dtype, _GENERATION[0], bool(key[-1])) + prog.direct()
         if self._simple_out:
             out = NDArray(outs[0])
             return out if self._out_format == 0 else [out]

@@ -188,6 +188,22 @@ class CompiledProgram:
                 return self._forward(consts, *args)
         return self._forward(consts, *args)
 
+    def direct(self) -> tuple[Callable, Any]:
+        """``(fn, consts)`` with ``fn(consts, *inputs) == self(*inputs)`` for positional inputs: the
+        call without this wrapper's checks, for callers that cache it (Gluon's fast path). The
+        constants are those bound now: call again after ``bind_params``."""
+        consts = self._consts
+        if consts is None:
+            raise HybridizeError("compiled program: parameters are not bound (call bind_params)")
+        if self.parallel:
+            blas1, forward = self._blas1, self._forward
+
+            def run(c: Any, *args: Any) -> Any:
+                with blas1:
+                    return forward(c, *args)
+            return run, consts
+        return self._forward, consts
+
     def _collect(self, args: tuple, kwargs: dict) -> tuple:
         values = list(args) + [None] * (len(self.input_names) - len(args))
         for k, v in kwargs.items():
