@@ -48,6 +48,47 @@ def test_winograd_matches(hw):
     assert prog.stats["layout"]["conv_wino"] == 1
 
 
+@pytest.mark.parametrize("shape,pad", [((2, 5, 8, 8), 1), ((1, 4, 7, 9), 1), ((3, 6, 13, 5), 1), ((1, 4, 1, 1), 1),
+                                       ((2, 3, 9, 9), 0), ((1, 4, 5, 6), 2)])
+@pytest.mark.parametrize("act", [None, "relu"])
+def test_winograd_f4_matches(shape, pad, act):
+    """F(4x4, 3x3): exact and ragged tilings (output not a multiple of 4), any padding, fused epilogue."""
+    x = sym.var("data")
+    y = sym.Convolution(x, kernel=(3, 3), num_filter=7, pad=(pad, pad), name="c")
+    if act:
+        y = sym.Activation(y, act_type=act)
+    prog = check(y, {"data": shape}, options={"winograd": "f4"})
+    assert prog.stats["layout"]["conv_wino4"] == 1
+
+
+def test_winograd_f4_weight_transform_is_exact_for_a_delta_filter():
+    """U = G g G^T, then the transforms, reproduce a 3x3 filter that picks one tap."""
+    from hybridize.runtime.graph.kernels.nhwc import _W4_AT, _W4_BT, winograd4_weight
+    g = np.zeros((1, 1, 3, 3))
+    g[0, 0, 1, 2] = 1.0
+    d = np.random.default_rng(0).standard_normal((6, 6))
+    u = winograd4_weight(g)[:, 0, 0].reshape(6, 6).T        # stored as (column b, row a)
+    y = _W4_AT @ (u * (_W4_BT @ d @ _W4_BT.T)) @ _W4_AT.T
+    np.testing.assert_allclose(y, d[1:5, 2:6], rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("shape,num_filter,split", [((1, 256, 7, 7), 512, "columns"), ((2, 32, 30, 30), 64, "rows")])
+def test_gemm_splits_rows_or_output_channels(shape, num_filter, split, monkeypatch):
+    """Deep layers at small batch (fewer output rows than channels) split the matmul by columns,
+    so that no thread re-reads the weights; others by rows. Both give the reference result."""
+    monkeypatch.setenv("HYBRIDIZE_THREADS", "2")
+    from hybridize.runtime.graph.kernels import nhwc
+    built = []
+    real = nhwc.build_conv
+    monkeypatch.setattr(nhwc, "build_conv", lambda *a: built.append(real(*a)[0]) or real(*a))
+    x = sym.var("data")
+    y = sym.Convolution(x, kernel=(3, 3), num_filter=num_filter, pad=(1, 1), stride=(2, 2), name="c")
+    y = sym.relu(y + 1)
+    prog = check(y, {"data": shape}, options={"winograd": False}, rtol=1e-3)
+    assert prog.stats["layout"]["conv_gemm"] == 1
+    assert built and built[-1].split == split
+
+
 POOLS = [
     dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max"),
     dict(kernel=(2, 2), stride=(2, 2), pool_type="avg"),

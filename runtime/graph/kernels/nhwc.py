@@ -12,6 +12,9 @@ Convolution algorithms (``algo`` attribute, chosen by the lowering pass):
   matrix (im2col without index tables) and do one BLAS matmul.
 - ``dw``: depthwise (``num_group == C == num_filter``): KH*KW multiply-adds of strided views,
   no patch matrix.
+- ``wino4``: 3x3 stride-1: Winograd F(4x4, 3x3): separable input/output transforms, each a copy of
+  a strided view plus one small matmul, and 36 batched matmuls of ``(T, C) @ (C, K)``; 4x fewer
+  multiplies than direct convolution (the default where it pays, see ``passes/layout.py``).
 - ``wino``: 3x3 stride-1: Winograd F(2x2, 3x3): input/output transforms by additions of strided
   views (B^T d B, A^T m A), 16 batched matmuls of ``(T, C) @ (C, K)``; 2.25x fewer multiplies.
 - ``group``: other grouped convolutions, one matmul per group.
@@ -178,6 +181,23 @@ def winograd_weight(w: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(u.reshape(16, C, K).astype(w.dtype))
 
 
+# Winograd F(4x4, 3x3) (Lavin & Gray, interpolation points 0, +-1, +-2, inf): Y = A^T [U . V] A with
+# U = G g G^T (6x6 per filter) and V = B^T d B (6x6 per input tile, tiles overlap by 2).
+_W4_BT = np.array([[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0],
+                   [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]], np.float64)
+_W4_G = np.array([[1 / 4, 0, 0], [-1 / 6, -1 / 6, -1 / 6], [-1 / 6, 1 / 6, -1 / 6],
+                  [1 / 24, 1 / 12, 1 / 6], [1 / 24, -1 / 12, 1 / 6], [0, 0, 1]], np.float64)
+_W4_AT = np.array([[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]], np.float64)
+
+
+def winograd4_weight(w: np.ndarray) -> np.ndarray:
+    """U = G g G^T for every (K, C) 3x3 filter, as (36, C, K) in (column b, row a) order: the order
+    in which the kernel's separable input transform leaves the 36 tile matrices."""
+    u = np.einsum("ai,kcij,bj->back", _W4_G, w.astype(np.float64), _W4_G)
+    K, C = w.shape[:2]
+    return np.ascontiguousarray(u.reshape(36, C, K).astype(w.dtype))
+
+
 def conv_weight(w: np.ndarray, algo: str, groups: int) -> np.ndarray:
     K, Cg, KH, KW = w.shape
     if algo == "gemm":
@@ -186,6 +206,8 @@ def conv_weight(w: np.ndarray, algo: str, groups: int) -> np.ndarray:
         return np.ascontiguousarray(w.reshape(K, KH, KW).transpose(1, 2, 0))
     if algo == "wino":
         return winograd_weight(w)
+    if algo == "wino4":
+        return winograd4_weight(w)
     if algo == "group":
         Kg = K // groups
         return np.ascontiguousarray(w.reshape(groups, Kg, Cg, KH, KW).transpose(0, 3, 4, 2, 1)
@@ -196,7 +218,7 @@ def conv_weight(w: np.ndarray, algo: str, groups: int) -> np.ndarray:
 def _conv_weight_shape(attrs, in_shapes):
     K, Cg, KH, KW = in_shapes[0]
     algo, g = attrs.algo, attrs.groups
-    out = {"gemm": (KH * KW * Cg, K), "dw": (KH, KW, K), "wino": (16, Cg, K),
+    out = {"gemm": (KH * KW * Cg, K), "dw": (KH, KW, K), "wino": (16, Cg, K), "wino4": (36, Cg, K),
            "group": (g, KH * KW * Cg, K // g)}[algo]
     return list(in_shapes), [out]
 
@@ -320,6 +342,9 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
         run.parallel = wino_chunks > 1
         return run, scratch
 
+    if algo == "wino4":
+        return _build_wino4(N, H, W, C, K, OH, OW, ph, pw, dtype, unpack, act)
+
     if algo == "dw":
         if padded:
             scratch.append(((N, Hp, Wp, C), dtype))
@@ -381,6 +406,14 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
         R = N * OH                                   # output rows (n, oh); chunks are row ranges
         nch = chunks_for(M * KK * K, R)
         bounds = [(R * i // nch, R * (i + 1) // nch) for i in range(nch)]
+        # Row chunks each read all of the weights, column chunks all of the patches: split the
+        # output by columns when it has fewer rows than channels (deep layers at small batch),
+        # so that no thread re-reads the (large) weight matrix
+        by_cols = M < K and chunks_for(M * KK * K, K // 16) > 1
+        nkch = chunks_for(M * KK * K, K // 16) if by_cols else 1
+        kbounds = [(16 * (K // 16 * i // nkch), 16 * (K // 16 * (i + 1) // nkch)) for i in range(nkch)]
+        if kbounds:
+            kbounds[-1] = (kbounds[-1][0], K)
 
         def run(*args):
             x, w, b, r, rest = unpack(args)
@@ -404,6 +437,21 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                 view = patches(src).reshape(R, OW, kh, kw, C)
                 colv = col.reshape(R, OW, kh, kw, C)
 
+            if by_cols:
+                def copy_chunk(i):
+                    r0, r1 = bounds[i]
+                    np.copyto(colv[r0:r1], view[r0:r1])
+
+                def col_chunk(i):
+                    k0, k1 = kbounds[i]
+                    oc = o2[:, k0:k1]
+                    np.matmul(A_all if direct else col, w[:, k0:k1], out=oc)
+                    _epilogue(oc, oc, None if b is None else b[k0:k1], None if r2 is None else r2[:, k0:k1], act)
+                if not direct:
+                    run_chunks(copy_chunk, nch)
+                run_chunks(col_chunk, nkch)
+                return
+
             def chunk(i):
                 r0, r1 = bounds[i]
                 m0, m1 = r0 * OW, r1 * OW
@@ -416,7 +464,8 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                 np.matmul(A, w, out=oc)
                 _epilogue(oc, oc, b, None if r2 is None else r2[m0:m1], act)
             run_chunks(chunk, nch)
-        run.parallel = nch > 1
+        run.parallel = nch > 1 or nkch > 1
+        run.split = "columns" if by_cols else "rows" if nch > 1 else None
         return run, scratch
 
     def run_group(*args):
@@ -443,6 +492,59 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
             o2[:, g * Kg:(g + 1) * Kg] = tmp
         _epilogue(o2, out, b, r, act)
     return run_group, scratch
+
+
+def _build_wino4(N: int, H: int, W: int, C: int, K: int, OH: int, OW: int, ph: int, pw: int, dtype: np.dtype,
+                 unpack: Callable, act: tuple) -> tuple[Callable, list]:
+    """Winograd F(4x4, 3x3) with every transform a copy of a strided view plus one small matmul.
+
+    Input tiles (6x6, stride 4) of the zero-padded input are transformed separably: the six
+    tile rows are gathered by one copy and combined by ``B^T @ (6, ...)``, then the six tile
+    columns likewise, leaving V as 36 matrices ``(T, C)`` (T = tiles). The products are one
+    batched matmul ``V @ U`` (36 x (T, C) @ (C, K): 4x fewer multiplies than direct convolution),
+    and the output transform is two more small matmuls and one strided copy into NHWC. About a
+    dozen numpy calls per convolution, whatever its size.
+    """
+    TH, TW = -(-OH // 4), -(-OW // 4)
+    Hq, Wq = 4 * TH + 2, 4 * TW + 2
+    T = N * TH * TW
+    exact = OH == 4 * TH and OW == 4 * TW
+    scratch = [((N, Hq, Wq, C), dtype), ((6, N, TH, Wq, C), dtype), ((6, N, TH, Wq, C), dtype),
+               ((6, 6, N, TH, TW, C), dtype), ((36, T, C), dtype), ((36, T, K), dtype), ((6, 4, T * K), dtype),
+               ((4, 4, T, K), dtype)]
+    if not exact:
+        scratch.append(((N, 4 * TH, 4 * TW, K), dtype))
+    bt, at = _W4_BT.astype(dtype), _W4_AT.astype(dtype)
+    nch = chunks_for(36 * T * C * K, 36)
+    bounds = [(36 * i // nch, 36 * (i + 1) // nch) for i in range(nch)]
+
+    def run(*args):
+        x, U, b, r, rest = unpack(args)
+        out, pb, P1, R, P2, V, Mm, Z, Y = rest[:9]
+        _pad_fill(pb, x, ph, pw)
+        sN, sH, sW, sC = pb.strides
+        # rows: P1[i, n, th, w, c] = pb[n, 4 th + i, w, c]; R = B^T P1
+        np.copyto(P1, as_strided(pb, (6, N, TH, Wq, C), (sH, sN, 4 * sH, sW, sC)))
+        np.matmul(bt, P1.reshape(6, -1), out=R.reshape(6, -1))
+        # columns: P2[j, a, n, th, tw, c] = R[a, n, th, 4 tw + j, c]; V = B^T P2
+        rA, rN, rT, rW, rC = R.strides
+        np.copyto(P2, as_strided(R, (6, 6, N, TH, TW, C), (rW, rA, rN, rT, 4 * rW, rC)))
+        np.matmul(bt, P2.reshape(6, -1), out=V.reshape(6, -1))
+        if nch > 1:
+            run_chunks(lambda i: np.matmul(V[bounds[i][0]:bounds[i][1]], U[bounds[i][0]:bounds[i][1]],
+                                           out=Mm[bounds[i][0]:bounds[i][1]]), nch)
+        else:
+            np.matmul(V, U, out=Mm)
+        # Y[q, p] = sum_b A^T[q, b] sum_a A^T[p, a] M[b, a]
+        np.matmul(at, Mm.reshape(6, 6, T * K), out=Z)
+        np.matmul(at, Z.reshape(6, 4 * T * K), out=Y.reshape(4, -1))
+        dst = out if exact else rest[9]
+        np.copyto(dst.reshape(N, TH, 4, TW, 4, K).transpose(4, 2, 0, 1, 3, 5), Y.reshape(4, 4, N, TH, TW, K))
+        if not exact:
+            np.copyto(out, dst[:, :OH, :OW])
+        _epilogue(out, out, b, r, act)
+    run.parallel = nch > 1
+    return run, scratch
 
 
 def _conv_attrs():

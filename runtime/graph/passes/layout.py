@@ -9,8 +9,9 @@ their inputs back in NCHW. Flatten of an NHWC tensor whose spatial size is 1x1 (
 pooling) needs no transpose either.
 
 The lowering also picks each convolution's algorithm (see ``kernels/nhwc.py``):
-``dw`` for depthwise, ``wino`` (Winograd F(2x2,3x3)) for 3x3 stride-1 convolutions where it was
-measured faster (``ctx.options["winograd"]``: True / False / None = automatic), ``group`` for
+``dw`` for depthwise, ``wino4`` (Winograd F(4x4,3x3)) for 3x3 stride-1 convolutions where it was
+measured faster (``ctx.options["winograd"]``: None = automatic, False = never, ``"f4"`` = always
+F(4x4,3x3), True or ``"f2"`` = always F(2x2,3x3), kept as the smaller-error variant), ``group`` for
 other grouped convolutions, ``gemm`` (one matmul, 1x1 convolutions need no patch copy) else.
 Weights are re-laid-out by static ``_hy_conv_weight`` nodes (evaluated at ``bind_params``).
 """
@@ -43,16 +44,18 @@ def choose_algo(x_shape: tuple, kernel: tuple, stride: tuple, dilate: tuple, gro
             return "dw"
         return "group"
     if kernel == (3, 3) and stride == (1, 1) and dilate == (1, 1):
-        if winograd is True:
+        if winograd is True or winograd == "f2":
             return "wino"
+        if winograd == "f4":
+            return "wino4"
         if winograd is None:
             N, H, W, _ = x_shape
-            # measured (python benchmarks/bench_compiler.py --kernels): the transforms are
-            # memory-bound additions, so Winograd wins when channels are many (the 16 batched
-            # matmuls dominate) or, at 64 channels, when there are many tiles (batch 8 at 56x56)
-            tiles = N * ((H + 1) // 2) * ((W + 1) // 2)
-            if C >= 128 and K_ >= 128 and tiles >= 16 or C >= 64 and K_ >= 64 and tiles >= 4096:
-                return "wino"
+            # measured (python benchmarks/bench_compiler.py --kernels): F(4x4, 3x3) beats im2col +
+            # matmul 1.5-3x from 16 tiles of 4x4 on, at 32+ channels; with fewer tiles (7x7 at
+            # batch 1) its 36 weight matrices (4x the direct weights) make it memory-bound
+            tiles = N * ((H + 3) // 4) * ((W + 3) // 4)
+            if C >= 32 and K_ >= 32 and tiles >= 16:
+                return "wino4"
     return "gemm"
 
 
