@@ -12,10 +12,17 @@ Pure functions over dotted names and paths (no libcst here; :mod:`.rewrite` appl
   ``mxnet`` becomes the same path under ``hybridize.runtime``
   (``from ...block import HybridBlock`` in ``vision/resnet.py`` -> ``from hybridize.runtime.gluon.block
   import HybridBlock``); any other target outside the tree becomes absolute (its original package).
+  ``from <package in the tree> import n`` where ``n`` is a submodule *outside* the tree (neither a
+  module of the tree nor a name the package's ``__init__.py`` binds) leaves the tree too:
+  ``from . import engine`` in a partial copy of ``mxnet/__init__.py`` becomes
+  ``from hybridize.runtime import engine`` (the statement is split if some names stay relative).
+  Only for packages under ``mxnet``: a partial copy of another package is left as written.
 * :func:`map_module` maps an absolute dotted name (``mxnet.gluon.nn`` -> ``hybridize.runtime.gluon.nn``).
 """
 from __future__ import annotations
 
+import ast
+import functools
 import os
 from dataclasses import dataclass, field
 from typing import Optional
@@ -107,6 +114,94 @@ class Tree:
         """Is ``dotted`` a module or package written as part of this tree?"""
         return dotted in self.modules
 
+    def binds(self, package: str, name: str) -> Optional[bool]:
+        """Does the ``__init__.py`` of ``package`` (a package of this tree) bind ``name`` at top level,
+        other than by importing its own submodule ``name`` (``from . import name``)?
+
+        ``None`` when that cannot be told: ``package`` is not a package of this tree, its
+        ``__init__.py`` does not parse, or it has a star import.
+        """
+        if not self.package or not os.path.isdir(self.root) or not self.contains(package):
+            return None
+        if package == self.package:
+            rel: list[str] = []
+        elif package.startswith(self.package + "."):
+            rel = package[len(self.package) + 1:].split(".")
+        else:
+            return None
+        init = os.path.join(self.root, *rel, "__init__.py")
+        if not os.path.isfile(init):
+            return None
+        names = _init_bindings(init)
+        if names is None:
+            return None
+        return name in names
+
+
+def _init_bindings(path: str) -> Optional[frozenset[str]]:
+    """Top-level names bound by the module at ``path`` (not counting ``from . import n`` binding the
+    submodule ``n``); ``None`` if it has a star import or cannot be read and parsed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return _bindings(path, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _bindings(path: str, mtime_ns: int, size: int) -> Optional[frozenset[str]]:
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    bound: set[str] = set()
+
+    def targets(node: ast.AST) -> None:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name):
+                bound.add(n.id)
+
+    def scan(body: list) -> bool:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(stmt.name)
+            elif isinstance(stmt, ast.Import):
+                bound.update(a.asname or a.name.split(".")[0] for a in stmt.names)
+            elif isinstance(stmt, ast.ImportFrom):
+                for a in stmt.names:
+                    if a.name == "*":
+                        return False
+                    if stmt.level == 1 and stmt.module is None and a.asname in (None, a.name):
+                        continue  # the submodule itself
+                    bound.add(a.asname or a.name)
+            elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+                    targets(t)
+            elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+                targets(stmt.target)
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                for item in stmt.items:
+                    if item.optional_vars is not None:
+                        targets(item.optional_vars)
+            if isinstance(stmt, ast.Try):
+                for handler in stmt.handlers:
+                    if handler.name:
+                        bound.add(handler.name)
+                    if not scan(handler.body):
+                        return False
+            for attr in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, attr, None)
+                if isinstance(inner, list) and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                      ast.ClassDef)):
+                    if not scan(inner):
+                        return False
+        return True
+
+    if not scan(tree.body):
+        return None
+    return frozenset(bound)
+
 
 @dataclass(frozen=True)
 class ImportPlan:
@@ -119,6 +214,7 @@ class ImportPlan:
     keep: bool
     module: Optional[str] = None
     reason: str = ""
+    moved: tuple[str, ...] = ()   # when not empty: only these names go to ``module``, the rest stay as written
 
 
 def plan_from_import(level: int, module: Optional[str], package: Optional[str], tree: Tree,
@@ -132,7 +228,17 @@ def plan_from_import(level: int, module: Optional[str], package: Optional[str], 
     target = resolve_relative(package, level, module)
     if target is None:
         return ImportPlan(True, reason="unresolvable relative import")
-    if tree.contains(target) or any(tree.contains(f"{target}.{n}") for n in names):
+    if tree.contains(target):
+        mapped = map_module(target)
+        outside = tuple(n for n in names if n != "*" and not tree.contains(f"{target}.{n}")
+                        and tree.binds(target, n) is False) if mapped is not None else ()
+        if not outside:  # (a partial copy of any other package: left as written, nothing to map to)
+            return ImportPlan(True, reason=f"{target} is inside the transpiled tree")
+        why = f"{', '.join(outside)}: submodule(s) of {target} outside the transpiled tree"
+        if len(outside) == len(names):
+            return ImportPlan(False, mapped, why)
+        return ImportPlan(False, mapped, why, moved=outside)
+    if any(tree.contains(f"{target}.{n}") for n in names):
         return ImportPlan(True, reason=f"{target} is inside the transpiled tree")
     mapped = map_module(target)
     if mapped is not None:

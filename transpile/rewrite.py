@@ -362,7 +362,28 @@ class _Rewriter(cst.CSTTransformer):
         if plan.keep:
             return updated
         self.mapped_imports += 1
-        return updated.with_changes(relative=[], module=cst.parse_expression(plan.module))
+        if not plan.moved:
+            return updated.with_changes(relative=[], module=cst.parse_expression(plan.module))
+        # some names are submodules outside the tree, the others stay relative: two statements
+        assert not isinstance(updated.names, cst.ImportStar)
+        stay = [a for a in updated.names if (_dotted(a.name) or "") not in plan.moved]
+        move = [a for a in updated.names if (_dotted(a.name) or "") in plan.moved]
+        tail = updated.names[-1].comma if updated.lpar is not None else cst.MaybeSentinel.DEFAULT
+        return cst.FlattenSentinel([  # type: ignore[return-value]
+            updated.with_changes(names=_alias_list(stay, tail)),
+            updated.with_changes(relative=[], module=cst.parse_expression(plan.module),
+                                 names=_alias_list(move, tail)),
+        ])
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,
+                                  updated: cst.SimpleStatementLine):
+        """A lone ``from`` import split in two (see :meth:`leave_ImportFrom`) becomes two lines."""
+        if len(original.body) == 1 and len(updated.body) == 2 and isinstance(original.body[0], cst.ImportFrom):
+            first, second = updated.body
+            return cst.FlattenSentinel([
+                updated.with_changes(body=[first.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]),
+                cst.SimpleStatementLine(body=[second])])
+        return updated
 
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
         new_names: list[cst.ImportAlias] = []
@@ -414,6 +435,19 @@ class _Rewriter(cst.CSTTransformer):
         if self.graph_methods:
             body = _insert_marker_import(body, self.marker)
         return updated.with_changes(header=[*header[:keep], *ours, *sep, *rest], body=body)
+
+
+def _alias_list(aliases: list, tail) -> list:
+    """``aliases`` with commas between them and ``tail`` after the last (the statement's original
+    trailing comma when it is parenthesized, else none: ``from x import a, b``)."""
+    out = []
+    for i, a in enumerate(aliases):
+        if i < len(aliases) - 1 and not isinstance(a.comma, cst.Comma):
+            a = a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        elif i == len(aliases) - 1:
+            a = a.with_changes(comma=tail)
+        out.append(a)
+    return out
 
 
 def _is_output_call(call: cst.Call) -> bool:

@@ -78,3 +78,69 @@ def test_outside_non_mxnet_targets_become_absolute(tmp_path: Path):
 ])
 def test_plain_imports(dotted, asname, expected):
     assert plan_import(dotted, asname) == expected
+
+
+def _partial_mxnet(root: Path) -> Path:
+    """A partial copy of mxnet: the top-level __init__ imports submodules that are not in the copy."""
+    mx = root / "mxnet"
+    (mx / "gluon").mkdir(parents=True)
+    (mx / "__init__.py").write_text("from . import engine, gluon\nfrom .base import MXNetError\n"
+                                    "from . import ndarray as nd\nVALUE = 1\n")
+    (mx / "gluon" / "__init__.py").write_text("from .block import *\n")
+    (mx / "gluon" / "block.py").write_text("")
+    return mx
+
+
+def test_tree_binds_reads_the_package_init(tmp_path: Path):
+    mx = _partial_mxnet(tmp_path)
+    tree = Tree.for_path(str(mx))
+    assert tree.binds("mxnet", "VALUE") is True
+    assert tree.binds("mxnet", "nd") is True            # `from . import ndarray as nd` binds an attribute
+    assert tree.binds("mxnet", "engine") is False       # `from . import engine`: the submodule itself
+    assert tree.binds("mxnet", "ndarray") is False
+    assert tree.binds("mxnet.gluon", "HybridBlock") is None   # star import: cannot tell
+    assert tree.binds("mxnet.gluon.block", "x") is None      # a module, not a package
+    assert tree.binds("other", "x") is None
+
+
+def test_submodules_outside_a_partial_mxnet_copy_map_to_the_runtime(tmp_path: Path):
+    """``from . import engine`` in a partial mxnet/__init__.py leaves the tree (there is no engine.py):
+    it used to stay relative, importing a module the output does not have."""
+    mx = _partial_mxnet(tmp_path)
+    tree = Tree.for_path(str(mx))
+    plan = plan_from_import(1, None, "mxnet", tree, ("engine", "gluon"))
+    assert (plan.keep, plan.module, plan.moved) == (False, "hybridize.runtime", ("engine",))
+    plan = plan_from_import(1, None, "mxnet", tree, ("engine",))
+    assert (plan.keep, plan.module, plan.moved) == (False, "hybridize.runtime", ())
+    assert plan_from_import(1, None, "mxnet", tree, ("gluon",)).keep               # in the tree
+    assert plan_from_import(2, None, "mxnet.gluon", tree, ("VALUE", "nd")).keep    # attributes of mxnet
+    plan = plan_from_import(2, None, "mxnet.gluon", tree, ("VALUE", "ndarray", "symbol"))
+    assert (plan.module, plan.moved) == ("hybridize.runtime", ("ndarray", "symbol"))
+    assert plan_from_import(1, None, "mxnet.gluon", tree, ("HybridBlock",)).keep   # star import: kept
+    assert plan_from_import(1, "block", "mxnet.gluon", tree, ("HybridBlock",)).keep
+
+
+def test_partial_copy_of_another_package_is_left_as_written(tmp_path: Path):
+    pkg = tmp_path / "mypkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from . import _ext\n")  # e.g. a compiled extension next to it
+    tree = Tree.for_path(str(pkg))
+    assert plan_from_import(1, None, "mypkg", tree, ("_ext",)).keep
+
+
+def test_rewrite_splits_a_from_import(tmp_path: Path, transpile_cmd):
+    mx = _partial_mxnet(tmp_path / "src")
+    (mx / "gluon" / "utils.py").write_text(
+        "from .. import VALUE, ndarray, nd as _nd  # comment\n"
+        "from .. import (\n    symbol,\n    VALUE as V,\n)\n"
+        "from .. import engine; from . import block\n")
+    out = tmp_path / "out"
+    result = transpile_cmd(str(mx), "-o", str(out))
+    assert result.exit_code == 0, result.stdout + result.stderr
+    init = (out / "mxnet" / "__init__.py").read_text()
+    assert "\nfrom . import gluon\nfrom hybridize.runtime import engine\n" \
+           "from hybridize.runtime.base import MXNetError\nfrom hybridize.runtime import ndarray as nd\n" in init
+    utils = (out / "mxnet" / "gluon" / "utils.py").read_text()
+    assert "\nfrom .. import VALUE, nd as _nd  # comment\nfrom hybridize.runtime import ndarray\n" in utils
+    assert "\nfrom .. import (\n    VALUE as V,\n)\nfrom hybridize.runtime import (\n    symbol,\n)\n" in utils
+    assert "\nfrom hybridize.runtime import engine; from . import block\n" in utils
