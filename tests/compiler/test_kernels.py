@@ -130,3 +130,46 @@ def test_concat_mixed_layouts():
     y = sym.Concat(a, x, sym.relu(x), dim=1)
     y = sym.Pooling(y, kernel=(2, 2), stride=(2, 2), pool_type="max")
     check(y, {"data": (2, 4, 6, 6)})
+
+
+# -- algorithm choice ----------------------------------------------------------------------------
+def test_3x3_algorithm_is_the_fastest_measured_and_measured_once(monkeypatch):
+    from hybridize.runtime.graph.kernels import nhwc
+    monkeypatch.setattr(nhwc, "_TUNED", {})
+    timed = []
+    fake = {"gemm": 3.0, "wino": 1.0, "wino4": 2.0}
+    monkeypatch.setattr(nhwc, "time_conv", lambda shape, a, dtype: timed.append(a.algo) or fake[a.algo])
+    x = sym.var("data")
+    y = sym.Convolution(x, kernel=(3, 3), num_filter=6, pad=(1, 1), name="c")
+    y = sym.Convolution(sym.relu(y), kernel=(3, 3), num_filter=6, pad=(1, 1), name="d")   # same shape
+    prog = check(y, {"data": (1, 6, 9, 9)})
+    assert prog.stats["layout"]["conv_wino"] == 2
+    assert sorted(timed) == ["gemm", "wino", "wino4"]        # one timing per candidate, cached
+
+
+def test_time_conv_runs_every_candidate_kernel():
+    import types
+
+    from hybridize.runtime.graph.kernels import nhwc
+    for algo in ("gemm", "wino", "wino4"):
+        a = types.SimpleNamespace(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1,
+                                  algo=algo, act=(), has_bias=True, has_res=False)
+        assert 0 < nhwc.time_conv((1, 6, 6, 3), a, np.float32, rounds=1) < 10
+
+
+def test_without_autotuning_a_fixed_rule_decides(monkeypatch):
+    from hybridize.runtime.graph.kernels import nhwc
+    monkeypatch.setenv("HYBRIDIZE_AUTOTUNE", "0")
+    monkeypatch.setattr(nhwc, "time_conv", lambda *a: pytest.fail("timed although autotuning is off"))
+    x = sym.var("data")
+    y = sym.Convolution(x, kernel=(3, 3), num_filter=32, pad=(1, 1), name="c")
+    prog = check(y, {"data": (1, 32, 16, 16)})
+    assert prog.stats["layout"]["conv_wino4"] == 1
+
+
+def test_huge_convolutions_are_not_timed(monkeypatch):
+    from hybridize.runtime.graph.kernels import nhwc
+    monkeypatch.setattr(nhwc, "TUNE_MAX_FLOPS", 1.0)
+    attrs = dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1, act=(),
+                 has_bias=True, has_res=False)
+    assert nhwc.tune_conv_algo((1, 8, 8, 4), attrs, np.float32, ("gemm", "wino4")) is None

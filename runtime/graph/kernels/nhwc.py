@@ -176,9 +176,8 @@ BN_AFFINE = _internal("_hy_bn_affine", _bn_affine_compute, (_p("eps", 1e-3), _p(
 def winograd_weight(w: np.ndarray) -> np.ndarray:
     """U = G g G^T for every (K, C) 3x3 filter, as (16, C, K)."""
     G = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]], np.float64)
-    u = np.einsum("ai,kcij,bj->abck", G, w.astype(np.float64), G)
     K, C = w.shape[:2]
-    return np.ascontiguousarray(u.reshape(16, C, K).astype(w.dtype))
+    return np.ascontiguousarray(_sandwich(G, w).transpose(2, 3, 1, 0).reshape(16, C, K).astype(w.dtype))
 
 
 # Winograd F(4x4, 3x3) (Lavin & Gray, interpolation points 0, +-1, +-2, inf): Y = A^T [U . V] A with
@@ -193,9 +192,17 @@ _W4_AT = np.array([[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0],
 def winograd4_weight(w: np.ndarray) -> np.ndarray:
     """U = G g G^T for every (K, C) 3x3 filter, as (36, C, K) in (column b, row a) order: the order
     in which the kernel's separable input transform leaves the 36 tile matrices."""
-    u = np.einsum("ai,kcij,bj->back", _W4_G, w.astype(np.float64), _W4_G)
     K, C = w.shape[:2]
-    return np.ascontiguousarray(u.reshape(36, C, K).astype(w.dtype))
+    return np.ascontiguousarray(_sandwich(_W4_G, w).transpose(3, 2, 1, 0).reshape(36, C, K).astype(w.dtype))
+
+
+def _sandwich(G: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``G g G^T`` for every 3x3 filter g of ``w`` (K, C, 3, 3), as (K, C, a, b), in float64: one
+    GEMM of the flattened filters by ``kron(G, G)^T`` (an einsum is ~40x slower on big layers)."""
+    K, C = w.shape[:2]
+    n = G.shape[0]
+    u = w.reshape(K * C, 9).astype(np.float64) @ np.kron(G, G).T
+    return u.reshape(K, C, n, n)
 
 
 def conv_weight(w: np.ndarray, algo: str, groups: int) -> np.ndarray:
@@ -545,6 +552,61 @@ def _build_wino4(N: int, H: int, W: int, C: int, K: int, OH: int, OW: int, ph: i
         _epilogue(out, out, b, r, act)
     run.parallel = nch > 1
     return run, scratch
+
+
+# ------------------------------------------------------------------------------------------
+# algorithm choice by measurement (as MXNet's cudnn_tune): per shape, once per process
+# ------------------------------------------------------------------------------------------
+_TUNED: dict[tuple, str] = {}
+TUNE_MAX_FLOPS = 3e9        # a single convolution bigger than this is not timed (compile-time bound)
+
+
+def time_conv(x_shape: tuple, attrs: Any, dtype: Any, rounds: int = 3) -> float:
+    """Best-of-``rounds`` seconds of one call of the ``_hy_conv`` kernel for ``attrs`` on random
+    data of ``x_shape`` (after one warm-up call), with its own scratch buffers."""
+    import time
+
+    fn, scratch = build_conv(attrs, x_shape, dtype)
+    rng = np.random.default_rng(0)
+    N, H, W, C = x_shape
+    OH, OW = conv_out_hw(H, W, attrs)
+    kh, kw = attrs.kernel
+    x = rng.standard_normal(x_shape).astype(dtype)
+    # any values of the transformed weight's shape time the same as real ones
+    w_shape = _conv_weight_shape(attrs, [(attrs.num_filter, C // attrs.groups, kh, kw)])[1][0]
+    w = rng.standard_normal(w_shape).astype(dtype)
+    b = np.zeros(attrs.num_filter, dtype)
+    out = np.empty((N, OH, OW, attrs.num_filter), dtype)
+    bufs = [np.empty(shape, d) for shape, d in scratch]
+    args = [x, w] + ([b] if attrs.has_bias else []) + [out] + bufs
+    fn(*args)
+    best = float("inf")
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn(*args)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def tune_conv_algo(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple) -> str | None:
+    """The fastest of ``candidates`` for this convolution, measured on this machine (cached per
+    shape, attrs and thread count); None when the convolution is too big to time cheaply."""
+    import types
+
+    from .parallel import num_threads
+
+    N, H, W, C = x_shape
+    kh, kw = attrs["kernel"]
+    OH, OW = conv_out_hw(H, W, types.SimpleNamespace(**attrs))
+    if 2.0 * N * OH * OW * C * kh * kw * attrs["num_filter"] > TUNE_MAX_FLOPS:
+        return None
+    key = (tuple(x_shape), tuple(sorted((k, v) for k, v in attrs.items() if k != "algo")), np.dtype(dtype).str,
+           candidates, num_threads())
+    if key not in _TUNED:
+        times = {algo: time_conv(x_shape, types.SimpleNamespace(**{**attrs, "algo": algo}), dtype)
+                 for algo in candidates}
+        _TUNED[key] = min(candidates, key=times.__getitem__)
+    return _TUNED[key]
 
 
 def _conv_attrs():

@@ -9,14 +9,16 @@ their inputs back in NCHW. Flatten of an NHWC tensor whose spatial size is 1x1 (
 pooling) needs no transpose either.
 
 The lowering also picks each convolution's algorithm (see ``kernels/nhwc.py``):
-``dw`` for depthwise, ``wino4`` (Winograd F(4x4,3x3)) for 3x3 stride-1 convolutions where it was
-measured faster (``ctx.options["winograd"]``: None = automatic, False = never, ``"f4"`` = always
-F(4x4,3x3), True or ``"f2"`` = always F(2x2,3x3), kept as the smaller-error variant), ``group`` for
+``dw`` for depthwise; for 3x3 stride-1 convolutions the fastest of im2col ``gemm``, ``wino``
+(Winograd F(2x2,3x3)) and ``wino4`` (F(4x4,3x3)), timed on the actual shape at compile time
+(cached per process; ``HYBRIDIZE_AUTOTUNE=0`` uses a fixed rule instead). ``ctx.options["winograd"]``
+forces a choice: False = never Winograd, True or ``"f2"`` = F(2x2,3x3), ``"f4"`` = F(4x4,3x3). ``group`` for
 other grouped convolutions, ``gemm`` (one matmul, 1x1 convolutions need no patch copy) else.
 Weights are re-laid-out by static ``_hy_conv_weight`` nodes (evaluated at ``bind_params``).
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -37,8 +39,15 @@ def _pair(v: Any, default: int) -> tuple[int, int] | None:
     return (int(v[0]), int(v[1]))
 
 
+def tuned(winograd: Any) -> bool:
+    """Is the algorithm of 3x3 stride-1 convolutions chosen by timing them (the default)?"""
+    return winograd is None and os.environ.get("HYBRIDIZE_AUTOTUNE", "1") != "0"
+
+
 def choose_algo(x_shape: tuple, kernel: tuple, stride: tuple, dilate: tuple, groups: int, C: int, K_: int,
-                winograd: bool | None) -> str:
+                winograd: bool | str | None, pad: tuple = (1, 1)) -> str:
+    """The convolution algorithm: structural cases first; 3x3 stride-1 convolutions by measuring
+    gemm, F(2x2,3x3) and F(4x4,3x3) on this shape (``tuned``), else by a rule measured once."""
     if groups > 1:
         if groups == C == K_:
             return "dw"
@@ -48,6 +57,12 @@ def choose_algo(x_shape: tuple, kernel: tuple, stride: tuple, dilate: tuple, gro
             return "wino"
         if winograd == "f4":
             return "wino4"
+        if tuned(winograd):
+            attrs = {"kernel": kernel, "stride": stride, "pad": pad, "dilate": dilate, "num_filter": K_,
+                     "groups": 1, "act": (), "has_bias": True, "has_res": False}
+            best = K.tune_conv_algo(x_shape, attrs, np.float32, ("gemm", "wino", "wino4"))
+            if best is not None:
+                return best
         if winograd is None:
             N, H, W, _ = x_shape
             # measured (python benchmarks/bench_compiler.py --kernels): F(4x4, 3x3) beats im2col +
@@ -137,7 +152,7 @@ def _lower_one(n: Node, name: str, ins: list[Entry], shape_of, static, to_nhwc, 
             return None, False
         if G > 1 and wshape[1] * G != C:
             return None, False
-        algo = choose_algo((N, H, W, C), kernel, stride, dilate, G, C, Kf, ctx.options.get("winograd"))
+        algo = choose_algo((N, H, W, C), kernel, stride, dilate, G, C, Kf, ctx.options.get("winograd"), pad)
         if algo == "dw" and wshape[1] != 1:
             algo = "group"
         w = Node(K.CONV_WEIGHT, ctx.fresh(n.name + "_w"), {"algo": algo, "groups": G}, [ins[1]])
