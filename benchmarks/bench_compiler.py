@@ -238,8 +238,10 @@ def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
                 calls = MLP_CALLS if mlp else 1
                 systems["mxnet imperative" if mode == "imperative" else "mxnet hybridized"] = \
                     (lambda w=w, calls=calls: w(calls))
-        for f in systems.values():   # warm up
+        reps = {}
+        for k, f in systems.items():   # warm up, and size each sample to about --sample seconds
             f()
+            reps[k] = max(1, min(50, round(args.sample / max(f(), 1e-9)))) if not mlp else 1
         samples: dict[str, list[float]] = {k: [] for k in systems}
         order = list(systems)
         rounds = args.rounds if (mlp or batch == 1) else max(3, args.rounds - 2)
@@ -248,7 +250,10 @@ def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
             for k in seq:
                 if k == "ours imperative" and not mlp and r >= 3:
                     continue      # the interpreter is slow; 3 samples are enough for its column
-                samples[k].append(systems[k]())
+                # let the previous system's threads go idle (MXNet's OpenMP workers spin for a
+                # while after each call) so that no system is timed against another's spinning
+                time.sleep(args.settle)
+                samples[k].append(statistics.fmean(systems[k]() for _ in range(reps[k])))
         for w in workers:
             w.close()
         med = {k: statistics.median(v) for k, v in samples.items() if v}
@@ -283,8 +288,10 @@ def markdown(rows: list[dict], env: dict, argv: list[str]) -> str:
                 if os.environ.get("HYBRIDIZE_MXNET_PYTHON") else ""), "",
              f"Machine: {env['cpus']} CPUs ({env['machine']}), Python {env['python']}, numpy {env['numpy']}"
              + (f", MXNet {env['mxnet']}" if env.get("mxnet") else ", MXNet not available") + ". "
-             "Medians over rounds in one process session, systems alternating round by round. "
-             "MLP: time per call over 1000 calls; vision models: time of one forward. "
+             "Medians over rounds in one process session, systems alternating round by round, "
+             "with an idle pause before each sample. "
+             "MLP: time per call over 1000 calls; vision models: mean time of one forward over a "
+             "sample of about 0.3 s. "
              "A ratio below 1.00x means ours is faster.", "",
              "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     for row in rows:
@@ -349,6 +356,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-imperative", action="store_true", help="skip the (slow) interpreter column of vision models")
     ap.add_argument("--markdown", action="store_true", help="write benchmarks/RESULTS-compiler.md")
     ap.add_argument("--kernels", action="store_true", help="Winograd vs im2col convolution timings")
+    ap.add_argument("--sample", type=float, default=0.3,
+                    help="seconds per sample of a vision model (calls are repeated up to this)")
+    ap.add_argument("--settle", type=float, default=0.3,
+                    help="idle seconds before each sample (other systems' spinning threads go to sleep)")
     ap.add_argument("--blas-threads", type=int, default=None,
                     help="set numpy's OpenBLAS thread count in this process (MXNet workers keep theirs)")
     args = ap.parse_args(argv)
