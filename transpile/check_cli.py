@@ -16,6 +16,7 @@ import click
 
 from .checker import CheckResult, check_paths, write_atomic
 from .config import ConfigError, load_config, parse_per_file_ignores, validate_selectors
+from .diagnostics import Severity
 from .formats import FORMATS, RenderOptions
 from . import rules
 
@@ -51,17 +52,24 @@ def _explain(code: str) -> str:
     return "\n".join(parts) + "\n"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _summary(result: CheckResult, fixing: bool) -> str:
+    """ruff's summary line; warnings (HY008) are counted as such, not as errors."""
     findings = result.findings
     n = len(findings)
-    noun = "error" if n == 1 else "errors"
+    warnings = sum(1 for f in findings if f.severity is Severity.WARNING)
+    errors = n - warnings
     if fixing and result.fixed:
         total = n + result.fixed
-        return f"Found {total} {'error' if total == 1 else 'errors'} ({result.fixed} fixed, {n} remaining)."
+        return f"Found {_count(total, 'error')} ({result.fixed} fixed, {n} remaining)."
     if n == 0:
         return "All checks passed!"
     fixable = sum(1 for f in findings if f.fixable)
-    return f"Found {n} {noun} ({fixable} fixable)."
+    found = " and ".join(([_count(errors, "error")] if errors else []) + ([_count(warnings, "warning")] if warnings else []))
+    return f"Found {found} ({fixable} fixable)."
 
 
 def _statistics(result: CheckResult) -> str:

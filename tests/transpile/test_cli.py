@@ -164,3 +164,19 @@ def test_an_internal_error_is_one_line_and_exit_2(cli, tree, monkeypatch):
     code, out, err = cli(["bad.py"], cwd=tree)
     assert (code, out) == (2, "")
     assert err == "hybridize-check: error: internal error: RuntimeError: simulated bug\n"
+
+
+def test_summary_counts_warnings_as_warnings(tmp_path):
+    """HY008 is a warning: the summary says so (the exit code is still 1: findings remain)."""
+    src = tmp_path / "m.py"
+    src.write_text("class N:\n    def hybrid_forward(self, F, x):\n        print(x)\n        y = x.asnumpy()\n"
+                   "        return F.relu(x)\n")
+    from click.testing import CliRunner
+
+    from hybridize.transpile.check_cli import check
+    res = CliRunner().invoke(check, [str(src), "--output-format", "concise", "--isolated"])
+    assert res.exit_code == 1
+    assert res.output.splitlines()[-1] == "Found 1 error and 1 warning (0 fixable)."
+    src.write_text("class N:\n    def hybrid_forward(self, F, x):\n        print(x)\n        return F.relu(x)\n")
+    res = CliRunner().invoke(check, [str(src), "--output-format", "concise", "--isolated"])
+    assert res.exit_code == 1 and res.output.splitlines()[-1] == "Found 1 warning (0 fixable)."
