@@ -263,3 +263,197 @@ def test_shape_and_imperative_api_in_an_encoder_are_reported():
         return F.where(x > 0.5, ids, nd.ones_like(ids) * -1)
     """, signature="self, F, x, matches, refs")
     assert rows(source) == [(7, "HY006"), (9, "HY007")]
+
+
+# -- constructs met in real-world Gluon code (docs/checker-realworld.md) ---------------------
+def test_tensor_methods_that_return_several_outputs_on_request():
+    # gluon-cv CenterNetDecoder: ``x.topk(..., ret_typ='both')`` is (values, indices)
+    source = block("""
+        scores, indices = x.reshape((0, -1)).topk(k=self.topk, ret_typ='both')
+        values = x.topk(k=2, ret_typ="value")
+        a, b = values
+        return scores + indices + a
+    """)
+    assert rows(source, "HY005") == [(9, "HY005")]
+
+
+def test_isinstance_list_or_tuple_narrows_an_undecided_value():
+    # gluon-nlp BERTModel._encode_sequence: ``[o.T for o in outputs] if a list, else outputs.T``
+    source = block("""
+        outputs, extra = self.encoder(x)
+        if isinstance(outputs, (list, tuple)):
+            outputs = [o.transpose((1, 0, 2)) for o in outputs]
+        else:
+            outputs = outputs.transpose((1, 0, 2))
+        for state in states:
+            if isinstance(state, list):
+                state = F.stack(*state, axis=0)
+            x = x + F.sum(state)
+        first = outputs[0] if isinstance(outputs, list) else outputs
+        return outputs, x, first
+    """, signature="self, F, x, *states")
+    assert codes(source) == []
+
+
+def test_not_isinstance_narrows_the_else_branch_and_data_is_still_checked():
+    source = block("""
+        y = F.relu(x)
+        if not isinstance(states, list):
+            n = len(states)
+        else:
+            n = len(states)
+        return y * n + states
+    """, signature="self, F, x, states")
+    assert rows(source, "HY006") == [(9, "HY006")]
+
+
+def test_symbol_api_in_the_symbolic_branch_of_a_guard_is_F():
+    # gluon-nlp AWDRNN: ``if F == nd: ... else: begin_state = self.begin_state(func=sym.zeros)``
+    source = block("""
+        if F == nd:
+            state = self.begin_state(batch_size=x.shape[1])
+        else:
+            state = self.begin_state(batch_size=0, func=sym.zeros)
+        zeros = nd.zeros((1,)) if F is nd else sym.zeros((1,))
+        return x + state + zeros + sym.ones((1,))
+    """, header="from mxnet import nd, sym\nfrom mxnet.gluon import nn\n\n\n")
+    assert rows(source) == [(12, "HY007")]
+
+
+def test_what_follows_an_imperative_early_return_only_runs_while_tracing():
+    source = block("""
+        if F is nd:
+            return nd.relu(x)
+        return sym.relu(x)
+    """, header="from mxnet import nd, sym\nfrom mxnet.gluon import nn\n\n\n")
+    assert codes(source) == []
+
+
+def test_code_after_refusing_to_trace_is_imperative_only():
+    # gluon-ts DeepTPP: ``if F is mx.sym: raise ValueError("... doesn't support hybridization")``
+    source = block("""
+        if F is mx.sym:
+            raise ValueError("no hybridization")
+        batch = x.shape[0]
+        return x.asnumpy()[:batch]
+    """, header="import mxnet as mx\nfrom mxnet.gluon import nn\n\n\n")
+    assert codes(source) == []
+    source = block("""
+        assert F is mx.nd, "imperative only"
+        return x.asnumpy()
+    """, header="import mxnet as mx\nfrom mxnet.gluon import nn\n\n\n")
+    assert codes(source) == []
+
+
+def test_a_returning_branch_does_not_flow_into_the_rest():
+    source = block("""
+        if self.flat:
+            y = F.split(x, num_outputs=2)
+            return y[0] + y[1]
+        y = F.relu(x)
+        return y[0]
+    """)
+    assert rows(source) == [(11, "HY010")]
+
+
+def test_comparing_F_with_the_ndarray_submodule_is_an_imperative_guard():
+    # gluon-face: ``x.reshape(y.shape) if F is nd.ndarray else F.reshape_like(x, y)``
+    source = block("""
+        return x.reshape(y.shape) if F is nd.ndarray else F.reshape_like(x, y)
+    """, signature="self, F, x, y")
+    assert codes(source) == []
+
+
+def test_methods_of_objects_built_from_tensors_do_not_make_them_tensors():
+    # gluon-ts DeepState: ``lds = LDS(...)``; ``ll, _, _ = lds.log_prob(x)`` returns a tuple
+    source = block("""
+        lds = LinearDynamicalSystem(F.relu(x), noise=x)
+        ll, mean, cov = lds.log_prob(x)
+        sample, _ = lds.sample.draw(x)
+        return ll + mean.sum() + sample
+    """, header="from mxnet.gluon import nn\nfrom gluonts.mx.distribution import LinearDynamicalSystem\n\n\n")
+    assert codes(source) == []
+
+
+def test_a_tensor_method_still_makes_an_undecided_value_a_tensor():
+    source = block("""
+        out = self.head(x)
+        a, b = out.sum(axis=1)
+        return a + b
+    """)
+    assert codes(source) == ["HY005"]
+
+
+def test_parameter_data_read_in_hybrid_forward_is_imperative():
+    # gluon-cv monodepth2 BackprojectDepth: ``F.batch_dot(inv_K, self.pix_coords.data())``
+    source = block("""
+        y = F.batch_dot(x, self.coords.data())
+        return F.concat(y, self.ones.data(), dim=1) + self.scale.data() + coords
+    """, init="""
+        with self.name_scope():
+            self.coords = self.params.get('coords', shape=(1, 3, 4), grad_req='null')
+            self.ones = gluon.Constant('ones', nd.ones((1, 1, 4)))
+        self.scale = SomethingElse()
+    """, signature="self, F, x, coords", header="from mxnet import nd, gluon\nfrom mxnet.gluon import nn\n\n\n")
+    [first, second] = findings(source)
+    assert (first.code, first.start.row, second.code, second.start.row) == ("HY007", 13, "HY007", 14)
+    assert first.message.startswith(
+        "`self.coords.data()` is the NDArray of the Parameter declared in `__init__` by "
+        "`self.params.get('coords', shape=(1, 3, 4), grad...` on line 9, which cannot be mixed")
+    assert "take `ones` as a keyword argument of `hybrid_forward`" in second.message
+
+
+def test_parameters_and_ndarrays_of_a_base_class_init_are_known():
+    source = ("from mxnet import nd\nfrom mxnet.gluon import nn\n\n\n"
+              "class Base(nn.HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.w = self.params.get('w', shape=(2,))\n        self.m = nd.ones((2,))\n\n\n"
+              "class Net(Base):\n    def __init__(self):\n        super().__init__()\n        self.k = 3\n\n"
+              "    def hybrid_forward(self, F, x):\n        return x * self.w.data() - self.m\n")
+    assert rows(source) == [(18, "HY007"), (18, "HY007")]
+
+
+def test_F_functions_that_only_the_ndarray_api_has():
+    # gluon-face RangeLoss: ``mask = F.array(1. - np.greater_equal.outer(...))``
+    source = block("""
+        mask = F.array([1.0, 0.0])
+        zeros = F.zeros((2,))
+        if F is nd:
+            zeros = F.empty((2,))
+        return F.broadcast_mul(x, mask) + zeros + F.np.array([1.0])
+    """)
+    assert rows(source) == [(7, "HY007")]
+
+
+def test_each_positional_argument_of_concat_is_one_tensor():
+    # gluon-nlp CacheCell: ``len(history)`` where history is also ``F.concat(history, new, dim=0)``
+    source = block("""
+        n = len(history)
+        history = F.concat(history, x, dim=0)
+        parts = F.concat(*chunks, dim=0)
+        return history, n, parts, len(chunks)
+    """, signature="self, F, x, history, chunks")
+    [finding] = findings(source)
+    assert (finding.code, finding.start.row) == ("HY006", 7)
+    assert "used as a tensor in `F.concat(history, x, dim=0)` on line 8" in finding.message
+
+
+def test_shape_or_size_called_like_a_method_is_metadata():
+    # imgclsmob LEDNet (ported from PyTorch): ``y2.size()[2] - y1.size()[2]``
+    source = block("""
+        y = F.relu(x)
+        diff = y.size()[2] - x.size()[2]
+        return F.pad(y, pad_width=(0, 0, 0, 0, 0, diff, 0, 0), mode='constant')
+    """)
+    assert codes(source) == ["HY006", "HY006"]
+
+
+def test_python_random_draws_are_frozen_at_trace_time_mxnet_random_is_imperative():
+    # imgclsmob ResDropResUnit: ``b = np.random.binomial(n=1, p=self.life_prob)`` under is_training()
+    source = block("""
+        if autograd.is_training():
+            keep = random.random() < 0.5 and np.random.binomial(n=1, p=0.5)
+            x = x * keep
+        return x + mx.random.uniform(shape=(1,)) + F.random.uniform(shape=(1,))
+    """, header="import random\nimport numpy as np\nimport mxnet as mx\nfrom mxnet import autograd\n"
+                "from mxnet.gluon import nn\n\n\n")
+    assert rows(source) == [(11, "HY008"), (11, "HY008"), (13, "HY007")]

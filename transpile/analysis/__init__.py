@@ -97,7 +97,10 @@ def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
         analysis.functions.append(AnalysedFunction(cls.name, span))
     if not targets:
         return analysis
-    init_ndarrays = {cls.name: _init_ndarrays(index, cls) for cls, _ in targets}
+    # every class of the file: helpers may run with a base class as ``cls``
+    init_ndarrays, init_params = {}, {}
+    for name, cls in index.classes.items():
+        init_ndarrays[name], init_params[name] = _init_attributes(index, cls)
 
     decided: Optional[Evidence] = None
     interp: Optional[Interpreter] = None
@@ -107,7 +110,8 @@ def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
             evidence.tensor.update(decided.tensor)
             evidence.strong_container |= decided.strong_container
             evidence.weak_container |= decided.weak_container
-        interp = Interpreter(index, evidence, decided, emit=pass_no > 0, init_ndarrays=init_ndarrays)
+        interp = Interpreter(index, evidence, decided, emit=pass_no > 0, init_ndarrays=init_ndarrays,
+                             init_params=init_params)
         for cls, span in targets:
             interp.run_hybrid_forward(cls, span.node, Site(index.lines, span.qualname, function=span))
         if pass_no > 0 and decided is not None and evidence.snapshot() == decided.snapshot():
@@ -119,35 +123,76 @@ def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
     return analysis
 
 
-def _init_ndarrays(index: ModuleIndex, cls: ClassInfo) -> dict[str, tuple[str, int]]:
-    """``self.attr = nd.array(...)`` in ``__init__`` (of the class or a base in this file).
+def _init_attributes(index: ModuleIndex, cls: ClassInfo) -> tuple[dict[str, tuple[str, int]], dict[str, tuple[str, int]]]:
+    """``self.attr = nd.array(...)`` and ``self.attr = self.params.get(...)`` in ``__init__``.
 
-    Read from the ``ast`` already built for the index: no libcst parse is needed to know that
-    an attribute holds an NDArray made by the imperative API.
+    The ``__init__`` of the class and of its bases defined in this file are read (a subclass's
+    own assignment wins): the first dict holds NDArrays made by the imperative API, the second
+    Parameters (``self.params.get``/``get_constant``, ``gluon.Parameter``/``Constant``), each as
+    the creating call's text and row. Read from the ``ast`` already built for the index: no
+    libcst parse is needed.
     """
-    hit = index.find_method(cls, "__init__")
-    if hit is None:
-        return {}
-    found: dict[str, tuple[str, int]] = {}
-    stack: list[ast.AST] = list(hit[1].node.body)  # type: ignore[attr-defined]
+    ndarrays: dict[str, tuple[str, int]] = {}
+    params: dict[str, tuple[str, int]] = {}
+    for owner in reversed(_class_chain(index, cls)):
+        init = owner.methods.get("__init__")
+        if init is None:
+            continue
+        stack: list[ast.AST] = list(init.node.body)  # type: ignore[attr-defined]
+        while stack:
+            stmt = stack.pop()
+            for attr in ("body", "orelse", "finalbody", "handlers"):
+                block = getattr(stmt, attr, None)
+                if isinstance(block, list):
+                    stack.extend(block)
+            if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
+                continue
+            kind = _created_by(stmt.value.func, index)
+            if kind is None:
+                continue
+            for target in stmt.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                    text = ast.unparse(stmt.value)
+                    if len(text) > 50:
+                        text = text[:47] + "..."
+                    found, other = (ndarrays, params) if kind == "ndarray" else (params, ndarrays)
+                    found[target.attr] = (text, stmt.value.lineno)
+                    other.pop(target.attr, None)
+    return ndarrays, params
+
+
+def _class_chain(index: ModuleIndex, cls: ClassInfo) -> list[ClassInfo]:
+    """``cls`` and its bases defined in this file, depth first (like ``find_method``)."""
+    chain: list[ClassInfo] = []
+    stack = [cls]
     while stack:
-        stmt = stack.pop()
-        for attr in ("body", "orelse", "finalbody", "handlers"):
-            block = getattr(stmt, attr, None)
-            if isinstance(block, list):
-                stack.extend(block)
-        if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
+        current = stack.pop(0)
+        if any(c is current for c in chain):
             continue
-        qual = _qualify(stmt.value.func, index)
-        if not qual or K.api_family(qual) != "ndarray" or qual.endswith(("NDArray",)):
-            continue
-        for target in stmt.targets:
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                text = ast.unparse(stmt.value)
-                if len(text) > 50:
-                    text = text[:47] + "..."
-                found[target.attr] = (text, stmt.value.lineno)
-    return found
+        chain.append(current)
+        for base in current.bases:
+            base_cls = index.classes.get(base.rsplit(".", 1)[-1])
+            if base_cls is not None:
+                stack.append(base_cls)
+    return chain
+
+
+def _created_by(func: ast.AST, index: ModuleIndex) -> Optional[str]:
+    """``"ndarray"`` for ``nd.array``-like imperative constructors, ``"parameter"`` for
+    ``self.params.get(...)``/``gluon.Parameter(...)``, else ``None``."""
+    if isinstance(func, ast.Attribute) and func.attr in ("get", "get_constant") \
+            and isinstance(func.value, ast.Attribute) and func.value.attr == "params" \
+            and isinstance(func.value.value, ast.Name) and func.value.value.id == "self":
+        return "parameter"
+    qual = _qualify(func, index)
+    if not qual:
+        return None
+    last = qual.rsplit(".", 1)[-1]
+    if last in ("Parameter", "Constant") and K.strip_mxnet(qual) is not None and K.api_family(qual) is None:
+        return "parameter"
+    if K.api_family(qual) == "ndarray" and not qual.endswith("NDArray"):
+        return "ndarray"
+    return None
 
 
 def _qualify(node: ast.AST, index: ModuleIndex) -> str:

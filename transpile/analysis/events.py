@@ -16,7 +16,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .values import Value
+from .values import Kind, Value
+
+#: How a message names a value that holds tensors, by kind (rules on certain tensors see TENSOR).
+_WHAT = {Kind.SEQ: "a container of tensors", Kind.MAYBE: "a tensor or an object holding tensors"}
 
 _SPACES = re.compile(r"\s+")
 
@@ -33,6 +36,7 @@ class EventKind(enum.Enum):
     API_REF = "reference into an MXNet API module" # name: qualified name
     SELF_ATTR_READ = "read of a self attribute"    # name: attribute, value
     SELF_STORE = "value stored on self"            # value: stored value, construct: how
+    PARAMETER_DATA = "NDArray of a Parameter read"  # name: attribute, construct: method (data)
 
 
 class Site:
@@ -108,9 +112,13 @@ class Event:
         """"`y` is a tensor: it is the result of `self.fc(x)` on line 9" for this event's value."""
         val = value if value is not None else self.value
         text = self.site.text(subject) if subject is not None else self.subject_text()
+        what = "a tensor"
+        if val is not None and not (val.kind is Kind.MAYBE and val.origin is not None
+                                    and val.origin.category.name == "INPUT"):  # inputs: tensors
+            what = _WHAT.get(val.kind, what)
         if val is None or val.origin is None:
-            return f"`{text}` is a tensor"
-        return val.origin.explain(text, self.site.row(self.node))
+            return f"`{text}` is {what}"
+        return val.origin.explain(text, self.site.row(self.node), what)
 
 
 class Evidence:

@@ -97,7 +97,8 @@ class Interpreter:
     """
 
     def __init__(self, index: ModuleIndex, evidence: Evidence, decided: Optional[Evidence], emit: bool,
-                 init_ndarrays: dict[str, dict[str, tuple[str, int]]]) -> None:
+                 init_ndarrays: dict[str, dict[str, tuple[str, int]]],
+                 init_params: Optional[dict[str, dict[str, tuple[str, int]]]] = None) -> None:
         self.index = index
         self.evidence = evidence
         self.decided = decided
@@ -106,6 +107,7 @@ class Interpreter:
         self.events: list[Event] = []
         self.values: dict[int, tuple[ast.AST, Value, Site]] = {}
         self.init_ndarrays = init_ndarrays
+        self.init_params = init_params or {}
         self.stack: list[int] = []
         self.memo: dict[tuple, Value] = {}
         self.analysed_nested: set[int] = set()
@@ -115,6 +117,12 @@ class Interpreter:
         self.in_isinstance = 0
         self.trace: list[tuple[Value, ast.AST]] = []
         self.escaped: set[int] = set()
+        #: The current path cannot continue while tracing (after ``return``/``raise``, or after
+        #: ``if F is sym: raise ...``): the rest of the block is not analysed.
+        self.unreachable = False
+        #: > 0 while the code being analysed only runs when ``F`` is the symbol API (the ``else``
+        #: of ``if F is nd:``, or what follows ``if F is nd: return ...``).
+        self.symbolic_only = 0
 
     # ------------------------------------------------------------------ recording helpers
     @property
@@ -124,6 +132,12 @@ class Interpreter:
     def emit(self, kind: EventKind, node: ast.AST, **fields: Any) -> None:
         if self.emitting:
             self.events.append(Event(kind, node, self.ctx.site, **fields))
+
+    def emit_api_ref(self, node: ast.AST, qual: str) -> None:
+        """A reference into MXNet's nd/sym API; ``construct`` says whether it only runs while
+        tracing (where ``sym.X`` is right)."""
+        self.emit(EventKind.API_REF, node, name=qual, subject=node,
+                  construct="symbolic-only" if self.symbolic_only else "")
 
     def record(self, node: ast.AST, value: Value) -> Value:
         if self.emitting:
@@ -214,8 +228,10 @@ class Interpreter:
     # ------------------------------------------------------------------ functions
     def run_function(self, fn: FunctionNode, ctx: FunctionContext, bound: dict[str, Value], parent: Env) -> Value:
         saved_env, saved_ctx = self.env, self.ctx
+        saved_flow = (self.unreachable, self.symbolic_only)
         self.env = Env(parent, bound)
         self.ctx = ctx
+        self.unreachable, self.symbolic_only = False, 0
         self.stack.append(id(fn))
         try:
             if isinstance(fn, ast.Lambda):
@@ -229,6 +245,7 @@ class Interpreter:
             self.stack.pop()
             self.env = saved_env
             self.ctx = saved_ctx
+            self.unreachable, self.symbolic_only = saved_flow
 
     def _drain_nested(self) -> None:
         """Analyse nested functions that were defined but never called (inputs undecided)."""
@@ -330,8 +347,14 @@ class Interpreter:
 
     # ------------------------------------------------------------------ statements
     def exec_block(self, body: Sequence[ast.stmt]) -> None:
-        for stmt in body:
-            self.exec_stmt(stmt)
+        saved = self.symbolic_only
+        try:
+            for stmt in body:
+                if self.unreachable:
+                    break
+                self.exec_stmt(stmt)
+        finally:
+            self.symbolic_only = saved
 
     def exec_stmt(self, stmt: ast.stmt) -> None:
         method = getattr(self, "exec_" + type(stmt).__name__, None)
@@ -352,8 +375,16 @@ class Interpreter:
 
     def exec_Return(self, stmt: ast.Return) -> None:
         self.ctx.returns.append(self.eval(stmt.value) if stmt.value is not None else STATIC)
+        self.unreachable = True
 
     def exec_Assert(self, stmt: ast.Assert) -> None:
+        guard = self.classify_guard(stmt.test)
+        if guard == "imperative":  # ``assert F is nd``: tracing stops here
+            self.unreachable = True
+            return
+        if guard == "symbolic":
+            self.symbolic_only += 1
+            return
         self.condition(stmt.test, "assert")
         if stmt.msg is not None:
             self.eval(stmt.msg)
@@ -361,6 +392,7 @@ class Interpreter:
     def exec_Raise(self, stmt: ast.Raise) -> None:
         if stmt.exc is not None:
             self.eval(stmt.exc)
+        self.unreachable = True
 
     def exec_Import(self, stmt: ast.Import) -> None:
         for alias in stmt.names:
@@ -400,27 +432,85 @@ class Interpreter:
                               name=target.attr, construct="augmented assignment")
 
     def exec_If(self, stmt: ast.If, construct: str = "if") -> None:
+        """Both branches are analysed and joined, except under a guard (``if F is nd:``): then only
+        the branch that runs while tracing is, and it is marked symbolic-only. A branch that ends
+        in ``return``/``raise`` does not flow into what follows; when the imperative branch of a
+        guard does, what follows only runs while tracing (and vice versa)."""
         guard = self.classify_guard(stmt.test)
         if guard is None:
             self.condition(stmt.test, construct)
+        narrowed = self._container_test(stmt.test) if guard is None else None
         before = self.env.copy()
+        body_dead = else_dead = False
         if guard != "imperative":
-            self.exec_block(stmt.body)
+            if guard == "symbolic":
+                self.symbolic_only += 1
+            if narrowed is not None and narrowed[1]:
+                self._narrow_to_container(narrowed[0])
+            try:
+                self.exec_block(stmt.body)
+            finally:
+                if guard == "symbolic":
+                    self.symbolic_only -= 1
+            body_dead, self.unreachable = self.unreachable, False
         after_body = self.env
         self.env = before.copy()
-        if stmt.orelse and guard != "symbolic":
-            if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
-                self.exec_If(stmt.orelse[0], "elif")
-            else:
-                self.exec_block(stmt.orelse)
+        if guard != "symbolic":
+            if guard == "imperative":
+                self.symbolic_only += 1
+            if narrowed is not None and not narrowed[1]:
+                self._narrow_to_container(narrowed[0])
+            try:
+                if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
+                    self.exec_If(stmt.orelse[0], "elif")
+                else:
+                    self.exec_block(stmt.orelse)
+            finally:
+                if guard == "imperative":
+                    self.symbolic_only -= 1
+            else_dead, self.unreachable = self.unreachable, False
         after_else = self.env
         if guard == "imperative":
-            self.env = after_else
+            self.env, self.unreachable = after_else, else_dead
+            if _terminates(stmt.body):  # ``if F is nd: return ...``: the rest is traced only
+                self.symbolic_only += 1
         elif guard == "symbolic":
+            self.env, self.unreachable = after_body, body_dead
+        elif body_dead and not else_dead:
+            self.env = after_else
+        elif else_dead and not body_dead:
             self.env = after_body
         else:
             after_body.join_from(after_else)
-            self.env = after_body
+            self.env, self.unreachable = after_body, body_dead and else_dead
+
+    def _container_test(self, test: ast.expr) -> Optional[tuple[str, bool]]:
+        """``isinstance(name, list)`` / ``(list, tuple)`` -> (name, True); under ``not`` -> False."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self._container_test(test.operand)
+            return (inner[0], not inner[1]) if inner is not None else None
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+                and self._is_builtin("isinstance") and len(test.args) == 2 and not test.keywords
+                and isinstance(test.args[0], ast.Name)):
+            return None
+        classes = test.args[1]
+        nodes = classes.elts if isinstance(classes, ast.Tuple) else [classes]
+        if nodes and all(isinstance(n, ast.Name) and n.id in ("list", "tuple") and self._is_builtin(n.id)
+                         for n in nodes):
+            return test.args[0].id, True
+        return None
+
+    def _narrow_to_container(self, name: str) -> None:
+        """Inside ``if isinstance(name, list):`` the name is a list (of tensors, if anything)."""
+        value = self.env.lookup(name)
+        if value is None or value.kind is Kind.SEQ or not value.holds_tensor:
+            return
+        item = value.item
+        if item is None:
+            key = sorted(value.keys, key=repr)[0] if value.keys else ("narrow", name)
+            item = self.maybe((key, "item"), replace(value.origin, category=Category.ELEMENT)
+                              if value.origin is not None else self.origin(Category.ELEMENT, ast.Name(name)))
+        self.env.names[name] = seq(value.origin, item)
 
     def run_loop(self, body: Callable[[], None]) -> None:
         """Run ``body`` silently until the bindings stop changing, then once more for real."""
@@ -429,6 +519,7 @@ class Interpreter:
             for _ in range(LOOP_ITERATIONS):
                 before = self.env.copy()
                 body()
+                self.unreachable = False  # the loop may run no more, or break out
                 self.env.join_from(before)
                 if self.env.same(before):
                     break
@@ -436,6 +527,7 @@ class Interpreter:
             self.silent -= 1
         before = self.env.copy()
         body()
+        self.unreachable = False
         self.env.join_from(before)
 
     def exec_For(self, stmt: Union[ast.For, ast.AsyncFor]) -> None:
@@ -462,6 +554,7 @@ class Interpreter:
     def exec_Try(self, stmt: Any) -> None:
         before = self.env.copy()
         self.exec_block(stmt.body)
+        self.unreachable = False  # an exception may leave the body anywhere
         merged = self.env.copy()
         for handler in stmt.handlers:
             self.env = before.copy()
@@ -471,9 +564,11 @@ class Interpreter:
             if handler.name:
                 self.env.names[handler.name] = STATIC
             self.exec_block(handler.body)
+            self.unreachable = False
             merged.join_from(self.env)
         self.env = merged
         self.exec_block(stmt.orelse)
+        self.unreachable = False
         self.exec_block(stmt.finalbody)
 
     exec_TryStar = exec_Try
@@ -503,6 +598,7 @@ class Interpreter:
         for case in stmt.cases:
             self.env = before.copy()
             self.exec_block(case.body)
+            self.unreachable = False
             merged.join_from(self.env)
         self.env = merged
 
@@ -672,7 +768,7 @@ class Interpreter:
             if base.qual and not base.qual.startswith(("<", "builtins.", "self.")):
                 qual = f"{base.qual}.{attr}"
                 if K.api_family(qual) and not self.in_isinstance:
-                    self.emit(EventKind.API_REF, node, name=qual, subject=node)
+                    self.emit_api_ref(node, qual)
                 return static(qual)
             if base.qual.startswith("self."):
                 return static(f"{base.qual}.{attr}")
@@ -696,10 +792,15 @@ class Interpreter:
         if attr in K.CONTAINER_METHODS:
             self.saw_container(base, strong=True)
             return STATIC
-        self.saw_tensor(base, node)
+        known = attr in K.METADATA_ATTRS or attr in K.TENSOR_ATTRS or attr in K.TENSOR_METHODS
+        if known:
+            self.saw_tensor(base, node)
         self.emit(EventKind.ATTRIBUTE, node, value=base, subject=node.value, name=attr)
         if attr in K.METADATA_ATTRS:
             return STATIC
+        if not known and base.kind is Kind.MAYBE:
+            # ``distr.mean`` of an undecided value: an object built from tensors, perhaps
+            return self.maybe(("attr", id(node)), self.origin(Category.DERIVED, node, base.origin))
         return tensor(self.origin(Category.DERIVED, node, base.origin))
 
     def eval_index(self, index: ast.expr) -> None:
@@ -809,12 +910,27 @@ class Interpreter:
 
     def eval_IfExp(self, node: ast.IfExp) -> Value:
         guard = self.classify_guard(node.test)
-        if guard == "imperative":
-            return self.eval(node.orelse)
-        if guard == "symbolic":
-            return self.eval(node.body)
+        if guard is not None:
+            self.symbolic_only += 1
+            try:
+                return self.eval(node.orelse if guard == "imperative" else node.body)
+            finally:
+                self.symbolic_only -= 1
         self.condition(node.test, "conditional expression")
-        return join(self.eval(node.body), self.eval(node.orelse))
+        narrowed = self._container_test(node.test)
+        values = []
+        for branch, positive in ((node.body, True), (node.orelse, False)):
+            if narrowed is not None and narrowed[1] is positive:
+                saved = self.env
+                self.env = Env(saved.parent, saved.names)
+                try:
+                    self._narrow_to_container(narrowed[0])
+                    values.append(self.eval(branch))
+                finally:
+                    self.env = saved
+            else:
+                values.append(self.eval(branch))
+        return join(values[0], values[1])
 
     def eval_Lambda(self, node: ast.Lambda) -> Value:
         self.pending_nested.append((node, self.env, self.ctx))
@@ -920,9 +1036,17 @@ class Interpreter:
         if receiver.kind is Kind.STATIC and receiver.qual and not receiver.qual.startswith(("<", "builtins.", "self.")):
             qual = f"{receiver.qual}.{attr}"
             if K.api_family(qual) and not self.in_isinstance:
-                self.emit(EventKind.API_REF, func, name=qual, subject=func)
+                self.emit_api_ref(func, qual)
             return self.call_value(node, static(qual))
         args = self.eval_args(node)
+        if receiver.kind is Kind.STATIC and receiver.qual.startswith("self.") and attr in K.PARAMETER_DATA_METHODS:
+            declared = self.init_params.get(self.ctx.cls.name, {}).get(receiver.qual[5:]) if self.ctx.cls else None
+            if declared is not None:
+                text, row = declared
+                value = tensor(Origin(Category.PARAMETER_DATA, fixed_text=text, fixed_row=row, node_id=id(node)))
+                self.emit(EventKind.PARAMETER_DATA, node, value=value, subject=node, name=receiver.qual[5:],
+                          construct=attr)
+                return value
         if receiver.kind is Kind.STATIC and receiver.qual.startswith("self.") and attr in K.STORING_METHODS:
             for _, value in args:
                 if value.holds_tensor:
@@ -966,14 +1090,26 @@ class Interpreter:
                 if stored:
                     self.env.names[func.value.id] = seq(receiver.origin, join_all(stored))
             return STATIC
-        self.saw_tensor(receiver, node)
+        if attr in K.METADATA_ATTRS:
+            # ``t.size()``/``t.shape()``: the attribute is read first (and is no method of NDArray)
+            self.saw_tensor(receiver, node)
+            self.emit(EventKind.ATTRIBUTE, func, value=receiver, subject=func.value, name=attr)
+            self.eval_args(node)
+            return STATIC
+        known = attr in K.TENSOR_METHODS
+        if known:
+            self.saw_tensor(receiver, node)
         args = self.eval_args(node)
         self.emit(EventKind.METHOD_CALL, node, value=receiver, subject=func.value, name=attr, call=node,
                   args=tuple((v, a.node) for a, v in args))
         if attr in K.CONCRETE_METHODS:
             return STATIC
         origin = self.origin(Category.DERIVED, node, receiver.origin)
-        if attr in K.MULTI_OUTPUT_OPS or _has_num_outputs(node):
+        if not known and receiver.kind is Kind.MAYBE:
+            # ``lds.log_prob(x)`` on an undecided value: a method of some object built from
+            # tensors (a distribution, a model state), which may return anything
+            return self.maybe(("call", id(node)), replace(origin, category=Category.HELPER))
+        if _multi_output({attr}, node):
             return seq(origin, tensor(replace(origin, category=Category.ELEMENT)))
         return tensor(origin)
 
@@ -1072,9 +1208,15 @@ class Interpreter:
 
     def call_f_op(self, node: ast.Call, callee: Value) -> Value:
         ops = {K.op_name(n) for n in callee.names}
+        legacy = {n.split(".", 1)[1] for n in callee.names if n.count(".") == 1}  # ``F.concat``
+        for name in sorted(legacy & K.NDARRAY_ONLY_FUNCTIONS):
+            self.emit(EventKind.API_REF, node.func, name=f"F.{name}", subject=node.func, construct="ndarray-only")
         args = self.eval_args(node)
         sequence_taking = bool(ops & K.SEQUENCE_TAKING_OPS)
+        variadic = bool(legacy) and legacy <= K.VARIADIC_TENSOR_OPS
         for arg, value in args:
+            if variadic and arg.keyword is None and not arg.star and self._undecided(value):
+                self.saw_tensor(value, node)  # ``F.concat(a, b)``: each of a, b is one tensor
             if arg.star == "*":
                 self.iterate(value, arg.node, "star-unpacking")
             elif arg.star == "**":
@@ -1099,6 +1241,18 @@ class Interpreter:
         if "cond" in ops:
             return self.maybe(("call", id(node)), origin)
         return tensor(origin)
+
+
+def _terminates(body: Sequence[ast.stmt]) -> bool:
+    """The block always ends in ``return``/``raise`` (syntactically)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return _terminates(last.body) and _terminates(last.orelse)
+    return False
 
 
 def _multi_output(ops: set[str], node: ast.Call) -> bool:

@@ -41,6 +41,56 @@ SEQUENCE_TAKING_OPS = frozenset({
     "dstack", "column_stack", "einsum", "Custom", "add_n", "ElementWiseSum", "concat", "append",
 })
 
+#: Legacy ``F`` operators whose signature is ``op(*data, ...)``: every positional argument written
+#: out (not ``*``-unpacked) is one tensor. (``F.np.concatenate``/``F.np.stack`` take a sequence.)
+VARIADIC_TENSOR_OPS = frozenset({"concat", "Concat", "stack", "add_n", "ElementWiseSum", "Custom"})
+
+#: Functions of ``mxnet.ndarray`` that ``mxnet.symbol`` does not have: ``F.array(...)`` works
+#: imperatively and raises ``AttributeError`` once the block is hybridized (F is mxnet.symbol).
+NDARRAY_ONLY_FUNCTIONS = frozenset({
+    "array", "empty", "concatenate", "moveaxis", "onehot_encode", "imdecode", "from_numpy",
+    "from_dlpack",
+})
+
+#: Methods of NDArray, Symbol and ``mx.np.ndarray`` (MXNet 1.x/2.x): calling one of these on an
+#: undecided value says it is a tensor. A call of any other method (``lds.log_prob(...)``,
+#: ``distr.sample()``) says nothing: undecided values are often objects built from tensors.
+TENSOR_METHODS = frozenset({
+    # NDArray/Symbol fluent operators
+    "reshape", "reshape_like", "zeros_like", "ones_like", "broadcast_axes", "broadcast_axis",
+    "broadcast_to", "broadcast_like", "repeat", "pad", "swapaxes", "split", "split_v2", "slice",
+    "slice_axis", "slice_like", "take", "one_hot", "pick", "sort", "topk", "argmax",
+    "argmax_channel", "argmin", "argsort", "clip", "abs", "sign", "flatten", "shape_array",
+    "size_array", "expand_dims", "tile", "transpose", "flip", "depth_to_space", "space_to_depth",
+    "diag", "sum", "nansum", "prod", "nanprod", "mean", "max", "min", "norm", "round", "rint",
+    "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "degrees",
+    "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp", "expm1", "log",
+    "log10", "log2", "log1p", "log_sigmoid", "sqrt", "rsqrt", "cbrt", "rcbrt", "square",
+    "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin", "mish", "squeeze",
+    "erf", "erfinv", "gamma", "gammaln",
+    # NDArray/Symbol methods
+    "astype", "copy", "copyto", "as_in_context", "as_in_ctx", "to_device", "tostype", "detach",
+    "attach_grad", "backward", "asnumpy", "asscalar", "item", "tolist", "wait_to_read",
+    "as_np_ndarray", "as_nd_ndarray", "to_dlpack_for_read", "to_dlpack_for_write",
+    "list_outputs", "list_arguments", "list_auxiliary_states", "list_inputs", "get_internals",
+    "get_children", "infer_shape", "infer_shape_partial", "infer_type", "attr", "list_attr",
+    "attr_dict", "tojson", "bind", "simple_bind", "eval", "optimize_for",
+    # mx.np.ndarray
+    "all", "any", "cumsum", "dot", "nonzero", "ravel", "std", "var", "diagonal",
+    "__getitem__", "__setitem__",
+})
+
+#: Attributes of NDArray/Symbol (besides :data:`METADATA_ATTRS`): reading one says "tensor".
+TENSOR_ATTRS = frozenset({"T", "grad", "handle", "writable"})
+
+#: Methods of a ``Parameter`` that return its NDArray(s): read in ``hybrid_forward`` they bypass
+#: the Symbol Gluon passes for the parameter (HY007).
+PARAMETER_DATA_METHODS = frozenset({"data", "list_data", "row_sparse_data", "list_row_sparse_data"})
+
+#: Constructors of parameters in ``__init__`` (last path component): ``self.params.get(...)``,
+#: ``self.params.get_constant(...)``, ``gluon.Parameter(...)``, ``gluon.Constant(...)``.
+PARAMETER_FACTORIES = frozenset({"get", "get_constant", "Parameter", "Constant"})
+
 #: NDArray methods that need the concrete value (HY001).
 CONCRETE_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist", "wait_to_read"})
 
@@ -69,6 +119,10 @@ NUMERIC_BUILTINS = frozenset({"float", "int", "bool", "complex", "round"})
 #: numpy functions that materialise an array (HY001 rather than HY009).
 NUMPY_MATERIALISE = frozenset({"asarray", "array", "asanyarray", "ascontiguousarray", "copy"})
 
+#: Python-level random number generators (qualified call prefixes): a draw in ``hybrid_forward``
+#: happens once while tracing (HY008). ``mx.random``/``F.random`` are MXNet's and draw per batch.
+PYTHON_RANDOM_PREFIXES = ("numpy.random.", "random.")
+
 #: Logging calls (module functions or logger methods) that format their arguments.
 LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "fatal"})
 
@@ -96,7 +150,7 @@ def strip_mxnet(qual: str) -> Optional[list[str]]:
     return None
 
 
-_IMPERATIVE = {("nd",), ("ndarray",), ("np",), ("numpy",), ("npx",), ("numpy_extension",)}
+_IMPERATIVE = {("nd",), ("ndarray",), ("np",), ("numpy",), ("npx",), ("numpy_extension",), ("random",)}
 _SYMBOLIC = {("sym",), ("symbol",)}
 
 
@@ -125,8 +179,10 @@ def is_symbol_class(qual: str) -> bool:
 
 
 def is_ndarray_module(qual: str) -> bool:
+    """``mxnet.ndarray`` (or its ``ndarray`` submodule, which ``F`` never is: a test ``F is
+    nd.ndarray`` is false while tracing, so its branch is imperative-only all the same)."""
     parts = strip_mxnet(qual)
-    return parts in (["nd"], ["ndarray"])
+    return parts in (["nd"], ["ndarray"], ["nd", "ndarray"], ["ndarray", "ndarray"])
 
 
 def is_symbol_module(qual: str) -> bool:

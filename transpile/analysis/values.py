@@ -42,6 +42,7 @@ class Category(enum.Enum):
     ELEMENT = "an element of"
     IMPERATIVE = "an NDArray made by the imperative API"
     INIT_NDARRAY = "an NDArray created in `__init__`"
+    PARAMETER_DATA = "the NDArray of a Parameter"
 
 
 @dataclass(frozen=True)
@@ -82,13 +83,13 @@ class Origin:
         node, site = self.evidence
         return f"(used as a tensor in `{site.text(node, 40)}` on line {site.row(node)})"
 
-    def explain(self, subject: str, row: int = 0) -> str:
+    def explain(self, subject: str, row: int = 0, what: str = "a tensor") -> str:
         """Finish the sentence "`subject` is a tensor: it is ...".
 
         >>> Origin(Category.BLOCK, fixed_text="self.fc(x)", fixed_row=9).explain("y")
         '`y` is a tensor: it is the result of `self.fc(x)` on line 9'
         """
-        return f"`{subject}` is a tensor: it is {self.phrase(subject, evidence_row=row)}"
+        return f"`{subject}` is {what}: it is {self.phrase(subject, evidence_row=row)}"
 
     def phrase(self, subject: str = "", evidence_row: int = -1) -> str:
         """Describe the origin; ``evidence_row`` -1 omits usage evidence (nested phrases), and an
@@ -107,6 +108,8 @@ class Origin:
             return text
         if cat is Category.INIT_NDARRAY:
             return f"an NDArray created in `__init__` by `{self.text}` on line {self.row}"
+        if cat is Category.PARAMETER_DATA:
+            return f"the NDArray of the Parameter declared in `__init__` by `{self.text}` on line {self.row}"
         if same:
             if cat is Category.DERIVED and self.base is not None:
                 root = self.base

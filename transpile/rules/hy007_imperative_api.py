@@ -12,8 +12,21 @@ def check(event: Event) -> Iterator[Report]:
         yield Report(event.node, f"`self.{event.name}` is an NDArray, which cannot be mixed into a "
                                  f"symbolic graph; {event.why()}; make it a `Constant` parameter")
         return
-    family = K.api_family(event.name)
+    if event.kind is EventKind.PARAMETER_DATA:
+        yield Report(event.node, f"`self.{event.name}.{event.construct}()` is {event.value.origin.phrase()}, "
+                                 f"which cannot be mixed into a symbolic graph; take `{event.name}` as a "
+                                 f"keyword argument of `hybrid_forward` instead (Gluon passes the block's "
+                                 f"parameters in, as Symbols while tracing)")
+        return
     text = event.site.text(event.node)
+    if event.construct == "ndarray-only":
+        yield Report(event.node, f"`{text}` exists only in the NDArray API: once the block is hybridized `F` "
+                                 f"is `mxnet.symbol`, which has no `{event.name[2:]}`; create constants in "
+                                 f"`__init__` (`self.params.get_constant`) or use `F.zeros`/`F.ones`/`F.full`")
+        return
+    family = K.api_family(event.name)
+    if family == "symbol" and event.construct == "symbolic-only":
+        return  # ``else`` of ``if F is nd:``: only runs while tracing, where it is F
     if family == "ndarray":
         yield Report(event.node, f"`{text}` uses the imperative NDArray API inside `hybrid_forward`; "
                                  f"it ignores hybridization and mixes NDArrays into the graph: use `F` instead")
@@ -26,25 +39,37 @@ RULE = Rule(
     code="HY007",
     name="imperative-api",
     severity=Severity.ERROR,
-    summary="`nd.X`/`mx.nd.X`/`mx.sym.X` instead of `F.X`, or an NDArray made in `__init__` used in `hybrid_forward`",
+    summary="`nd.X`/`mx.nd.X`/`mx.sym.X` instead of `F.X`, `F.array`, or an NDArray made in `__init__` or "
+            "a Parameter's `.data()` used in `hybrid_forward`",
     rationale=(
         "`F` is `mxnet.ndarray` when the block runs imperatively and `mxnet.symbol` while it is "
         "traced. Calling `nd.X` directly computes an NDArray even while tracing, which cannot be "
-        "combined with the Symbol inputs (and `sym.X` breaks the imperative mode). An NDArray "
-        "stored on `self` in `__init__` has the same problem and is not saved with the parameters."
+        "combined with the Symbol inputs (and `sym.X` breaks the imperative mode, except in the `else` "
+        "of `if F is nd:`). An NDArray stored on `self` in `__init__`, or a Parameter's value read "
+        "with `self.weight.data()`, has the same problem. `F.array` (and `F.empty`, "
+        "`F.concatenate`, `F.moveaxis`, ...) exist only in `mxnet.ndarray`, so they fail once "
+        "`F` is `mxnet.symbol`."
     ),
     fix_advice="Call `F.X(...)`; for a constant tensor register it in `__init__` with "
                "`self.mean = self.params.get_constant('mean', value)` and take it as a keyword "
-               "argument of `hybrid_forward`.",
-    events=(EventKind.API_REF, EventKind.SELF_ATTR_READ),
+               "argument of `hybrid_forward` (parameters likewise: `hybrid_forward(self, F, x, weight)`).",
+    events=(EventKind.API_REF, EventKind.SELF_ATTR_READ, EventKind.PARAMETER_DATA),
     check=check,
     valid=(
         example("if F is nd:\n    y = nd.relu(x)\nelse:\n    y = F.relu(x)\nreturn y"),
         example("return F.broadcast_sub(x, mean)", signature="self, F, x, mean"),
+        "from mxnet import sym\n" + example(
+            "if F is nd:\n    zeros = nd.zeros((1, 2))\nelse:\n    zeros = sym.zeros((1, 2))\n"
+            "return F.broadcast_add(x, zeros)"),
+        example("return F.broadcast_mul(x, weight)", signature="self, F, x, weight",
+                init="self.weight = self.params.get('weight', shape=(1, 2))"),
     ),
     invalid=(
         example("y = nd.relu(x)  # expect: HY007\nreturn y"),
         "import mxnet as mx\n" + example("return mx.nd.ones((2, 2)) + x  # expect: HY007"),
         example("return x - self.mean  # expect: HY007", init="self.mean = nd.array([0.5])"),
+        example("return F.broadcast_mul(x, self.weight.data())  # expect: HY007",
+                init="self.weight = self.params.get('weight', shape=(1, 2))"),
+        example("mask = F.array([1.0, 0.0])  # expect: HY007\nreturn F.broadcast_mul(x, mask)"),
     ),
 )
