@@ -173,3 +173,15 @@ def test_huge_convolutions_are_not_timed(monkeypatch):
     attrs = dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1, act=(),
                  has_bias=True, has_res=False)
     assert nhwc.tune_conv_algo((1, 8, 8, 4), attrs, np.float32, ("gemm", "wino4")) is None
+
+
+@pytest.mark.parametrize("act", [None, "relu", "sigmoid"])
+def test_big_batchnorm_affine_runs_in_row_chunks(act, monkeypatch):
+    """A BatchNorm that cannot be folded (pre-activation) over a big tensor runs on the pool."""
+    monkeypatch.setenv("HYBRIDIZE_THREADS", "2")
+    x = sym.var("data")
+    y = sym.BatchNorm(x, fix_gamma=False, name="bn")
+    if act:
+        y = sym.Activation(y, act_type=act)
+    prog = check(y, {"data": (2, 32, 64, 64)})
+    assert prog.parallel and "affine" in prog.code

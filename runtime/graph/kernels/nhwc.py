@@ -812,9 +812,42 @@ AFFINE = _internal("_hy_affine", _affine_compute, (_p("act", ()),), ("data", "sc
 def _emit_affine(em: Any) -> list[str]:
     buf = em.inplace(0, 0) or em.out_buffer(0)
     x, s, t = em.args
+    act = tuple(em.node.resolved.act or ())
+    shape = tuple(em.in_shapes[0])
+    rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+    nch = chunks_for(float(np.prod(shape)) * (2 + bool(act)), rows, min_work=AFFINE_PARALLEL_WORK)
+    if nch > 1:
+        # memory-bound passes over a big tensor: row chunks on the thread pool
+        em.plan.parallel = True
+        k = em.bind("affine", build_affine(shape, act, nch))
+        return [f"{k}({x}, {s}, {t}, {buf})", f"{em.outs[0]} = {buf}"]
     lines = [f"_multiply({x}, {s}, out={buf})", f"_add({buf}, {t}, out={buf})"]
-    lines += act_lines(em, buf, tuple(em.node.resolved.act or ()))
+    lines += act_lines(em, buf, act)
     return lines + [f"{em.outs[0]} = {buf}"]
+
+
+AFFINE_PARALLEL_WORK = 1e6        # element-passes below which one thread is faster than the pool
+
+
+def build_affine(shape: tuple, act: tuple, nch: int) -> Callable:
+    """``out = act(x * scale + shift)`` (per-channel scale/shift on the last axis) in ``nch`` row
+    chunks run on the thread pool; numpy's ufunc loops release the GIL."""
+    C = shape[-1]
+    rows = int(np.prod(shape[:-1]))
+    bounds = [(rows * i // nch, rows * (i + 1) // nch) for i in range(nch)]
+
+    def run(x: np.ndarray, scale: np.ndarray, shift: np.ndarray, out: np.ndarray) -> None:
+        x2, o2 = x.reshape(rows, C), out.reshape(rows, C)
+        s2, t2 = scale.reshape(-1), shift.reshape(-1)
+
+        def chunk(i: int) -> None:
+            r0, r1 = bounds[i]
+            o = o2[r0:r1]
+            np.multiply(x2[r0:r1], s2, out=o)
+            np.add(o, t2, out=o)
+            apply_act(o, act)
+        run_chunks(chunk, nch)
+    return run
 
 
 def _act_compute(a, x):
