@@ -183,5 +183,5 @@ def test_big_batchnorm_affine_runs_in_row_chunks(act, monkeypatch):
     y = sym.BatchNorm(x, fix_gamma=False, name="bn")
     if act:
         y = sym.Activation(y, act_type=act)
-    prog = check(y, {"data": (2, 32, 64, 64)})
+    prog = check(y, {"data": (2, 64, 64, 64)})
     assert prog.parallel and "affine" in prog.code
