@@ -603,8 +603,11 @@ def tune_conv_algo(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple) -
     key = (tuple(x_shape), tuple(sorted((k, v) for k, v in attrs.items() if k != "algo")), np.dtype(dtype).str,
            candidates, num_threads())
     if key not in _TUNED:
-        times = {algo: time_conv(x_shape, types.SimpleNamespace(**{**attrs, "algo": algo}), dtype)
-                 for algo in candidates}
+        try:
+            times = {algo: time_conv(x_shape, types.SimpleNamespace(**{**attrs, "algo": algo}), dtype)
+                     for algo in candidates}
+        except (MemoryError, ValueError):   # no room for the trial buffers: let the fixed rule decide
+            return None
         _TUNED[key] = min(candidates, key=times.__getitem__)
     return _TUNED[key]
 
