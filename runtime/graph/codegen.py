@@ -27,7 +27,9 @@ training=False, passes=None, disable=None, options=None) -> CompiledProgram``
   plain straight-line program over the registry's reference kernels.
 - ``passes``: names of the passes to run (default: the whole default pipeline), ``disable``:
   ``{pass name: True}`` to leave some out, ``options``: pass options, e.g. ``{"winograd": False}``
-  (True / False / None = automatic choice of Winograd convolutions).
+  (None, the default: 3x3 stride-1 convolutions use whichever of im2col, Winograd F(2x2,3x3) and
+  F(4x4,3x3) was fastest when timed on this shape; False: never Winograd; True or "f2" / "f4":
+  always that Winograd variant).
 - ``training``: compile for training mode (``Dropout``/``BatchNorm`` keep their training
   behaviour; inference-only passes such as BatchNorm folding are skipped).
 
@@ -49,6 +51,13 @@ training=False, passes=None, disable=None, options=None) -> CompiledProgram``
 Thread safety: a program may be called from several threads at once. Reusable buffers are
 per thread (``threading.local``); parameters are one immutable tuple swapped atomically by
 ``bind_params``.
+
+Parallelism: big kernels split their work into chunks run by the caller plus a small pool of
+worker threads (``kernels/parallel.py``; ``HYBRIDIZE_THREADS``, default the CPU count), and BLAS
+runs single-threaded while such a program executes. OpenBLAS's own threads busy-wait for each
+other and collapse when the machine is oversubscribed; the pool's workers sleep on a queue, and
+the calling thread takes any chunk nobody has started, so a descheduled worker delays one chunk,
+never the whole call.
 
 Generated code only: attribute values never reach the source as text. Kernels, constants and
 numpy callables are passed in the function's globals; identifiers are derived from node names
