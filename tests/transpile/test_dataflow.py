@@ -457,3 +457,30 @@ def test_python_random_draws_are_frozen_at_trace_time_mxnet_random_is_imperative
     """, header="import random\nimport numpy as np\nimport mxnet as mx\nfrom mxnet import autograd\n"
                 "from mxnet.gluon import nn\n\n\n")
     assert rows(source) == [(11, "HY008"), (11, "HY008"), (13, "HY007")]
+
+
+def test_names_imported_from_the_nd_sym_and_contrib_apis():
+    # a Faster R-CNN on GitHub: ``from mxnet.contrib.symbol import MultiProposal, ROIAlign``
+    source = block("""
+        proposals = MultiProposal(cls_prob=x, bbox_pred=x, im_info=x)
+        return relu(proposals) + nd.relu(x) + F.relu(x)
+    """, header="from mxnet import nd\nfrom mxnet.ndarray import relu\n"
+                "from mxnet.contrib.symbol import MultiProposal\nfrom mxnet.gluon import nn\n\n\n")
+    assert [(f.start.row, f.start.column, f.code) for f in findings(source)] == [
+        (9, 21, "HY007"), (10, 16, "HY007"), (10, 34, "HY007")]
+    assert "`MultiProposal` uses the symbolic API directly" in findings(source)[0].message
+
+
+def test_a_method_handed_to_a_control_flow_operator_is_analysed():
+    source = block("""
+        regions, _ = F.contrib.foreach(self.step, [x, rois], [])
+        return regions
+    """, signature="self, F, x, rois") + '''
+    def step(self, data, states):
+        region = F.contrib.ROIAlign(data[0], data[1], pooled_size=(2, 2), spatial_scale=1.0)
+        return region.asnumpy(), states
+'''
+    [finding] = findings(source)
+    assert (finding.code, finding.start.row) == ("HY001", 12)
+    assert finding.context == (
+        "reached from `hybrid_forward` via `F.contrib.foreach(self.step, [x, rois], [])` on line 7",)

@@ -123,6 +123,8 @@ class Interpreter:
         #: > 0 while the code being analysed only runs when ``F`` is the symbol API (the ``else``
         #: of ``if F is nd:``, or what follows ``if F is nd: return ...``).
         self.symbolic_only = 0
+        #: The ``value`` of the attribute expression being evaluated (``nd`` in ``nd.relu``).
+        self.attribute_base: Optional[ast.AST] = None
 
     # ------------------------------------------------------------------ recording helpers
     @property
@@ -755,9 +757,18 @@ class Interpreter:
         return STATIC
 
     def eval_Name(self, node: ast.Name) -> Value:
-        return self.lookup(node.id)
+        value = self.lookup(node.id)
+        if node is self.attribute_base:  # ``nd`` of ``nd.relu``: the attribute is reported
+            return value
+        if value.kind is Kind.STATIC and value.qual and not self.in_isinstance \
+                and not value.qual.startswith(("<", "builtins.", "self.")) and K.api_family(value.qual) \
+                and not K.is_ndarray_module(value.qual) and not K.is_symbol_module(value.qual) \
+                and not value.qual.endswith(("NDArray", "Symbol")):
+            self.emit_api_ref(node, value.qual)  # ``from mxnet.ndarray import relu``; ``relu(x)``
+        return value
 
     def eval_Attribute(self, node: ast.Attribute) -> Value:
+        self.attribute_base = node.value
         base = self.eval(node.value)
         attr = node.attr
         if base is _SELF:
@@ -1007,6 +1018,7 @@ class Interpreter:
     def eval_Call(self, node: ast.Call) -> Value:
         func = node.func
         if isinstance(func, ast.Attribute):
+            self.attribute_base = func.value
             return self.call_attribute(node, func, self.eval(func.value))
         if isinstance(func, ast.Name) and self._is_builtin(func.id):
             return self.call_builtin(node, func.id)
@@ -1080,6 +1092,32 @@ class Interpreter:
                 site = Site(self.index.lines, span.qualname, function=span)
                 return self.call_function(span.node, node, args, site, owner, span.qualname, Env(), _SELF)
         return self._opaque_result(node, args, Category.BLOCK)
+
+    def _analyse_bound_method(self, name: str, call: ast.Call) -> None:
+        """A method of the class handed to a control-flow operator (``F.contrib.foreach(self.step,
+        data, states)``): it runs while tracing with tensors the operator makes, so it is
+        analysed like a nested function, its parameters undecided."""
+        cls = self.ctx.cls
+        hit = self.index.find_method(cls, name) if cls is not None and "." not in name else None
+        if hit is None:
+            return
+        owner, span = hit
+        fn = span.node
+        if id(fn) in self.analysed_nested or id(fn) in self.stack:
+            return
+        self.analysed_nested.add(id(fn))
+        site = Site(self.index.lines, span.qualname, self.ctx.site.chain + (
+            f"reached from `{self.ctx.display}` via `{self.ctx.site.text(call, 50)}` on line {call.lineno}",),
+            span)
+        ctx = FunctionContext(site, owner, span.qualname)
+        saved = self.ctx
+        self.ctx = ctx
+        params = _all_params(fn.args)  # type: ignore[arg-type]
+        bound = {p.arg: self.maybe(("param", id(fn), p.arg), self.origin(Category.INPUT, p)) for p in params[1:]}
+        self.ctx = saved
+        if params:
+            bound[params[0].arg] = _SELF
+        self.run_function(fn, ctx, bound, Env())
 
     def call_tensor_method(self, node: ast.Call, func: ast.Attribute, receiver: Value, attr: str) -> Value:
         if attr in K.CONTAINER_METHODS:
@@ -1230,6 +1268,8 @@ class Interpreter:
                     bound = self._bind_unknown_params(fn)
                     self.ctx = saved
                     self.run_function(fn, FunctionContext(ctx.site, ctx.cls, ctx.display), bound, env)
+            elif value.kind is Kind.STATIC and value.qual.startswith("self.") and sequence_taking:
+                self._analyse_bound_method(value.qual[5:], node)  # F.contrib.foreach(self.step, ...)
             elif not sequence_taking and self._undecided(value):
                 self.saw_tensor(value, node)
         origin = self.origin(Category.F_OP, node)

@@ -160,6 +160,10 @@ def api_family(qual: str) -> Optional[str]:
     if not parts:
         return None
     head = tuple(parts[:1])
+    if head == ("contrib",) and len(parts) > 1:  # mxnet.contrib.ndarray / mxnet.contrib.symbol
+        head = tuple(parts[1:2])
+        if head not in _IMPERATIVE | _SYMBOLIC or head in {("random",), ("np",), ("numpy",), ("npx",)}:
+            return None
     if head in _IMPERATIVE:
         return "ndarray"
     if head in _SYMBOLIC:
