@@ -484,3 +484,22 @@ def test_a_method_handed_to_a_control_flow_operator_is_analysed():
     assert (finding.code, finding.start.row) == ("HY001", 12)
     assert finding.context == (
         "reached from `hybrid_forward` via `F.contrib.foreach(self.step, [x, rois], [])` on line 7",)
+
+
+def test_parameters_of_child_layers_read_with_data():
+    # weight tying done imperatively: ``F.FullyConnected(out, self.embedding.weight.data(), ...)``
+    source = block("""
+        out = self.embedding(x)
+        extra = self.helper.table.data() + self.cfg.data()
+        return F.FullyConnected(out, self.embedding.weight.data(), no_bias=True, num_hidden=10) + extra
+    """, init="""
+        self.embedding = nn.Embedding(10, 4)
+        self.helper = Helper()
+        self.cfg = 3
+    """)
+    [finding] = findings(source)
+    assert (finding.code, finding.start.row, finding.start.column) == ("HY007", 14, 38)
+    assert finding.message.startswith(
+        "`self.embedding.weight.data()` is the NDArray of a Parameter of the layer created in `__init__` "
+        "by `nn.Embedding(10, 4)` on line 8")
+    assert "params=self.embedding.params" in finding.message

@@ -128,12 +128,13 @@ def _init_attributes(index: ModuleIndex, cls: ClassInfo) -> tuple[dict[str, tupl
 
     The ``__init__`` of the class and of its bases defined in this file are read (a subclass's
     own assignment wins): the first dict holds NDArrays made by the imperative API, the second
-    Parameters (``self.params.get``/``get_constant``, ``gluon.Parameter``/``Constant``), each as
-    the creating call's text and row. Read from the ``ast`` already built for the index: no
+    Parameters (``self.params.get``/``get_constant``, ``gluon.Parameter``/``Constant``) and, as
+    ``attr.*``, Gluon layers (whose Parameters are ``self.attr.weight``), each as the creating
+    call's text and row. Read from the ``ast`` already built for the index: no
     libcst parse is needed.
     """
     ndarrays: dict[str, tuple[str, int]] = {}
-    params: dict[str, tuple[str, int]] = {}
+    params: dict[str, tuple[str, int]] = {}  # a child block ``a`` is recorded as ``a.*``
     for owner in reversed(_class_chain(index, cls)):
         init = owner.methods.get("__init__")
         if init is None:
@@ -155,9 +156,11 @@ def _init_attributes(index: ModuleIndex, cls: ClassInfo) -> tuple[dict[str, tupl
                     text = ast.unparse(stmt.value)
                     if len(text) > 50:
                         text = text[:47] + "..."
-                    found, other = (ndarrays, params) if kind == "ndarray" else (params, ndarrays)
-                    found[target.attr] = (text, stmt.value.lineno)
-                    other.pop(target.attr, None)
+                    for table in (ndarrays, params):
+                        table.pop(target.attr, None)
+                        table.pop(target.attr + ".*", None)
+                    table = ndarrays if kind == "ndarray" else params
+                    table[target.attr + (".*" if kind == "block" else "")] = (text, stmt.value.lineno)
     return ndarrays, params
 
 
@@ -179,7 +182,8 @@ def _class_chain(index: ModuleIndex, cls: ClassInfo) -> list[ClassInfo]:
 
 def _created_by(func: ast.AST, index: ModuleIndex) -> Optional[str]:
     """``"ndarray"`` for ``nd.array``-like imperative constructors, ``"parameter"`` for
-    ``self.params.get(...)``/``gluon.Parameter(...)``, else ``None``."""
+    ``self.params.get(...)``/``gluon.Parameter(...)``, ``"block"`` for a Gluon layer
+    (``nn.Dense(...)``), else ``None``."""
     if isinstance(func, ast.Attribute) and func.attr in ("get", "get_constant") \
             and isinstance(func.value, ast.Attribute) and func.value.attr == "params" \
             and isinstance(func.value.value, ast.Name) and func.value.value.id == "self":
@@ -188,8 +192,11 @@ def _created_by(func: ast.AST, index: ModuleIndex) -> Optional[str]:
     if not qual:
         return None
     last = qual.rsplit(".", 1)[-1]
-    if last in ("Parameter", "Constant") and K.strip_mxnet(qual) is not None and K.api_family(qual) is None:
+    parts = K.strip_mxnet(qual)
+    if last in ("Parameter", "Constant") and parts is not None and K.api_family(qual) is None:
         return "parameter"
+    if parts and last[:1].isupper() and ("gluon" in parts[:-1] or parts[0] in ("nn", "rnn")):
+        return "block"  # ``nn.Dense(...)``: its attributes with ``.data()`` are Parameters
     if K.api_family(qual) == "ndarray" and not qual.endswith("NDArray"):
         return "ndarray"
     return None

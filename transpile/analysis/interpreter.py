@@ -1052,10 +1052,17 @@ class Interpreter:
             return self.call_value(node, static(qual))
         args = self.eval_args(node)
         if receiver.kind is Kind.STATIC and receiver.qual.startswith("self.") and attr in K.PARAMETER_DATA_METHODS:
-            declared = self.init_params.get(self.ctx.cls.name, {}).get(receiver.qual[5:]) if self.ctx.cls else None
+            declared = None
+            if self.ctx.cls is not None:
+                table = self.init_params.get(self.ctx.cls.name, {})
+                path = receiver.qual[5:]
+                owner, _, param = path.partition(".")
+                declared = table.get(path) if "." not in path else (
+                    table.get(owner + ".*") if param and "." not in param else None)
             if declared is not None:
                 text, row = declared
-                value = tensor(Origin(Category.PARAMETER_DATA, fixed_text=text, fixed_row=row, node_id=id(node)))
+                category = Category.PARAMETER_DATA if "." not in receiver.qual[5:] else Category.LAYER_PARAMETER_DATA
+                value = tensor(Origin(category, fixed_text=text, fixed_row=row, node_id=id(node)))
                 self.emit(EventKind.PARAMETER_DATA, node, value=value, subject=node, name=receiver.qual[5:],
                           construct=attr)
                 return value

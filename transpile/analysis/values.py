@@ -43,6 +43,7 @@ class Category(enum.Enum):
     IMPERATIVE = "an NDArray made by the imperative API"
     INIT_NDARRAY = "an NDArray created in `__init__`"
     PARAMETER_DATA = "the NDArray of a Parameter"
+    LAYER_PARAMETER_DATA = "the NDArray of a Parameter of a child layer"
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,8 @@ class Origin:
             return text
         if cat is Category.INIT_NDARRAY:
             return f"an NDArray created in `__init__` by `{self.text}` on line {self.row}"
+        if cat is Category.LAYER_PARAMETER_DATA:
+            return f"the NDArray of a Parameter of the layer created in `__init__` by `{self.text}` on line {self.row}"
         if cat is Category.PARAMETER_DATA:
             return f"the NDArray of the Parameter declared in `__init__` by `{self.text}` on line {self.row}"
         if same:

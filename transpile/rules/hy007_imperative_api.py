@@ -13,10 +13,16 @@ def check(event: Event) -> Iterator[Report]:
                                  f"symbolic graph; {event.why()}; make it a `Constant` parameter")
         return
     if event.kind is EventKind.PARAMETER_DATA:
-        yield Report(event.node, f"`self.{event.name}.{event.construct}()` is {event.value.origin.phrase()}, "
-                                 f"which cannot be mixed into a symbolic graph; take `{event.name}` as a "
-                                 f"keyword argument of `hybrid_forward` instead (Gluon passes the block's "
-                                 f"parameters in, as Symbols while tracing)")
+        head = f"`self.{event.name}.{event.construct}()` is {event.value.origin.phrase()}, which cannot be " \
+               f"mixed into a symbolic graph"
+        if "." in event.name:  # a Parameter of a child layer
+            owner = event.name.split(".", 1)[0]
+            yield Report(event.node, f"{head}; share the Parameter with a layer of this block instead (e.g. "
+                                     f"`nn.Dense(..., params=self.{owner}.params)`), or declare it on this "
+                                     f"block so that Gluon passes it to `hybrid_forward`")
+        else:
+            yield Report(event.node, f"{head}; take `{event.name}` as a keyword argument of `hybrid_forward` "
+                                     f"instead (Gluon passes the block's parameters in, as Symbols while tracing)")
         return
     text = event.site.text(event.node)
     if event.construct == "ndarray-only":
