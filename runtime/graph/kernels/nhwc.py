@@ -501,16 +501,25 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
     return run_group, scratch
 
 
+def _col_chunks(cols: int, work: float, align: int = 64) -> list[tuple[int, int]]:
+    """Column ranges (multiples of ``align``) splitting a matmul of ``work`` multiply-adds."""
+    n = chunks_for(work, max(1, cols // align), min_work=2e6)
+    bounds = [(align * (cols // align * i // n), align * (cols // align * (i + 1) // n)) for i in range(n)]
+    bounds[-1] = (bounds[-1][0], cols)
+    return bounds
+
+
 def _build_wino4(N: int, H: int, W: int, C: int, K: int, OH: int, OW: int, ph: int, pw: int, dtype: np.dtype,
                  unpack: Callable, act: tuple) -> tuple[Callable, list]:
-    """Winograd F(4x4, 3x3) with every transform a copy of a strided view plus one small matmul.
+    """Winograd F(4x4, 3x3): a dozen numpy calls per convolution, each split across threads.
 
-    Input tiles (6x6, stride 4) of the zero-padded input are transformed separably: the six
-    tile rows are gathered by one copy and combined by ``B^T @ (6, ...)``, then the six tile
-    columns likewise, leaving V as 36 matrices ``(T, C)`` (T = tiles). The products are one
-    batched matmul ``V @ U`` (36 x (T, C) @ (C, K): 4x fewer multiplies than direct convolution),
-    and the output transform is two more small matmuls and one strided copy into NHWC. About a
-    dozen numpy calls per convolution, whatever its size.
+    Input tiles (6x6, stride 4) of the zero-padded input are transformed separably: the six tile
+    rows are gathered by one strided copy and combined by ``B^T @ (6, ...)``, then the six tile
+    columns likewise, leaving V as 36 matrices ``(T, C)`` (T = tiles) in (column b, row a) order.
+    The products are 36 batched ``(T, C) @ (C, K)`` matmuls (4x fewer multiplies than direct
+    convolution); the output transform is two more small matmuls and one strided copy into NHWC,
+    then the fused epilogue (bias, residual, activation). Copies are split across threads by
+    tile rows, matmuls by columns (or over the 36), the epilogue by output rows.
     """
     TH, TW = -(-OH // 4), -(-OW // 4)
     Hq, Wq = 4 * TH + 2, 4 * TW + 2
@@ -522,35 +531,54 @@ def _build_wino4(N: int, H: int, W: int, C: int, K: int, OH: int, OW: int, ph: i
     if not exact:
         scratch.append(((N, 4 * TH, 4 * TW, K), dtype))
     bt, at = _W4_BT.astype(dtype), _W4_AT.astype(dtype)
-    nch = chunks_for(36 * T * C * K, 36)
-    bounds = [(36 * i // nch, 36 * (i + 1) // nch) for i in range(nch)]
+    nth = max(1, min(TH, chunks_for(72 * T * C, TH, min_work=1e6)))
+    tb = [(TH * i // nth, TH * (i + 1) // nth) for i in range(nth)]
+    c1 = _col_chunks(N * TH * Wq * C, 36.0 * N * TH * Wq * C)      # B^T over tile rows
+    c2 = _col_chunks(6 * T * C, 216.0 * T * C)                      # B^T over tile columns
+    nmm = chunks_for(36.0 * T * C * K, 36)
+    mb = [(36 * i // nmm, 36 * (i + 1) // nmm) for i in range(nmm)]
+    c3 = _col_chunks(T * K, 144.0 * T * K)                          # A^T over a (6 batched)
+    c4 = _col_chunks(4 * T * K, 96.0 * T * K)                       # A^T over b
+    R = N * OH
+    nep = chunks_for(N * OH * OW * K * 3.0, R, min_work=1e6)
+    eb = [(R * i // nep, R * (i + 1) // nep) for i in range(nep)]
+
+    def cols(a: np.ndarray, src: np.ndarray, dst: np.ndarray, bounds: list) -> None:
+        run_chunks(lambda i: np.matmul(a, src[..., bounds[i][0]:bounds[i][1]],
+                                       out=dst[..., bounds[i][0]:bounds[i][1]]), len(bounds))
 
     def run(*args):
         x, U, b, r, rest = unpack(args)
-        out, pb, P1, R, P2, V, Mm, Z, Y = rest[:9]
+        out, pb, P1, Rr, P2, V, Mm, Z, Y = rest[:9]
         _pad_fill(pb, x, ph, pw)
         sN, sH, sW, sC = pb.strides
-        # rows: P1[i, n, th, w, c] = pb[n, 4 th + i, w, c]; R = B^T P1
-        np.copyto(P1, as_strided(pb, (6, N, TH, Wq, C), (sH, sN, 4 * sH, sW, sC)))
-        np.matmul(bt, P1.reshape(6, -1), out=R.reshape(6, -1))
-        # columns: P2[j, a, n, th, tw, c] = R[a, n, th, 4 tw + j, c]; V = B^T P2
-        rA, rN, rT, rW, rC = R.strides
-        np.copyto(P2, as_strided(R, (6, 6, N, TH, TW, C), (rW, rA, rN, rT, 4 * rW, rC)))
-        np.matmul(bt, P2.reshape(6, -1), out=V.reshape(6, -1))
-        if nch > 1:
-            run_chunks(lambda i: np.matmul(V[bounds[i][0]:bounds[i][1]], U[bounds[i][0]:bounds[i][1]],
-                                           out=Mm[bounds[i][0]:bounds[i][1]]), nch)
-        else:
-            np.matmul(V, U, out=Mm)
+        # rows: P1[i, n, th, w, c] = pb[n, 4 th + i, w, c]; Rr = B^T P1
+        rows = as_strided(pb, (6, N, TH, Wq, C), (sH, sN, 4 * sH, sW, sC))
+        run_chunks(lambda i: np.copyto(P1[:, :, tb[i][0]:tb[i][1]], rows[:, :, tb[i][0]:tb[i][1]]), nth)
+        cols(bt, P1.reshape(6, -1), Rr.reshape(6, -1), c1)
+        # columns: P2[j, a, n, th, tw, c] = Rr[a, n, th, 4 tw + j, c]; V = B^T P2, in (b, a) order
+        rA, rN, rT, rW, rC = Rr.strides
+        colv = as_strided(Rr, (6, 6, N, TH, TW, C), (rW, rA, rN, rT, 4 * rW, rC))
+        run_chunks(lambda i: np.copyto(P2[:, :, :, tb[i][0]:tb[i][1]], colv[:, :, :, tb[i][0]:tb[i][1]]), nth)
+        cols(bt, P2.reshape(6, -1), V.reshape(6, -1), c2)
+        run_chunks(lambda i: np.matmul(V[mb[i][0]:mb[i][1]], U[mb[i][0]:mb[i][1]], out=Mm[mb[i][0]:mb[i][1]]), nmm)
         # Y[q, p] = sum_b A^T[q, b] sum_a A^T[p, a] M[b, a]
-        np.matmul(at, Mm.reshape(6, 6, T * K), out=Z)
-        np.matmul(at, Z.reshape(6, 4 * T * K), out=Y.reshape(4, -1))
+        cols(at, Mm.reshape(6, 6, T * K), Z, c3)
+        cols(at, Z.reshape(6, 4 * T * K), Y.reshape(4, -1), c4)
         dst = out if exact else rest[9]
-        np.copyto(dst.reshape(N, TH, 4, TW, 4, K).transpose(4, 2, 0, 1, 3, 5), Y.reshape(4, 4, N, TH, TW, K))
+        d6 = dst.reshape(N, TH, 4, TW, 4, K).transpose(4, 2, 0, 1, 3, 5)
+        Y6 = Y.reshape(4, 4, N, TH, TW, K)
+        run_chunks(lambda i: np.copyto(d6[:, :, :, tb[i][0]:tb[i][1]], Y6[:, :, :, tb[i][0]:tb[i][1]]), nth)
         if not exact:
             np.copyto(out, dst[:, :OH, :OW])
-        _epilogue(out, out, b, r, act)
-    run.parallel = nch > 1
+        if nep > 1:
+            o2 = out.reshape(R, OW, K)
+            r2 = None if r is None else r.reshape(R, OW, K)
+            run_chunks(lambda i: _epilogue(o2[eb[i][0]:eb[i][1]], o2[eb[i][0]:eb[i][1]], b,
+                                           None if r2 is None else r2[eb[i][0]:eb[i][1]], act), nep)
+        else:
+            _epilogue(out, out, b, r, act)
+    run.parallel = max(nth, len(c1), len(c2), nmm, len(c3), len(c4), nep) > 1
     return run, scratch
 
 
