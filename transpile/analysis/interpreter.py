@@ -486,7 +486,7 @@ class Interpreter:
             after_body.join_from(after_else)
             self.env, self.unreachable = after_body, body_dead and else_dead
 
-    def _container_test(self, test: ast.expr) -> Optional[tuple[str, bool]]:
+    def _container_test(self, test: ast.expr) -> Optional[tuple[ast.Name, bool]]:
         """``isinstance(name, list)`` / ``(list, tuple)`` -> (name, True); under ``not`` -> False."""
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             inner = self._container_test(test.operand)
@@ -499,19 +499,20 @@ class Interpreter:
         nodes = classes.elts if isinstance(classes, ast.Tuple) else [classes]
         if nodes and all(isinstance(n, ast.Name) and n.id in ("list", "tuple") and self._is_builtin(n.id)
                          for n in nodes):
-            return test.args[0].id, True
+            return test.args[0], True
         return None
 
-    def _narrow_to_container(self, name: str) -> None:
+    def _narrow_to_container(self, name_node: ast.Name) -> None:
         """Inside ``if isinstance(name, list):`` the name is a list (of tensors, if anything)."""
+        name = name_node.id
         value = self.env.lookup(name)
         if value is None or value.kind is Kind.SEQ or not value.holds_tensor:
             return
         item = value.item
         if item is None:
-            key = sorted(value.keys, key=repr)[0] if value.keys else ("narrow", name)
+            key = sorted(value.keys, key=repr)[0] if value.keys else ("narrow", id(name_node))
             item = self.maybe((key, "item"), replace(value.origin, category=Category.ELEMENT)
-                              if value.origin is not None else self.origin(Category.ELEMENT, ast.Name(name)))
+                              if value.origin is not None else self.origin(Category.ELEMENT, name_node))
         self.env.names[name] = seq(value.origin, item)
 
     def run_loop(self, body: Callable[[], None]) -> None:
