@@ -232,7 +232,8 @@ def create(op: OpDef, inputs: list, given: dict, name: str | None, hint: str,
 
 
 def _make_function(op: OpDef, called_as: str):
-    hint = called_as.lower()
+    # MXNet names a node after the function's public name: sym.contrib.box_nms -> box_nms0
+    hint = _frontend.placement(called_as)[1].lower()
 
     def fn(*args: Any, **kwargs: Any) -> Symbol:
         call = _frontend.bind_call(op, args, kwargs, _is_tensor)

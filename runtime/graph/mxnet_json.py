@@ -49,7 +49,7 @@ def mx_num_outputs(node: Node) -> int:
     hidden = 0
     if name in ("BatchNorm", "_contrib_SyncBatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"):
         hidden = 3
-    elif name in ("Dropout", "LRN", "ROIPooling", "CTCLoss"):
+    elif name in ("Dropout", "LRN", "ROIPooling", "CTCLoss", "_contrib_box_nms"):
         hidden = 2
     elif name == "LeakyReLU":
         hidden = 2 if a.get("act_type") == "rrelu" else 1

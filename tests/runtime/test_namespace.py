@@ -15,3 +15,13 @@ def test_modules_we_do_not_have_are_attribute_errors(name: str) -> None:
     assert not hasattr(mx, name)
     with pytest.raises(AttributeError, match=name):
         getattr(mx, name)
+
+
+def test_symbols_of_namespaced_ops_are_named_after_their_public_name() -> None:
+    """As MXNet: ``sym.contrib.box_nms`` makes ``box_nms0``, and its JSON counts the hidden output."""
+    import json
+
+    with mx.name.NameManager():
+        assert mx.sym.contrib.box_nms(mx.sym.var("x")).name == "box_nms0"
+        assert mx.sym.random.uniform(shape=(2,)).name == "uniform0"
+        assert json.loads(mx.sym.contrib.box_nms(mx.sym.var("x")).tojson())["node_row_ptr"] == [0, 1, 3]
