@@ -72,7 +72,7 @@ def test_winograd_f4_weight_transform_is_exact_for_a_delta_filter():
     np.testing.assert_allclose(y, d[1:5, 2:6], rtol=1e-10, atol=1e-10)
 
 
-@pytest.mark.parametrize("shape,num_filter,split", [((1, 256, 7, 7), 512, "columns"), ((2, 32, 30, 30), 64, "rows")])
+@pytest.mark.parametrize("shape,num_filter,split", [((1, 256, 7, 7), 512, "columns"), ((2, 64, 30, 30), 64, "rows")])
 def test_gemm_splits_rows_or_output_channels(shape, num_filter, split, monkeypatch):
     """Deep layers at small batch (fewer output rows than channels) split the matmul by columns,
     so that no thread re-reads the weights; others by rows. Both give the reference result."""

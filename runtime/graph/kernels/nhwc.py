@@ -276,6 +276,9 @@ def _epilogue(out2d: np.ndarray, out: np.ndarray, b: Any, r: Any, act: tuple) ->
         apply_act(out, act)
 
 
+GEMM_PARALLEL_WORK = 1e7       # multiply-adds below which an im2col matmul stays on one thread
+
+
 def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
     """Kernel for ``_hy_conv`` with attrs ``a`` on an NHWC input of ``x_shape``."""
     N, H, W, C = x_shape
@@ -411,13 +414,15 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
     if algo == "gemm":
         KK = kh * kw * C
         R = N * OH                                   # output rows (n, oh); chunks are row ranges
-        nch = chunks_for(M * KK * K, R)
+        # below ~1e7 multiply-adds (~0.2 ms on one core) a split matmul loses more to smaller
+        # BLAS calls (operands packed again per chunk) than the second core gains
+        nch = chunks_for(M * KK * K, R, min_work=GEMM_PARALLEL_WORK)
         bounds = [(R * i // nch, R * (i + 1) // nch) for i in range(nch)]
         # Row chunks each read all of the weights, column chunks all of the patches: split the
         # output by columns when it has fewer rows than channels (deep layers at small batch),
-        # so that no thread re-reads the (large) weight matrix
-        by_cols = M < K and chunks_for(M * KK * K, K // 16) > 1
-        nkch = chunks_for(M * KK * K, K // 16) if by_cols else 1
+        # so that no thread re-reads the (large) weight matrix; chunks at least 64 columns wide
+        by_cols = M < K and chunks_for(M * KK * K, K // 64, min_work=GEMM_PARALLEL_WORK) > 1
+        nkch = chunks_for(M * KK * K, K // 64, min_work=GEMM_PARALLEL_WORK) if by_cols else 1
         kbounds = [(16 * (K // 16 * i // nkch), 16 * (K // 16 * (i + 1) // nkch)) for i in range(nkch)]
         if kbounds:
             kbounds[-1] = (kbounds[-1][0], K)
