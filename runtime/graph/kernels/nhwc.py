@@ -540,7 +540,7 @@ def _build_wino4(N: int, H: int, W: int, C: int, K: int, OH: int, OW: int, ph: i
     tb = [(TH * i // nth, TH * (i + 1) // nth) for i in range(nth)]
     c1 = _col_chunks(N * TH * Wq * C, 36.0 * N * TH * Wq * C)      # B^T over tile rows
     c2 = _col_chunks(6 * T * C, 216.0 * T * C)                      # B^T over tile columns
-    nmm = chunks_for(36.0 * T * C * K, 36)
+    nmm = chunks_for(36.0 * T * C * K, 36, min_work=GEMM_PARALLEL_WORK)
     mb = [(36 * i // nmm, 36 * (i + 1) // nmm) for i in range(nmm)]
     c3 = _col_chunks(T * K, 144.0 * T * K)                          # A^T over a (6 batched)
     c4 = _col_chunks(4 * T * K, 96.0 * T * K)                       # A^T over b
