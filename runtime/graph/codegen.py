@@ -428,10 +428,10 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
     shapes, dtypes = ctx.infer(g)
     dyn = ctx.dynamic(g)
     names = _Names()
-    names.used.update({"_c", "_tls", "_bufs", "_alloc", "_matmul", "_add", "_multiply", "_maximum",
+    names.used.update({"_c", "_tls", "_bufs", "_alloc", "_matmul", "_dot", "_add", "_multiply", "_maximum",
                        "_minimum", "_copyto", "_concatenate", "_empty", "_ndarray", "_coerce", "_bad_input"})
     glob: dict[str, Any] = {"np": np, "_bad_input": _bad_input, "__builtins__": __builtins__,
-                            "_matmul": np.matmul, "_add": np.add, "_multiply": np.multiply,
+                            "_matmul": np.matmul, "_dot": np.dot, "_add": np.add, "_multiply": np.multiply,
                             "_maximum": np.maximum, "_minimum": np.minimum, "_copyto": np.copyto,
                             "_concatenate": np.concatenate, "_empty": np.empty,
                             "_tls": threading.local()}
