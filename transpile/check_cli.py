@@ -162,6 +162,8 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
     result = check_paths(list(paths) or ["."], config, jobs=jobs, mode=mode, unsafe=unsafe_fixes,
                          force_exclude=force_exclude, with_edits=fmt_requested == "json")
     findings = result.findings
+    io_errors = result.io_errors + [r.io_error for r in result.files if r.io_error]
+    unreadable = len(io_errors)
 
     to_file = output_file is not None
     fmt = output_format or ("full" if (not to_file and sys.stdout.isatty()) else "concise")
@@ -178,10 +180,12 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
     else:
         text = _statistics(result) if statistics else FORMATS[fmt](findings, options)
         if fmt in ("full", "concise") and not quiet:
-            text += _summary(result, fix) + "\n"
+            summary = _summary(result, fix)
+            if unreadable and not findings:    # never "All checks passed!" over a path not checked
+                summary = f"No findings in the files checked; {_count(unreadable, 'path')} could not be checked."
+            text += summary + "\n"
         _emit(text, output_file, options.color)
         code = EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
-    io_errors = result.io_errors + [r.io_error for r in result.files if r.io_error]
     for message in io_errors:
         click.echo(f"hybridize-check: error: {message}", err=True)
     if io_errors:

@@ -180,3 +180,14 @@ def test_summary_counts_warnings_as_warnings(tmp_path):
     src.write_text("class N:\n    def hybrid_forward(self, F, x):\n        print(x)\n        return F.relu(x)\n")
     res = CliRunner().invoke(check, [str(src), "--output-format", "concise", "--isolated"])
     assert res.exit_code == 1 and res.output.splitlines()[-1] == "Found 1 warning (0 fixable)."
+
+
+def test_missing_path_is_never_all_checks_passed(tmp_path):
+    from click.testing import CliRunner
+
+    from hybridize.transpile.check_cli import check
+    res = CliRunner().invoke(check, [str(tmp_path / "missing.py"), "--output-format", "concise"])
+    assert res.exit_code == 2
+    assert "All checks passed!" not in res.stdout
+    assert res.stdout.strip() == "No findings in the files checked; 1 path could not be checked."
+    assert res.stderr.strip().endswith("missing.py: no such file or directory")
