@@ -185,3 +185,14 @@ def test_big_batchnorm_affine_runs_in_row_chunks(act, monkeypatch):
         y = sym.Activation(y, act_type=act)
     prog = check(y, {"data": (2, 64, 64, 64)})
     assert prog.parallel and "affine" in prog.code
+
+
+def test_thread_count_follows_the_affinity_mask_and_the_environment(monkeypatch):
+    from hybridize.runtime.graph.kernels import parallel
+    monkeypatch.delenv("HYBRIDIZE_THREADS", raising=False)
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    assert parallel.num_threads() == 3
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: set(range(128)), raising=False)
+    assert parallel.num_threads() == 16
+    monkeypatch.setenv("HYBRIDIZE_THREADS", "5")
+    assert parallel.num_threads() == 5

@@ -9,8 +9,8 @@ chunks from a shared counter. The caller never waits for a chunk nobody started,
 descheduled worker delays at most the one chunk it holds; numpy releases the GIL inside
 matmul, copies and ufunc loops, so chunks really run in parallel.
 
-``HYBRIDIZE_THREADS`` sets the number of threads (default: ``os.cpu_count()``; 1 disables the
-pool and leaves BLAS alone).
+``HYBRIDIZE_THREADS`` sets the number of threads (default: the CPUs in the process's affinity
+mask, at most 16; 1 disables the pool and leaves BLAS alone).
 """
 from __future__ import annotations
 
@@ -24,11 +24,19 @@ __all__ = ["run_chunks", "num_threads", "blas_single_threaded", "chunks_for"]
 
 
 def num_threads() -> int:
+    """``HYBRIDIZE_THREADS``, else the CPUs this process may run on (its affinity mask, which
+    containers and ``taskset`` restrict; ``os.cpu_count()`` counts the host's), at most 16."""
     try:
         n = int(os.environ.get("HYBRIDIZE_THREADS", "0"))
     except ValueError:
         n = 0
-    return n if n > 0 else (os.cpu_count() or 1)
+    if n > 0:
+        return n
+    try:
+        avail = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        avail = os.cpu_count() or 1
+    return max(1, min(avail, 16))
 
 
 class _Task:
