@@ -53,7 +53,7 @@ per thread (``threading.local``); parameters are one immutable tuple swapped ato
 ``bind_params``.
 
 Parallelism: big kernels split their work into chunks run by the caller plus a small pool of
-worker threads (``kernels/parallel.py``; ``HYBRIDIZE_THREADS``, default the CPU count), and BLAS
+worker threads (``kernels/parallel.py``; ``HYBRIDIZE_THREADS``, default the CPUs the process may use), and BLAS
 runs single-threaded while such a program executes. OpenBLAS's own threads busy-wait for each
 other and collapse when the machine is oversubscribed; the pool's workers sleep on a queue, and
 the calling thread takes any chunk nobody has started, so a descheduled worker delays one chunk,
