@@ -93,6 +93,10 @@ class _InterpretedProgram:
         values.update(zip(self.input_names, arrays))
         return evaluate(self.graph, values)
 
+    def direct(self) -> tuple:
+        """``(fn, consts)`` as ``CompiledProgram.direct`` (Gluon's fast path)."""
+        return (lambda _consts, *arrays: self(*arrays)), None
+
 
 # ------------------------------------------------------------------------------------------
 # naming scopes

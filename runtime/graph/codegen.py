@@ -73,7 +73,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..base import HybridizeError, ShapeError
-from .infer import var_shape_hint
+from .infer import complete_shape_attrs, var_shape_hint
 from .ir import Entry, Graph, Node
 
 __all__ = ["compile_graph", "CompiledProgram"]
@@ -404,6 +404,8 @@ def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[s
                       training=training, options=dict(options or {}))
     # parameter shapes the caller did not give are completed from the graph
     shp, _ = ctx.infer(g)
+    # zeros((0, H)) begin states take their inferred shape (g is this signature's copy)
+    complete_shape_attrs(g, shp)
     for n in g.variables():
         if not ctx.is_input(n) and n.name not in ctx.param_shapes:
             s = shp.get((id(n), 0))

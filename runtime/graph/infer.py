@@ -12,7 +12,8 @@ import numpy as np
 from ..base import ShapeError
 from .ir import Graph, Node
 
-__all__ = ["infer_shapes", "infer_dtypes", "var_shape_hint", "var_dtype_hint"]
+__all__ = ["infer_shapes", "infer_dtypes", "var_shape_hint", "var_dtype_hint", "complete_shape_attrs",
+           "needs_shape_completion"]
 
 
 def var_shape_hint(node: Node) -> tuple | None:
@@ -90,10 +91,77 @@ def infer_shapes(graph: Graph, known: dict[str, tuple]) -> dict[tuple[int, int],
                     changed = changed or e.node.op is None
             for i, s in enumerate(outs):
                 if s is not None:  # an op may leave an output unknown (its data shape is unknown)
-                    shapes[(id(n), i)] = s
+                    old = shapes.get((id(n), i))
+                    # keep what consumers told about an output with unknown dimensions
+                    shapes[(id(n), i)] = s if old is None or _known(s) else \
+                        _merge(old, s, f"{n.op.name} {n.name!r} output {i}")
+        changed = _backward_sweep(graph, shapes) or changed
         if not changed:
             break
     return shapes
+
+
+def _incomplete(s: Any) -> bool:
+    return s is None or any(int(d) <= 0 for d in s)
+
+
+def _backward_sweep(graph: Graph, shapes: dict) -> bool:
+    """Refines unknown input dimensions from known outputs (``OpDef.infer_shape_backward``), consumers
+    first, as MXNet's shape inference does; returns whether anything was learnt."""
+    changed = False
+    for n in reversed(graph.nodes):
+        if n.op is None or n.op.infer_shape_backward is None or not n.inputs:
+            continue
+        ins = [shapes.get((id(e.node), e.index)) for e in n.inputs]
+        if not any(_incomplete(s) for s in ins):
+            continue
+        outs = [shapes.get((id(n), i)) for i in range(n.num_outputs)]
+        if all(s is None for s in outs):
+            continue
+        try:
+            refined = n.op.shapes_from_outputs(n.resolved, ins, outs)
+        except (TypeError, ValueError, IndexError):
+            continue
+        if refined is None:
+            continue
+        for e, old, new in zip(n.inputs, ins, refined):
+            if new is None:
+                continue
+            merged = _merge(old, new, f"{n.op.name} {n.name!r} input {e.node.name!r}")
+            if merged != old:
+                shapes[(id(e.node), e.index)] = merged
+                changed = True
+    return changed
+
+
+def complete_shape_attrs(graph: Graph, shapes: dict) -> list[Node]:
+    """Writes inferred shapes into the ``shape`` attribute of input-less nodes that left dimensions
+    unknown (0), as ``sym.zeros((0, H))`` made by ``begin_state`` while tracing: MXNet fills such
+    arrays at their inferred shape. Changes ``graph`` in place (give it a copy); returns the nodes
+    changed."""
+    done = []
+    for n in graph.nodes:
+        if n.op is None or n.inputs or n.op.param("shape") is None:
+            continue
+        attr = n.attrs.get("shape")
+        if attr is None or not len(attr) or all(int(d) > 0 for d in attr):
+            continue
+        s = shapes.get((id(n), 0))
+        if s is None or _incomplete(s) or len(s) != len(attr):
+            continue
+        n.set_attrs({**n.attrs, "shape": tuple(int(d) for d in s)})
+        done.append(n)
+    return done
+
+
+def needs_shape_completion(graph: Graph) -> bool:
+    """Does some input-less node have a ``shape`` attribute with unknown (0) dimensions?"""
+    for n in graph.nodes:
+        if n.op is not None and not n.inputs and n.op.param("shape") is not None:
+            attr = n.attrs.get("shape")
+            if attr is not None and len(attr) and any(int(d) <= 0 for d in attr):
+                return True
+    return False
 
 
 def infer_dtypes(graph: Graph, known: dict[str, Any]) -> dict[tuple[int, int], np.dtype]:

@@ -16,6 +16,13 @@ __all__ = ["evaluate"]
 
 def evaluate(graph: Graph, values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
     """Outputs of ``graph`` given every variable's value by name."""
+    from .infer import complete_shape_attrs, infer_shapes, needs_shape_completion
+
+    if needs_shape_completion(graph):
+        # zeros((0, H)) begin states: dimensions inferred from the values given
+        graph = graph.copy()
+        known = {n.name: tuple(np.shape(values[n.name])) for n in graph.variables() if n.name in values}
+        complete_shape_attrs(graph, infer_shapes(graph, known))
     env: dict[tuple[int, int], np.ndarray] = {}
     for n in graph.nodes:
         if n.op is None:

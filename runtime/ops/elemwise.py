@@ -18,7 +18,7 @@ from ..base import ShapeError
 from . import _special
 from ._util import const_type, known
 from .attrs import Bool, Dtype, Float, Int, Param
-from .registry import OpDef, register, same_shape
+from .registry import OpDef, all_same_shape_backward, register, same_shape
 
 
 def _keep(fn, exact_on_ints=False):
@@ -201,7 +201,7 @@ def binary(base: str, fn, *, elemwise: str | None, broadcast: str | None, scalar
     two.__doc__ = f"MXNet binary operator ({base})."
     if elemwise:
         register(OpDef(elemwise, two, inputs=("lhs", "rhs"), infer_shape=_same_shapes,
-                       aliases=elemwise_aliases))
+                       infer_shape_backward=all_same_shape_backward, aliases=elemwise_aliases))
     if broadcast:
         register(OpDef(broadcast, two, inputs=("lhs", "rhs"), infer_shape=_broadcast_shapes,
                        aliases=broadcast_aliases))
@@ -272,7 +272,8 @@ def _add_n(attrs, *arrays):
 
 
 register(OpDef("add_n", _add_n, params=(Param("num_args", Int),), variadic="num_args",
-               infer_shape=_same_shapes, aliases=("ElementWiseSum",)))
+               infer_shape=_same_shapes, infer_shape_backward=all_same_shape_backward,
+               aliases=("ElementWiseSum",)))
 
 
 def _where_shape(attrs, in_shapes):

@@ -47,6 +47,19 @@ def _fc_shape(attrs, in_shapes):
     return ins, [out]
 
 
+def _fc_shape_backward(attrs, in_shapes, out_shapes):
+    """MXNet's FullyConnectedShape: the data's batch (leading) dimensions come from the output."""
+    ins = list(in_shapes)
+    d, out = ins[0], out_shapes[0]
+    if d is None or out is None or not len(d):
+        return ins
+    if attrs.flatten:
+        ins[0] = (d[0] or out[0],) + tuple(d[1:])
+    elif len(out) == len(d):
+        ins[0] = tuple(a or b for a, b in zip(d[:-1], out[:-1])) + (d[-1],)
+    return ins
+
+
 def _fc(attrs, x, w, b=None):
     """FullyConnected: ``y = x W^T + b``; ``flatten`` collapses all but the first axis of ``x``."""
     if attrs.flatten:
@@ -62,7 +75,7 @@ def _fc(attrs, x, w, b=None):
 register(OpDef(
     "FullyConnected", _fc,
     params=(Param("num_hidden", Int), Param("no_bias", Bool, False), Param("flatten", Bool, True)),
-    inputs=_fc_inputs, infer_shape=_fc_shape,
+    inputs=_fc_inputs, infer_shape=_fc_shape, infer_shape_backward=_fc_shape_backward,
     infer_type=lambda attrs, dts: [np.dtype(dts[0] or np.float32)],
 ))
 

@@ -23,7 +23,8 @@ import numpy as np
 from ..base import ShapeError, UnknownOpError
 from .attrs import REQUIRED, AttrError, Param, format_value
 
-__all__ = ["OpDef", "Attrs", "register", "get_op", "find_op", "all_ops", "same_shape", "ShapeFn"]
+__all__ = ["OpDef", "Attrs", "register", "get_op", "find_op", "all_ops", "same_shape", "ShapeFn",
+           "same_shape_backward", "all_same_shape_backward"]
 
 ShapeT = tuple  # tuple of ints; 0 in a dimension (or None for the whole shape) means "unknown"
 ShapeFn = Callable[["Attrs", list], tuple]
@@ -70,6 +71,16 @@ def same_shape(attrs: Attrs, in_shapes: list) -> tuple:
     return list(in_shapes), [in_shapes[0]]
 
 
+def same_shape_backward(attrs: Attrs, in_shapes: list, out_shapes: list) -> list:
+    """Backward rule of ``same_shape`` ops: the first input is shaped like the output."""
+    return [out_shapes[0]] + list(in_shapes[1:])
+
+
+def all_same_shape_backward(attrs: Attrs, in_shapes: list, out_shapes: list) -> list:
+    """Backward rule of elementwise ops whose inputs all share the output's shape."""
+    return [out_shapes[0]] * len(in_shapes)
+
+
 @dataclass(eq=False)
 class OpDef:
     """One MXNet operator. See the module docstring for the meaning of each field."""
@@ -83,6 +94,10 @@ class OpDef:
     variadic: str | None = None          # attr holding the count of a variadic input list
     infer_shape: ShapeFn | None = None   # (attrs, in_shapes) -> (in_shapes, out_shapes)
     infer_type: Callable[[Attrs, list], list] | None = None  # (attrs, in_dtypes) -> out_dtypes
+    # (attrs, in_shapes, out_shapes) -> in_shapes: what known outputs tell about unknown input
+    # dimensions (MXNet's shape functions see both sides: a begin state zeros((0, H)) learns its
+    # batch size from FullyConnected's output). Default for ``same_shape`` ops: input 0 = output 0.
+    infer_shape_backward: Callable[[Attrs, list, list], list] | None = None
     prepare: Callable[..., Callable[..., Any]] | None = None
     aliases: Sequence[str] = ()
     fluent: bool = False                 # also a method of NDArray and Symbol
@@ -94,6 +109,8 @@ class OpDef:
     def __post_init__(self) -> None:
         self._by_name = {p.name: p for p in self.params}
         self._cache = {}
+        if self.infer_shape is same_shape and self.infer_shape_backward is None:
+            self.infer_shape_backward = same_shape_backward
         if not self.doc and self.compute.__doc__:
             self.doc = inspect.cleandoc(self.compute.__doc__)
 
@@ -180,6 +197,13 @@ class OpDef:
             raise ShapeError(f"operator {self.name}: cannot infer shapes from unknown inputs {in_shapes}")
         outs = self._run_on_zeros(attrs, in_shapes, None)
         return list(in_shapes), [o.shape for o in outs]
+
+    def shapes_from_outputs(self, attrs: Attrs, in_shapes: list, out_shapes: list) -> list | None:
+        """Input shapes refined from output shapes (``None``: the op has no such rule)."""
+        if self.infer_shape_backward is None:
+            return None
+        ins = self.infer_shape_backward(attrs, list(in_shapes), list(out_shapes))
+        return [None if s is None else tuple(int(d) for d in s) for s in ins]
 
     def dtypes(self, attrs: Attrs, in_dtypes: list, in_shapes: list | None = None) -> list:
         if self.infer_type is not None:

@@ -1,0 +1,51 @@
+"""Gluon gaps found by running real-world Gluon models (docs/runtime-realworld.md), one test each.
+
+Each test copies the construct (a few lines), never the package it came from.
+"""
+import numpy as np
+import pytest
+
+import hybridize.runtime as mx
+from hybridize.runtime.gluon import HybridBlock, rnn
+
+
+class _Unroll(HybridBlock):
+    """gluon-ts LSTNet / gluon-nlp: a cell unrolled with begin states made while tracing
+    (``begin_state(func=F.zeros, batch_size=0)``, or none given)."""
+
+    def __init__(self, cell, explicit, **kwargs):
+        super().__init__(**kwargs)
+        self.explicit = explicit
+        with self.name_scope():
+            self.cell = cell
+
+    def hybrid_forward(self, F, x):
+        begin = None
+        if self.explicit:
+            begin = self.cell.begin_state(func=F.zeros, batch_size=0 if F is mx.sym else x.shape[0])
+        out, _ = self.cell.unroll(3, x, begin_state=begin, layout="NTC", merge_outputs=True)
+        return out
+
+
+@pytest.mark.parametrize("executor", ["compiled", "interpret"])
+@pytest.mark.parametrize("cell", ["lstm", "gru", "rnn", "stack"])
+def test_cells_unrolled_from_traced_zero_states(monkeypatch, executor, cell) -> None:
+    if executor == "interpret":
+        monkeypatch.setenv("HYBRIDIZE_EXECUTOR", "interpret")
+    make = {"lstm": lambda: rnn.LSTMCell(5, input_size=2), "gru": lambda: rnn.GRUCell(5, input_size=2),
+            "rnn": lambda: rnn.RNNCell(5, input_size=2)}
+    if cell == "stack":
+        c = rnn.HybridSequentialRNNCell()
+        c.add(rnn.GRUCell(4, input_size=2))
+        c.add(rnn.LSTMCell(5, input_size=4))
+    else:
+        c = make[cell]()
+    net = _Unroll(c, explicit=cell != "rnn")
+    net.initialize(mx.init.Uniform(0.5))
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (2, 3, 2)).astype(np.float32))
+    ref = net(x).asnumpy()
+    net.hybridize()
+    np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)  # fast path
+    x4 = mx.nd.ones((4, 3, 2))  # a second batch size: the same traced graph, another program
+    assert net(x4).shape == (4, 3, 5)
