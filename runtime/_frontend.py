@@ -135,6 +135,10 @@ def _bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callab
     if len(pos_inputs) > len(names):
         raise TypeError(f"{op.name}: takes {len(names)} input(s) ({', '.join(names)}), got {len(pos_inputs)}")
     for k, v in kw_inputs.items():
+        if v is None and k not in names and k in _possible_inputs(op, given):
+            # MXNet's generated functions skip inputs passed as None: octave convolutions call
+            # F.Convolution(x, weight=w, bias=None, no_bias=True)
+            continue
         if k not in names:
             raise TypeError(f"{op.name}: unexpected argument {k!r} (inputs: {', '.join(names) or 'none'};"
                             f" attributes: {', '.join(p.name for p in op.params) or 'none'})")
@@ -144,6 +148,28 @@ def _bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callab
 
 def _maybe_inputs(op: OpDef) -> tuple:
     return () if callable(op.inputs) else tuple(op.inputs)
+
+
+def _possible_inputs(op: OpDef, given: dict[str, Any]) -> set[str]:
+    """Every input name the op can have: those of ``given`` and with each Bool attribute flipped
+    (the inputs that depend on attributes, ``bias`` of ``no_bias``, ``gamma`` of ``fix_gamma``...,
+    are all switched by booleans); MXNet's signatures list them all."""
+    from .ops.attrs import Bool
+
+    if not callable(op.inputs):
+        return set(op.inputs)
+    names: set[str] = set()
+    variants = [dict(given)]
+    for p in op.params:
+        if p.type is Bool:
+            for value in (True, False):
+                variants.append({**given, p.name: value})
+    for g in variants:
+        try:
+            names.update(op.input_names(op.resolve(g)))
+        except Exception:  # noqa: BLE001 - a variant the op refuses names nothing
+            continue
+    return names
 
 
 _SUBSPACES = (("_contrib_", "contrib"), ("_random_", "random"), ("_linalg_", "linalg"), ("_image_", "image"))
@@ -184,6 +210,11 @@ def populate(namespace: dict, make: Callable[[OpDef, str], Callable], module_nam
                 continue
         else:
             namespace.setdefault(public, fn)
+    import sys
+
     for space, mod in subs.items():
         namespace[space] = mod
+        mod.__package__ = module_name
+        # importable as MXNet's submodules: from mxnet.symbol.contrib import SyncBatchNorm
+        sys.modules.setdefault(f"{module_name}.{space}", mod)
     return subs
