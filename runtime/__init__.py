@@ -17,7 +17,8 @@ __version__ = "1.9.1"  # the MXNet version whose semantics this runtime follows
 def __getattr__(attr: str):
     # gluon, init, initializer and friends load on first use (they are heavier)
     import importlib
-    lazy = {"gluon": ".gluon", "init": ".initializer", "initializer": ".initializer", "util": ".util"}
+    lazy = {"gluon": ".gluon", "init": ".initializer", "initializer": ".initializer", "util": ".util",
+            "contrib": ".contrib", "operator": ".operator"}
     if attr in lazy:
         mod = importlib.import_module(lazy[attr], __name__)
         globals()[attr] = mod

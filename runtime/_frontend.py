@@ -113,6 +113,8 @@ def _bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callab
             given[k] = v
         elif k.startswith("__") and k.endswith("__"):
             continue
+        elif op.open_attrs and not is_tensor(v) and v is not None:
+            given[k] = v  # Custom(x, op_type="digitize", epsilon=0.1): the prop's own arguments
         else:
             kw_inputs[k] = v
     if op.variadic is not None:

@@ -102,6 +102,7 @@ class OpDef:
     aliases: Sequence[str] = ()
     fluent: bool = False                 # also a method of NDArray and Symbol
     mode_dependent: bool = False         # output depends on autograd.is_training()
+    open_attrs: bool = False             # attributes beyond ``params`` are kept as strings (Custom)
     doc: str = ""
     _by_name: dict[str, Param] = field(init=False, repr=False)
     _cache: dict = field(init=False, repr=False)
@@ -124,6 +125,9 @@ class OpDef:
         for key, value in given.items():
             p = self._by_name.get(key)
             if p is None:
+                if self.open_attrs:  # as MXNet's frontends: str(value)
+                    out[key] = value if isinstance(value, str) else str(value)
+                    continue
                 # Attributes MXNet knows but that do not change results (workspace, cudnn_tune,
                 # ...) are still declared per op; anything else is an error, named.
                 raise AttrError(f"operator {self.name} has no attribute {key!r}")
@@ -139,6 +143,9 @@ class OpDef:
         for key, text in strings.items():
             p = self._by_name.get(key)
             if p is None:
+                if self.open_attrs:
+                    out[key] = text
+                    continue
                 raise AttrError(f"operator {self.name} has no attribute {key!r}")
             try:
                 out[key] = p.type.parse(text)
@@ -165,6 +172,8 @@ class OpDef:
                 raise AttrError(f"operator {self.name}: required attribute {p.name!r} is missing")
             else:
                 values[p.name] = p.default
+        if self.open_attrs:
+            values.update((k, v) for k, v in given.items() if k not in self._by_name)
         attrs = Attrs(values)
         if len(self._cache) < 4096:
             self._cache[key] = attrs

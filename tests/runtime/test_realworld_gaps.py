@@ -59,3 +59,86 @@ def test_zeros_with_unknown_dimensions_take_their_inferred_shape() -> None:
         prog = compile_graph(g, input_names=["x"], shapes={"x": xb.shape}, params=params)
         np.testing.assert_allclose(prog(xb)[0], xb @ params["i2h_weight"].T + 0.5)
     assert [n.attrs.get("shape") for n in g.nodes if n.op is not None and n.op.name == "_zeros"] == [(0, 3)]
+
+
+class _Digitize(mx.operator.CustomOp):
+    """gluon-ts' binning: np.digitize in a CustomOp (two outputs here, the second float64)."""
+
+    def __init__(self, scale):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        data, edges = in_data[0].asnumpy(), in_data[1].asnumpy()
+        self.assign(out_data[0], req[0], mx.nd.array(np.digitize(data, edges[0]).astype(np.float32)))
+        self.assign(out_data[1], req[1], mx.nd.array(data * self.scale, dtype="float64"))
+
+
+@mx.operator.register("_test_digitize")
+class _DigitizeProp(mx.operator.CustomOpProp):
+    def __init__(self, scale="1"):
+        super().__init__(need_top_grad=False)
+        self.scale = float(scale)  # keyword arguments arrive as strings
+
+    def list_arguments(self):
+        return ["data", "bins"]
+
+    def list_outputs(self):
+        return ["output", "scaled"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0], in_shape[0]], []
+
+    def infer_type(self, in_type):
+        return in_type, [in_type[0], np.float64], []
+
+    def create_operator(self, ctx, shapes, dtypes):
+        assert dtypes == [0, 0]  # MXNet's type ids
+        return _Digitize(self.scale)
+
+
+def test_custom_operators_run_imperatively_in_graphs_and_from_json() -> None:
+    """``mx.operator.CustomOpProp`` + ``F.Custom(..., op_type=...)`` as MXNet 1.9.1 (values, dtypes,
+    output names and JSON attributes checked against it)."""
+    from hybridize.runtime.gluon import HybridBlock
+
+    x = np.array([[0.1, 0.5, 0.9], [0.3, 0.7, 0.2]], np.float32)
+    bins = np.array([[0.25, 0.5, 0.75]], np.float32)
+    idx = np.array([[0, 2, 3], [1, 2, 0]], np.float32)
+    a, b = mx.nd.Custom(mx.nd.array(x), mx.nd.array(bins), op_type="_test_digitize", scale=1.5)
+    np.testing.assert_array_equal(a.asnumpy(), idx)
+    assert b.dtype == np.float64
+    np.testing.assert_allclose(b.asnumpy(), x.astype(np.float64) * 1.5)
+
+    class Net(HybridBlock):
+        def hybrid_forward(self, F, data, edges):
+            i, s = F.Custom(data, edges, op_type="_test_digitize", scale=2)
+            return i + 1, s
+
+    net = Net()
+    imperative = [o.asnumpy() for o in net(mx.nd.array(x), mx.nd.array(bins))]
+    net.hybridize()
+    hybrid = [o.asnumpy() for o in net(mx.nd.array(x), mx.nd.array(bins))]
+    np.testing.assert_array_equal(hybrid[0], idx + 1)
+    np.testing.assert_allclose(hybrid[1], imperative[1])
+
+    s = mx.sym.Custom(mx.sym.var("x"), mx.sym.var("b"), op_type="_test_digitize", scale=1.5, name="dig")
+    assert s.list_outputs() == ["dig_output", "dig_scaled"]
+    import json
+    node = [n for n in json.loads(s.tojson())["nodes"] if n["op"] == "Custom"][0]
+    assert node["attrs"] == {"op_type": "_test_digitize", "scale": "1.5"}
+    back = mx.sym.load_json(s.tojson())
+    out = back.eval(x=mx.nd.array(x), b=mx.nd.array(bins))
+    np.testing.assert_array_equal(out[0].asnumpy(), idx)
+    with pytest.raises(mx.base.HybridizeError, match="Cannot find custom operator 'nope'"):
+        mx.nd.Custom(mx.nd.array(x), op_type="nope")
+
+
+def test_amp_is_never_initialized_and_refuses() -> None:
+    """gluon-nlp's attention cells read ``mxnet.contrib.amp.amp._amp_initialized`` on every call."""
+    from hybridize.runtime.contrib.amp import amp
+
+    assert amp._amp_initialized is False
+    assert mx.contrib.nd is mx.nd.contrib and mx.contrib.symbol is mx.sym.contrib
+    with pytest.raises(mx.base.HybridizeError, match="mixed precision"):
+        amp.init()

@@ -1,0 +1,118 @@
+"""Python-defined operators, as ``mxnet.operator``: ``CustomOp``, ``CustomOpProp``, ``register``.
+
+A ``CustomOpProp`` subclass registered under a name becomes reachable as the ``Custom`` operator
+(``F.Custom(x, op_type='name', **kwargs)``, see ``ops/custom.py``) with MXNet 1.9.1's protocol:
+
+* the prop is built with the call's other keyword arguments, each as ``str(value)``;
+* ``list_arguments`` / ``list_outputs`` name the inputs and outputs, ``infer_shape`` /
+  ``infer_type`` give output shapes and dtypes (2 or 3 lists; dtypes as numpy types);
+* ``create_operator(ctx, in_shapes, in_dtypes)`` (shapes as lists, dtypes as MXNet's type ids) makes
+  the ``CustomOp``: once per call imperatively, once per graph node in a compiled program;
+* ``CustomOp.forward(is_train, req, in_data, out_data, aux)`` writes the preallocated outputs,
+  usually through ``self.assign(dst, req, src)``.
+
+There is no autograd in this runtime: ``backward`` is never called. Auxiliary states
+(``list_auxiliary_states``) and non-default storage types are not supported.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .base import HybridizeError
+
+__all__ = ["CustomOp", "CustomOpProp", "register", "get_registered"]
+
+
+class CustomOp:
+    """Base class for operators implemented in Python."""
+
+    def __init__(self) -> None:
+        pass
+
+    def forward(self, is_train: bool, req: list, in_data: list, out_data: list, aux: list) -> None:
+        """Computes ``out_data`` from ``in_data``; ``req[i]`` says how to write ``out_data[i]``
+        (``'null'``, ``'write'``, ``'inplace'`` or ``'add'``): use :meth:`assign`."""
+        pass
+
+    def backward(self, req: list, out_grad: list, in_data: list, out_data: list, in_grad: list,
+                 aux: list) -> None:
+        """Gradient interface (never called: the runtime has no autograd)."""
+        pass
+
+    def assign(self, dst: Any, req: str, src: Any) -> None:
+        """Helper function for assigning into dst depending on requirements."""
+        if req == "null":
+            return
+        if req in ("write", "inplace"):
+            dst[:] = src
+        elif req == "add":
+            dst[:] += src
+
+
+class CustomOpProp:
+    """Base class for operator property classes implemented in Python.
+
+    Parameters
+    ----------
+    need_top_grad : bool
+        Used by the default ``declare_backward_dependency``.
+    """
+
+    def __init__(self, need_top_grad: bool = True) -> None:
+        self.need_top_grad_ = need_top_grad
+
+    def infer_shape(self, in_shape: list) -> tuple:
+        return in_shape, (in_shape[0],) * len(self.list_outputs()), ()
+
+    def infer_type(self, in_type: list) -> tuple:
+        return in_type, [in_type[0]] * len(self.list_outputs()), \
+            [in_type[0]] * len(self.list_auxiliary_states())
+
+    def infer_storage_type(self, in_stype: list) -> tuple:
+        for i, stype in enumerate(in_stype):
+            if stype != "default":
+                raise HybridizeError(f"Custom: non-default storage type {stype!r} for input {i} is not supported")
+        return in_stype, ["default"] * len(self.list_outputs()), ["default"] * len(self.list_auxiliary_states())
+
+    def list_outputs(self) -> list:
+        return ["output"]
+
+    def list_arguments(self) -> list:
+        return ["data"]
+
+    def list_auxiliary_states(self) -> list:
+        return []
+
+    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list) -> list:
+        deps = []
+        if self.need_top_grad_:
+            deps.extend(out_grad)
+        deps.extend(in_data)
+        deps.extend(out_data)
+        return deps
+
+    def create_operator(self, ctx: Any, in_shapes: list, in_dtypes: list) -> CustomOp:
+        return CustomOp()
+
+
+_REGISTERED: dict[str, type] = {}
+_LOCK = threading.Lock()
+
+
+def register(reg_name: str):
+    """Register a subclass of CustomOpProp to the registry with name reg_name."""
+    def do_register(prop_cls: type) -> type:
+        with _LOCK:
+            _REGISTERED[reg_name] = prop_cls
+        return prop_cls
+    return do_register
+
+
+def get_registered(op_type: str) -> type:
+    """The ``CustomOpProp`` class registered as ``op_type``."""
+    try:
+        return _REGISTERED[op_type]
+    except KeyError:
+        raise HybridizeError(f"Cannot find custom operator {op_type!r}: register its CustomOpProp with "
+                             f"@mxnet.operator.register({op_type!r})") from None
