@@ -240,6 +240,16 @@ def _conv_prepare(attrs, in_shapes, in_dtypes):
     return run
 
 
+def _batch_backward(attrs, in_shapes, out_shapes):
+    """The data's batch size from the output's (MXNet's ConvolutionShape / DeconvolutionShape assign
+    it back: a ConvLSTM begin state zeros((0, C, H, W)) learns it)."""
+    ins = list(in_shapes)
+    d, out = ins[0], out_shapes[0]
+    if d is not None and out is not None and len(d) == len(out) and not d[0] and out[0]:
+        ins[0] = (out[0],) + tuple(d[1:])
+    return ins
+
+
 _CONV_PARAMS = (
     Param("kernel", Shape), Param("stride", Shape, ()), Param("dilate", Shape, ()), Param("pad", Shape, ()),
     Param("num_filter", Int), Param("num_group", Int, 1), Param("workspace", Int, 1024),
@@ -248,7 +258,7 @@ _CONV_PARAMS = (
 )
 
 register(OpDef("Convolution", _convolution, params=_CONV_PARAMS, inputs=_conv_inputs,
-               infer_shape=_conv_shape, prepare=_conv_prepare,
+               infer_shape=_conv_shape, infer_shape_backward=_batch_backward, prepare=_conv_prepare,
                infer_type=lambda attrs, dts: [np.dtype(dts[0] or np.float32)]))
 
 
@@ -354,7 +364,7 @@ register(OpDef(
             Param("num_filter", Int), Param("num_group", Int, 1), Param("workspace", Int, 512),
             Param("no_bias", Bool, True), Param("cudnn_tune", _TUNE, None), Param("cudnn_off", Bool, False),
             Param("layout", OptEnum(*_LAYOUTS), None)),
-    inputs=_conv_inputs, infer_shape=_deconv_shape,
+    inputs=_conv_inputs, infer_shape=_deconv_shape, infer_shape_backward=_batch_backward,
     infer_type=lambda attrs, dts: [np.dtype(dts[0] or np.float32)],
 ))
 

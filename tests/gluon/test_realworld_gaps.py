@@ -49,3 +49,45 @@ def test_cells_unrolled_from_traced_zero_states(monkeypatch, executor, cell) -> 
     np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)  # fast path
     x4 = mx.nd.ones((4, 3, 2))  # a second batch size: the same traced graph, another program
     assert net(x4).shape == (4, 3, 5)
+
+
+def test_model_store_finds_local_files_and_never_downloads(tmp_path) -> None:
+    """gluon-nlp imports ``mxnet.gluon.model_zoo.model_store`` and extends ``_model_sha1``."""
+    from hybridize.runtime.base import LoadError
+    from hybridize.runtime.gluon.model_zoo import model_store
+
+    data = b"weights"
+    import hashlib
+    model_store._model_sha1["_test_tiny"] = hashlib.sha1(data).hexdigest()
+    try:
+        path = tmp_path / f"_test_tiny-{model_store.short_hash('_test_tiny')}.params"
+        with pytest.raises(LoadError, match="does not download"):
+            model_store.get_model_file("_test_tiny", root=str(tmp_path))
+        path.write_bytes(data)
+        assert model_store.get_model_file("_test_tiny", root=str(tmp_path)) == str(path)
+        path.write_bytes(b"other")
+        with pytest.raises(LoadError, match="checksum"):
+            model_store.get_model_file("_test_tiny", root=str(tmp_path))
+    finally:
+        del model_store._model_sha1["_test_tiny"]
+    assert model_store.short_hash("resnet18_v1") == "a0666292"
+
+
+@pytest.mark.parametrize("kind", ["lstmp", "conv2dlstm"])
+def test_contrib_rnn_cells_unroll_imperatively_and_hybridized(kind) -> None:
+    """``mxnet.gluon.contrib.rnn`` (gluon-nlp's LSTMPCellWithClip derives from LSTMPCell); the
+    convolutional cells' zero begin states learn their batch size through Convolution."""
+    from hybridize.runtime.gluon.contrib import rnn as crnn
+
+    if kind == "lstmp":
+        cell, shape, out = crnn.LSTMPCell(6, 3, input_size=4), (2, 3, 4), (2, 3, 3)
+    else:
+        cell = crnn.Conv2DLSTMCell((2, 5, 5), 3, (3, 3), (3, 3), i2h_pad=(1, 1))
+        shape, out = (2, 3, 2, 5, 5), (2, 3, 3, 5, 5)
+    net = _Unroll(cell, explicit=False)
+    net.initialize(mx.init.Uniform(0.5))
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, shape).astype(np.float32))
+    ref = net(x).asnumpy()
+    assert ref.shape == out
+    net.hybridize()
+    np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)
