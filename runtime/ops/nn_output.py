@@ -40,11 +40,11 @@ def _logistic(attrs, x, label=None):
 
 _GRAD_SCALE = (Param("grad_scale", Float, 1.0),)
 register(OpDef("LinearRegressionOutput", _identity, params=_GRAD_SCALE, inputs=("data", "label"),
-               infer_shape=_label_like_data))
+               infer_shape=_label_like_data, open_attrs=True))  # MXNet: InitAllowUnknown
 register(OpDef("MAERegressionOutput", _identity, params=_GRAD_SCALE, inputs=("data", "label"),
-               infer_shape=_label_like_data))
+               infer_shape=_label_like_data, open_attrs=True))
 register(OpDef("LogisticRegressionOutput", _logistic, params=_GRAD_SCALE, inputs=("data", "label"),
-               infer_shape=_label_like_data))
+               infer_shape=_label_like_data, open_attrs=True))
 
 
 def _svm_shape(attrs, in_shapes):

@@ -102,7 +102,10 @@ class OpDef:
     aliases: Sequence[str] = ()
     fluent: bool = False                 # also a method of NDArray and Symbol
     mode_dependent: bool = False         # output depends on autograd.is_training()
-    open_attrs: bool = False             # attributes beyond ``params`` are kept as strings (Custom)
+    # attributes beyond ``params`` are kept as strings instead of refused: MXNet ops without a
+    # parameter struct ignore them (``zeros_like(x, dtype='int64')`` stays float32; default for ops
+    # without params), Custom hands them to its prop
+    open_attrs: bool | None = None
     doc: str = ""
     _by_name: dict[str, Param] = field(init=False, repr=False)
     _cache: dict = field(init=False, repr=False)
@@ -110,6 +113,8 @@ class OpDef:
     def __post_init__(self) -> None:
         self._by_name = {p.name: p for p in self.params}
         self._cache = {}
+        if self.open_attrs is None:
+            self.open_attrs = not self.params
         if self.infer_shape is same_shape and self.infer_shape_backward is None:
             self.infer_shape_backward = same_shape_backward
         if not self.doc and self.compute.__doc__:

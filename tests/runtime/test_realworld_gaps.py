@@ -142,3 +142,24 @@ def test_amp_is_never_initialized_and_refuses() -> None:
     assert mx.contrib.nd is mx.nd.contrib and mx.contrib.symbol is mx.sym.contrib
     with pytest.raises(mx.base.HybridizeError, match="mixed precision"):
         amp.init()
+
+
+def test_ops_without_parameters_ignore_unknown_attributes_as_mxnet() -> None:
+    """MXNet ops without a parameter struct keep unknown attributes and ignore them (imgclsmob's
+    CenterNet: ``F.zeros_like(x, dtype="int64")`` is float32; gluon's CosineEmbeddingLoss passes
+    ``axis=`` to ``broadcast_maximum``); ops with parameters still refuse them."""
+    import json
+
+    z = mx.nd.zeros_like(mx.nd.ones((2, 2)), dtype="int64")
+    assert z.dtype == np.float32 and z.shape == (2, 2)
+    s = mx.sym.zeros_like(mx.sym.var("x"), dtype="int32")
+    assert json.loads(s.tojson())["nodes"][1]["attrs"] == {"dtype": "int32"}
+    assert s.infer_type(x="float32")[1] == [np.float32]
+    np.testing.assert_array_equal(
+        mx.nd.broadcast_maximum(mx.nd.array([1, -1]), mx.nd.zeros((2,)), axis=1).asnumpy(), [1, 0])
+    loss = mx.gluon.loss.CosineEmbeddingLoss(margin=0.1)
+    a = mx.nd.array([[1., 2., 0.], [0., 1., 1.], [1., 0., 0.]])
+    b = mx.nd.array([[2., 1., 0.], [0., 1., -1.], [0., 1., 0.]])
+    np.testing.assert_allclose(loss(a, b, mx.nd.array([1, -1, -1])).asnumpy(), [[0.2], [0.0], [0.0]], rtol=1e-6)
+    with pytest.raises(TypeError, match="foo"):
+        mx.nd.transpose(mx.nd.ones((2, 2)), foo=1)
