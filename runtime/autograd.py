@@ -8,7 +8,8 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
-__all__ = ["is_training", "is_recording", "set_training", "set_recording", "train_mode", "predict_mode", "record", "pause"]
+__all__ = ["is_training", "is_recording", "set_training", "set_recording", "train_mode", "predict_mode", "record",
+           "pause", "Function"]
 
 _state = threading.local()
 
@@ -60,3 +61,34 @@ def train_mode():
 
 def predict_mode():
     return _scope(None, False)
+
+
+class Function:
+    """A function with a user-defined gradient, as ``mxnet.autograd.Function``: calling an instance
+    runs ``forward`` (with recording paused, as MXNet); ``backward`` is never called here (no
+    gradients are recorded). imgclsmob's iSQRT-COV covariance pooling is written this way.
+    """
+
+    def __init__(self) -> None:
+        self._used = False
+        self.saved_tensors: tuple = ()
+
+    def save_for_backward(self, *args) -> None:
+        self.saved_tensors = args
+
+    def __call__(self, *inputs):
+        assert not self._used, "Each Function instance can only be called once. Please create another instance."
+        self._used = True
+        prev = set_recording(False)
+        try:
+            return self.forward(*inputs)
+        finally:
+            set_recording(prev)
+
+    def forward(self, *inputs):
+        """Forward computation."""
+        raise NotImplementedError
+
+    def backward(self, *output_grads):
+        """Backward computation (never called by this runtime)."""
+        raise NotImplementedError

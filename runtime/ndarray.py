@@ -176,7 +176,18 @@ class NDArray:
         return NDArray(out)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._data[_index(key)] = value._data if isinstance(value, NDArray) else value
+        v = value._data if isinstance(value, NDArray) else value
+        idx = _index(key)
+        try:
+            self._data[idx] = v
+        except ValueError:
+            # MXNet broadcasts the value to the indexed shape, which also drops leading size-1
+            # axes: x[b, k, 0] = nd.array([v]) (imgclsmob's heatmap refinement) or x[0] = ones((1, 4))
+            target = np.shape(self._data[idx])
+            extra = np.ndim(v) - len(target)
+            if not isinstance(v, np.ndarray) or extra <= 0 or any(d != 1 for d in v.shape[:extra]):
+                raise
+            self._data[idx] = v.reshape(v.shape[extra:])
 
     def __getstate__(self) -> dict:
         return {"data": self._data}

@@ -381,7 +381,7 @@ _install_arithmetic()
 _install_fluent()
 from .ops import tensor_random as _tensor_random  # noqa: E402
 
-_tensor_random.install_frontend(random, _internal, _is_tensor)  # type: ignore[name-defined]  # noqa: F821
+_tensor_random.install_frontend(random, _internal, _is_tensor, symbolic=True)  # type: ignore[name-defined]  # noqa: F821
 from .ops import _pyfuncs  # noqa: E402
 
 _pyfuncs.install(globals(), _is_tensor, symbolic=True)  # maximum, power, split_v2, ... (Python-level in MXNet)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._util import shape_fn
-from .attrs import DtypeOrNone, Enum, Float, Int, Param, Shape, Str
+from .attrs import Bool, DtypeOrNone, Enum, Float, Int, Param, Shape, Str
 from .registry import OpDef, register
 
 __all__ = ["seed", "generator", "install_frontend"]
@@ -112,19 +112,33 @@ def _multinomial(attrs, data):
     p = data.reshape(-1, data.shape[-1]).astype(np.float64)
     cdf = np.cumsum(p, axis=1)
     u = generator().random((p.shape[0], k)) * cdf[:, -1:]
-    idx = (u[:, :, None] >= cdf[:, None, :]).sum(axis=2)
-    return idx.reshape(data.shape[:-1] + extra).astype(np.dtype(attrs.dtype))
+    idx = np.minimum((u[:, :, None] >= cdf[:, None, :]).sum(axis=2), p.shape[1] - 1)
+    out = idx.reshape(data.shape[:-1] + extra).astype(np.dtype(attrs.dtype))
+    if not attrs.get_prob:
+        return out
+    # MXNet's second output: the log-probability of each drawn category, in the data's dtype
+    logp = np.log(np.take_along_axis(data.reshape(-1, data.shape[-1]), idx, axis=1))
+    return out, logp.reshape(out.shape).astype(data.dtype)
+
+
+def _multinomial_shape(attrs, in_shapes):
+    s = in_shapes[0]
+    if s is None or not all(s):
+        return list(in_shapes), [None] * (2 if attrs.get_prob else 1)
+    out = tuple(s[:-1]) + tuple(attrs.shape) or (1,)
+    return list(in_shapes), [out] * (2 if attrs.get_prob else 1)
 
 
 register(OpDef("_sample_multinomial", _multinomial, inputs=("data",),
-               params=(Param("shape", Shape, ()), Param("get_prob", Enum("False", "True", "0", "1"), "False"),
+               params=(Param("shape", Shape, ()), Param("get_prob", Bool, False),
                        Param("dtype", Enum("float16", "float32", "float64", "int32", "uint8"), "int32")),
-               infer_shape=shape_fn(lambda a, s: tuple(s[:-1]) + tuple(a.shape) or (1,)),
-               infer_type=lambda a, d: [np.dtype(a.dtype)], aliases=("sample_multinomial",)))
+               num_outputs=lambda a: 2 if a.get_prob else 1, infer_shape=_multinomial_shape,
+               infer_type=lambda a, d: [np.dtype(a.dtype)] + ([np.dtype(d[0] or np.float32)] if a.get_prob else []),
+               aliases=("sample_multinomial",)))
 
 
 # -- MXNet's Python-level random functions -------------------------------------------------------------
-def install_frontend(random_module: Any, internal_module: Any, is_tensor) -> None:
+def install_frontend(random_module: Any, internal_module: Any, is_tensor, symbolic: bool = False) -> None:
     """Gives ``random_module`` (``nd.random`` / ``sym.random``) MXNet's Python-level signatures:
     ``uniform(low, high, shape, dtype, ctx, out)``, ``normal(loc, scale, ...)`` (switching to
     ``_sample_*`` when the parameters are tensors), ``randint(low, high, shape, dtype, ctx, out)``
@@ -159,3 +173,27 @@ def install_frontend(random_module: Any, internal_module: Any, is_tensor) -> Non
         return rint(low=low, high=high, **kw, **kwargs)
     random_module.randint = randint
     random_module.seed = seed
+    normal = random_module.normal
+
+    def randn(*shape, **kwargs):
+        """random.randn(*shape, loc=0, scale=1, dtype, ctx, out), as MXNet's."""
+        loc, scale = kwargs.pop("loc", 0), kwargs.pop("scale", 1)
+        return normal(loc, scale, shape=shape, **kwargs)
+
+    def shuffle(data, **kwargs):
+        """random.shuffle(data): a copy with the first axis shuffled (``_shuffle``), as MXNet's."""
+        return internal_module._shuffle(data, **kwargs)
+
+    def multinomial(data, shape=None, get_prob=symbolic, out=None, dtype="int32", **kwargs):
+        """random.multinomial(data, shape, get_prob, out, dtype) (``_sample_multinomial``), as MXNet's
+        (``get_prob`` defaults to False in ``nd.random``, True in ``sym.random``)."""
+        kw = {"get_prob": get_prob, "dtype": dtype, **kwargs}
+        if shape is not None:
+            kw["shape"] = shape
+        if out is not None:
+            kw["out"] = out
+        return internal_module._sample_multinomial(data, **kw)
+
+    random_module.randn = randn
+    random_module.shuffle = shuffle
+    random_module.multinomial = multinomial

@@ -163,3 +163,44 @@ def test_ops_without_parameters_ignore_unknown_attributes_as_mxnet() -> None:
     np.testing.assert_allclose(loss(a, b, mx.nd.array([1, -1, -1])).asnumpy(), [[0.2], [0.0], [0.0]], rtol=1e-6)
     with pytest.raises(TypeError, match="foo"):
         mx.nd.transpose(mx.nd.ones((2, 2)), foo=1)
+
+
+def test_setitem_drops_leading_unit_axes_of_the_value_as_mxnet() -> None:
+    """imgclsmob's heatmap refinement: ``pts[b, k, 0] += (hm[y, x + 1] - hm[y, x - 1]).sign() * 0.25``
+    (every integer-indexed read is shape (1,), written back into one element)."""
+    a = mx.nd.array(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    a[1, 2, 3] = mx.nd.array([100])
+    a[1, 2, 3] += a[0, 0, 1] * 2
+    assert a[1, 2, 3].shape == (1,) and a[1, 2, 3].asscalar() == 102
+    a[0, 1] = mx.nd.ones((1, 4)) * 7
+    np.testing.assert_array_equal(a[0, 1].asnumpy(), [7, 7, 7, 7])
+    with pytest.raises(ValueError):
+        a[0, 0, 0] = mx.nd.array([1.0, 2.0])
+
+
+def test_random_namespace_has_mxnets_python_functions() -> None:
+    """imgclsmob's X-DenseNet draws its masks with ``mx.nd.random.shuffle``."""
+    mx.random.seed(3)
+    x = mx.nd.random.shuffle(mx.nd.arange(6))
+    assert sorted(x.asnumpy().tolist()) == list(range(6))
+    assert mx.nd.random.randn(2, 3, loc=1).shape == (2, 3)
+    idx, logp = mx.nd.random.multinomial(mx.nd.array([[0.0, 1.0], [1.0, 0.0]]), shape=3, get_prob=True)
+    np.testing.assert_array_equal(idx.asnumpy(), [[1, 1, 1], [0, 0, 0]])
+    assert idx.dtype == np.int32 and logp.shape == (2, 3)
+    np.testing.assert_array_equal(logp.asnumpy(), np.zeros((2, 3), np.float32))
+    assert len(mx.sym.random.multinomial(mx.sym.var("p"), shape=3).list_outputs()) == 2  # get_prob=True there
+    assert mx.sym.random.shuffle(mx.sym.var("x")).name.startswith("_shuffle")
+
+
+def test_autograd_function_runs_its_forward_once() -> None:
+    """imgclsmob's iSQRT-COV pooling is an ``mx.autograd.Function`` (no gradients here)."""
+    class Twice(mx.autograd.Function):
+        def forward(self, x):
+            self.save_for_backward(x)
+            return x * 2
+
+    f = Twice()
+    np.testing.assert_array_equal(f(mx.nd.ones((2,))).asnumpy(), [2, 2])
+    assert len(f.saved_tensors) == 1
+    with pytest.raises(AssertionError, match="only be called once"):
+        f(mx.nd.ones((2,)))
