@@ -180,7 +180,7 @@ def test_bias_residual_activation_fused():
     b = sym.BatchNorm(sym.Convolution(x, kernel=(1, 1), num_filter=4, name="b"), name="bnb")
     y = sym.Activation(b + a, act_type="relu")
     prog = check(y, {"data": (2, 3, 6, 6)})
-    assert prog.stats["fuse"] == {"residual": 1, "activation": 1}
+    assert prog.stats["fuse"] == {"residual": 1, "activation": 1, "prologue": 0}
     assert op_names(prog).count("_hy_conv") == 2 and "_hy_add" not in op_names(prog)
 
 
@@ -193,3 +193,25 @@ def test_dead_code_removed():
     g = Graph(live.outputs, live.graph().nodes + [dead.outputs[0].node])
     prog = compile_graph(g, input_names=["data"], shapes={"data": (3,)}, passes=["dce"])
     assert op_names(prog) == ["relu"] and prog.stats["dce"]["removed"] == 1
+
+
+@pytest.mark.parametrize("shape,num_filter", [((2, 8, 5, 5), 6), ((1, 512, 7, 7), 1024), ((1, 128, 40, 40), 128)])
+def test_pre_activation_batchnorm_fuses_into_the_next_1x1_convolution(shape, num_filter, monkeypatch):
+    """DenseNet's BN -> ReLU -> 1x1 conv: the affine runs per row chunk inside the convolution
+    (single-threaded, split by output channels, split by rows)."""
+    monkeypatch.setenv("HYBRIDIZE_THREADS", "2")
+    x = sym.var("data")
+    y = sym.relu(sym.BatchNorm(x, fix_gamma=False, name="bn"))
+    y = sym.Convolution(y, kernel=(1, 1), num_filter=num_filter, name="c")
+    prog = check(y, {"data": shape}, rtol=1e-4)
+    assert prog.stats["fuse"]["prologue"] == 1
+    assert "_hy_affine" not in [n.op.name for n in prog.graph.nodes if n.op is not None]
+
+
+def test_affine_read_twice_is_not_fused():
+    x = sym.var("data")
+    a = sym.relu(sym.BatchNorm(x, fix_gamma=False, name="bn"))
+    y = sym.Convolution(a, kernel=(1, 1), num_filter=4, name="c") + sym.Convolution(a, kernel=(1, 1), num_filter=4,
+                                                                                  name="d")
+    prog = check(y, {"data": (1, 4, 6, 6)})
+    assert prog.stats["fuse"]["prologue"] == 0

@@ -287,6 +287,7 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
     OH, OW = conv_out_hw(H, W, a)
     M = N * OH * OW
     has_b, has_r = a.has_bias, a.has_res
+    has_p, pre_act = bool(getattr(a, "has_pre", False)), tuple(getattr(a, "pre_act", ()) or ())
     dtype = np.dtype(dtype)
     scratch: list = []
     padded = bool(ph or pw)
@@ -297,7 +298,11 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
         b = args[i] if has_b else None
         i += has_b
         r = args[i] if has_r else None
-        return args[0], args[1], b, r, args[i + has_r:]
+        return args[0], args[1], b, r, args[i + has_r + 2 * has_p:]
+
+    def pre_of(args):
+        i = 2 + has_b + has_r
+        return args[i], args[i + 1]
 
     if algo == "wino":
         TH, TW = (OH + 1) // 2, (OW + 1) // 2
@@ -398,6 +403,8 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
     # gemm / group
     pointwise = kh == 1 and kw == 1 and not padded
     direct = pointwise and sh == 1 and sw == 1
+    if has_p and not (algo == "gemm" and direct):
+        raise ValueError("a fused input affine (has_pre) needs a 1x1 stride-1 unpadded gemm convolution")
     if padded:
         scratch.append(((N, Hp, Wp, C), dtype))
     Cg = C // G
@@ -406,6 +413,8 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
         scratch.append(((M, kh * kw * (C if algo == "gemm" else Cg)), dtype))
     if algo == "group":
         scratch.append(((M, Kg), dtype))
+    if has_p:
+        scratch.append(((M, C), dtype))      # the input after its fused affine, row chunk by row chunk
 
     def patches(src):
         sN, sH, sW, sC = src.strides
@@ -442,6 +451,18 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
             r2 = None if r is None else r.reshape(M, K)
             if direct:
                 A_all = src.reshape(M, C)
+                if has_p:
+                    ps, pt = pre_of(args)
+                    pre, X = rest[-1], A_all
+                    A_all = pre
+
+                    def prologue(m0: int, m1: int) -> None:
+                        # act(x * scale + shift) for these rows, read back at once by the matmul
+                        # while still in cache (the affine's output never makes a round trip)
+                        t = pre[m0:m1]
+                        np.multiply(X[m0:m1], ps, out=t)
+                        np.add(t, pt, out=t)
+                        apply_act(t, pre_act)
             elif pointwise:
                 view = src[:, ::sh, ::sw].reshape(R, OW, C)
                 colv = col.reshape(R, OW, C)
@@ -461,6 +482,8 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                     _epilogue(oc, oc, None if b is None else b[k0:k1], None if r2 is None else r2[:, k0:k1], act)
                 if not direct:
                     run_chunks(copy_chunk, nch)
+                elif has_p:
+                    run_chunks(lambda i: prologue(bounds[i][0] * OW, bounds[i][1] * OW), nch)
                 run_chunks(col_chunk, nkch)
                 return
 
@@ -468,6 +491,8 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                 r0, r1 = bounds[i]
                 m0, m1 = r0 * OW, r1 * OW
                 if direct:
+                    if has_p:
+                        prologue(m0, m1)
                     A = A_all[m0:m1]
                 else:
                     np.copyto(colv[r0:r1], view[r0:r1])
@@ -646,11 +671,13 @@ def tune_conv_algo(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple) -
 
 def _conv_attrs():
     return (_p("kernel"), _p("stride"), _p("pad"), _p("dilate"), _p("num_filter"), _p("groups", 1),
-            _p("algo", "gemm"), _p("act", ()), _p("has_bias", False), _p("has_res", False))
+            _p("algo", "gemm"), _p("act", ()), _p("has_bias", False), _p("has_res", False),
+            _p("has_pre", False), _p("pre_act", ()))
 
 
 def _conv_inputs(a):
-    return ("data", "weight") + (("bias",) if a.has_bias else ()) + (("residual",) if a.has_res else ())
+    return ("data", "weight") + (("bias",) if a.has_bias else ()) + (("residual",) if a.has_res else ()) \
+        + (("pre_scale", "pre_shift") if a.has_pre else ())
 
 
 def _conv_shape(a, in_shapes):

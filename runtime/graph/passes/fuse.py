@@ -5,6 +5,10 @@ On the lowered graph: ``_hy_act(_hy_conv(...))`` (or after ``_hy_dense``, ``_hy_
 ``_hy_add``) becomes the producer with ``act`` set; ``_hy_add(_hy_conv(...), r)`` becomes the
 convolution with ``r`` as its residual input (added after the bias). Only when the producer's
 output has no other user and is not a graph output.
+
+Prologue fusion: ``_hy_conv(_hy_affine(x))`` for a 1x1 stride-1 gemm convolution becomes the
+convolution reading ``x`` with the affine (and its activation) applied per row chunk in cache
+just before each chunk's matmul (pre-activation BatchNorm-ReLU before a 1x1 convolution).
 """
 from __future__ import annotations
 
@@ -52,7 +56,26 @@ def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
         graph = substitute(graph, mapping)
         if changed:
             graph = Graph(graph.outputs)   # a residual input may come later in the old order
-    ctx.stats["fuse"] = {"residual": fused_res, "activation": fused_act}
+    # prologue: a per-channel affine (+activation) whose only reader is a 1x1 stride-1 gemm
+    # convolution (pre-activation BatchNorm-ReLU, DenseNet's) is applied row chunk by row chunk
+    # inside the convolution, just before each chunk's matmul
+    fused_pre = 0
+    uses = entry_users(graph)
+    for n in graph.nodes:
+        a = n.resolved if n.op is K.CONV else None
+        if a is None or a.algo != "gemm" or a.has_pre or a.groups != 1 or tuple(a.kernel) != (1, 1) \
+                or tuple(a.stride) != (1, 1) or tuple(a.pad) != (0, 0):
+            continue
+        src = n.inputs[0]
+        p = src.node
+        if p.op is K.AFFINE and uses.get(src) == 1 and src not in graph.outputs:
+            x, scale, shift = p.inputs
+            n.inputs = [x] + n.inputs[1:] + [scale, shift]
+            n.set_attrs({**n.attrs, "has_pre": True, "pre_act": tuple(p.resolved.act or ())})
+            fused_pre += 1
+    if fused_pre:
+        graph = Graph(graph.outputs)
+    ctx.stats["fuse"] = {"residual": fused_res, "activation": fused_act, "prologue": fused_pre}
     return graph
 
 
