@@ -3,7 +3,8 @@
 
 Every kernel tap of every output position samples the input at its regular location plus a
 learned offset (``offset``: ``(N, 2 * deformable_groups * kh * kw, Ho, Wo)``, (dy, dx) pairs per
-tap), bilinearly, with zeros outside the image as MXNet's ``deformable_im2col``. The sampled
+tap), bilinearly, with MXNet's CPU border rules (which differ between v1's ``deformable_im2col`` and
+v2's ``modulated_deformable_im2col``, see ``_deformable_cols``). The sampled
 columns are gathered in one vectorized pass (no loops over positions) and multiplied with the
 weight in one batched matmul, as a regular convolution.
 """
@@ -67,14 +68,26 @@ def _deformable_cols(attrs, x, offset, mask):
     ws = (kj * dil[1])[:, None] + base_w.reshape(1, O)
     h = hs[None, None] + off[:, :, :, 0]                             # (N, dg, K, O)
     w = ws[None, None] + off[:, :, :, 1]
-    inside = (h > -1) & (w > -1) & (h < H) & (w < W)
     h0 = np.floor(h).astype(np.int64)
     w0 = np.floor(w).astype(np.int64)
-    lh, lw = h - h0, w - w0
     xg = x.reshape(N, dg, C // dg, H * W)
     cols = np.zeros((N, dg, C // dg, K, O), dtype=np.float64)
-    for dh, dw, wt in ((0, 0, (1 - lh) * (1 - lw)), (0, 1, (1 - lh) * lw), (1, 0, lh * (1 - lw)), (1, 1, lh * lw)):
-        hh, ww = h0 + dh, w0 + dw
+    if mask is None:
+        # v1 (MXNet's deformable_im2col_cpu / im2col_bilinear_cpu): taps inside [0, H) x [0, W)
+        # only; at the last row/column the upper neighbour is the border itself (no zero padding)
+        inside = (h >= 0) & (w >= 0) & (h < H) & (w < W)
+        top_h, top_w = h0 >= H - 1, w0 >= W - 1
+        h1, w1 = np.where(top_h, H - 1, h0 + 1), np.where(top_w, W - 1, w0 + 1)
+        lh, lw = np.where(top_h, 0.0, h - h0), np.where(top_w, 0.0, w - w0)
+        taps = ((h0, w0, (1 - lh) * (1 - lw)), (h0, w1, (1 - lh) * lw), (h1, w0, lh * (1 - lw)), (h1, w1, lh * lw))
+    else:
+        # v2 (modulated_deformable_im2col / dmcn_im2col_bilinear): taps inside (-1, H) x (-1, W),
+        # neighbours outside the image count as zeros
+        inside = (h > -1) & (w > -1) & (h < H) & (w < W)
+        lh, lw = h - h0, w - w0
+        taps = ((h0, w0, (1 - lh) * (1 - lw)), (h0, w0 + 1, (1 - lh) * lw), (h0 + 1, w0, lh * (1 - lw)),
+                (h0 + 1, w0 + 1, lh * lw))
+    for hh, ww, wt in taps:
         ok = inside & (hh >= 0) & (hh <= H - 1) & (ww >= 0) & (ww <= W - 1)
         idx = np.where(ok, hh * W + ww, 0).reshape(N, dg, 1, K * O)
         vals = np.take_along_axis(xg, np.broadcast_to(idx, (N, dg, C // dg, K * O)), axis=3)

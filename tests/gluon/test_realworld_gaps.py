@@ -91,3 +91,17 @@ def test_contrib_rnn_cells_unroll_imperatively_and_hybridized(kind) -> None:
     assert ref.shape == out
     net.hybridize()
     np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_contrib_cnn_deformable_convolution_layers() -> None:
+    """``mxnet.gluon.contrib.cnn`` (gluon-cv's CenterNet DCNv2 heads build ModulatedDeformableConvolution)."""
+    from hybridize.runtime.gluon.contrib import cnn
+
+    for layer in (cnn.DeformableConvolution(4, kernel_size=3, padding=1, in_channels=2),
+                  cnn.ModulatedDeformableConvolution(4, kernel_size=3, padding=1, in_channels=2)):
+        layer.initialize(mx.init.Uniform(0.3))
+        x = mx.nd.array(np.random.RandomState(1).uniform(-1, 1, (1, 2, 5, 5)).astype(np.float32))
+        ref = layer(x).asnumpy()
+        assert ref.shape == (1, 4, 5, 5)
+        layer.hybridize()
+        np.testing.assert_allclose(layer(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)

@@ -536,17 +536,16 @@ def test_ctc_loss_matches_brute_force(blank_label):
 
 # -- deformable convolution ------------------------------------------------------------------------
 def _bilinear_ref(img, h, w):
+    """MXNet's v1 sampling (deformable_im2col_cpu / im2col_bilinear_cpu): inside [0, H) x [0, W)
+    only, the upper neighbour clamped to the last row/column."""
     H, W = img.shape
-    if not (-1 < h < H and -1 < w < W):
+    if not (0 <= h < H and 0 <= w < W):
         return 0.0
     h0, w0 = math.floor(h), math.floor(w)
-    val = 0.0
-    for dh, dw in ((0, 0), (0, 1), (1, 0), (1, 1)):
-        hh, ww = h0 + dh, w0 + dw
-        if 0 <= hh < H and 0 <= ww < W:
-            wt = (1 - abs(h - hh)) * (1 - abs(w - ww))
-            val += wt * img[hh, ww]
-    return val
+    h1, lh = (H - 1, 0.0) if h0 >= H - 1 else (h0 + 1, h - h0)
+    w1, lw = (W - 1, 0.0) if w0 >= W - 1 else (w0 + 1, w - w0)
+    return ((1 - lh) * (1 - lw) * img[h0, w0] + (1 - lh) * lw * img[h0, w1]
+            + lh * (1 - lw) * img[h1, w0] + lh * lw * img[h1, w1])
 
 
 def test_deformable_convolution():

@@ -204,3 +204,42 @@ def test_autograd_function_runs_its_forward_once() -> None:
     assert len(f.saved_tensors) == 1
     with pytest.raises(AssertionError, match="only be called once"):
         f(mx.nd.ones((2,)))
+
+
+def test_contrib_control_flow_runs_imperatively_and_refuses_symbols() -> None:
+    """MXNet's nd.contrib.foreach/while_loop/cond are Python loops (gluon-nlp's samplers, gluon-ts'
+    binned distribution); with Symbols they need subgraph operators this runtime does not have."""
+    def body(x, states):
+        return x * 2 + states[0], [states[0] + x]
+
+    out, states = mx.nd.contrib.foreach(body, mx.nd.arange(6).reshape((3, 2)), [mx.nd.zeros(2)])
+    np.testing.assert_array_equal(out.asnumpy(), [[0, 2], [4, 7], [10, 14]])
+    np.testing.assert_array_equal(states[0].asnumpy(), [6, 9])
+    outs, (i, s) = mx.nd.contrib.while_loop(lambda i, s: i < 3, lambda i, s: (s, (i + 1, s + i)),
+                                            [mx.nd.array([0]), mx.nd.array([1])], max_iterations=5)
+    assert outs.shape == (5, 1) and i.asscalar() == 3 and s.asscalar() == 4
+    np.testing.assert_array_equal(outs.asnumpy()[:3, 0], [1, 1, 2])
+    assert mx.nd.contrib.cond(mx.nd.array([0]), lambda: "then", lambda: "else") == "else"
+    np.testing.assert_array_equal(mx.nd.contrib.isfinite(mx.nd.array([1, np.inf, np.nan])).asnumpy(), [1, 0, 0])
+    np.testing.assert_array_equal(mx.nd.contrib.isinf(mx.nd.array([1, -np.inf])).asnumpy(), [0, 1])
+    sampled, count_true, count_sampled = mx.nd.contrib.rand_zipfian(mx.nd.array([3]), 4, 10)
+    assert sampled.shape == (4,) and sampled.dtype == np.int64 and count_true.dtype == np.float64
+    with pytest.raises(mx.base.HybridizeError, match="_foreach"):
+        mx.sym.contrib.foreach(body, mx.sym.var("x"), [mx.sym.var("s")])
+    assert not hasattr(mx.sym.contrib, "isinf")  # as MXNet
+
+
+def test_deformable_convolution_v1_and_v2_border_rules_as_mxnet_cpu() -> None:
+    """v1 samples only inside [0, H) x [0, W) and clamps at the last row/column; v2 samples inside
+    (-1, H) x (-1, W) with zeros outside (values recorded from MXNet 1.9.1; found through
+    gluon.contrib.cnn.DeformableConvolution)."""
+    x = mx.nd.array(np.arange(1, 10, dtype=np.float32).reshape(1, 1, 3, 3))
+    w = mx.nd.ones((1, 1, 1, 1))
+    dy = np.array([[-0.5, 0, 1.5], [-0.5, 0.25, 0], [0.7, 0, -0.2]], np.float32)
+    dx = np.array([[0.5, 1.5, 0], [0, 0.25, -0.5], [0.3, 0.9, 0]], np.float32)
+    off = mx.nd.array(np.stack([dy, dx])[None])
+    v1 = mx.nd.contrib.DeformableConvolution(x, off, w, kernel=(1, 1), num_filter=1, no_bias=True)
+    v2 = mx.nd.contrib.ModulatedDeformableConvolution(x, off, mx.nd.ones((1, 1, 3, 3)), w, kernel=(1, 1),
+                                                      num_filter=1, no_bias=True)
+    np.testing.assert_allclose(v1.asnumpy().ravel(), [0.0, 3.0, 7.5, 2.5, 6.0, 5.5, 7.3, 8.9, 8.4], rtol=1e-6)
+    np.testing.assert_allclose(v2.asnumpy().ravel(), [0.75, 1.5, 7.5, 2.5, 6.0, 5.5, 2.19, 8.9, 8.4], rtol=1e-6)
