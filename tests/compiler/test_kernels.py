@@ -196,3 +196,22 @@ def test_thread_count_follows_the_affinity_mask_and_the_environment(monkeypatch)
     assert parallel.num_threads() == 16
     monkeypatch.setenv("HYBRIDIZE_THREADS", "5")
     assert parallel.num_threads() == 5
+
+
+def test_autotuning_stops_when_the_compile_budget_is_spent(monkeypatch):
+    """Big inputs with many distinct convolutions: timing is bounded per compile, the rest use the rule."""
+    from hybridize.runtime.graph.kernels import nhwc
+    monkeypatch.setattr(nhwc, "_TUNED", {})
+    monkeypatch.setattr(nhwc, "TUNE_BUDGET_SECONDS", 0.0)
+    monkeypatch.setattr(nhwc, "time_conv", lambda *a: pytest.fail("timed past the budget"))
+    x = sym.var("data")
+    y = sym.Convolution(x, kernel=(3, 3), num_filter=32, pad=(1, 1), name="c")
+    prog = check(y, {"data": (1, 32, 16, 16)})
+    assert prog.stats["layout"]["conv_wino4"] == 1           # the fixed rule's choice
+    budget = [1e-9]
+    attrs = dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1, act=(),
+                 has_bias=True, has_res=False)
+    monkeypatch.setattr(nhwc, "time_conv", lambda *a: 1.0)
+    assert nhwc.tune_conv_algo((1, 8, 8, 4), attrs, np.float32, ("gemm", "wino4"), budget) == "gemm"
+    assert budget[0] < 0                                       # spent: the next shape is not timed
+    assert nhwc.tune_conv_algo((1, 9, 9, 4), attrs, np.float32, ("gemm", "wino4"), budget) is None

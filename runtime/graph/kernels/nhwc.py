@@ -616,7 +616,8 @@ def _build_wino4(N: int, H: int, W: int, C: int, K: int, OH: int, OW: int, ph: i
 # algorithm choice by measurement (as MXNet's cudnn_tune): per shape, once per process
 # ------------------------------------------------------------------------------------------
 _TUNED: dict[tuple, str] = {}
-TUNE_MAX_FLOPS = 3e9        # a single convolution bigger than this is not timed (compile-time bound)
+TUNE_MAX_FLOPS = 1e9        # a single convolution bigger than this is not timed (compile-time bound)
+TUNE_BUDGET_SECONDS = 0.5   # timing per compiled graph; past it the fixed rule decides
 
 
 def time_conv(x_shape: tuple, attrs: Any, dtype: Any, rounds: int = 3) -> float:
@@ -645,9 +646,12 @@ def time_conv(x_shape: tuple, attrs: Any, dtype: Any, rounds: int = 3) -> float:
     return best
 
 
-def tune_conv_algo(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple) -> str | None:
+def tune_conv_algo(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple,
+                   budget: list | None = None) -> str | None:
     """The fastest of ``candidates`` for this convolution, measured on this machine (cached per
-    shape, attrs and thread count); None when the convolution is too big to time cheaply."""
+    shape, attrs and thread count); None when the convolution is too big to time cheaply or the
+    compile's timing ``budget`` (``[seconds left]``, decremented here) is spent."""
+    import time
     import types
 
     from .parallel import num_threads
@@ -660,11 +664,17 @@ def tune_conv_algo(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple) -
     key = (tuple(x_shape), tuple(sorted((k, v) for k, v in attrs.items() if k != "algo")), np.dtype(dtype).str,
            candidates, num_threads())
     if key not in _TUNED:
+        if budget is not None and budget[0] <= 0:
+            return None
+        start = time.perf_counter()
         try:
             times = {algo: time_conv(x_shape, types.SimpleNamespace(**{**attrs, "algo": algo}), dtype)
                      for algo in candidates}
         except (MemoryError, ValueError):   # no room for the trial buffers: let the fixed rule decide
             return None
+        finally:
+            if budget is not None:
+                budget[0] -= time.perf_counter() - start
         _TUNED[key] = min(candidates, key=times.__getitem__)
     return _TUNED[key]
 

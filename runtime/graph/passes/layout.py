@@ -45,7 +45,7 @@ def tuned(winograd: Any) -> bool:
 
 
 def choose_algo(x_shape: tuple, kernel: tuple, stride: tuple, dilate: tuple, groups: int, C: int, K_: int,
-                winograd: bool | str | None, pad: tuple = (1, 1)) -> str:
+                winograd: bool | str | None, pad: tuple = (1, 1), budget: list | None = None) -> str:
     """The convolution algorithm: structural cases first; 3x3 stride-1 convolutions by measuring
     gemm, F(2x2,3x3) and F(4x4,3x3) on this shape (``tuned``), else by a rule measured once."""
     if groups > 1:
@@ -60,7 +60,7 @@ def choose_algo(x_shape: tuple, kernel: tuple, stride: tuple, dilate: tuple, gro
         if tuned(winograd):
             attrs = {"kernel": kernel, "stride": stride, "pad": pad, "dilate": dilate, "num_filter": K_,
                      "groups": 1, "act": (), "has_bias": True, "has_res": False}
-            best = K.tune_conv_algo(x_shape, attrs, np.float32, ("gemm", "wino", "wino4"))
+            best = K.tune_conv_algo(x_shape, attrs, np.float32, ("gemm", "wino", "wino4"), budget)
             if best is not None:
                 return best
         if winograd is None:
@@ -82,6 +82,7 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
     emap: dict[Entry, Entry] = {}              # old entry -> new entry
     new_shape: dict[Entry, tuple] = {}
     counts: dict[str, int] = {}
+    tune_budget = [K.TUNE_BUDGET_SECONDS]     # seconds of convolution timing this compile may spend
 
     def count(k: str) -> None:
         counts[k] = counts.get(k, 0) + 1
@@ -121,7 +122,8 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
         out_nhwc = False
         dynamic = id(n) in dyn
         if dynamic and not (n.op.mode_dependent and ctx.training) and n.inputs and floaty(n.inputs[0]):
-            out, out_nhwc = _lower_one(n, name, ins, shape_of, static, to_nhwc, to_orig, nhwc, ctx, count)
+            out, out_nhwc = _lower_one(n, name, ins, shape_of, static, to_nhwc, to_orig, nhwc, ctx, count,
+                                       tune_budget)
         if out is None:
             out = Node(n.op, n.name, n.attrs, [to_orig(e) for e in ins] if dynamic else ins, n.extra)
             out_nhwc = False
@@ -135,7 +137,7 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
 
 
 def _lower_one(n: Node, name: str, ins: list[Entry], shape_of, static, to_nhwc, to_orig, nhwc: set,
-               ctx: PassContext, count) -> tuple[Node | None, bool]:
+               ctx: PassContext, count, tune_budget: list | None = None) -> tuple[Node | None, bool]:
     a = n.resolved
     x_old = n.inputs[0]
     xs = shape_of(x_old)
@@ -152,7 +154,8 @@ def _lower_one(n: Node, name: str, ins: list[Entry], shape_of, static, to_nhwc, 
             return None, False
         if G > 1 and wshape[1] * G != C:
             return None, False
-        algo = choose_algo((N, H, W, C), kernel, stride, dilate, G, C, Kf, ctx.options.get("winograd"), pad)
+        algo = choose_algo((N, H, W, C), kernel, stride, dilate, G, C, Kf, ctx.options.get("winograd"), pad,
+                           tune_budget)
         if algo == "dw" and wshape[1] != 1:
             algo = "group"
         w = Node(K.CONV_WEIGHT, ctx.fresh(n.name + "_w"), {"algo": algo, "groups": G}, [ins[1]])
