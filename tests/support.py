@@ -33,3 +33,15 @@ def model_names() -> list[str]:
 
 def assert_close(ours, theirs, rtol: float = 1e-4, atol: float = 1e-5) -> None:
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=rtol, atol=atol)
+
+
+def one_op_graph_json(op: str, name: str, num_inputs: int, num_outputs: int, json_attrs: dict | None) -> str:
+    """MXNet symbol JSON of a single ``op`` node fed by ``in0..inN`` variables, every output a head."""
+    nodes = [{"op": "null", "name": f"in{i}", "inputs": []} for i in range(num_inputs)]
+    node = {"op": op, "name": name, "inputs": [[i, 0, 0] for i in range(num_inputs)]}
+    if json_attrs:
+        node["attrs"] = json_attrs
+    nodes.append(node)
+    return json.dumps({"nodes": nodes, "arg_nodes": list(range(num_inputs)),
+                       "heads": [[num_inputs, k, 0] for k in range(num_outputs)],
+                       "attrs": {"mxnet_version": ["int", 10901]}})

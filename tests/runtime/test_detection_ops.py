@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from support import assert_close
+from support import assert_close, one_op_graph_json
 
 DATA = Path(__file__).resolve().parent / "data"
 _DOC = json.loads((DATA / "detection_cases.json").read_text())
@@ -34,15 +34,7 @@ def _arrays(case: dict) -> tuple[list[np.ndarray], list[np.ndarray]]:
 
 
 def _graph_json(case: dict) -> str:
-    n_in = case["num_inputs"]
-    nodes = [{"op": "null", "name": f"in{i}", "inputs": []} for i in range(n_in)]
-    node = {"op": case["op"], "name": case["case"], "inputs": [[i, 0, 0] for i in range(n_in)]}
-    if case["json_attrs"]:
-        node["attrs"] = case["json_attrs"]
-    nodes.append(node)
-    return json.dumps({"nodes": nodes, "arg_nodes": list(range(n_in)),
-                       "heads": [[n_in, k, 0] for k in range(case["num_outputs"])],
-                       "attrs": {"mxnet_version": ["int", 10901]}})
+    return one_op_graph_json(case["op"], case["case"], case["num_inputs"], case["num_outputs"], case["json_attrs"])
 
 
 def _check(results, outs, case) -> None:
