@@ -87,6 +87,13 @@ def apply_act(buf: np.ndarray, act: tuple) -> None:
         raise ValueError(f"unknown activation {act!r}")
 
 
+def affine_into(out: np.ndarray, x: np.ndarray, scale: np.ndarray, shift: np.ndarray, act: tuple) -> None:
+    """``out = act(x * scale + shift)`` in place (per-channel scale/shift broadcast on the last axis)."""
+    np.multiply(x, scale, out=out)
+    np.add(out, shift, out=out)
+    apply_act(out, act)
+
+
 def act_lines(em: Any, buf: str, act: tuple) -> list[str]:
     """Inline code applying ``act`` to ``buf`` in place."""
     if not act:
@@ -457,12 +464,9 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                     A_all = pre
 
                     def prologue(m0: int, m1: int) -> None:
-                        # act(x * scale + shift) for these rows, read back at once by the matmul
-                        # while still in cache (the affine's output never makes a round trip)
-                        t = pre[m0:m1]
-                        np.multiply(X[m0:m1], ps, out=t)
-                        np.add(t, pt, out=t)
-                        apply_act(t, pre_act)
+                        # these rows, read back at once by the matmul while still in cache (the
+                        # affine's output never makes a round trip through memory)
+                        affine_into(pre[m0:m1], X[m0:m1], ps, pt, pre_act)
             elif pointwise:
                 view = src[:, ::sh, ::sw].reshape(R, OW, C)
                 colv = col.reshape(R, OW, C)
@@ -916,13 +920,8 @@ def build_affine(shape: tuple, act: tuple, nch: int) -> Callable:
         x2, o2 = x.reshape(rows, C), out.reshape(rows, C)
         s2, t2 = scale.reshape(-1), shift.reshape(-1)
 
-        def chunk(i: int) -> None:
-            r0, r1 = bounds[i]
-            o = o2[r0:r1]
-            np.multiply(x2[r0:r1], s2, out=o)
-            np.add(o, t2, out=o)
-            apply_act(o, act)
-        run_chunks(chunk, nch)
+        run_chunks(lambda i: affine_into(o2[bounds[i][0]:bounds[i][1]], x2[bounds[i][0]:bounds[i][1]], s2, t2, act),
+                   nch)
     return run
 
 
