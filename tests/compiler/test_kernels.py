@@ -154,7 +154,8 @@ def test_time_conv_runs_every_candidate_kernel():
     for algo in ("gemm", "wino", "wino4"):
         a = types.SimpleNamespace(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1,
                                   algo=algo, act=(), has_bias=True, has_res=False)
-        assert 0 < nhwc.time_conv((1, 6, 6, 3), a, np.float32, rounds=1) < 10
+        t = nhwc.time_conv((1, 6, 6, 3), a, np.float32, rounds=1)
+        assert np.isfinite(t) and t > 0      # a duration, not a speed claim
 
 
 def test_without_autotuning_a_fixed_rule_decides(monkeypatch):
