@@ -75,6 +75,7 @@ import numpy as np
 from ..base import HybridizeError, ShapeError
 from .infer import complete_shape_attrs, var_shape_hint
 from .ir import Entry, Graph, Node
+from .kernels.fastpath import new_binding
 
 __all__ = ["compile_graph", "CompiledProgram"]
 
@@ -171,6 +172,7 @@ class CompiledProgram:
             if missing:
                 raise HybridizeError("compiled program: no value for parameter(s) " + ", ".join(map(repr, missing)))
             consts = self._prologue(new)
+            new_binding()             # kernels re-derive what they cached from constant values
             self._params = new
             self._consts = consts     # one atomic swap: callers see old or new, never a mix
         return self

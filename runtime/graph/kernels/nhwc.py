@@ -33,7 +33,8 @@ from numpy.lib.stride_tricks import as_strided
 from ...ops.attrs import AttrType, Param
 from ...ops.registry import OpDef
 from . import emitter
-from .parallel import chunks_for, run_chunks
+from .fastpath import FAST_MIN_SIZE, RowTiling, clip_, generation, relu_, zeros_like_view
+from .parallel import chunks_for, num_threads, run_chunks
 
 _ANY = AttrType("any", lambda v: v, repr)
 
@@ -72,10 +73,9 @@ def apply_act(buf: np.ndarray, act: tuple) -> None:
         return
     kind = act[0]
     if kind == "relu":
-        np.maximum(buf, 0, out=buf)
+        relu_(buf)
     elif kind == "clip":
-        np.maximum(buf, buf.dtype.type(act[1]), out=buf)
-        np.minimum(buf, buf.dtype.type(act[2]), out=buf)
+        clip_(buf, act[1], act[2])
     elif kind == "sigmoid":
         np.negative(buf, out=buf)
         np.exp(buf, out=buf)
@@ -87,20 +87,37 @@ def apply_act(buf: np.ndarray, act: tuple) -> None:
         raise ValueError(f"unknown activation {act!r}")
 
 
-def affine_into(out: np.ndarray, x: np.ndarray, scale: np.ndarray, shift: np.ndarray, act: tuple) -> None:
-    """``out = act(x * scale + shift)`` in place (per-channel scale/shift broadcast on the last axis)."""
+def _tileable(buf: np.ndarray, tiling: RowTiling | None) -> bool:
+    return tiling is not None and buf.flags.c_contiguous and buf.size % tiling.L == 0
+
+
+def affine_into(out: np.ndarray, x: np.ndarray, scale: np.ndarray, shift: np.ndarray, act: tuple,
+                tiling: RowTiling | None = None) -> None:
+    """``out = act(x * scale + shift)`` in place (per-channel scale/shift broadcast on the last axis),
+    on tiled rows when ``tiling`` fits (see :mod:`.fastpath`)."""
+    if _tileable(out, tiling) and _tileable(x, tiling):
+        out, x, scale, shift = tiling.rows(out), tiling.rows(x), tiling.tile(scale), tiling.tile(shift)
+    elif scale.ndim != 1:
+        scale, shift = scale.reshape(-1), shift.reshape(-1)
     np.multiply(x, scale, out=out)
     np.add(out, shift, out=out)
     apply_act(out, act)
 
 
-def act_lines(em: Any, buf: str, act: tuple) -> list[str]:
-    """Inline code applying ``act`` to ``buf`` in place."""
+def act_lines(em: Any, buf: str, act: tuple, shape: tuple | None = None, dtype: Any = np.float32) -> list[str]:
+    """Inline code applying ``act`` to ``buf`` (of ``shape``, when known) in place."""
     if not act:
         return []
     kind = act[0]
+    big = shape is not None and int(np.prod(shape)) >= FAST_MIN_SIZE and np.dtype(dtype).kind == "f"
     if kind == "relu":
+        if big:     # numpy's maximum with a scalar is an unvectorized loop: read a zeros view
+            z = em.bind("zeros", zeros_like_view(tuple(shape), dtype))
+            return [f"_maximum({buf}, {z}, out={buf})"]
         return [f"_maximum({buf}, 0, out={buf})"]
+    if kind == "clip" and big:
+        f = em.bind("clip", clip_)
+        return [f"{f}({buf}, {float(act[1])!r}, {float(act[2])!r})"]
     if kind == "clip":
         lo = em.bind("lo", np.float32(act[1]))
         hi = em.bind("hi", np.float32(act[2]))
@@ -274,7 +291,14 @@ def _pad_fill(pb: np.ndarray, x: np.ndarray, ph: int, pw: int, value: float = 0.
     pb[:, ph:ph + H, pw:pw + W] = x
 
 
-def _epilogue(out2d: np.ndarray, out: np.ndarray, b: Any, r: Any, act: tuple) -> None:
+def _epilogue(out2d: np.ndarray, out: np.ndarray, b: Any, r: Any, act: tuple,
+              tiling: RowTiling | None = None) -> None:
+    """Bias, residual add and activation in place on ``out`` (``out2d``: its ``(rows, K)`` view);
+    on tiled rows when ``tiling`` fits the (contiguous) chunk."""
+    if out2d is out and _tileable(out, tiling) and (r is None or _tileable(r, tiling)):
+        out = out2d = tiling.rows(out)
+        b = None if b is None else tiling.tile(b)
+        r = None if r is None else tiling.rows(r)
     if b is not None:
         np.add(out2d, b, out=out2d)
     if r is not None:
@@ -375,6 +399,8 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
         R = N * OH
         nch = chunks_for(M * C * kh * kw, R, min_work=1e6)
         bounds = [(R * i // nch, R * (i + 1) // nch) for i in range(nch)]
+        tiling = RowTiling(K, OW)
+        wtiled: list = [None]             # (weight array, generation, its taps tiled to (OW, C))
 
         def run(*args):
             x, w, b, r, rest = unpack(args)
@@ -386,7 +412,14 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                 pb, tmp = x, rest[1]
             taps = [pb[:, i * dh:i * dh + sh * (OH - 1) + 1:sh, j * dw:j * dw + sw * (OW - 1) + 1:sw]
                     for i in range(kh) for j in range(kw)]
-            wt = [w[i, j] for i in range(kh) for j in range(kw)]
+            # per-tap weights as (OW, C) rows: an output row (OW, C) is contiguous, so numpy runs
+            # one inner loop per row instead of one per pixel (a (C,) vector broadcast)
+            cached = wtiled[0]
+            if cached is None or cached[0] is not w or cached[1] != generation():
+                cached = (w, generation(), [np.ascontiguousarray(np.broadcast_to(w[i, j], (OW, C)))
+                                            for i in range(kh) for j in range(kw)])
+                wtiled[0] = cached          # one store: threads never see a half-updated cache
+            wt = cached[2]
 
             def chunk(ci):
                 r0, r1 = bounds[ci]
@@ -402,7 +435,7 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                     for tap in range(1, len(taps)):
                         np.multiply(taps[tap][n, a0:a1], wt[tap], out=t)
                         np.add(o, t, out=o)
-                    _epilogue(o, o, b, None if r is None else r[n, a0:a1], act)
+                    _epilogue(o, o, b, None if r is None else r[n, a0:a1], act, tiling)
             run_chunks(chunk, nch)
         run.parallel = nch > 1
         return run, scratch
@@ -432,7 +465,9 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
         R = N * OH                                   # output rows (n, oh); chunks are row ranges
         # below ~1e7 multiply-adds (~0.2 ms on one core) a split matmul loses more to smaller
         # BLAS calls (operands packed again per chunk) than the second core gains
-        nch = chunks_for(M * KK * K, R, min_work=GEMM_PARALLEL_WORK)
+        # one chunk per thread: each row chunk repacks the whole weight matrix in BLAS, so more
+        # chunks cost more than their load balancing gains (DenseNet: 7% slower with 2 per thread)
+        nch = min(chunks_for(M * KK * K, R, min_work=GEMM_PARALLEL_WORK), num_threads())
         bounds = [(R * i // nch, R * (i + 1) // nch) for i in range(nch)]
         # Row chunks each read all of the weights, column chunks all of the patches: split the
         # output by columns when it has fewer rows than channels (deep layers at small batch),
@@ -442,6 +477,8 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
         kbounds = [(16 * (K // 16 * i // nkch), 16 * (K // 16 * (i + 1) // nkch)) for i in range(nkch)]
         if kbounds:
             kbounds[-1] = (kbounds[-1][0], K)
+        # every row chunk is a whole number of output rows (OW pixels): tiled rows fit each chunk
+        tile_out, tile_in = RowTiling(K, OW), RowTiling(C, OW)
 
         def run(*args):
             x, w, b, r, rest = unpack(args)
@@ -466,7 +503,7 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                     def prologue(m0: int, m1: int) -> None:
                         # these rows, read back at once by the matmul while still in cache (the
                         # affine's output never makes a round trip through memory)
-                        affine_into(pre[m0:m1], X[m0:m1], ps, pt, pre_act)
+                        affine_into(pre[m0:m1], X[m0:m1], ps, pt, pre_act, tile_in)
             elif pointwise:
                 view = src[:, ::sh, ::sw].reshape(R, OW, C)
                 colv = col.reshape(R, OW, C)
@@ -503,7 +540,7 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                     A = col[m0:m1]
                 oc = o2[m0:m1]
                 np.matmul(A, w, out=oc)
-                _epilogue(oc, oc, b, None if r2 is None else r2[m0:m1], act)
+                _epilogue(oc, oc, b, None if r2 is None else r2[m0:m1], act, tile_out)
             run_chunks(chunk, nch)
         run.parallel = nch > 1 or nkch > 1
         run.split = "columns" if by_cols else "rows" if nch > 1 else None
@@ -576,6 +613,7 @@ def _build_wino4(N: int, H: int, W: int, C: int, K: int, OH: int, OW: int, ph: i
     R = N * OH
     nep = chunks_for(N * OH * OW * K * 3.0, R, min_work=1e6)
     eb = [(R * i // nep, R * (i + 1) // nep) for i in range(nep)]
+    tiling = RowTiling(K, OW)
 
     def cols(a: np.ndarray, src: np.ndarray, dst: np.ndarray, bounds: list) -> None:
         run_chunks(lambda i: np.matmul(a, src[..., bounds[i][0]:bounds[i][1]],
@@ -609,9 +647,9 @@ def _build_wino4(N: int, H: int, W: int, C: int, K: int, OH: int, OW: int, ph: i
             o2 = out.reshape(R, OW, K)
             r2 = None if r is None else r.reshape(R, OW, K)
             run_chunks(lambda i: _epilogue(o2[eb[i][0]:eb[i][1]], o2[eb[i][0]:eb[i][1]], b,
-                                           None if r2 is None else r2[eb[i][0]:eb[i][1]], act), nep)
+                                           None if r2 is None else r2[eb[i][0]:eb[i][1]], act, tiling), nep)
         else:
-            _epilogue(out, out, b, r, act)
+            _epilogue(out, out, b, r, act, tiling)
     run.parallel = max(nth, len(c1), len(c2), nmm, len(c3), len(c4), nep) > 1
     return run, scratch
 
@@ -873,7 +911,8 @@ def _emit_dense(em: Any) -> list[str]:
     lines.append(f"{mm}({x}, {em.args[1]}, out={o2})")
     if a.has_bias:
         lines.append(f"_add({o2}, {em.args[2]}, out={o2})")
-    lines += act_lines(em, o2, tuple(a.act or ()))
+    o2_shape = (xs[0], a.num_hidden) if a.flatten else (int(np.prod(xs[:-1])), a.num_hidden)
+    lines += act_lines(em, o2, tuple(a.act or ()), o2_shape, em.out_dtypes[0])
     lines.append(f"{em.outs[0]} = {buf}")
     return lines
 
@@ -896,13 +935,13 @@ def _emit_affine(em: Any) -> list[str]:
     shape = tuple(em.in_shapes[0])
     rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
     nch = chunks_for(float(np.prod(shape)) * (2 + bool(act)), rows, min_work=AFFINE_PARALLEL_WORK)
-    if nch > 1:
-        # memory-bound passes over a big tensor: row chunks on the thread pool
-        em.plan.parallel = True
+    if nch > 1 or int(np.prod(shape)) >= FAST_MIN_SIZE:
+        # memory-bound passes over a big tensor: tiled rows, row chunks on the thread pool
+        em.plan.parallel = em.plan.parallel or nch > 1
         k = em.bind("affine", build_affine(shape, act, nch))
         return [f"{k}({x}, {s}, {t}, {buf})", f"{em.outs[0]} = {buf}"]
     lines = [f"_multiply({x}, {s}, out={buf})", f"_add({buf}, {t}, out={buf})"]
-    lines += act_lines(em, buf, act)
+    lines += act_lines(em, buf, act, shape, em.out_dtypes[0])
     return lines + [f"{em.outs[0]} = {buf}"]
 
 
@@ -914,14 +953,18 @@ def build_affine(shape: tuple, act: tuple, nch: int) -> Callable:
     chunks run on the thread pool; numpy's ufunc loops release the GIL."""
     C = shape[-1]
     rows = int(np.prod(shape[:-1]))
-    bounds = [(rows * i // nch, rows * (i + 1) // nch) for i in range(nch)]
+    tiling = RowTiling(C, rows)
+    units = rows // tiling.r                 # chunks are whole tiled rows
+    nch = max(1, min(nch, units))
+    bounds = [(tiling.r * (units * i // nch), tiling.r * (units * (i + 1) // nch)) for i in range(nch)]
 
     def run(x: np.ndarray, scale: np.ndarray, shift: np.ndarray, out: np.ndarray) -> None:
         x2, o2 = x.reshape(rows, C), out.reshape(rows, C)
-        s2, t2 = scale.reshape(-1), shift.reshape(-1)
-
-        run_chunks(lambda i: affine_into(o2[bounds[i][0]:bounds[i][1]], x2[bounds[i][0]:bounds[i][1]], s2, t2, act),
-                   nch)
+        if nch == 1:
+            affine_into(o2, x2, scale, shift, act, tiling)
+            return
+        run_chunks(lambda i: affine_into(o2[bounds[i][0]:bounds[i][1]], x2[bounds[i][0]:bounds[i][1]], scale, shift,
+                                         act, tiling), nch)
     return run
 
 
@@ -943,9 +986,13 @@ def _emit_act(em: Any) -> list[str]:
     if buf is None:
         buf = em.out_buffer(0)
         if act[0] == "relu":
+            shape = tuple(em.out_shapes[0])
+            if int(np.prod(shape)) >= FAST_MIN_SIZE and np.dtype(em.out_dtypes[0]).kind == "f":
+                z = em.bind("zeros", zeros_like_view(shape, em.out_dtypes[0]))
+                return [f"_maximum({x}, {z}, out={buf})", f"{em.outs[0]} = {buf}"]
             return [f"_maximum({x}, 0, out={buf})", f"{em.outs[0]} = {buf}"]
         lines.append(f"_copyto({buf}, {x})")
-    return lines + act_lines(em, buf, act) + [f"{em.outs[0]} = {buf}"]
+    return lines + act_lines(em, buf, act, tuple(em.out_shapes[0]), em.out_dtypes[0]) + [f"{em.outs[0]} = {buf}"]
 
 
 def _add_compute(a, x, y):
@@ -961,7 +1008,7 @@ ADD = _internal("_hy_add", _add_compute, (_p("act", ()),), ("lhs", "rhs"), lambd
 def _emit_add(em: Any) -> list[str]:
     buf = em.inplace(0, 0) or em.inplace(0, 1) or em.out_buffer(0)
     lines = [f"_add({em.args[0]}, {em.args[1]}, out={buf})"]
-    lines += act_lines(em, buf, tuple(em.node.resolved.act or ()))
+    lines += act_lines(em, buf, tuple(em.node.resolved.act or ()), tuple(em.out_shapes[0]), em.out_dtypes[0])
     return lines + [f"{em.outs[0]} = {buf}"]
 
 
