@@ -61,6 +61,25 @@ def test_winograd_f4_matches(shape, pad, act):
     assert prog.stats["layout"]["conv_wino4"] == 1
 
 
+@pytest.mark.parametrize("shape,pad", [((2, 5, 16, 16), 1), ((3, 6, 13, 5), 1), ((2, 4, 10, 11), 0), ((1, 3, 9, 9), 2)])
+def test_winograd_f4_in_bands_on_the_pool_matches(shape, pad, monkeypatch):
+    """Bands of tile rows run in parallel, each with its own padded rows; ragged bottom/right edges,
+    several images, a residual and an activation fused."""
+    from hybridize.runtime.graph.kernels import nhwc
+    monkeypatch.setenv("HYBRIDIZE_THREADS", "3")
+    monkeypatch.setattr(nhwc, "GEMM_PARALLEL_WORK", 1.0)
+    x = sym.var("data")
+    c = sym.Convolution(x, kernel=(3, 3), num_filter=7, pad=(pad, pad), name="c")
+    if pad <= 1:         # a same-shaped residual: the 1x1 convolution of the (cropped) input
+        r = sym.Convolution(x, kernel=(1, 1), num_filter=7, name="r")
+        if pad == 0:
+            r = sym.slice(r, begin=(None, None, 1, 1), end=(None, None, shape[2] - 1, shape[3] - 1))
+        c = c + r
+    y = sym.Activation(c, act_type="relu")
+    prog = check(y, {"data": shape}, options={"winograd": "f4"})
+    assert prog.stats["layout"]["conv_wino4"] == 1 and prog.parallel
+
+
 def test_winograd_f4_weight_transform_is_exact_for_a_delta_filter():
     """U = G g G^T, then the transforms, reproduce a 3x3 filter that picks one tap."""
     from hybridize.runtime.graph.kernels.nhwc import _W4_AT, _W4_BT, winograd4_weight

@@ -34,7 +34,7 @@ from ...ops.attrs import AttrType, Param
 from ...ops.registry import OpDef
 from . import emitter
 from .fastpath import FAST_MIN_SIZE, RowTiling, clip_, generation, relu_, zeros_like_view
-from .parallel import chunks_for, num_threads, run_chunks
+from .parallel import blas_parallel, chunks_for, matmul_chunks, num_threads, run_chunks
 
 _ANY = AttrType("any", lambda v: v, repr)
 
@@ -467,12 +467,12 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
         # BLAS calls (operands packed again per chunk) than the second core gains
         # one chunk per thread: each row chunk repacks the whole weight matrix in BLAS, so more
         # chunks cost more than their load balancing gains (DenseNet: 7% slower with 2 per thread)
-        nch = min(chunks_for(M * KK * K, R, min_work=GEMM_PARALLEL_WORK), num_threads())
+        nch = matmul_chunks(M * KK * K, R, GEMM_PARALLEL_WORK)
         bounds = [(R * i // nch, R * (i + 1) // nch) for i in range(nch)]
         # Row chunks each read all of the weights, column chunks all of the patches: split the
         # output by columns when it has fewer rows than channels (deep layers at small batch),
         # so that no thread re-reads the (large) weight matrix; chunks at least 64 columns wide
-        by_cols = M < K and chunks_for(M * KK * K, K // 64, min_work=GEMM_PARALLEL_WORK) > 1
+        by_cols = M < K and matmul_chunks(M * KK * K, K // 64, GEMM_PARALLEL_WORK) > 1
         nkch = chunks_for(M * KK * K, K // 64, min_work=GEMM_PARALLEL_WORK) if by_cols else 1
         kbounds = [(16 * (K // 16 * i // nkch), 16 * (K // 16 * (i + 1) // nkch)) for i in range(nkch)]
         if kbounds:
@@ -572,85 +572,97 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
     return run_group, scratch
 
 
-def _col_chunks(cols: int, work: float, align: int = 64) -> list[tuple[int, int]]:
-    """Column ranges (multiples of ``align``) splitting a matmul of ``work`` multiply-adds."""
-    n = chunks_for(work, max(1, cols // align), min_work=2e6)
-    bounds = [(align * (cols // align * i // n), align * (cols // align * (i + 1) // n)) for i in range(n)]
-    bounds[-1] = (bounds[-1][0], cols)
-    return bounds
+def _pad_rows(dst: np.ndarray, x: np.ndarray, p0: int, ph: int, pw: int) -> None:
+    """``dst[:, i] = `` row ``p0 + i`` of ``x`` zero-padded by (ph, pw): a horizontal band of the
+    padded input, written without materializing the rest."""
+    rows, H, W = dst.shape[1], x.shape[1], x.shape[2]
+    a, b = max(p0, ph), min(p0 + rows, ph + H)          # padded rows that hold input rows
+    if b <= a:
+        dst[...] = 0
+        return
+    if a > p0:
+        dst[:, :a - p0] = 0
+    if b < p0 + rows:
+        dst[:, b - p0:] = 0
+    mid = dst[:, a - p0:b - p0]
+    if pw:
+        mid[:, :, :pw] = 0
+    if dst.shape[2] > pw + W:
+        mid[:, :, pw + W:] = 0
+    mid[:, :, pw:pw + W] = x[:, a - ph:b - ph]
 
 
 def _build_wino4(N: int, H: int, W: int, C: int, K: int, OH: int, OW: int, ph: int, pw: int, dtype: np.dtype,
                  unpack: Callable, act: tuple) -> tuple[Callable, list]:
-    """Winograd F(4x4, 3x3): a dozen numpy calls per convolution, each split across threads.
+    """Winograd F(4x4, 3x3) as one pipeline per band of tile rows, the bands run on the pool.
 
-    Input tiles (6x6, stride 4) of the zero-padded input are transformed separably: the six tile
-    rows are gathered by one strided copy and combined by ``B^T @ (6, ...)``, then the six tile
-    columns likewise, leaving V as 36 matrices ``(T, C)`` (T = tiles) in (column b, row a) order.
-    The products are 36 batched ``(T, C) @ (C, K)`` matmuls (4x fewer multiplies than direct
-    convolution); the output transform is two more small matmuls and one strided copy into NHWC,
-    then the fused epilogue (bias, residual, activation). Copies are split across threads by
-    tile rows, matmuls by columns (or over the 36), the epilogue by output rows.
+    Each band (tile rows ``th0..th1`` of every image) gathers its own zero-padded input rows, then:
+    the six rows of every 6x6 input tile (stride 4) by one strided copy, combined by
+    ``B^T @ (6, ...)``; the six tile columns likewise, leaving V as 36 matrices ``(T_band, C)`` in
+    (column b, row a) order; 36 batched ``(T_band, C) @ (C, K)`` matmuls (4x fewer multiplies
+    than direct convolution); the output transform, two more small matmuls; one strided copy into
+    the NHWC output rows ``4 th0 .. 4 th1``, and the fused epilogue (bias, residual, activation).
+    A band touches only its own scratch and output rows, so the whole convolution is a single
+    parallel step: one hand-off to the pool's workers instead of one per phase (a hand-off costs
+    10-200 us on a virtual machine whose idle vCPUs halt), and each band's working set stays in cache.
     """
     TH, TW = -(-OH // 4), -(-OW // 4)
-    Hq, Wq = 4 * TH + 2, 4 * TW + 2
-    T = N * TH * TW
-    exact = OH == 4 * TH and OW == 4 * TW
-    scratch = [((N, Hq, Wq, C), dtype), ((6, N, TH, Wq, C), dtype), ((6, N, TH, Wq, C), dtype),
-               ((6, 6, N, TH, TW, C), dtype), ((36, T, C), dtype), ((36, T, K), dtype), ((6, 4, T * K), dtype),
-               ((4, 4, T, K), dtype)]
-    if not exact:
-        scratch.append(((N, 4 * TH, 4 * TW, K), dtype))
+    Wq = 4 * TW + 2
+    exact_w = OW == 4 * TW
+    nb = max(1, min(TH, chunks_for(36.0 * N * TH * TW * C * K, TH, min_work=GEMM_PARALLEL_WORK / 2)))
+    if blas_parallel():
+        nb = 1                                 # matmuls on BLAS's threads: one band
+    bands = [(TH * i // nb, TH * (i + 1) // nb) for i in range(nb)]
+    scratch: list = []
+    for th0, th1 in bands:
+        c = th1 - th0
+        Tb = N * c * TW
+        scratch += [((N, 4 * c + 2, Wq, C), dtype), ((6, N, c, Wq, C), dtype), ((6, N, c, Wq, C), dtype),
+                    ((6, 6, N, c, TW, C), dtype), ((36, Tb, C), dtype), ((36, Tb, K), dtype), ((6, 4, Tb * K), dtype),
+                    ((4, 4, N, c, TW, K), dtype)]
+        if not exact_w or 4 * th1 > OH:
+            scratch.append(((N, 4 * c, 4 * TW, K), dtype))
+    ragged = [not exact_w or 4 * th1 > OH for _, th1 in bands]       # output tiles overhang the edge
+    offs = [sum(8 + g for g in ragged[:i]) for i in range(nb)]
     bt, at = _W4_BT.astype(dtype), _W4_AT.astype(dtype)
-    nth = max(1, min(TH, chunks_for(72 * T * C, TH, min_work=1e6)))
-    tb = [(TH * i // nth, TH * (i + 1) // nth) for i in range(nth)]
-    c1 = _col_chunks(N * TH * Wq * C, 36.0 * N * TH * Wq * C)      # B^T over tile rows
-    c2 = _col_chunks(6 * T * C, 216.0 * T * C)                      # B^T over tile columns
-    nmm = chunks_for(36.0 * T * C * K, 36, min_work=GEMM_PARALLEL_WORK)
-    mb = [(36 * i // nmm, 36 * (i + 1) // nmm) for i in range(nmm)]
-    c3 = _col_chunks(T * K, 144.0 * T * K)                          # A^T over a (6 batched)
-    c4 = _col_chunks(4 * T * K, 96.0 * T * K)                       # A^T over b
-    R = N * OH
-    nep = chunks_for(N * OH * OW * K * 3.0, R, min_work=1e6)
-    eb = [(R * i // nep, R * (i + 1) // nep) for i in range(nep)]
     tiling = RowTiling(K, OW)
 
-    def cols(a: np.ndarray, src: np.ndarray, dst: np.ndarray, bounds: list) -> None:
-        run_chunks(lambda i: np.matmul(a, src[..., bounds[i][0]:bounds[i][1]],
-                                       out=dst[..., bounds[i][0]:bounds[i][1]]), len(bounds))
+    def band(i: int, x: np.ndarray, U: np.ndarray, b: Any, r: Any, out: np.ndarray, sc: tuple) -> None:
+        th0, th1 = bands[i]
+        c = th1 - th0
+        Tb = N * c * TW
+        pbc, P1, Rr, P2, V, Mm, Z, Y = sc[offs[i]:offs[i] + 8]
+        _pad_rows(pbc, x, 4 * th0, ph, pw)
+        # rows: P1[i, n, t, w, c] = pbc[n, 4 t + i, w, c]; Rr = B^T P1
+        sN, sH, sW, sC = pbc.strides
+        np.copyto(P1, as_strided(pbc, (6, N, c, Wq, C), (sH, sN, 4 * sH, sW, sC)))
+        np.matmul(bt, P1.reshape(6, -1), out=Rr.reshape(6, -1))
+        # columns: P2[j, a, n, t, tw, c] = Rr[a, n, t, 4 tw + j, c]; V = B^T P2, in (b, a) order
+        rA, rN, rT, rW, rC = Rr.strides
+        np.copyto(P2, as_strided(Rr, (6, 6, N, c, TW, C), (rW, rA, rN, rT, 4 * rW, rC)))
+        np.matmul(bt, P2.reshape(6, -1), out=V.reshape(6, -1))
+        np.matmul(V, U, out=Mm)
+        # Y[q, p] = sum_b A^T[q, b] sum_a A^T[p, a] M[b, a]
+        np.matmul(at, Mm.reshape(6, 6, Tb * K), out=Z)
+        np.matmul(at, Z.reshape(6, 4 * Tb * K), out=Y.reshape(4, -1))
+        y0, y1 = 4 * th0, min(4 * th1, OH)
+        if ragged[i]:
+            full = sc[offs[i] + 8]             # (N, 4c, 4TW, K), cropped to the output
+            np.copyto(full.reshape(N, c, 4, TW, 4, K).transpose(4, 2, 0, 1, 3, 5), Y)
+            np.copyto(out[:, y0:y1], full[:, :y1 - y0, :OW])
+        else:
+            np.copyto(out[:, y0:y1].reshape(N, c, 4, TW, 4, K).transpose(4, 2, 0, 1, 3, 5), Y)
+        for n in range(N):
+            _epilogue(out[n, y0:y1], out[n, y0:y1], b, None if r is None else r[n, y0:y1], act, tiling)
 
     def run(*args):
         x, U, b, r, rest = unpack(args)
-        out, pb, P1, Rr, P2, V, Mm, Z, Y = rest[:9]
-        _pad_fill(pb, x, ph, pw)
-        sN, sH, sW, sC = pb.strides
-        # rows: P1[i, n, th, w, c] = pb[n, 4 th + i, w, c]; Rr = B^T P1
-        rows = as_strided(pb, (6, N, TH, Wq, C), (sH, sN, 4 * sH, sW, sC))
-        run_chunks(lambda i: np.copyto(P1[:, :, tb[i][0]:tb[i][1]], rows[:, :, tb[i][0]:tb[i][1]]), nth)
-        cols(bt, P1.reshape(6, -1), Rr.reshape(6, -1), c1)
-        # columns: P2[j, a, n, th, tw, c] = Rr[a, n, th, 4 tw + j, c]; V = B^T P2, in (b, a) order
-        rA, rN, rT, rW, rC = Rr.strides
-        colv = as_strided(Rr, (6, 6, N, TH, TW, C), (rW, rA, rN, rT, 4 * rW, rC))
-        run_chunks(lambda i: np.copyto(P2[:, :, :, tb[i][0]:tb[i][1]], colv[:, :, :, tb[i][0]:tb[i][1]]), nth)
-        cols(bt, P2.reshape(6, -1), V.reshape(6, -1), c2)
-        run_chunks(lambda i: np.matmul(V[mb[i][0]:mb[i][1]], U[mb[i][0]:mb[i][1]], out=Mm[mb[i][0]:mb[i][1]]), nmm)
-        # Y[q, p] = sum_b A^T[q, b] sum_a A^T[p, a] M[b, a]
-        cols(at, Mm.reshape(6, 6, T * K), Z, c3)
-        cols(at, Z.reshape(6, 4 * T * K), Y.reshape(4, -1), c4)
-        dst = out if exact else rest[9]
-        d6 = dst.reshape(N, TH, 4, TW, 4, K).transpose(4, 2, 0, 1, 3, 5)
-        Y6 = Y.reshape(4, 4, N, TH, TW, K)
-        run_chunks(lambda i: np.copyto(d6[:, :, :, tb[i][0]:tb[i][1]], Y6[:, :, :, tb[i][0]:tb[i][1]]), nth)
-        if not exact:
-            np.copyto(out, dst[:, :OH, :OW])
-        if nep > 1:
-            o2 = out.reshape(R, OW, K)
-            r2 = None if r is None else r.reshape(R, OW, K)
-            run_chunks(lambda i: _epilogue(o2[eb[i][0]:eb[i][1]], o2[eb[i][0]:eb[i][1]], b,
-                                           None if r2 is None else r2[eb[i][0]:eb[i][1]], act, tiling), nep)
+        out, sc = rest[0], rest[1:]
+        if nb == 1:
+            band(0, x, U, b, r, out, sc)
         else:
-            _epilogue(out, out, b, r, act, tiling)
-    run.parallel = max(nth, len(c1), len(c2), nmm, len(c3), len(c4), nep) > 1
+            run_chunks(lambda i: band(i, x, U, b, r, out, sc), nb)
+    run.parallel = nb > 1
     return run, scratch
 
 

@@ -110,6 +110,20 @@ def run_chunks(fn: Callable[[int], None], n: int) -> None:
         raise task.error
 
 
+def blas_parallel() -> bool:
+    """Matmuls run on BLAS's own threads (``HYBRIDIZE_PARALLEL=blas``): kernels issue one matmul
+    and use the pool only for their other (elementwise) work."""
+    return os.environ.get("HYBRIDIZE_PARALLEL", "pool") == "blas"
+
+
+def matmul_chunks(work: float, rows: int, min_work: float) -> int:
+    """Row (or batch) chunks for the pool to split a matmul into: one per thread, or 1 when BLAS
+    threads its matmuls itself."""
+    if blas_parallel():
+        return 1
+    return min(chunks_for(work, rows, min_work), num_threads())
+
+
 def chunks_for(work: float, rows: int, min_work: float = 4e6) -> int:
     """How many row chunks a kernel doing ``work`` (multiply-adds or element ops) should use."""
     t = num_threads()
