@@ -67,7 +67,7 @@ def test_winograd_f4_in_bands_on_the_pool_matches(shape, pad, monkeypatch):
     several images, a residual and an activation fused."""
     from hybridize.runtime.graph.kernels import nhwc
     monkeypatch.setenv("HYBRIDIZE_THREADS", "3")
-    monkeypatch.setattr(nhwc, "GEMM_PARALLEL_WORK", 1.0)
+    monkeypatch.setattr(nhwc, "WINO_BAND_WORK", 1.0)
     x = sym.var("data")
     c = sym.Convolution(x, kernel=(3, 3), num_filter=7, pad=(pad, pad), name="c")
     if pad <= 1:         # a same-shaped residual: the 1x1 convolution of the (cropped) input

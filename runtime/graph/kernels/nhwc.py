@@ -572,6 +572,9 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
     return run_group, scratch
 
 
+WINO_BAND_WORK = 5e6   # multiply-adds (of the 36 matmuls) below which a Winograd convolution is one band
+
+
 def _pad_rows(dst: np.ndarray, x: np.ndarray, p0: int, ph: int, pw: int) -> None:
     """``dst[:, i] = `` row ``p0 + i`` of ``x`` zero-padded by (ph, pw): a horizontal band of the
     padded input, written without materializing the rest."""
@@ -609,9 +612,11 @@ def _build_wino4(N: int, H: int, W: int, C: int, K: int, OH: int, OW: int, ph: i
     TH, TW = -(-OH // 4), -(-OW // 4)
     Wq = 4 * TW + 2
     exact_w = OW == 4 * TW
-    nb = max(1, min(TH, chunks_for(36.0 * N * TH * TW * C * K, TH, min_work=GEMM_PARALLEL_WORK / 2)))
-    if blas_parallel():
-        nb = 1                                 # matmuls on BLAS's threads: one band
+    # one band per thread (a band's 36 matmuls are separate BLAS calls: more bands, more calls);
+    # four per thread for very big convolutions (balance); one below WINO_BAND_WORK multiply-adds
+    work, t = 36.0 * N * TH * TW * C * K, num_threads()
+    nb = 1 if t == 1 or work < WINO_BAND_WORK or blas_parallel() else t if work < 40 * WINO_BAND_WORK else 4 * t
+    nb = min(nb, TH)
     bands = [(TH * i // nb, TH * (i + 1) // nb) for i in range(nb)]
     scratch: list = []
     for th0, th1 in bands:
