@@ -151,11 +151,9 @@ class CompiledProgram:
         self._params: dict[str, np.ndarray] = {}
         self._consts: tuple | None = None
         self._lock = threading.Lock()
-        from .kernels.parallel import blas_parallel, blas_single_threaded
-        # pool workers each run whole matmuls: BLAS must not add its own threads meanwhile
-        # (unless matmuls are left to BLAS's threads and the pool does only elementwise work)
-        self.parallel = parallel and not blas_parallel()
-        if self.parallel:
+        self.parallel = parallel
+        if parallel:
+            from .kernels.parallel import blas_single_threaded
             self._blas1 = blas_single_threaded()
 
     # -- parameters --------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from ...ops.attrs import AttrType, Param
 from ...ops.registry import OpDef
 from . import emitter
 from .fastpath import FAST_MIN_SIZE, RowTiling, clip_, generation, relu_, zeros_like_view
-from .parallel import blas_parallel, chunks_for, matmul_chunks, num_threads, run_chunks
+from .parallel import chunks_for, matmul_chunks, num_threads, run_chunks
 
 _ANY = AttrType("any", lambda v: v, repr)
 
@@ -615,7 +615,7 @@ def _build_wino4(N: int, H: int, W: int, C: int, K: int, OH: int, OW: int, ph: i
     # one band per thread (a band's 36 matmuls are separate BLAS calls: more bands, more calls);
     # four per thread for very big convolutions (balance); one below WINO_BAND_WORK multiply-adds
     work, t = 36.0 * N * TH * TW * C * K, num_threads()
-    nb = 1 if t == 1 or work < WINO_BAND_WORK or blas_parallel() else t if work < 40 * WINO_BAND_WORK else 4 * t
+    nb = 1 if t == 1 or work < WINO_BAND_WORK else t if work < 40 * WINO_BAND_WORK else 4 * t
     nb = min(nb, TH)
     bands = [(TH * i // nb, TH * (i + 1) // nb) for i in range(nb)]
     scratch: list = []

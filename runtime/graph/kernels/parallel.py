@@ -110,17 +110,9 @@ def run_chunks(fn: Callable[[int], None], n: int) -> None:
         raise task.error
 
 
-def blas_parallel() -> bool:
-    """Matmuls run on BLAS's own threads (``HYBRIDIZE_PARALLEL=blas``): kernels issue one matmul
-    and use the pool only for their other (elementwise) work."""
-    return os.environ.get("HYBRIDIZE_PARALLEL", "pool") == "blas"
-
-
 def matmul_chunks(work: float, rows: int, min_work: float) -> int:
-    """Row (or batch) chunks for the pool to split a matmul into: one per thread, or 1 when BLAS
-    threads its matmuls itself."""
-    if blas_parallel():
-        return 1
+    """Row (or batch) chunks for the pool to split a matmul into: one per thread (each chunk packs
+    the other operand again in BLAS: more chunks cost more than their balancing gains)."""
     return min(chunks_for(work, rows, min_work), num_threads())
 
 
