@@ -180,7 +180,7 @@ def test_bias_residual_activation_fused():
     b = sym.BatchNorm(sym.Convolution(x, kernel=(1, 1), num_filter=4, name="b"), name="bnb")
     y = sym.Activation(b + a, act_type="relu")
     prog = check(y, {"data": (2, 3, 6, 6)})
-    assert prog.stats["fuse"] == {"residual": 1, "activation": 1, "prologue": 0}
+    assert prog.stats["fuse"] == {"residual": 1, "activation": 1, "prologue": 0, "prologue_scale_folded": 0}
     assert op_names(prog).count("_hy_conv") == 2 and "_hy_add" not in op_names(prog)
 
 
@@ -206,6 +206,37 @@ def test_pre_activation_batchnorm_fuses_into_the_next_1x1_convolution(shape, num
     prog = check(y, {"data": shape}, rtol=1e-4)
     assert prog.stats["fuse"]["prologue"] == 1
     assert "_hy_affine" not in [n.op.name for n in prog.graph.nodes if n.op is not None]
+
+
+@pytest.mark.parametrize("shape", [(2, 8, 5, 5), (1, 96, 28, 28)])
+@pytest.mark.parametrize("no_bias", [False, True])
+def test_prologue_scale_folds_into_the_weights_for_any_sign_of_gamma(shape, no_bias):
+    """relu(s x + t) @ W == clip(x + t/s, lo, hi) @ (s W): negative, zero and tiny scales (a zero
+    scale's constant relu(t) moves into the bias, which a bias-free convolution gains)."""
+    C = shape[1]
+    x = sym.var("data")
+    y = sym.relu(sym.BatchNorm(x, fix_gamma=False, name="bn"))
+    y = sym.Convolution(y, kernel=(1, 1), num_filter=6, no_bias=no_bias, name="c")
+    g = y.graph()
+    rng = np.random.default_rng(3)
+    gamma = rng.standard_normal(C).astype(np.float32)
+    gamma[::5] = 0.0
+    gamma[1::7] = 1e-35
+    params = {"bn_gamma": gamma, "bn_beta": rng.standard_normal(C).astype(np.float32),
+              "bn_moving_mean": rng.standard_normal(C).astype(np.float32),
+              "bn_moving_var": rng.uniform(0.5, 1.5, C).astype(np.float32),
+              "c_weight": rng.standard_normal((6, C, 1, 1)).astype(np.float32)}
+    if not no_bias:
+        params["c_bias"] = rng.standard_normal(6).astype(np.float32)
+    data = rng.standard_normal(shape).astype(np.float32)
+    prog = compile_graph(g, input_names=["data"], shapes={"data": shape}, params=params)
+    assert prog.stats["fuse"]["prologue_scale_folded"] == 1
+    (ref,) = evaluate(g, {**params, "data": data})
+    np.testing.assert_allclose(prog(data)[0], ref, rtol=1e-4, atol=1e-4 * float(np.abs(ref).max()))
+    params["bn_gamma"] = np.abs(gamma) + 0.1               # all positive: the max-only input pass
+    prog.bind_params(params)
+    (ref,) = evaluate(g, {**params, "data": data})
+    np.testing.assert_allclose(prog(data)[0], ref, rtol=1e-4, atol=1e-4 * float(np.abs(ref).max()))
 
 
 def test_affine_read_twice_is_not_fused():

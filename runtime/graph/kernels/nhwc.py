@@ -197,6 +197,36 @@ BN_AFFINE = _internal("_hy_bn_affine", _bn_affine_compute, (_p("eps", 1e-3), _p(
                       infer_type=lambda attrs, d: [d[0], d[0]])
 
 
+def _pre_fold_compute(attrs, w, scale, shift, *b):
+    """Moves a pre-activation BatchNorm's scale into the following 1x1 convolution:
+    ``relu(s x + t) @ W == clip(x + t / s, lo, hi) @ (s W)`` per input channel, with
+    ``(lo, hi) = (0, inf)`` where ``s > 0`` and ``(-inf, 0)`` where ``s < 0`` (then ``s min(u, 0)`` is
+    ``relu(s u)``). A channel with ``s`` ~ 0 is the constant ``relu(t)``: its weight row moves into the
+    bias. Returns ``(s W, b', t / s, [lo; hi])``; the kernel's input pass is an add and a max (plus
+    a min when some ``s < 0``) instead of multiply, add and max."""
+    f8 = np.float64
+    s, t = scale.reshape(-1).astype(f8), shift.reshape(-1).astype(f8)
+    W = w.astype(f8)
+    bias = b[0].astype(f8) if b else np.zeros(W.shape[1], f8)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        u = t / s
+    const = (np.abs(s) < 1e-30) | ~np.isfinite(u)         # relu(s x + t) == relu(t): no x
+    pos = (s > 0) | const
+    shift2 = np.where(const, 0.0, u)
+    lo = np.where(pos, 0.0, -np.inf)
+    hi = np.where(pos, np.inf, 0.0)
+    w2 = W * np.where(const, 0.0, s)[:, None]
+    b2 = bias + np.where(const, np.maximum(t, 0.0), 0.0) @ W
+    dt = w.dtype
+    return w2.astype(dt), b2.astype(dt), shift2.astype(dt), np.stack([lo, hi]).astype(dt)
+
+
+PRE_FOLD = _internal("_hy_pre_fold", _pre_fold_compute, (_p("has_bias", False),),
+                     lambda a: ("weight", "scale", "shift") + (("bias",) if a.has_bias else ()),
+                     lambda a, s: (list(s), [tuple(s[0]), (s[0][1],), (s[0][0],), (2, s[0][0])]), num_outputs=4,
+                     infer_type=lambda attrs, d: [d[0]] * 4)
+
+
 def winograd_weight(w: np.ndarray) -> np.ndarray:
     """U = G g G^T for every (K, C) 3x3 filter, as (16, C, K)."""
     G = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]], np.float64)
@@ -319,6 +349,7 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
     M = N * OH * OW
     has_b, has_r = a.has_bias, a.has_res
     has_p, pre_act = bool(getattr(a, "has_pre", False)), tuple(getattr(a, "pre_act", ()) or ())
+    pre_fold = has_p and bool(getattr(a, "pre_fold", False))
     dtype = np.dtype(dtype)
     scratch: list = []
     padded = bool(ph or pw)
@@ -479,6 +510,7 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
             kbounds[-1] = (kbounds[-1][0], K)
         # every row chunk is a whole number of output rows (OW pixels): tiled rows fit each chunk
         tile_out, tile_in = RowTiling(K, OW), RowTiling(C, OW)
+        fold_state: list = [None]     # (bounds array, generation, all lo == 0, lo tiled, hi tiled)
 
         def run(*args):
             x, w, b, r, rest = unpack(args)
@@ -500,10 +532,34 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
                     pre, X = rest[-1], A_all
                     A_all = pre
 
+                    if pre_fold:
+                        st = fold_state[0]
+                        if st is None or st[0] is not pt or st[1] != generation():
+                            st = (pt, generation(), not np.isfinite(pt[1]).any(),
+                                  tile_in.tile(pt[0]), tile_in.tile(pt[1]))
+                            fold_state[0] = st
+                        allpos, lo_t, hi_t = st[2:]
+
                     def prologue(m0: int, m1: int) -> None:
                         # these rows, read back at once by the matmul while still in cache (the
                         # affine's output never makes a round trip through memory)
-                        affine_into(pre[m0:m1], X[m0:m1], ps, pt, pre_act, tile_in)
+                        if not pre_fold:
+                            affine_into(pre[m0:m1], X[m0:m1], ps, pt, pre_act, tile_in)
+                            return
+                        # folded: clip(x + t/s, lo, hi), the scale s being in the weights
+                        P, Xc = pre[m0:m1], X[m0:m1]
+                        if _tileable(P, tile_in) and _tileable(Xc, tile_in):
+                            P, Xc = tile_in.rows(P), tile_in.rows(Xc)
+                            np.add(Xc, tile_in.tile(ps), out=P)
+                            if allpos:
+                                relu_(P)
+                            else:
+                                np.maximum(P, lo_t, out=P)
+                                np.minimum(P, hi_t, out=P)
+                        else:
+                            np.add(Xc, ps, out=P)
+                            np.maximum(P, pt[0], out=P)
+                            np.minimum(P, pt[1], out=P)
             elif pointwise:
                 view = src[:, ::sh, ::sw].reshape(R, OW, C)
                 colv = col.reshape(R, OW, C)
@@ -741,12 +797,12 @@ def tune_conv_algo(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple,
 def _conv_attrs():
     return (_p("kernel"), _p("stride"), _p("pad"), _p("dilate"), _p("num_filter"), _p("groups", 1),
             _p("algo", "gemm"), _p("act", ()), _p("has_bias", False), _p("has_res", False),
-            _p("has_pre", False), _p("pre_act", ()))
+            _p("has_pre", False), _p("pre_act", ()), _p("pre_fold", False))
 
 
 def _conv_inputs(a):
     return ("data", "weight") + (("bias",) if a.has_bias else ()) + (("residual",) if a.has_res else ()) \
-        + (("pre_scale", "pre_shift") if a.has_pre else ())
+        + ((("pre_shift", "pre_bounds") if a.pre_fold else ("pre_scale", "pre_shift")) if a.has_pre else ())
 
 
 def _conv_shape(a, in_shapes):

@@ -8,7 +8,9 @@ output has no other user and is not a graph output.
 
 Prologue fusion: ``_hy_conv(_hy_affine(x))`` for a 1x1 stride-1 gemm convolution becomes the
 convolution reading ``x`` with the affine (and its activation) applied per row chunk in cache
-just before each chunk's matmul (pre-activation BatchNorm-ReLU before a 1x1 convolution).
+just before each chunk's matmul (pre-activation BatchNorm-ReLU before a 1x1 convolution). With
+static parameters and a ReLU, the affine's scale moves into the convolution's weights
+(``_hy_pre_fold``): ``relu(s x + t) @ W == clip(x + t/s, lo, hi) @ (s W)``, one pass fewer.
 """
 from __future__ import annotations
 
@@ -59,8 +61,9 @@ def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
     # prologue: a per-channel affine (+activation) whose only reader is a 1x1 stride-1 gemm
     # convolution (pre-activation BatchNorm-ReLU, DenseNet's) is applied row chunk by row chunk
     # inside the convolution, just before each chunk's matmul
-    fused_pre = 0
+    fused_pre = folded_pre = 0
     uses = entry_users(graph)
+    dyn = ctx.dynamic(graph)
     for n in graph.nodes:
         a = n.resolved if n.op is K.CONV else None
         if a is None or a.algo != "gemm" or a.has_pre or a.groups != 1 or tuple(a.kernel) != (1, 1) \
@@ -70,12 +73,26 @@ def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
         p = src.node
         if p.op is K.AFFINE and uses.get(src) == 1 and src not in graph.outputs:
             x, scale, shift = p.inputs
-            n.inputs = [x] + n.inputs[1:] + [scale, shift]
-            n.set_attrs({**n.attrs, "has_pre": True, "pre_act": tuple(p.resolved.act or ())})
+            pre_act = tuple(p.resolved.act or ())
+            w, rest = n.inputs[1], n.inputs[2:]
+            bias = rest[0] if a.has_bias else None
+            if pre_act == ("relu",) and not any(id(e.node) in dyn for e in [w, scale, shift] + rest[:a.has_bias]):
+                # BN-ReLU before the 1x1 convolution: its scale moves into the weights (static,
+                # recomputed at bind_params), leaving an add and a max per input element
+                fold = Node(K.PRE_FOLD, ctx.fresh(n.name + "_prefold"), {"has_bias": bool(a.has_bias)},
+                            [w, scale, shift] + ([bias] if bias is not None else []))
+                residual = rest[1:] if a.has_bias else rest
+                n.inputs = [x, Entry(fold, 0), Entry(fold, 1)] + residual + [Entry(fold, 2), Entry(fold, 3)]
+                n.set_attrs({**n.attrs, "has_bias": True, "has_pre": True, "pre_act": pre_act, "pre_fold": True})
+                folded_pre += 1
+            else:
+                n.inputs = [x] + n.inputs[1:] + [scale, shift]
+                n.set_attrs({**n.attrs, "has_pre": True, "pre_act": pre_act})
             fused_pre += 1
     if fused_pre:
         graph = Graph(graph.outputs)
-    ctx.stats["fuse"] = {"residual": fused_res, "activation": fused_act, "prologue": fused_pre}
+    ctx.stats["fuse"] = {"residual": fused_res, "activation": fused_act, "prologue": fused_pre,
+                         "prologue_scale_folded": folded_pre}
     return graph
 
 
