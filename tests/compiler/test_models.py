@@ -52,7 +52,7 @@ def test_each_pass_keeps_outputs(name):
     (ref,) = evaluate(g, {**params, inputs[0]: x})
     tol = {"rtol": 1e-4, "atol": 1e-5 * max(1.0, float(np.abs(ref).max()))}
     names = [p.name for p in all_passes() if p.default]
-    stages = [["identity", "cse", "constant_fold"], ["bn_fold"], ["layout"]]
+    stages = [["identity", "cse", "constant_fold"], ["bn_fold"], ["pool_first"], ["layout"]]
     prefixes = [[]] + [sum(stages[:i + 1], []) for i in range(len(stages))] + [names]
     for passes in prefixes:
         prog = compile_graph(g, input_names=inputs, shapes={inputs[0]: shape}, params=params, passes=passes)

@@ -20,7 +20,7 @@ def op_names(prog):
 
 def test_pipeline_is_discovered_in_order():
     names = [p.name for p in all_passes()]
-    assert names == ["identity", "cse", "constant_fold", "bn_fold", "layout", "fuse", "dce"]
+    assert names == ["identity", "cse", "constant_fold", "bn_fold", "pool_first", "layout", "fuse", "dce"]
 
 
 # -- identity ------------------------------------------------------------------------------------
@@ -182,6 +182,37 @@ def test_bias_residual_activation_fused():
     prog = check(y, {"data": (2, 3, 6, 6)})
     assert prog.stats["fuse"] == {"residual": 1, "activation": 1, "prologue": 0, "prologue_scale_folded": 0}
     assert op_names(prog).count("_hy_conv") == 2 and "_hy_add" not in op_names(prog)
+
+
+# -- pool_first --------------------------------------------------------------------------------------
+POOL_CASES = [
+    # (pool attrs, conv no_bias, moved?)
+    (dict(kernel=(2, 2), stride=(2, 2)), False, True),                       # DenseNet's transition
+    (dict(kernel=(3, 3), stride=(2, 2), pooling_convention="full"), False, True),   # partial windows
+    (dict(kernel=(1, 1), global_pool=True), False, True),
+    (dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1)), True, True),             # zero padding, no bias
+    (dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), count_include_pad=False), True, True),
+    (dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1)), False, False),           # padding would scale the bias
+    (dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1)), True, False),            # same size: nothing to win
+]
+
+
+@pytest.mark.parametrize("pool,no_bias,moved", POOL_CASES)
+def test_average_pooling_moves_before_a_1x1_convolution(pool, no_bias, moved):
+    x = sym.var("data")
+    c = sym.Convolution(x, kernel=(1, 1), num_filter=5, no_bias=no_bias, name="c")
+    y = sym.Pooling(c, pool_type="avg", name="p", **pool)
+    prog = check(y, {"data": (2, 8, 9, 9)})
+    assert prog.stats["pool_first"] == {"moved": int(moved)}
+
+
+def test_pooling_stays_after_a_convolution_read_twice_or_a_max_pool():
+    x = sym.var("data")
+    c = sym.Convolution(x, kernel=(1, 1), num_filter=5, name="c")
+    y = sym.Pooling(c, kernel=(2, 2), stride=(2, 2), pool_type="avg") + sym.Pooling(c, kernel=(2, 2), stride=(2, 2),
+                                                                                   pool_type="max")
+    prog = check(y, {"data": (1, 4, 8, 8)})
+    assert prog.stats["pool_first"] == {"moved": 0}
 
 
 # -- dce -----------------------------------------------------------------------------------------------
