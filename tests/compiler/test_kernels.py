@@ -133,6 +133,17 @@ def test_pooling(attrs, hw):
     assert prog.stats["layout"]["pool"] == 1
 
 
+@pytest.mark.parametrize("attrs", [a for a in POOLS if not a.get("global_pool") and a["kernel"] != (7, 7)])
+def test_pooling_in_bands_on_the_pool(attrs, monkeypatch):
+    """Bands of output rows, each padding its own input rows (overlapping windows, full convention)."""
+    from hybridize.runtime.graph.kernels import nhwc
+    monkeypatch.setenv("HYBRIDIZE_THREADS", "3")
+    monkeypatch.setattr(nhwc, "AFFINE_PARALLEL_WORK", 1.0)
+    x = sym.var("data")
+    prog = check(sym.Pooling(x, **attrs), {"data": (2, 3, 11, 9)})
+    assert prog.stats["layout"]["pool"] == 1 and prog.parallel
+
+
 def test_dense_batchnorm_and_elementwise():
     x = sym.var("data")
     h = sym.FullyConnected(x, num_hidden=7, name="f1")

@@ -631,23 +631,23 @@ def build_conv(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
 WINO_BAND_WORK = 5e6   # multiply-adds (of the 36 matmuls) below which a Winograd convolution is one band
 
 
-def _pad_rows(dst: np.ndarray, x: np.ndarray, p0: int, ph: int, pw: int) -> None:
-    """``dst[:, i] = `` row ``p0 + i`` of ``x`` zero-padded by (ph, pw): a horizontal band of the
-    padded input, written without materializing the rest."""
+def _pad_rows(dst: np.ndarray, x: np.ndarray, p0: int, ph: int, pw: int, value: float = 0.0) -> None:
+    """``dst[:, i] = `` row ``p0 + i`` of ``x`` padded by (ph, pw) with ``value``: a horizontal band
+    of the padded input, written without materializing the rest."""
     rows, H, W = dst.shape[1], x.shape[1], x.shape[2]
     a, b = max(p0, ph), min(p0 + rows, ph + H)          # padded rows that hold input rows
     if b <= a:
-        dst[...] = 0
+        dst[...] = value
         return
     if a > p0:
-        dst[:, :a - p0] = 0
+        dst[:, :a - p0] = value
     if b < p0 + rows:
-        dst[:, b - p0:] = 0
+        dst[:, b - p0:] = value
     mid = dst[:, a - p0:b - p0]
     if pw:
-        mid[:, :, :pw] = 0
+        mid[:, :, :pw] = value
     if dst.shape[2] > pw + W:
-        mid[:, :, pw + W:] = 0
+        mid[:, :, pw + W:] = value
     mid[:, :, pw:pw + W] = x[:, a - ph:b - ph]
 
 
@@ -874,9 +874,8 @@ def build_pool(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
     (kh, kw), (sh, sw), (ph, pw) = a.kernel, a.stride, a.pad
     OH, OW = pool_out_hw(H, W, a)
     Hn, Wn = (OH - 1) * sh + kh, (OW - 1) * sw + kw      # rows/cols the windows touch (padded coords)
-    Hq, Wq = max(Hn, H + ph), max(Wn, W + pw)
-    need_pad = ph or pw or Hq > H or Wq > W
-    scratch = [((N, Hq, Wq, C), dtype)] if need_pad else []
+    Wq = max(Wn, W + pw)
+    need_pad = ph or pw or Hn > H or Wq > W
     fill = -np.inf if is_max else 0.0
     if not is_max:
         dh = _avg_divisor(H, kh, sh, ph, OH, a.count_include_pad)
@@ -884,25 +883,41 @@ def build_pool(a: Any, x_shape: tuple, dtype: Any) -> tuple[Callable, list]:
         recip = (1.0 / (dh[:, None] * dw[None, :]))[:, :, None].astype(dtype)
         if np.all(recip == recip.flat[0]):
             recip = dtype.type(recip.flat[0])
+    # bands of output rows on the pool, each with its own padded input rows (windows overlap
+    # when kh > sh: a band reads a few rows of its neighbour's input, never its scratch)
+    nb = max(1, min(OH, chunks_for(float(N * OH * OW * C * kh * kw), OH, min_work=AFFINE_PARALLEL_WORK)))
+    bands = [(OH * i // nb, OH * (i + 1) // nb) for i in range(nb)]
+    scratch = [((N, (o1 - o0 - 1) * sh + kh, Wq, C), dtype) for o0, o1 in bands] if need_pad else []
 
-    def run(x, out, *rest):
-        src = x
+    def band(i: int, x: np.ndarray, out: np.ndarray, rest: tuple) -> None:
+        o0, o1 = bands[i]
         if need_pad:
-            src = rest[0]
-            _pad_fill(src, x, ph, pw, fill)
+            src = rest[i]
+            _pad_rows(src, x, o0 * sh, ph, pw, fill)
+            r0 = 0
+        else:
+            src, r0 = x, o0 * sh
+        o = out[:, o0:o1]
         first = True
-        for i in range(kh):
-            for j in range(kw):
-                v = src[:, i:i + sh * (OH - 1) + 1:sh, j:j + sw * (OW - 1) + 1:sw]
+        for ti in range(kh):
+            for tj in range(kw):
+                v = src[:, r0 + ti:r0 + ti + sh * (o1 - o0 - 1) + 1:sh, tj:tj + sw * (OW - 1) + 1:sw]
                 if first:
-                    np.copyto(out, v)
+                    np.copyto(o, v)
                     first = False
                 elif is_max:
-                    np.maximum(out, v, out=out)
+                    np.maximum(o, v, out=o)
                 else:
-                    np.add(out, v, out=out)
+                    np.add(o, v, out=o)
         if not is_max:
-            np.multiply(out, recip, out=out)
+            np.multiply(o, recip if np.ndim(recip) == 0 else recip[o0:o1], out=o)
+
+    def run(x, out, *rest):
+        if nb == 1:
+            band(0, x, out, rest)
+        else:
+            run_chunks(lambda i: band(i, x, out, rest), nb)
+    run.parallel = nb > 1
     return run, scratch
 
 
@@ -926,6 +941,8 @@ POOL = _internal("_hy_pool", _pool_compute,
 @emitter(POOL)
 def _emit_pool(em: Any) -> list[str]:
     fn, scratch = build_pool(em.node.resolved, em.in_shapes[0], em.in_dtypes[0])
+    if getattr(fn, "parallel", False):
+        em.plan.parallel = True
     k = em.bind("pool", fn)
     buf = em.out_buffer(0)
     sc = [em.scratch(s, d) for s, d in scratch]
