@@ -5,6 +5,7 @@ Shaped like the ``mxnet`` package so that transpiled code maps one to one:
 """
 from . import autograd, base, context, name  # noqa: F401
 from . import ndarray, symbol  # noqa: F401
+from .attribute import AttrScope  # noqa: F401
 from .base import MXNetError  # noqa: F401
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: F401
 

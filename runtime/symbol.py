@@ -15,6 +15,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import _frontend
+from .attribute import current_attrs
 from . import name as _name
 from .base import HybridizeError, ShapeError
 from .graph.infer import infer_dtypes, infer_shapes
@@ -226,7 +227,7 @@ def create(op: OpDef, inputs: list, given: dict, name: str | None, hint: str,
             entries.append(Entry(Node(None, f"{node_name}_{slot}"), 0))
         else:
             entries.append(_entry(v, op, slot))
-    extra = {k: (v if isinstance(v, str) else format_value(v)) for k, v in (attr or {}).items()}
+    extra = {k: (v if isinstance(v, str) else format_value(v)) for k, v in {**current_attrs(), **(attr or {})}.items()}
     node = Node(op, node_name, given, entries, extra)
     return Symbol([Entry(node, i) for i in range(node.num_outputs)])
 
@@ -318,7 +319,8 @@ def var(name: str, attr: dict | None = None, shape: Any = None, lr_mult: float |
     """A variable (data input or parameter), annotated as MXNet does (``__shape__``, ``__dtype__``, ...)."""
     if not isinstance(name, str):
         raise TypeError("Expect a string for variable `name`")
-    extra: dict[str, str] = {k: (v if isinstance(v, str) else format_value(v)) for k, v in (attr or {}).items()}
+    extra: dict[str, str] = {k: (v if isinstance(v, str) else format_value(v))
+                             for k, v in {**current_attrs(), **(attr or {})}.items()}
     if shape is not None:
         extra["__shape__"] = format_value(tuple(shape))
     if lr_mult is not None:

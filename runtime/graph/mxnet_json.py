@@ -146,7 +146,8 @@ class _Writer:
 def _node_attrs(node: Node) -> dict[str, str]:
     attrs: dict[str, str] = dict(node.extra)
     if node.op is not None and node.attrs:
-        attrs.update(node.op.format_attrs(node.attrs))
+        # a subgraph operator's body is written as its "subgraphs", not as an attribute
+        attrs.update(node.op.format_attrs({k: v for k, v in node.attrs.items() if k != "subgraph"}))
     return {k: attrs[k] for k in sorted(attrs)}
 
 
@@ -176,9 +177,14 @@ def _variable_versions(nodes: list[Node]) -> dict[tuple[int, int], int]:
 
 def dumps(graph: Graph) -> str:
     """The graph as MXNet 1.9.1 writes it (``Symbol.tojson()``, ``*-symbol.json``)."""
+    w = _Writer()
+    _write_graph(w, graph, top=True)
+    return "".join(w.out)
+
+
+def _write_graph(w: "_Writer", graph: Graph, top: bool) -> None:
     nodes = topo_order(graph.outputs)
     index = {id(n): i for i, n in enumerate(nodes)}
-    w = _Writer()
     w.begin("{", True)
     w.key("nodes")
     w.begin("[", True)
@@ -197,6 +203,13 @@ def dumps(graph: Graph) -> str:
             w.str_map(attrs)
         w.key("inputs")
         w.entries([(index[id(e.node)], e.index, versions.get((id(n), k), 0)) for k, e in enumerate(n.inputs)])
+        sub = n.attrs.get("subgraph") if n.op is not None else None
+        if sub is not None:
+            w.key("subgraphs")
+            w.begin("[", True)
+            w.item()
+            _write_graph(w, sub.graph, top=False)
+            w.end("]")
         w.end("}")
         row_ptr.append(row_ptr[-1] + mx_num_outputs(n))
     w.end("]")
@@ -206,13 +219,13 @@ def dumps(graph: Graph) -> str:
     w.int_list(row_ptr)
     w.key("heads")
     w.entries([(index[id(e.node)], e.index, 0) for e in graph.outputs])
-    w.key("attrs")
-    w.begin("{", False)
-    w.key("mxnet_version")
-    w.raw('["int", %d]' % MXNET_VERSION)
+    if top:
+        w.key("attrs")
+        w.begin("{", False)
+        w.key("mxnet_version")
+        w.raw('["int", %d]' % MXNET_VERSION)
+        w.end("}")
     w.end("}")
-    w.end("}")
-    return "".join(w.out)
 
 
 def save(path: str | os.PathLike, graph: Graph) -> None:
@@ -283,6 +296,15 @@ def loads(text: str, path: str | os.PathLike | None = None) -> Graph:
         raise LoadError(path, "not a symbol JSON (nested too deeply)") from None
     if not isinstance(doc, dict) or "nodes" not in doc:
         raise LoadError(path, "not a symbol JSON (missing 'nodes')")
+    return _graph(doc, path)[0]
+
+
+def _graph(doc: Any, path: Any, depth: int = 0) -> tuple[Graph, list[Node]]:
+    """The graph of one parsed symbol document (or a node's subgraph) and its nodes in file order."""
+    if depth > 32:
+        raise LoadError(path, "subgraphs nested too deeply")
+    if not isinstance(doc, dict) or "nodes" not in doc:
+        raise LoadError(path, "not a symbol JSON (missing 'nodes')")
     raw_nodes = doc["nodes"]
     if not isinstance(raw_nodes, list):
         raise LoadError(path, "not a symbol JSON ('nodes' is not a list)")
@@ -348,6 +370,8 @@ def loads(text: str, path: str | os.PathLike | None = None) -> Graph:
                 given[k] = v
         try:
             attrs = op.parse_attrs(given)
+            if op.param("subgraph") is not None:
+                attrs["subgraph"] = _subgraph(raw, where, path, depth)
             node = Node(op, name, attrs, inputs, extra)
             expected = node.input_names
             n_out = node.num_outputs
@@ -374,4 +398,19 @@ def loads(text: str, path: str | os.PathLike | None = None) -> Graph:
             raise LoadError(path, f"head {k} refers to output {out} of node {src} {producer.name!r}, "
                                   f"which has {producer.num_outputs} output(s)")
         outputs.append(Entry(producer, out))
-    return Graph(outputs)
+    return Graph(outputs), nodes
+
+
+def _subgraph(raw: dict, where: str, path: Any, depth: int) -> Any:
+    """A subgraph operator's body (``subgraphs[0]``); its inputs are its ``arg_nodes`` in order."""
+    from ..ops.control_flow import Subgraph
+
+    subs = raw.get("subgraphs")
+    if not isinstance(subs, list) or len(subs) != 1 or not isinstance(subs[0], dict):
+        raise LoadError(path, f"{where}: needs exactly one subgraph ('subgraphs')")
+    graph, nodes = _graph(subs[0], path, depth + 1)
+    args = subs[0].get("arg_nodes")
+    if not isinstance(args, list) or any(not isinstance(i, int) or not 0 <= i < len(nodes) or
+                                         nodes[i].op is not None for i in args):
+        raise LoadError(path, f"{where}: the subgraph's 'arg_nodes' must list its variable nodes")
+    return Subgraph(graph, [nodes[i] for i in args])

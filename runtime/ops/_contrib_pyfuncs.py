@@ -3,9 +3,9 @@
 (imperative loops over NDArrays), ``isinf``, ``isfinite``, ``isnan`` (``nd`` only, as MXNet),
 ``rand_zipfian``.
 
-The control-flow functions build MXNet's ``_foreach`` / ``_while_loop`` / ``_cond`` subgraph
-operators when given Symbols; this runtime has no subgraph operators, so with Symbols (a
-hybridized block) they raise :class:`~hybridize.runtime.base.HybridizeError`.
+With Symbols (a hybridized block), ``foreach`` builds MXNet's ``_foreach`` subgraph operator
+(``ops/control_flow.py``); ``while_loop`` and ``cond`` would build ``_while_loop`` / ``_cond``,
+which this runtime does not have: they raise :class:`~hybridize.runtime.base.HybridizeError`.
 """
 from __future__ import annotations
 
@@ -58,6 +58,95 @@ def _no_graph(name: str) -> Callable:
     return fn
 
 
+def _symbolic_foreach(is_tensor: Callable[[Any], bool]) -> Callable:
+    """``sym.contrib.foreach``: traces ``body`` once into the subgraph of one ``_foreach`` node
+    (the construction of MXNet 1.9.1's ``symbol/contrib.py``; see ``ops/control_flow.py``)."""
+
+    def foreach(body, data, init_states, name="foreach"):
+        """Run a for loop with user-defined computation over Symbols on dimension 0."""
+        from ..attribute import AttrScope, unique_subgraph_name
+        from ..graph.ir import Entry, Graph, Node, topo_order
+        from ..symbol import Symbol, create, var
+        from .control_flow import FOREACH, Subgraph
+
+        flat_data, data_fmt = _flatten(data, "foreach input", is_tensor)
+        flat_states, state_fmt = _flatten(init_states, "foreach states", is_tensor)
+        if not all(is_tensor(d) for d in flat_data) or not flat_data:
+            raise TypeError("data should be a Symbol or a nested list of Symbols")
+        if not all(is_tensor(st) for st in flat_states):
+            raise TypeError("init_states should be a Symbol or a nested list of Symbols")
+        outer = [d.outputs[0] for d in flat_data] + [st.outputs[0] for st in flat_states]
+        # the body is traced in an attribute scope naming the subgraph, as MXNet does: its nodes
+        # (and parameters first used in it) carry __subgraph_name__ in exported JSON
+        subgraph_name = unique_subgraph_name(name)
+        with AttrScope(__subgraph_name__=subgraph_name):
+            # the body's inputs: fresh variables named as MXNet names them ("data0-0")
+            fresh_syms = [var(f"{e.node.name}-{e.index}") for e in outer]
+            fresh = [v.outputs[0].node for v in fresh_syms]
+            d_in = fresh_syms[0] if is_tensor(data) else _regroup(fresh_syms[:len(flat_data)], data_fmt)[0]
+            s_in = _regroup(fresh_syms[len(flat_data):], state_fmt)[0] if flat_states else []
+            outs, states = body(d_in, s_in)
+        flat_outs, out_fmt = _flatten(outs if outs is not None else [], "foreach output", is_tensor)
+        flat_new, _ = _flatten(states if states is not None else [], "foreach states", is_tensor)
+        if len(flat_new) != len(flat_states):
+            raise ValueError(f"foreach: the body returned {len(flat_new)} states for {len(flat_states)} "
+                             "initial states")
+        heads = [t.outputs[0] for t in flat_outs + flat_new]
+
+        # the subgraph: every node that depends on a fresh variable, copied; whatever the body
+        # reads from outside (parameters, values computed before the loop) becomes an input
+        depends = {id(v) for v in fresh}
+        for n in topo_order(heads):
+            if n.op is not None and any(id(e.node) in depends for e in n.inputs):
+                depends.add(id(n))
+        copies: dict[int, Node] = {id(v): v for v in fresh}
+        cuts: dict[Entry, Node] = {}
+
+        def inner(e: Entry) -> Entry:
+            if id(e.node) in depends:
+                return Entry(copies[id(e.node)], e.index)
+            if e not in cuts:
+                if e.node.op is None and e.node.extra.get("__subgraph_name__") == subgraph_name:
+                    # a parameter first used in the body: copied with its attributes (MXNet's
+                    # deepcopy); anything else from outside is cut into a plain variable
+                    cuts[e] = Node(None, e.node.name, extra=dict(e.node.extra))
+                elif e.node.op is None:
+                    cuts[e] = Node(None, e.node.name)
+                else:
+                    suffix = "_output" if e.node.num_outputs == 1 else f"_output{e.index}"
+                    cuts[e] = Node(None, e.node.name + suffix)
+            return Entry(cuts[e], 0)
+
+        for n in topo_order(heads):
+            if id(n) in depends and n.op is not None:
+                copies[id(n)] = Node(n.op, n.name, dict(n.attrs), [inner(e) for e in n.inputs], dict(n.extra))
+        sub = Graph([inner(e) for e in heads])
+        sub_inputs = sub.variables()
+        position = {id(v): i for i, v in enumerate(sub_inputs)}
+        for v, what in zip(fresh, ["data"] * len(flat_data) + ["state"] * len(flat_states)):
+            if id(v) not in position:
+                raise ValueError(f"foreach: the {what} arrays have to be used in the loop body "
+                                 f"({v.name!r} is not)")
+        names = [v.name for v in sub_inputs]
+        if len(set(names)) != len(names):
+            raise ValueError(f"foreach: the inputs of the loop body do not have unique names: {names}")
+        outer_of = {id(node): e for e, node in cuts.items()}
+        remain_locs = [i for i, v in enumerate(sub_inputs) if id(v) in outer_of]
+        ins = outer + [outer_of[id(sub_inputs[i])] for i in remain_locs]
+        attrs = {"num_args": len(ins) + 1, "num_outputs": len(heads), "num_out_data": len(flat_outs),
+                 "in_state_locs": tuple(position[id(v)] for v in fresh[len(flat_data):]),
+                 "in_data_locs": tuple(position[id(v)] for v in fresh[:len(flat_data)]),
+                 "remain_locs": tuple(remain_locs), "subgraph": Subgraph(sub, sub_inputs)}
+        node_syms = create(FOREACH, [Symbol([e]) for e in ins], attrs, None, "_" + name)
+        results = [Symbol([e]) for e in node_syms.outputs]
+        out_syms = results[:len(flat_outs)]
+        st_syms = results[len(flat_outs):]
+        out_res = _regroup(out_syms, out_fmt)[0] if flat_outs else []
+        st_res = _regroup(st_syms, state_fmt)[0] if flat_states else []
+        return out_res, st_res
+    return foreach
+
+
 def install(contrib: Any, ns: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -> None:
     """Adds the functions to ``contrib`` (``nd.contrib`` / ``sym.contrib``); ``ns`` is the parent
     namespace (``nd`` / ``sym``) whose operators they are built from."""
@@ -90,8 +179,9 @@ def install(contrib: Any, ns: dict, is_tensor: Callable[[Any], bool], symbolic: 
 
     setattr(contrib, "rand_zipfian", rand_zipfian)
     if symbolic:  # MXNet's sym.contrib has no isinf/isfinite/isnan
-        for name in ("foreach", "while_loop", "cond"):
+        for name in ("while_loop", "cond"):
             setattr(contrib, name, _no_graph(name))
+        setattr(contrib, "foreach", _symbolic_foreach(is_tensor))
         return
     for fn in (isinf, isfinite, isnan):
         setattr(contrib, fn.__name__, fn)

@@ -1,0 +1,157 @@
+"""``F.contrib.foreach`` in hybridized blocks: MXNet's ``_foreach`` subgraph operator.
+
+The fixture in ``data/foreach/`` was made by real MXNet 1.9.1 (``make_foreach_case.py``): a
+hybridized block whose loop body reads a child block's parameters, a parameter of its own and a
+value computed before the loop, with two states; MXNet's exported JSON, params and outputs.
+"""
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hybridize.runtime as mx
+from hybridize.runtime.attribute import AttrScope
+from hybridize.runtime.gluon import nn
+from hybridize.runtime.graph import mxnet_json
+from hybridize.runtime.graph import params as P
+from hybridize.runtime.graph.codegen import compile_graph
+from hybridize.runtime.graph.interpret import evaluate
+
+DATA = Path(__file__).parent / "data" / "foreach"
+
+
+def _io():
+    return np.load(DATA / "foreach-io.npz")
+
+
+def _params():
+    return {k.split(":", 1)[1]: v for k, v in P.load(DATA / "foreach-0000.params").items()}
+
+
+class Net(nn.HybridBlock):
+    """The block of make_foreach_case.py, line for line."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.dense = nn.Dense(4, flatten=False)
+            self.extra_bias = self.params.get("extra_bias", shape=(4,), init=mx.init.Normal(0.5))
+
+    def hybrid_forward(self, F, x, h, c, extra_bias):
+        outer = F.relu(c) * 0.5                  # computed outside, read inside: a cut input
+        def step(data, states):
+            h_prev, n = states
+            s = F.tanh(F.broadcast_add(self.dense(data) + h_prev + outer, extra_bias))
+            return [s * 2, F.broadcast_add(s, n)], [s, n + 1]
+        outs, states = F.contrib.foreach(step, x, [h, F.zeros((1,))])
+        return outs[0], outs[1], states[0], states[1]
+
+
+def test_mxnet_exported_foreach_model_runs_in_every_executor_and_round_trips():
+    io, params = _io(), _params()
+    text = (DATA / "foreach-symbol.json").read_text()
+    g = mxnet_json.loads(text)
+    values = {**params, "data0": io["x"], "data1": io["h"], "data2": io["c"]}
+    prog = compile_graph(g, input_names=["data0", "data1", "data2"],
+                         shapes={"data0": io["x"].shape, "data1": io["h"].shape, "data2": io["c"].shape},
+                         params=params)
+    for ys in (evaluate(g, values), prog(io["x"], io["h"], io["c"])):
+        assert len(ys) == 4
+        for i, y in enumerate(ys):
+            np.testing.assert_allclose(y, io[f"y{i}"], rtol=1e-5, atol=1e-6)
+    assert mxnet_json.dumps(g) == text          # the subgraph written back byte for byte
+
+
+def test_hybridized_foreach_matches_mxnet_and_exports_mxnets_json(tmp_path, monkeypatch):
+    monkeypatch.setattr(AttrScope, "_subgraph_names", defaultdict(int))   # "foreach0", as a fresh MXNet
+    io, params = _io(), _params()
+    net = Net(prefix="fe_")
+    net.initialize()
+    net.hybridize()
+    x, h, c = (mx.nd.array(io[k]) for k in "xhc")
+    net(x, h, c)                                  # deferred parameter shapes, inferred through the body
+    for name, p in net.collect_params().items():
+        p.set_data(mx.nd.array(params[name]))
+    ys = net(x, h, c)
+    for i, y in enumerate(ys):
+        np.testing.assert_allclose(y.asnumpy(), io[f"y{i}"], rtol=1e-5, atol=1e-6)
+    net.export(str(tmp_path / "ours"))
+    assert (tmp_path / "ours-symbol.json").read_text() == (DATA / "foreach-symbol.json").read_text()
+
+
+class Nested(nn.HybridBlock):
+    def hybrid_forward(self, F, a, b, s0, s1):
+        def step(data, states):
+            x, y = data
+            p, q = states
+            p2 = p + x * y
+            q2 = F.maximum(q, x)
+            return [[p2, q2], p2 * 2], [p2, q2]
+        outs, states = F.contrib.foreach(step, [a, b], [s0, s1])
+        return outs[0][0], outs[0][1], outs[1], states[0], states[1]
+
+
+def test_nested_data_and_states_give_the_imperative_results():
+    rng = np.random.default_rng(0)
+    args = [mx.nd.array(rng.standard_normal(s).astype(np.float32)) for s in [(6, 3), (6, 3), (3,), (3,)]]
+    net = Nested()
+    net.initialize()
+    imperative = [y.asnumpy() for y in net(*args)]
+    net.hybridize()
+    hybridized = [y.asnumpy() for y in net(*args)]
+    assert [y.shape for y in hybridized] == [(6, 3), (6, 3), (6, 3), (3,), (3,)]
+    for a, b in zip(imperative, hybridized):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    ops = [n.op.name for n in mxnet_json.loads(net._cached_graph[1].tojson()).nodes if n.op is not None]
+    assert ops == ["_foreach"]
+
+
+def test_a_body_that_ignores_its_data_is_refused_as_mxnet_does():
+    x = mx.sym.var("x")
+    with pytest.raises(ValueError, match="have to be used in the loop body"):
+        mx.sym.contrib.foreach(lambda d, s: ([s[0] * 2], [s[0]]), x, [mx.sym.var("s")])
+
+
+def test_dynamic_unroll_of_gluon_contrib_rnn_hybridizes():
+    """MXNet's own dynamic_unroll (gluon/contrib/rnn/rnn_cell.py, in the corpus) loops with foreach."""
+    from hybridize.runtime.gluon import rnn
+    from hybridize.runtime.gluon.contrib.rnn.rnn_cell import dynamic_unroll
+
+    class Unroll(nn.HybridBlock):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            with self.name_scope():
+                self.cell = rnn.GRUCell(5, input_size=3)
+
+        def hybrid_forward(self, F, x, h, valid_length):
+            out, states = dynamic_unroll(self.cell, x, [h], valid_length=valid_length, layout="TNC")
+            return out, states[0]
+
+    rng = np.random.default_rng(1)
+    x = mx.nd.array(rng.standard_normal((4, 2, 3)).astype(np.float32))
+    h = mx.nd.zeros((2, 5))
+    vl = mx.nd.array(np.array([4, 2], np.float32))
+    net = Unroll()
+    net.initialize(mx.init.Normal(0.5))
+    imperative = [y.asnumpy() for y in net(x, h, vl)]
+    net.hybridize()
+    hybridized = [y.asnumpy() for y in net(x, h, vl)]
+    for a, b in zip(imperative, hybridized):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert not hybridized[0][2:, 1].any()            # masked beyond the valid length
+
+
+def test_a_foreach_node_without_its_subgraph_is_a_one_line_load_error(tmp_path):
+    import json
+
+    from hybridize.runtime.graph.mxnet_json import LoadError
+
+    doc = json.loads((DATA / "foreach-symbol.json").read_text())
+    node = next(n for n in doc["nodes"] if n["op"] == "_foreach")
+    del node["subgraphs"]
+    with pytest.raises(LoadError, match="'fe__foreach0'.*exactly one subgraph"):
+        mxnet_json.loads(json.dumps(doc))
+    node["subgraphs"] = [{"nodes": [], "heads": [], "arg_nodes": []}]
+    with pytest.raises(LoadError):
+        mxnet_json.loads(json.dumps(doc))
