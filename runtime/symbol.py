@@ -285,7 +285,8 @@ def _install_arithmetic() -> None:
         Symbol.__div__ = Symbol.__truediv__  # type: ignore[attr-defined]
     for dunder, (op, sop) in _COMPARE.items():
         if find_op(op) and find_op(sop):
-            m = binop(op, op, sop, sop.replace("_scalar", "scalar"), False)
+            # MXNet's symbol.py compares with the non-legacy ops: nodes named _greater_scalar0
+            m = binop(op, op, sop, sop, False)
 
             def cmp(self: Symbol, other: Any, _m=m, _d=dunder) -> Any:
                 if other is None and _d in ("eq", "ne"):

@@ -146,8 +146,8 @@ class _Writer:
 def _node_attrs(node: Node) -> dict[str, str]:
     attrs: dict[str, str] = dict(node.extra)
     if node.op is not None and node.attrs:
-        # a subgraph operator's body is written as its "subgraphs", not as an attribute
-        attrs.update(node.op.format_attrs({k: v for k, v in node.attrs.items() if k != "subgraph"}))
+        # a subgraph operator's bodies are written as its "subgraphs", not as an attribute
+        attrs.update(node.op.format_attrs({k: v for k, v in node.attrs.items() if k != "subgraphs"}))
     return {k: attrs[k] for k in sorted(attrs)}
 
 
@@ -203,12 +203,13 @@ def _write_graph(w: "_Writer", graph: Graph, top: bool) -> None:
             w.str_map(attrs)
         w.key("inputs")
         w.entries([(index[id(e.node)], e.index, versions.get((id(n), k), 0)) for k, e in enumerate(n.inputs)])
-        sub = n.attrs.get("subgraph") if n.op is not None else None
-        if sub is not None:
+        subs = n.attrs.get("subgraphs") if n.op is not None else None
+        if subs:
             w.key("subgraphs")
             w.begin("[", True)
-            w.item()
-            _write_graph(w, sub.graph, top=False)
+            for sub in subs:
+                w.item()
+                _write_graph(w, sub.graph, top=False)
             w.end("]")
         w.end("}")
         row_ptr.append(row_ptr[-1] + mx_num_outputs(n))
@@ -370,8 +371,8 @@ def _graph(doc: Any, path: Any, depth: int = 0) -> tuple[Graph, list[Node]]:
                 given[k] = v
         try:
             attrs = op.parse_attrs(given)
-            if op.param("subgraph") is not None:
-                attrs["subgraph"] = _subgraph(raw, where, path, depth)
+            if op.param("subgraphs") is not None:
+                attrs["subgraphs"] = _subgraphs(raw, op, where, path, depth)
             node = Node(op, name, attrs, inputs, extra)
             expected = node.input_names
             n_out = node.num_outputs
@@ -401,16 +402,20 @@ def _graph(doc: Any, path: Any, depth: int = 0) -> tuple[Graph, list[Node]]:
     return Graph(outputs), nodes
 
 
-def _subgraph(raw: dict, where: str, path: Any, depth: int) -> Any:
-    """A subgraph operator's body (``subgraphs[0]``); its inputs are its ``arg_nodes`` in order."""
-    from ..ops.control_flow import Subgraph
+def _subgraphs(raw: dict, op: Any, where: str, path: Any, depth: int) -> tuple:
+    """A subgraph operator's bodies (``subgraphs``); each one's inputs are its ``arg_nodes`` in order."""
+    from ..ops.control_flow import Subgraph, subgraph_count
 
     subs = raw.get("subgraphs")
-    if not isinstance(subs, list) or len(subs) != 1 or not isinstance(subs[0], dict):
-        raise LoadError(path, f"{where}: needs exactly one subgraph ('subgraphs')")
-    graph, nodes = _graph(subs[0], path, depth + 1)
-    args = subs[0].get("arg_nodes")
-    if not isinstance(args, list) or any(not isinstance(i, int) or not 0 <= i < len(nodes) or
-                                         nodes[i].op is not None for i in args):
-        raise LoadError(path, f"{where}: the subgraph's 'arg_nodes' must list its variable nodes")
-    return Subgraph(graph, [nodes[i] for i in args])
+    want = subgraph_count(op)
+    if not isinstance(subs, list) or len(subs) != want or not all(isinstance(d, dict) for d in subs):
+        raise LoadError(path, f"{where}: {op.name} needs {want} subgraph(s) in 'subgraphs'")
+    out = []
+    for k, doc in enumerate(subs):
+        graph, nodes = _graph(doc, path, depth + 1)
+        args = doc.get("arg_nodes")
+        if not isinstance(args, list) or any(not isinstance(i, int) or not 0 <= i < len(nodes) or
+                                             nodes[i].op is not None for i in args):
+            raise LoadError(path, f"{where}: subgraph {k}'s 'arg_nodes' must list its variable nodes")
+        out.append(Subgraph(graph, [nodes[i] for i in args]))
+    return tuple(out)

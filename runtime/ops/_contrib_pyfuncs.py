@@ -3,9 +3,8 @@
 (imperative loops over NDArrays), ``isinf``, ``isfinite``, ``isnan`` (``nd`` only, as MXNet),
 ``rand_zipfian``.
 
-With Symbols (a hybridized block), ``foreach`` builds MXNet's ``_foreach`` subgraph operator
-(``ops/control_flow.py``); ``while_loop`` and ``cond`` would build ``_while_loop`` / ``_cond``,
-which this runtime does not have: they raise :class:`~hybridize.runtime.base.HybridizeError`.
+With Symbols (a hybridized block) they build MXNet's ``_foreach`` / ``_while_loop`` / ``_cond``
+subgraph operators (``ops/_trace_control_flow.py``, ``ops/control_flow.py``).
 """
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..base import HybridizeError
 
 __all__ = ["install"]
 
@@ -50,103 +48,6 @@ def _regroup(args: Any, fmt: Any) -> tuple:
     return ret, args
 
 
-def _no_graph(name: str) -> Callable:
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        raise HybridizeError(f"contrib.{name} with Symbols builds MXNet's _{name} subgraph operator, which this "
-                             "runtime does not have: run the block imperatively (do not hybridize it)")
-    fn.__name__ = name
-    return fn
-
-
-def _symbolic_foreach(is_tensor: Callable[[Any], bool]) -> Callable:
-    """``sym.contrib.foreach``: traces ``body`` once into the subgraph of one ``_foreach`` node
-    (the construction of MXNet 1.9.1's ``symbol/contrib.py``; see ``ops/control_flow.py``)."""
-
-    def foreach(body, data, init_states, name="foreach"):
-        """Run a for loop with user-defined computation over Symbols on dimension 0."""
-        from ..attribute import AttrScope, unique_subgraph_name
-        from ..graph.ir import Entry, Graph, Node, topo_order
-        from ..symbol import Symbol, create, var
-        from .control_flow import FOREACH, Subgraph
-
-        flat_data, data_fmt = _flatten(data, "foreach input", is_tensor)
-        flat_states, state_fmt = _flatten(init_states, "foreach states", is_tensor)
-        if not all(is_tensor(d) for d in flat_data) or not flat_data:
-            raise TypeError("data should be a Symbol or a nested list of Symbols")
-        if not all(is_tensor(st) for st in flat_states):
-            raise TypeError("init_states should be a Symbol or a nested list of Symbols")
-        outer = [d.outputs[0] for d in flat_data] + [st.outputs[0] for st in flat_states]
-        # the body is traced in an attribute scope naming the subgraph, as MXNet does: its nodes
-        # (and parameters first used in it) carry __subgraph_name__ in exported JSON
-        subgraph_name = unique_subgraph_name(name)
-        with AttrScope(__subgraph_name__=subgraph_name):
-            # the body's inputs: fresh variables named as MXNet names them ("data0-0")
-            fresh_syms = [var(f"{e.node.name}-{e.index}") for e in outer]
-            fresh = [v.outputs[0].node for v in fresh_syms]
-            d_in = fresh_syms[0] if is_tensor(data) else _regroup(fresh_syms[:len(flat_data)], data_fmt)[0]
-            s_in = _regroup(fresh_syms[len(flat_data):], state_fmt)[0] if flat_states else []
-            outs, states = body(d_in, s_in)
-        flat_outs, out_fmt = _flatten(outs if outs is not None else [], "foreach output", is_tensor)
-        flat_new, _ = _flatten(states if states is not None else [], "foreach states", is_tensor)
-        if len(flat_new) != len(flat_states):
-            raise ValueError(f"foreach: the body returned {len(flat_new)} states for {len(flat_states)} "
-                             "initial states")
-        heads = [t.outputs[0] for t in flat_outs + flat_new]
-
-        # the subgraph: every node that depends on a fresh variable, copied; whatever the body
-        # reads from outside (parameters, values computed before the loop) becomes an input
-        depends = {id(v) for v in fresh}
-        for n in topo_order(heads):
-            if n.op is not None and any(id(e.node) in depends for e in n.inputs):
-                depends.add(id(n))
-        copies: dict[int, Node] = {id(v): v for v in fresh}
-        cuts: dict[Entry, Node] = {}
-
-        def inner(e: Entry) -> Entry:
-            if id(e.node) in depends:
-                return Entry(copies[id(e.node)], e.index)
-            if e not in cuts:
-                if e.node.op is None and e.node.extra.get("__subgraph_name__") == subgraph_name:
-                    # a parameter first used in the body: copied with its attributes (MXNet's
-                    # deepcopy); anything else from outside is cut into a plain variable
-                    cuts[e] = Node(None, e.node.name, extra=dict(e.node.extra))
-                elif e.node.op is None:
-                    cuts[e] = Node(None, e.node.name)
-                else:
-                    suffix = "_output" if e.node.num_outputs == 1 else f"_output{e.index}"
-                    cuts[e] = Node(None, e.node.name + suffix)
-            return Entry(cuts[e], 0)
-
-        for n in topo_order(heads):
-            if id(n) in depends and n.op is not None:
-                copies[id(n)] = Node(n.op, n.name, dict(n.attrs), [inner(e) for e in n.inputs], dict(n.extra))
-        sub = Graph([inner(e) for e in heads])
-        sub_inputs = sub.variables()
-        position = {id(v): i for i, v in enumerate(sub_inputs)}
-        for v, what in zip(fresh, ["data"] * len(flat_data) + ["state"] * len(flat_states)):
-            if id(v) not in position:
-                raise ValueError(f"foreach: the {what} arrays have to be used in the loop body "
-                                 f"({v.name!r} is not)")
-        names = [v.name for v in sub_inputs]
-        if len(set(names)) != len(names):
-            raise ValueError(f"foreach: the inputs of the loop body do not have unique names: {names}")
-        outer_of = {id(node): e for e, node in cuts.items()}
-        remain_locs = [i for i, v in enumerate(sub_inputs) if id(v) in outer_of]
-        ins = outer + [outer_of[id(sub_inputs[i])] for i in remain_locs]
-        attrs = {"num_args": len(ins) + 1, "num_outputs": len(heads), "num_out_data": len(flat_outs),
-                 "in_state_locs": tuple(position[id(v)] for v in fresh[len(flat_data):]),
-                 "in_data_locs": tuple(position[id(v)] for v in fresh[:len(flat_data)]),
-                 "remain_locs": tuple(remain_locs), "subgraph": Subgraph(sub, sub_inputs)}
-        node_syms = create(FOREACH, [Symbol([e]) for e in ins], attrs, None, "_" + name)
-        results = [Symbol([e]) for e in node_syms.outputs]
-        out_syms = results[:len(flat_outs)]
-        st_syms = results[len(flat_outs):]
-        out_res = _regroup(out_syms, out_fmt)[0] if flat_outs else []
-        st_res = _regroup(st_syms, state_fmt)[0] if flat_states else []
-        return out_res, st_res
-    return foreach
-
-
 def install(contrib: Any, ns: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -> None:
     """Adds the functions to ``contrib`` (``nd.contrib`` / ``sym.contrib``); ``ns`` is the parent
     namespace (``nd`` / ``sym``) whose operators they are built from."""
@@ -179,9 +80,25 @@ def install(contrib: Any, ns: dict, is_tensor: Callable[[Any], bool], symbolic: 
 
     setattr(contrib, "rand_zipfian", rand_zipfian)
     if symbolic:  # MXNet's sym.contrib has no isinf/isfinite/isnan
-        for name in ("while_loop", "cond"):
-            setattr(contrib, name, _no_graph(name))
-        setattr(contrib, "foreach", _symbolic_foreach(is_tensor))
+        from . import _trace_control_flow as trace
+
+        def flatten(args, what):
+            return _flatten(args, what, is_tensor)
+
+        def foreach(body, data, init_states, name="foreach"):
+            """Run a for loop with user-defined computation over Symbols on dimension 0."""
+            return trace.foreach(flatten, _regroup, is_tensor, body, data, init_states, name)
+
+        def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
+            """Run a while loop with user-defined computation and loop condition (Symbols)."""
+            return trace.while_loop(flatten, _regroup, is_tensor, cond, func, loop_vars, max_iterations, name)
+
+        def cond(pred, then_func, else_func, name="cond"):
+            """Run an if-then-else using user-defined condition and computation (Symbols)."""
+            return trace.cond(flatten, _regroup, is_tensor, pred, then_func, else_func, name)
+
+        for fn in (foreach, while_loop, cond):
+            setattr(contrib, fn.__name__, fn)
         return
     for fn in (isinf, isfinite, isnan):
         setattr(contrib, fn.__name__, fn)

@@ -1,36 +1,42 @@
-"""MXNet's ``_foreach`` subgraph operator: a loop over axis 0 whose body is a graph.
+"""MXNet's subgraph operators ``_foreach``, ``_while_loop`` and ``_cond``: control flow in graphs.
 
-``sym.contrib.foreach(body, data, init_states)`` (a hybridized block's ``F.contrib.foreach``)
-traces ``body`` once into a subgraph and builds one ``_foreach`` node, exactly as MXNet 1.9.1
-does (``symbol/contrib.py``), so that the same node comes out of our tracing, out of MXNet's
-``-symbol.json`` files (the ``subgraphs`` field) and goes back into them:
+A hybridized block's ``F.contrib.foreach`` / ``while_loop`` / ``cond`` traces its Python
+functions once into subgraphs and builds one node, exactly as MXNet 1.9.1 does
+(``symbol/contrib.py``), so that the same node comes out of our tracing, out of MXNet's
+``-symbol.json`` files (each subgraph in the node's ``subgraphs`` field) and goes back into them.
+The node's ``subgraphs`` attribute holds :class:`Subgraph` values: a graph and its input
+variables in order (MXNet's ``arg_nodes`` order). Whatever a body reads from outside (parameters,
+values computed before the loop) is an input of the node, like the data and the loop state.
 
-- the subgraph's inputs are its variable nodes in order (``Subgraph.inputs``); the node's inputs
-  are the data arrays, then the initial states, then the *remaining* inputs (parameters and
-  values computed outside the loop that the body reads), each remaining one in subgraph order;
-- ``in_data_locs`` / ``in_state_locs`` / ``remain_locs`` say where each group sits among the
-  subgraph's inputs; ``num_args`` counts the subgraph itself plus the node's inputs;
-- the outputs are the body's ``num_out_data`` per-step outputs stacked on a new axis 0, then the
+- ``_foreach``: inputs are the data arrays, the initial states, then the *remaining* inputs;
+  ``in_data_locs`` / ``in_state_locs`` / ``remain_locs`` place each group among the subgraph's
+  inputs. Outputs: the body's ``num_out_data`` per-step outputs stacked on a new axis 0, then the
   final states.
+- ``_while_loop``: subgraphs ``cond`` and ``func``; ``cond_input_locs`` / ``func_input_locs`` say
+  which node input feeds each subgraph input, ``func_var_locs`` which ``func`` input is each loop
+  variable. Outputs: per-step outputs stacked and padded to ``max_iterations`` rows (MXNet leaves
+  the padding undefined; here it is zeros), then the final loop variables.
+- ``_cond``: subgraphs ``cond``, ``then`` and ``else`` with ``*_input_locs`` into the node's
+  inputs; the branch the condition picks gives the outputs.
 
-Every executor runs the subgraph once per step: the interpreter evaluates it, the compiled
-program compiles it once (``prepare``) and calls the compiled body in its loop.
+Every executor runs the subgraphs as the loop goes: the interpreter evaluates them, the compiled
+program compiles each once (``prepare``) and calls the compiled bodies.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
+from ..base import ShapeError
 from .attrs import AttrType, Int, Param, parse_literal
 from .registry import OpDef, register
-from ..base import ShapeError
 
-__all__ = ["Subgraph", "FOREACH"]
+__all__ = ["Subgraph", "FOREACH", "WHILE_LOOP", "COND", "subgraph_count"]
 
 
 class Subgraph:
-    """A loop body: ``graph`` and its input variables in order (MXNet's ``arg_nodes`` order)."""
+    """A body: ``graph`` and its input variables in order (MXNet's ``arg_nodes`` order)."""
 
     __slots__ = ("graph", "inputs")
 
@@ -38,9 +44,13 @@ class Subgraph:
         self.graph = graph
         self.inputs = list(inputs)
 
+    @property
+    def names(self) -> list[str]:
+        return [n.name for n in self.inputs]
+
     def __repr__(self) -> str:
         # unique per object: the registry caches resolved attributes by their repr
-        return f"Subgraph@{id(self):x}({len(self.graph.nodes)} nodes, inputs {[n.name for n in self.inputs]})"
+        return f"Subgraph@{id(self):x}({len(self.graph.nodes)} nodes, inputs {self.names})"
 
 
 def _locs(v: Any) -> tuple:
@@ -51,140 +61,310 @@ def _locs(v: Any) -> tuple:
     return tuple(int(i) for i in v)
 
 
-def _subgraph(v: Any) -> Subgraph:
-    if not isinstance(v, Subgraph):
-        raise TypeError(f"expected a Subgraph, got {type(v).__name__}")
+def _subgraphs(v: Any) -> tuple:
+    v = tuple(v)
+    if not all(isinstance(s, Subgraph) for s in v):
+        raise TypeError("expected Subgraph values")
     return v
 
 
 Locs = AttrType("int list", _locs, lambda v: "[" + ", ".join(str(int(i)) for i in v) + "]")
-SubgraphAttr = AttrType("subgraph", _subgraph, lambda v: "")   # written as "subgraphs", not an attr
+Subgraphs = AttrType("subgraphs", _subgraphs, lambda v: "")   # written as "subgraphs", not an attr
+_COUNTS = {"_foreach": 1, "_while_loop": 2, "_cond": 3}
 
 
-def _groups(a: Any, values: list) -> tuple[list, list, list]:
+def subgraph_count(op: OpDef) -> int:
+    return _COUNTS[op.name]
+
+
+def _evaluator(sub: Subgraph) -> Callable[[list], list]:
+    from ..graph.interpret import evaluate
+
+    names = sub.names
+    return lambda vals: evaluate(sub.graph, dict(zip(names, vals)))
+
+
+def _compiled(sub: Subgraph, shapes: list, dtypes: list) -> Callable[[list], list]:
+    from ..graph.codegen import compile_graph
+
+    names = sub.names
+    prog = compile_graph(sub.graph, input_names=names, shapes=dict(zip(names, shapes)),
+                         dtypes={k: np.dtype(d) for k, d in zip(names, dtypes)})
+    return lambda vals: prog(*vals)
+
+
+def _infer(sub: Subgraph, in_shapes: list) -> tuple[list, list]:
+    """(shapes of the subgraph's inputs, of its outputs) inferred from what is known of the inputs."""
+    from ..graph.infer import infer_shapes
+
+    known = {n.name: s for n, s in zip(sub.inputs, in_shapes) if s is not None}
+    shapes = infer_shapes(sub.graph, known)
+    return [shapes.get((id(n), 0)) for n in sub.inputs], \
+           [shapes.get((id(e.node), e.index)) for e in sub.graph.outputs]
+
+
+def _infer_types(sub: Subgraph, in_dtypes: list) -> list:
+    from ..graph.infer import infer_dtypes
+
+    known = {n.name: np.dtype(d) for n, d in zip(sub.inputs, in_dtypes) if d is not None}
+    dts = infer_dtypes(sub.graph, known)
+    return [dts.get((id(e.node), e.index), np.dtype(np.float32)) for e in sub.graph.outputs]
+
+
+def _truth(v: Any) -> bool:
+    a = np.asarray(v)
+    if a.size != 1:
+        raise ShapeError(f"the condition of a loop or branch must be a scalar, got shape {a.shape}")
+    return bool(a.reshape(()) != 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# _foreach
+def _fe_groups(a: Any, values: list) -> tuple[list, list, list]:
     nd, ns = len(a.in_data_locs), len(a.in_state_locs)
     return values[:nd], values[nd:nd + ns], values[nd + ns:]
 
 
-def _sub_values(a: Any, data: list, states: list, remain: list) -> list:
+def _fe_order(a: Any, data: list, states: list, remain: list) -> list:
     """The subgraph's input values in its order, from the three groups."""
-    vals: list = [None] * len(a.subgraph.inputs)
-    for loc, v in zip(a.in_data_locs, data):
-        vals[loc] = v
-    for loc, v in zip(a.in_state_locs, states):
-        vals[loc] = v
-    for loc, v in zip(a.remain_locs, remain):
-        vals[loc] = v
+    vals: list = [None] * len(a.subgraphs[0].inputs)
+    for locs, group in ((a.in_data_locs, data), (a.in_state_locs, states), (a.remain_locs, remain)):
+        for loc, v in zip(locs, group):
+            vals[loc] = v
     return vals
 
 
-def _check(a: Any, n_inputs: int) -> None:
-    k = len(a.subgraph.inputs)
-    locs = sorted(a.in_data_locs + a.in_state_locs + a.remain_locs)
-    if locs != list(range(k)) or n_inputs != k:
+def _fe_check(a: Any, n_inputs: int) -> None:
+    k = len(a.subgraphs[0].inputs)
+    if sorted(a.in_data_locs + a.in_state_locs + a.remain_locs) != list(range(k)) or n_inputs != k:
         raise ShapeError(f"_foreach: the locations {a.in_data_locs}/{a.in_state_locs}/{a.remain_locs} do not "
                          f"cover the body's {k} inputs once each ({n_inputs} given)")
     if not a.in_data_locs:
         raise ShapeError("_foreach: no data to loop over")
-    ns = len(a.in_state_locs)
-    if a.num_outputs != a.num_out_data + ns:
-        raise ShapeError(f"_foreach: num_outputs {a.num_outputs} != num_out_data {a.num_out_data} + {ns} states")
+    if a.num_outputs != a.num_out_data + len(a.in_state_locs):
+        raise ShapeError(f"_foreach: num_outputs {a.num_outputs} != num_out_data {a.num_out_data} "
+                         f"+ {len(a.in_state_locs)} states")
 
 
-def _run(a: Any, body: Any, inputs: tuple) -> list:
-    """The loop; ``body(values) -> outputs`` runs the subgraph once."""
-    _check(a, len(inputs))
-    data, states, remain = _groups(a, list(inputs))
+def _fe_run(a: Any, body: Callable[[list], list], inputs: tuple) -> list:
+    _fe_check(a, len(inputs))
+    data, states, remain = _fe_groups(a, list(inputs))
     steps = int(np.shape(data[0])[0])
-    if any(int(np.shape(d)[0]) != steps for d in data):
-        raise ShapeError(f"_foreach: data arrays of different lengths {[np.shape(d)[0] for d in data]}")
-    if steps == 0:
-        raise ShapeError("_foreach: data of length 0")
+    if any(int(np.shape(d)[0]) != steps for d in data) or steps == 0:
+        raise ShapeError(f"_foreach: data arrays of lengths {[np.shape(d)[0] for d in data]}")
     outs: list[list] = []
     for t in range(steps):
-        res = body(_sub_values(a, [d[t] for d in data], states, remain))
+        res = body(_fe_order(a, [d[t] for d in data], states, remain))
         outs.append([np.asarray(r) for r in res[:a.num_out_data]])
         states = [np.asarray(r) for r in res[a.num_out_data:]]
-    stacked = [np.stack(col) for col in zip(*outs)] if a.num_out_data else []
-    return stacked + states
+    return [np.stack(col) for col in zip(*outs)] + states
 
 
-def _foreach_compute(a: Any, *inputs: np.ndarray) -> list:
+def _fe_compute(a: Any, *inputs: np.ndarray) -> list:
     """Runs the body once per slice of the data along axis 0, threading the states through."""
-    from ..graph.interpret import evaluate
-
-    names = [n.name for n in a.subgraph.inputs]
-    return _run(a, lambda vals: evaluate(a.subgraph.graph, dict(zip(names, vals))), inputs)
+    return _fe_run(a, _evaluator(a.subgraphs[0]), inputs)
 
 
-def _foreach_prepare(a: Any, in_shapes: list, in_dtypes: list | None):
-    """The compiled program's kernel: the body compiled once for its step shapes."""
-    from ..graph.codegen import compile_graph
-
-    _check(a, len(in_shapes))
-    data, states, remain = _groups(a, list(in_shapes))
-    shapes = _sub_values(a, [tuple(s[1:]) for s in data], list(states), list(remain))
-    dts = in_dtypes or [np.float32] * len(in_shapes)
-    ddt, sdt, rdt = _groups(a, list(dts))
-    dtypes = _sub_values(a, list(ddt), list(sdt), list(rdt))
-    names = [n.name for n in a.subgraph.inputs]
-    prog = compile_graph(a.subgraph.graph, input_names=names, shapes=dict(zip(names, shapes)),
-                         dtypes={k: np.dtype(d) for k, d in zip(names, dtypes)})
-
-    def run(*inputs: np.ndarray) -> list:
-        return _run(a, lambda vals: prog(*vals), inputs)
-    return run
+def _fe_prepare(a: Any, in_shapes: list, in_dtypes: list | None):
+    _fe_check(a, len(in_shapes))
+    data, states, remain = _fe_groups(a, list(in_shapes))
+    ddt, sdt, rdt = _fe_groups(a, list(in_dtypes or [np.float32] * len(in_shapes)))
+    body = _compiled(a.subgraphs[0], _fe_order(a, [tuple(s[1:]) for s in data], states, remain),
+                     _fe_order(a, ddt, sdt, rdt))
+    return lambda *inputs: _fe_run(a, body, inputs)
 
 
-def _sub_shapes(a: Any, in_shapes: list) -> tuple[dict, list]:
-    from ..graph.infer import infer_shapes
-
-    data, states, remain = _groups(a, list(in_shapes))
-    sub_in = _sub_values(a, [None if s is None else tuple(s[1:]) for s in data], list(states), list(remain))
-    known = {n.name: s for n, s in zip(a.subgraph.inputs, sub_in) if s is not None}
-    return infer_shapes(a.subgraph.graph, known), sub_in
-
-
-def _foreach_shape(a: Any, in_shapes: list) -> tuple[list, list]:
-    _check(a, len(in_shapes))
-    data = in_shapes[:len(a.in_data_locs)]
+def _fe_shape(a: Any, in_shapes: list) -> tuple[list, list]:
+    _fe_check(a, len(in_shapes))
+    data, states, remain = _fe_groups(a, list(in_shapes))
     steps = next((s[0] for s in data if s is not None and len(s) and s[0]), None)
-    shapes, _ = _sub_shapes(a, in_shapes)
-    g = a.subgraph.graph
-    sub_in = [shapes.get((id(n), 0)) for n in a.subgraph.inputs]
+    sub_in, heads = _infer(a.subgraphs[0], _fe_order(a, [None if s is None else tuple(s[1:]) for s in data],
+                                                    states, remain))
     # what the body's inference learnt about its inputs (a parameter's deferred shape)
-    nd, ns = len(a.in_data_locs), len(a.in_state_locs)
-    full: list = list(in_shapes)
-    for k, loc in enumerate(a.in_data_locs):
+    full = list(in_shapes)
+    for k, loc in enumerate(a.in_data_locs + a.in_state_locs + a.remain_locs):
         s = sub_in[loc]
-        if s is not None and steps:
-            full[k] = (steps,) + tuple(s)
-    for k, loc in enumerate(a.in_state_locs):
-        full[nd + k] = sub_in[loc] if sub_in[loc] is not None else full[nd + k]
-    for k, loc in enumerate(a.remain_locs):
-        full[nd + ns + k] = sub_in[loc] if sub_in[loc] is not None else full[nd + ns + k]
-    heads = [shapes.get((id(e.node), e.index)) for e in g.outputs]
+        if s is not None:
+            full[k] = ((steps,) + tuple(s) if steps else None) if k < len(a.in_data_locs) else s
     outs = [None if h is None or not steps else (steps,) + tuple(h) for h in heads[:a.num_out_data]]
     return full, outs + heads[a.num_out_data:]
 
 
-def _foreach_type(a: Any, in_dtypes: list) -> list:
-    from ..graph.infer import infer_dtypes
+def _fe_type(a: Any, in_dtypes: list) -> list:
+    d, s, r = _fe_groups(a, list(in_dtypes))
+    return _infer_types(a.subgraphs[0], _fe_order(a, d, s, r))
 
-    ddt, sdt, rdt = _groups(a, list(in_dtypes))
-    sub = _sub_values(a, list(ddt), list(sdt), list(rdt))
-    known = {n.name: np.dtype(d) for n, d in zip(a.subgraph.inputs, sub) if d is not None}
-    dts = infer_dtypes(a.subgraph.graph, known)
-    return [dts.get((id(e.node), e.index), np.dtype(np.float32)) for e in a.subgraph.graph.outputs]
 
+_SUBGRAPHS = Param("subgraphs", Subgraphs, ())
 
 FOREACH = register(OpDef(
-    "_foreach", _foreach_compute,
+    "_foreach", _fe_compute,
     params=(Param("num_args", Int), Param("num_outputs", Int), Param("num_out_data", Int),
-            Param("in_state_locs", Locs), Param("in_data_locs", Locs), Param("remain_locs", Locs),
-            Param("subgraph", SubgraphAttr, None)),
+            Param("in_state_locs", Locs), Param("in_data_locs", Locs), Param("remain_locs", Locs), _SUBGRAPHS),
     inputs=lambda a: tuple(f"data{i}" for i in range(int(a.num_args) - 1)),
     num_outputs=lambda a: int(a.num_outputs),
-    infer_shape=_foreach_shape, infer_type=_foreach_type, prepare=_foreach_prepare,
+    infer_shape=_fe_shape, infer_type=_fe_type, prepare=_fe_prepare,
     doc="Runs a subgraph once per slice of the data along axis 0, threading loop states (MXNet's "
         "foreach); the per-step outputs are stacked on a new axis 0, then the final states follow."))
+
+
+# ---------------------------------------------------------------------------------------------
+# _while_loop
+def _wl_var_inputs(a: Any) -> list[int]:
+    """The node input that holds each loop variable's initial value."""
+    return [a.func_input_locs[k] for k in a.func_var_locs]
+
+
+def _wl_run(a: Any, cond: Callable, func: Callable, inputs: tuple, out_shapes: Callable[[], list]) -> list:
+    vals = list(inputs)
+    var_at = _wl_var_inputs(a)
+    steps, rows = 0, []
+    while steps < a.max_iterations and _truth(cond([vals[i] for i in a.cond_input_locs])[0]):
+        res = func([vals[i] for i in a.func_input_locs])
+        rows.append([np.asarray(r) for r in res[:a.num_out_data]])
+        for k, at in enumerate(var_at):
+            vals[at] = np.asarray(res[a.num_out_data + k])
+        steps += 1
+    outs = []
+    for k in range(a.num_out_data):
+        if rows:
+            first = rows[0][k]
+            buf = np.zeros((a.max_iterations,) + first.shape, first.dtype)
+            for t, row in enumerate(rows):
+                buf[t] = row[k]
+        else:                                   # no step ran: shapes from inference
+            shape, dtype = out_shapes()[k]
+            buf = np.zeros((a.max_iterations,) + tuple(shape), dtype)
+        outs.append(buf)
+    return outs + [vals[at] for at in var_at]
+
+
+def _wl_check(a: Any, n_inputs: int) -> None:
+    cond, func = a.subgraphs
+    if len(a.cond_input_locs) != len(cond.inputs) or len(a.func_input_locs) != len(func.inputs) \
+            or any(not 0 <= i < n_inputs for i in a.cond_input_locs + a.func_input_locs) \
+            or any(not 0 <= k < len(func.inputs) for k in a.func_var_locs):
+        raise ShapeError(f"_while_loop: input locations {a.cond_input_locs}/{a.func_input_locs}/"
+                         f"{a.func_var_locs} do not fit {n_inputs} inputs")
+    if a.num_outputs != a.num_out_data + len(a.func_var_locs):
+        raise ShapeError(f"_while_loop: num_outputs {a.num_outputs} != num_out_data {a.num_out_data} "
+                         f"+ {len(a.func_var_locs)} loop variables")
+
+
+def _wl_shape(a: Any, in_shapes: list) -> tuple[list, list]:
+    _wl_check(a, len(in_shapes))
+    cond, func = a.subgraphs
+    full = list(in_shapes)
+    for sub, locs in ((cond, a.cond_input_locs), (func, a.func_input_locs)):
+        sub_in, _ = _infer(sub, [full[i] for i in locs])
+        for i, s in zip(locs, sub_in):
+            if s is not None:
+                full[i] = s
+    _, heads = _infer(func, [full[i] for i in a.func_input_locs])
+    outs = [None if h is None else (a.max_iterations,) + tuple(h) for h in heads[:a.num_out_data]]
+    return full, outs + [full[i] for i in _wl_var_inputs(a)]
+
+
+def _wl_type(a: Any, in_dtypes: list) -> list:
+    dts = _infer_types(a.subgraphs[1], [in_dtypes[i] for i in a.func_input_locs])
+    return dts[:a.num_out_data] + [np.dtype(in_dtypes[i] or np.float32) for i in _wl_var_inputs(a)]
+
+
+def _wl_out_shapes(a: Any, inputs: tuple) -> list:
+    shapes = _wl_shape(a, [np.shape(v) for v in inputs])[1]
+    dts = _wl_type(a, [np.asarray(v).dtype for v in inputs])
+    return [(tuple(s[1:]), d) for s, d in zip(shapes[:a.num_out_data], dts)]
+
+
+def _wl_compute(a: Any, *inputs: np.ndarray) -> list:
+    """Runs ``func`` while ``cond`` holds (at most ``max_iterations`` times), threading the loop
+    variables through; per-step outputs are stacked and padded to ``max_iterations`` rows."""
+    _wl_check(a, len(inputs))
+    cond, func = a.subgraphs
+    return _wl_run(a, _evaluator(cond), _evaluator(func), inputs, lambda: _wl_out_shapes(a, inputs))
+
+
+def _wl_prepare(a: Any, in_shapes: list, in_dtypes: list | None):
+    _wl_check(a, len(in_shapes))
+    cond, func = a.subgraphs
+    dts = list(in_dtypes or [np.float32] * len(in_shapes))
+    full, outs = _wl_shape(a, list(in_shapes))
+    c = _compiled(cond, [full[i] for i in a.cond_input_locs], [dts[i] for i in a.cond_input_locs])
+    f = _compiled(func, [full[i] for i in a.func_input_locs], [dts[i] for i in a.func_input_locs])
+    odt = _wl_type(a, dts)
+    out_shapes = [(tuple(s[1:]), d) for s, d in zip(outs[:a.num_out_data], odt)]
+    return lambda *inputs: _wl_run(a, c, f, inputs, lambda: out_shapes)
+
+
+WHILE_LOOP = register(OpDef(
+    "_while_loop", _wl_compute,
+    params=(Param("num_args", Int), Param("num_outputs", Int), Param("num_out_data", Int),
+            Param("max_iterations", Int), Param("cond_input_locs", Locs), Param("func_input_locs", Locs),
+            Param("func_var_locs", Locs), _SUBGRAPHS),
+    inputs=lambda a: tuple(f"data{i}" for i in range(int(a.num_args) - 2)),
+    num_outputs=lambda a: int(a.num_outputs),
+    infer_shape=_wl_shape, infer_type=_wl_type, prepare=_wl_prepare,
+    doc="Runs the func subgraph while the cond subgraph holds, at most max_iterations times (MXNet's "
+        "while_loop); per-step outputs are stacked and padded to max_iterations, then the loop variables."))
+
+
+# ---------------------------------------------------------------------------------------------
+# _cond
+def _cd_check(a: Any, n_inputs: int) -> None:
+    for sub, locs in zip(a.subgraphs, (a.cond_input_locs, a.then_input_locs, a.else_input_locs)):
+        if len(locs) != len(sub.inputs) or any(not 0 <= i < n_inputs for i in locs):
+            raise ShapeError(f"_cond: input locations {locs} do not fit the subgraph's {len(sub.inputs)} "
+                             f"inputs and the node's {n_inputs}")
+
+
+def _cd_run(a: Any, cond: Callable, then: Callable, other: Callable, inputs: tuple) -> list:
+    if _truth(cond([inputs[i] for i in a.cond_input_locs])[0]):
+        return list(then([inputs[i] for i in a.then_input_locs]))
+    return list(other([inputs[i] for i in a.else_input_locs]))
+
+
+def _cd_compute(a: Any, *inputs: np.ndarray) -> list:
+    """The outputs of the then or the else subgraph, as the cond subgraph's scalar says."""
+    _cd_check(a, len(inputs))
+    return _cd_run(a, *[_evaluator(s) for s in a.subgraphs], inputs)
+
+
+def _cd_prepare(a: Any, in_shapes: list, in_dtypes: list | None):
+    _cd_check(a, len(in_shapes))
+    dts = list(in_dtypes or [np.float32] * len(in_shapes))
+    fns = [_compiled(s, [in_shapes[i] for i in locs], [dts[i] for i in locs])
+           for s, locs in zip(a.subgraphs, (a.cond_input_locs, a.then_input_locs, a.else_input_locs))]
+    return lambda *inputs: _cd_run(a, *fns, inputs)
+
+
+def _cd_shape(a: Any, in_shapes: list) -> tuple[list, list]:
+    _cd_check(a, len(in_shapes))
+    full = list(in_shapes)
+    heads: list = []
+    for s, locs in zip(a.subgraphs, (a.cond_input_locs, a.then_input_locs, a.else_input_locs)):
+        sub_in, outs = _infer(s, [full[i] for i in locs])
+        for i, sh in zip(locs, sub_in):
+            if sh is not None:
+                full[i] = sh
+        heads.append(outs)
+    then, other = heads[1], heads[2]
+    for k, (x, y) in enumerate(zip(then, other)):
+        if x is not None and y is not None and tuple(x) != tuple(y):
+            raise ShapeError(f"_cond: output {k} of the then branch has shape {tuple(x)}, of the else branch "
+                             f"{tuple(y)}")
+    return full, [x if x is not None else y for x, y in zip(then, other)]
+
+
+def _cd_type(a: Any, in_dtypes: list) -> list:
+    return _infer_types(a.subgraphs[1], [in_dtypes[i] for i in a.then_input_locs])
+
+
+COND = register(OpDef(
+    "_cond", _cd_compute,
+    params=(Param("num_args", Int), Param("num_outputs", Int), Param("cond_input_locs", Locs),
+            Param("then_input_locs", Locs), Param("else_input_locs", Locs), _SUBGRAPHS),
+    inputs=lambda a: tuple(f"data{i}" for i in range(int(a.num_args) - 3)),
+    num_outputs=lambda a: int(a.num_outputs),
+    infer_shape=_cd_shape, infer_type=_cd_type, prepare=_cd_prepare,
+    doc="The outputs of the then or the else subgraph, as the scalar of the cond subgraph says "
+        "(MXNet's cond)."))

@@ -1,8 +1,9 @@
-"""``F.contrib.foreach`` in hybridized blocks: MXNet's ``_foreach`` subgraph operator.
+"""``F.contrib.foreach`` / ``while_loop`` / ``cond`` in hybridized blocks: MXNet's ``_foreach``,
+``_while_loop`` and ``_cond`` subgraph operators.
 
-The fixture in ``data/foreach/`` was made by real MXNet 1.9.1 (``make_foreach_case.py``): a
-hybridized block whose loop body reads a child block's parameters, a parameter of its own and a
-value computed before the loop, with two states; MXNet's exported JSON, params and outputs.
+The fixtures in ``data/control_flow/`` were made by real MXNet 1.9.1 (``make_foreach_case.py``,
+``make_control_flow_cases.py``): hybridized blocks whose bodies read a child block's parameters,
+a parameter of their own and values computed outside; MXNet's exported JSON, params and outputs.
 """
 from collections import defaultdict
 from pathlib import Path
@@ -18,7 +19,7 @@ from hybridize.runtime.graph import params as P
 from hybridize.runtime.graph.codegen import compile_graph
 from hybridize.runtime.graph.interpret import evaluate
 
-DATA = Path(__file__).parent / "data" / "foreach"
+DATA = Path(__file__).parent / "data" / "control_flow"
 
 
 def _io():
@@ -150,8 +151,94 @@ def test_a_foreach_node_without_its_subgraph_is_a_one_line_load_error(tmp_path):
     doc = json.loads((DATA / "foreach-symbol.json").read_text())
     node = next(n for n in doc["nodes"] if n["op"] == "_foreach")
     del node["subgraphs"]
-    with pytest.raises(LoadError, match="'fe__foreach0'.*exactly one subgraph"):
+    with pytest.raises(LoadError, match="'fe__foreach0': _foreach needs 1 subgraph"):
         mxnet_json.loads(json.dumps(doc))
     node["subgraphs"] = [{"nodes": [], "heads": [], "arg_nodes": []}]
     with pytest.raises(LoadError):
         mxnet_json.loads(json.dumps(doc))
+
+
+class Loop(nn.HybridBlock):
+    """The while_loop block of make_control_flow_cases.py."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.dense = nn.Dense(3, in_units=3, flatten=False)
+
+    def hybrid_forward(self, F, x, limit):
+        scale = F.sigmoid(limit)
+        def cond(i, s):
+            return F.broadcast_lesser(i, limit).sum() > 0
+        def func(i, s):
+            s2 = F.broadcast_mul(F.tanh(self.dense(s)), scale)
+            return [s2, s2.sum(axis=1)], [i + 1, s2]
+        outs, (i, s) = F.contrib.while_loop(cond, func, [F.zeros((1,)), x], max_iterations=6)
+        return outs[0], outs[1], i, s
+
+
+class Branch(nn.HybridBlock):
+    """The cond block of make_control_flow_cases.py."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.dense = nn.Dense(3, in_units=3, flatten=False)
+
+    def hybrid_forward(self, F, x, p):
+        y = F.relu(x)
+        out = F.contrib.cond(p.sum() > 0, lambda: [self.dense(y) * 2, y + 1], lambda: [F.tanh(x) - y, x * 3])
+        return out[0], out[1]
+
+
+CASES = [("while_loop", Loop, "wl_", "loop", [("a", "limit"), ("b", "limit")]),
+         ("cond", Branch, "cd_", "cond", [("then", "p"), ("else", "p")])]
+
+
+def _expected(io, kind, pre, ys):
+    """MXNet's outputs; a while_loop's rows past its last step are undefined (compared up to it)."""
+    out = []
+    for i, y in enumerate(ys):
+        ref = io[f"{pre}_y{i}"]
+        if kind == "while_loop" and i < 2:
+            steps = int(io[f"{pre}_y2"][0])
+            y, ref = y[:steps], ref[:steps]
+        out.append((y, ref))
+    return out
+
+
+@pytest.mark.parametrize("kind,block,prefix,tag,runs", CASES)
+def test_mxnet_exported_while_loop_and_cond_run_and_round_trip(kind, block, prefix, tag, runs):
+    io = np.load(DATA / "control-flow-io.npz")
+    params = {k.split(":", 1)[1]: v for k, v in P.load(DATA / f"{kind}-0000.params").items()}
+    text = (DATA / f"{kind}-symbol.json").read_text()
+    g = mxnet_json.loads(text)
+    assert mxnet_json.dumps(g) == text
+    prog = compile_graph(g, input_names=["data0", "data1"], shapes={"data0": io["x"].shape, "data1": (1,)},
+                         params=params)
+    for run, key in runs:
+        pre = f"{tag}_{run}"
+        second = io[f"{pre}_{key}"]
+        for ys in (evaluate(g, {**params, "data0": io["x"], "data1": second}), prog(io["x"], second)):
+            for y, ref in _expected(io, kind, pre, [np.asarray(y) for y in ys]):
+                np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind,block,prefix,tag,runs", CASES)
+def test_hybridized_while_loop_and_cond_match_mxnet_and_export_its_json(kind, block, prefix, tag, runs, tmp_path,
+                                                                       monkeypatch):
+    monkeypatch.setattr(AttrScope, "_subgraph_names", defaultdict(int))
+    io = np.load(DATA / "control-flow-io.npz")
+    params = {k.split(":", 1)[1]: v for k, v in P.load(DATA / f"{kind}-0000.params").items()}
+    net = block(prefix=prefix)
+    net.initialize()
+    net.hybridize()
+    for name, p in net.collect_params().items():
+        p.set_data(mx.nd.array(params[name]))
+    for run, key in runs:
+        pre = f"{tag}_{run}"
+        ys = net(mx.nd.array(io["x"]), mx.nd.array(io[f"{pre}_{key}"]))
+        for y, ref in _expected(io, kind, pre, [y.asnumpy() for y in ys]):
+            np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
+    net.export(str(tmp_path / kind))
+    assert (tmp_path / f"{kind}-symbol.json").read_text() == (DATA / f"{kind}-symbol.json").read_text()
