@@ -242,3 +242,62 @@ def test_hybridized_while_loop_and_cond_match_mxnet_and_export_its_json(kind, bl
             np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
     net.export(str(tmp_path / kind))
     assert (tmp_path / f"{kind}-symbol.json").read_text() == (DATA / f"{kind}-symbol.json").read_text()
+
+
+class _NestedForeach(nn.HybridBlock):
+    def hybrid_forward(self, F, x, s):
+        def outer(row, st):
+            o, st2 = F.contrib.foreach(lambda v, st3: (v * 2, [st3[0] + v]), row, [st[0]])
+            return o.sum(axis=0), st2
+        return F.contrib.foreach(outer, x, [s])
+
+
+class _OnlyStates(nn.HybridBlock):
+    def hybrid_forward(self, F, x, s):
+        return F.contrib.foreach(lambda d, st: ([], [st[0] + d]), x, [s])[1][0]
+
+
+class _ForeachInWhile(nn.HybridBlock):
+    def hybrid_forward(self, F, x):
+        def func(i, acc):
+            o, st = F.contrib.foreach(lambda d, s: (F.broadcast_add(d, i), [s[0] + d]), x, [F.zeros_like(acc)])
+            return [o.sum()], [i + 1, acc + st[0]]
+        outs, (i, acc) = F.contrib.while_loop(lambda i, acc: (i < 3).sum() > 0, func,
+                                              [F.zeros((1,)), F.zeros((4,))], max_iterations=5)
+        return F.slice_axis(outs[0], axis=0, begin=0, end=3), i, acc     # rows past the last step: undefined
+
+
+class _CondInForeach(nn.HybridBlock):
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.d = nn.Dense(4, in_units=4)
+
+    def hybrid_forward(self, F, x, s):
+        def body(d, st):
+            h = F.contrib.cond(d.sum() > 0, lambda: F.reshape(self.d(F.expand_dims(d, 0)), shape=(-1,)) + st[0],
+                               lambda: st[0] - d)
+            return h, [h]
+        return F.contrib.foreach(body, x, [s])
+
+
+def _flat(v):
+    return [z for e in v for z in _flat(e)] if isinstance(v, (list, tuple)) else [v.asnumpy()]
+
+
+@pytest.mark.parametrize("block,shapes,dtype", [
+    (_NestedForeach, [(3, 4, 2), (2,)], "float32"), (_OnlyStates, [(5, 3), (3,)], "float32"),
+    (_ForeachInWhile, [(6, 4)], "float32"), (_CondInForeach, [(5, 4), (4,)], "float32"),
+    (_NestedForeach, [(3, 4, 2), (2,)], "int32")])
+def test_nested_control_flow_hybridizes_to_the_imperative_results(block, shapes, dtype):
+    rng = np.random.default_rng(0)
+    args = [mx.nd.array((rng.standard_normal(s) * 3).astype(dtype), dtype=dtype) for s in shapes]
+    net = block()
+    net.initialize(mx.init.Normal(0.5))
+    imperative = _flat(net(*args))
+    net.hybridize()
+    hybridized = _flat(net(*args))
+    assert len(imperative) == len(hybridized)
+    for a, b in zip(imperative, hybridized):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
