@@ -301,3 +301,21 @@ def test_nested_control_flow_hybridizes_to_the_imperative_results(block, shapes,
     for a, b in zip(imperative, hybridized):
         assert a.dtype == b.dtype
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("executor", ["compiled", "interpret"])
+def test_hybridize_run_executes_mxnets_foreach_export(executor, tmp_path):
+    from click.testing import CliRunner
+
+    from hybridize.cli import main
+
+    io = _io()
+    args = ["run", str(DATA / "foreach-symbol.json"), "--executor", executor, "-o", str(tmp_path / "y.npz")]
+    for name, key in (("data0", "x"), ("data1", "h"), ("data2", "c")):
+        np.save(tmp_path / f"{key}.npy", io[key])
+        args += ["-i", f"{name}={tmp_path / f'{key}.npy'}"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    out = np.load(tmp_path / "y.npz")
+    for i in range(4):
+        np.testing.assert_allclose(out[f"out{i}"], io[f"y{i}"], rtol=1e-5, atol=1e-6)
