@@ -76,6 +76,9 @@ nlp("TransformerEncoder", "model.transformer",
 nlp("BERTModel", "model.bert",
     "m.BERTModel(m.BERTEncoder(num_layers=2, units=16, hidden_size=32, num_heads=4, max_length=20), vocab_size=30, token_type_vocab_size=2, units=16, embed_size=16, use_pooler=True, use_decoder=True, use_classifier=True)",
     [{"int": 30, "shape": (2, 8)}, {"int": 2, "shape": (2, 8)}, {"value": [8, 5]}, {"int": 8, "shape": (2, 3)}])
+nlp("BiLMEncoder", "model.bilm_encoder",
+    "m.BiLMEncoder(mode='lstmpc', num_layers=2, input_size=8, hidden_size=8, proj_size=4, cell_clip=3, proj_clip=3)",
+    [(5, 2, 8), [[[(2, 4), (2, 8)], [(2, 4), (2, 8)]], [[(2, 4), (2, 8)], [(2, 4), (2, 8)]]]], fresh_inputs=True)
 nlp("ConvolutionalEncoder", "model.convolutional_encoder",
     "m.ConvolutionalEncoder(embed_size=8, num_filters=(4, 6), ngram_filter_sizes=(1, 2), conv_layer_activation='tanh', num_highway=2, output_size=10)",
     [(7, 2, 8), {"int": 2, "shape": (7, 2)}])
