@@ -309,16 +309,7 @@ def conv_out_hw(H: int, W: int, a: Any) -> tuple[int, int]:
 def _pad_fill(pb: np.ndarray, x: np.ndarray, ph: int, pw: int, value: float = 0.0) -> None:
     """Writes ``x`` into the interior of ``pb`` and ``value`` into its border (every call: the
     buffer's memory is shared with other steps)."""
-    H, W = x.shape[1], x.shape[2]
-    if ph:
-        pb[:, :ph] = value
-    if pb.shape[1] > ph + H:
-        pb[:, ph + H:] = value
-    if pw:
-        pb[:, ph:ph + H, :pw] = value
-    if pb.shape[2] > pw + W:
-        pb[:, ph:ph + H, pw + W:] = value
-    pb[:, ph:ph + H, pw:pw + W] = x
+    _pad_rows(pb, x, 0, ph, pw, value)
 
 
 def _epilogue(out2d: np.ndarray, out: np.ndarray, b: Any, r: Any, act: tuple,
