@@ -1,7 +1,7 @@
 """The ``hybridize`` command: a click group whose subcommands live next to what they drive.
 
-``check`` (and the ``hybridize-check`` entry point) comes from ``transpile.check_cli``,
-``transpile`` from ``transpile.transpile_cli``, ``run`` from ``runtime.run_cli``. This module only
+``check`` (and the ``hybridize-check`` entry point) comes from ``transpile.check.cli``,
+``transpile`` from ``transpile.emit.cli``, ``run`` from ``runtime.run_cli``. This module only
 wires them together; each subcommand turns library errors into one-line messages itself.
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from . import __version__
 
 # name -> (module relative to this package, attribute holding the click command)
 _SUBCOMMANDS = {
-    "check": (".transpile.check_cli", "check"),
-    "transpile": (".transpile.transpile_cli", "transpile"),
+    "check": (".transpile.check.cli", "check"),
+    "transpile": (".transpile.emit.cli", "transpile"),
     "run": (".runtime.run_cli", "run"),
 }
 
@@ -41,7 +41,7 @@ def main() -> None:
 
 def check_main() -> None:
     """Entry point of the standalone ``hybridize-check`` command."""
-    from .transpile.check_cli import check
+    from .transpile.check.cli import check
 
     check(prog_name="hybridize-check")
 

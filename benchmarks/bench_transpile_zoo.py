@@ -2,7 +2,7 @@
 networks from the OUTPUT package on hybridize.runtime and compare with MXNet's recorded outputs.
 
 1. ``hybridize transpile ../shared/corpus/mxnet/gluon/model_zoo/vision -o TMP`` (as
-   tests/transpile_cmd/test_zoo.py does), timed as a subprocess (interpreter start-up included).
+   tests/emit/test_zoo.py does), timed as a subprocess (interpreter start-up included).
 2. For every zoo fixture in ``../shared/fixtures/mxnet/models/`` (all but seed_mlp/seed_hybridnet):
    ``vision.get_model(name)`` from the transpiled package; parameters from
    ``params_recipe.recipe(structural_name, shape)`` (shapes from the fixture's shapes.json/names.json)

@@ -1,16 +1,22 @@
-"""``hybridize.transpile``: the ``hybridize-check`` linter (and, later, the transpiler).
+"""``hybridize.transpile``: the ``hybridize-check`` linter and the ``hybridize transpile`` converter.
+
+One pipeline, one folder per stage: ``source`` (read, decode, parse; HY000) -> ``analysis`` (the one
+semantic model: scopes, bindings, which values are tensors and why) -> ``rules`` (one module per HY
+code: message, rationale, fix, examples) -> ``check`` (findings, config, output formats),
+``convert`` (codemods that rewrite what needs concrete data into graph code) and ``emit`` (imports
+mapped to ``hybridize.runtime``, static graph modules, atomic trees).
 
 Public API of the checker (stable; the transpiler builds on it):
 
-``checker.check_source(text, path, config=None, with_edits=True) -> list[Finding]``
+``check.checker.check_source(text, path, config=None, with_edits=True) -> list[Finding]``
     Check one module's text. Never raises for bad input (unparsable text is an HY000 finding).
-``checker.check_paths(paths, config=None, jobs=0, mode="check"|"fix"|"diff", unsafe=False)``
+``check.checker.check_paths(paths, config=None, jobs=0, mode="check"|"fix"|"diff", unsafe=False)``
     Files and directories, in parallel worker processes; returns ``CheckResult`` with
     ``findings`` (sorted by file, line, column), ``files`` (per-file results, fixes, diffs) and
     ``io_errors``.
-``checker.fix_source(text, path, config=None, unsafe=False) -> (text, fixed, remaining)``
+``check.checker.fix_source(text, path, config=None, unsafe=False) -> (text, fixed, remaining)``
     Apply fixes until none apply (idempotent).
-``config.load_config(start=None, explicit=None, isolated=False) -> Config``
+``check.config.load_config(start=None, explicit=None, isolated=False) -> Config``
     ``[tool.hybridize-check]`` of the nearest ``pyproject.toml``; ``ConfigError`` if invalid.
 ``analysis.analyze_text(text) -> ModuleAnalysis``
     The tensor dataflow itself: ``.functions`` (each analysed ``hybrid_forward``),
@@ -18,10 +24,10 @@ Public API of the checker (stable; the transpiler builds on it):
     expression a tensor here, and why: ``value.is_tensor``, ``value.origin.explain("y")``),
     ``.events`` (what the rules consume).
 ``diagnostics.Finding``, ``Fix``, ``Edit``, ``Location``, ``Severity``
-    Plain picklable data; ``formats.FORMATS[name](findings, RenderOptions)`` renders them.
+    Plain picklable data; ``check.formats.FORMATS[name](findings, RenderOptions)`` renders them.
 ``rules.ALL_RULES``
     code -> ``Rule`` (message, rationale, fix advice, VALID/INVALID examples), discovered from
     the ``rules/hy*.py`` modules.
 
-The command line (``check_cli.check``, a click command) is a thin edge over this API.
+The command line (``check.cli.check``, a click command) is a thin edge over this API.
 """

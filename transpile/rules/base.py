@@ -2,7 +2,7 @@
 
 A rule never inspects syntax on its own: it subscribes to :class:`~..analysis.events.EventKind` s
 emitted by the dataflow and decides from the event's abstract value whether the operation is a
-problem. Examples are part of the definition; ``tests/transpile/test_rule_examples.py`` runs them:
+problem. Examples are part of the definition; ``tests/check/test_rule_examples.py`` runs them:
 lines of an INVALID example that must be reported end with ``# expect: HYxxx``; a VALID example
 must produce no finding at all; ``fix_examples`` pairs must round-trip through ``--fix``.
 """

@@ -3,7 +3,7 @@ from typing import Iterator
 
 from ..diagnostics import Severity
 from ..analysis.events import Event, EventKind
-from ..fixes import augassign_fix
+from ..convert.fixes import augassign_fix
 from .base import Report, Rule, example
 
 _SYMBOLS = {

@@ -5,7 +5,7 @@ import ast
 
 from ..diagnostics import Severity
 from ..analysis.events import Event, EventKind
-from ..fixes import reshape_tuple_fix
+from ..convert.fixes import reshape_tuple_fix
 from .base import Report, Rule, example
 
 

@@ -1,7 +1,7 @@
 """``github``: GitHub Actions workflow commands (``::error file=..,line=..::message``)."""
 from __future__ import annotations
 
-from ..diagnostics import Finding
+from ...diagnostics import Finding
 from . import RenderOptions
 
 NAME = "github"

@@ -1,7 +1,7 @@
 """``concise``: one line per finding, ``path:row:col: CODE [*] message`` (ruff's concise)."""
 from __future__ import annotations
 
-from ..diagnostics import Finding
+from ...diagnostics import Finding
 from . import RenderOptions
 from ._style import Style
 

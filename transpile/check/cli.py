@@ -16,9 +16,9 @@ import click
 
 from .checker import CheckResult, check_paths, write_atomic
 from .config import ConfigError, load_config, parse_per_file_ignores, validate_selectors
-from .diagnostics import Severity
+from ..diagnostics import Severity
 from .formats import FORMATS, RenderOptions
-from . import rules
+from .. import rules
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 

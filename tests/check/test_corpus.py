@@ -12,8 +12,8 @@ import pytest
 from transpile_helpers import CORPUS
 
 from hybridize.transpile.analysis import analyze_text
-from hybridize.transpile.checker import check_paths
-from hybridize.transpile.config import Config
+from hybridize.transpile.check.checker import check_paths
+from hybridize.transpile.check.config import Config
 
 GLUON = CORPUS / "mxnet" / "gluon"
 

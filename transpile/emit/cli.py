@@ -30,8 +30,8 @@ def _fail(message: str) -> click.exceptions.Exit:
 
 
 def _render_findings(report: Report, fmt: Optional[str]) -> str:
-    from .formats import FORMATS, RenderOptions
-    from .source import split_lines
+    from ..check.formats import FORMATS, RenderOptions
+    from ..source import split_lines
 
     refused = report.refused
     findings = [f for o in refused for f in o.result.findings]  # type: ignore[union-attr]
@@ -44,12 +44,12 @@ def _render_findings(report: Report, fmt: Optional[str]) -> str:
             pass
     fmt = fmt or ("full" if sys.stdout.isatty() else "concise")
     color = fmt in ("full", "concise") and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    from .diagnostics import sorted_findings
+    from ..diagnostics import sorted_findings
     return FORMATS[fmt](sorted_findings(findings), RenderOptions(color=color, lines_for=texts.get))
 
 
 def _config(config_file: Optional[str], isolated: bool):
-    from .config import ConfigError, load_config
+    from ..check.config import ConfigError, load_config
 
     try:
         return load_config(explicit=config_file, isolated=isolated)

@@ -9,7 +9,7 @@ import numpy as np
 
 from support import REPO
 
-from hybridize.transpile.rewrite import rewrite_source
+from hybridize.transpile.emit.rewrite import rewrite_source
 
 SEED = REPO / "samples" / "mxnet_style" / "hybrid_net.py"
 
@@ -196,7 +196,7 @@ def test_source_segments_match_ast_on_crlf_form_feed_and_non_ascii():
     whole source per call: quadratic, ~5 s for gluon/block.py); the slices must be the stdlib's."""
     import ast
 
-    from hybridize.transpile.rewrite import _Segments
+    from hybridize.transpile.emit.rewrite import _Segments
 
     text = ("# é ünïcode ✓\r\nx = 'ä' + 'b'  # ß\r\n\x0c\r\ndef f(a,\r\n      b='Ω'):\r\n    return (a +\r\n"
             "            b)\ry = [1,\r  2]\nclass C:\n    def g(self): print('→', 1); return {\n        'k': 2}\n")

@@ -138,7 +138,7 @@ def check_outdir(outdir: str, inputs: Sequence[Input]) -> None:
 
 
 def _read(path: str) -> str:
-    from .source import SourceError, decode_source
+    from ..source import SourceError, decode_source
 
     try:
         with open(path, "rb") as handle:
@@ -152,7 +152,7 @@ def _read(path: str) -> str:
 
 
 def _syntax_error(text: str, label: str) -> Optional[str]:
-    from .source import SourceError, parse_python
+    from ..source import SourceError, parse_python
 
     try:
         parse_python(text)

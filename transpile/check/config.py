@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from .rules import rule_codes
+from ..rules import rule_codes
 
 SECTION = "hybridize-check"
 KNOWN_KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude")

@@ -32,7 +32,7 @@ from typing import Optional, Sequence
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from .diagnostics import Finding, Severity
+from ..diagnostics import Finding, Severity
 from .imports import Tree, map_module, package_of, plan_from_import, plan_import, resolve_relative
 
 MARKER_MODULE = "hybridize.runtime.gluon.static_graph"
@@ -43,7 +43,7 @@ _CODING = re.compile(r"^#.*coding[:=]")
 
 
 def tool_version() -> str:
-    from .. import __version__
+    from ... import __version__
     return __version__
 
 
@@ -51,7 +51,7 @@ def tool_version() -> str:
 # the checker, behind one adapter
 def check_for_transpile(text: str, path: str, config=None) -> list[Finding]:
     """All checker findings for ``text`` (errors refuse the file; HY008 warnings drive the rewrite)."""
-    from .checker import check_source
+    from ..check.checker import check_source
 
     return check_source(text, path, config, with_edits=False)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 
-from .. import diagnostics
-from ..diagnostics import Finding
-from .. import rules as rule_registry
+from ... import diagnostics
+from ...diagnostics import Finding
+from ... import rules as rule_registry
 from . import RenderOptions
 
 NAME = "sarif"
@@ -22,7 +22,7 @@ def _uri(path: str, root: str) -> str:
 
 
 def render(findings: list[Finding], options: RenderOptions) -> str:
-    from ... import __version__
+    from .... import __version__
 
     rules = []
     order = {}

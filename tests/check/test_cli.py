@@ -155,7 +155,7 @@ def test_parallel_results_are_deterministic(tree):
 
 
 def test_an_internal_error_is_one_line_and_exit_2(cli, tree, monkeypatch):
-    from hybridize.transpile import check_cli
+    from hybridize.transpile.check import cli as check_cli
 
     def boom(*args, **kwargs):
         raise RuntimeError("simulated bug")
@@ -173,7 +173,7 @@ def test_summary_counts_warnings_as_warnings(tmp_path):
                    "        return F.relu(x)\n")
     from click.testing import CliRunner
 
-    from hybridize.transpile.check_cli import check
+    from hybridize.transpile.check.cli import check
     res = CliRunner().invoke(check, [str(src), "--output-format", "concise", "--isolated"])
     assert res.exit_code == 1
     assert res.output.splitlines()[-1] == "Found 1 error and 1 warning (0 fixable)."
@@ -185,7 +185,7 @@ def test_summary_counts_warnings_as_warnings(tmp_path):
 def test_missing_path_is_never_all_checks_passed(tmp_path):
     from click.testing import CliRunner
 
-    from hybridize.transpile.check_cli import check
+    from hybridize.transpile.check.cli import check
     res = CliRunner().invoke(check, [str(tmp_path / "missing.py"), "--output-format", "concise"])
     assert res.exit_code == 2
     assert "All checks passed!" not in res.stdout

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 
-from ..diagnostics import Finding
-from .. import rules
+from ...diagnostics import Finding
+from ... import rules
 from . import RenderOptions
 
 NAME = "json"

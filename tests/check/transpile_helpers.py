@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hybridize.transpile.check_cli import check as check_command
-from hybridize.transpile.checker import check_source
+from hybridize.transpile.check.cli import check as check_command
+from hybridize.transpile.check.checker import check_source
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO.parent / "shared" / "corpus"

@@ -1,8 +1,8 @@
 """``full`` (default on a terminal): the concise header, the source line with carets, advice."""
 from __future__ import annotations
 
-from ..diagnostics import Finding
-from .. import rules
+from ...diagnostics import Finding
+from ... import rules
 from . import RenderOptions
 from ._style import Style
 from .concise import header

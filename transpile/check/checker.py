@@ -2,8 +2,8 @@
 
 For the transpiler and other callers::
 
-    from hybridize.transpile.checker import check_source, check_paths
-    from hybridize.transpile.config import Config, load_config
+    from hybridize.transpile.check.checker import check_source, check_paths
+    from hybridize.transpile.check.config import Config, load_config
 
     findings = check_source(text, "model.py", Config())      # list[Finding], sorted
     result = check_paths(["src/"], load_config(), jobs=0)    # CheckResult
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 from .config import Config
-from .diagnostics import Applicability, Edit, Finding, Fix, Location, Severity, sorted_findings
-from .rules import META_UNUSED_NOQA, PARSE_ERROR
-from .source import SourceError, decode_source, mentions_hybrid_forward, parse_python, split_lines
+from ..diagnostics import Applicability, Edit, Finding, Fix, Location, Severity, sorted_findings
+from ..rules import META_UNUSED_NOQA, PARSE_ERROR
+from ..source import SourceError, decode_source, mentions_hybrid_forward, parse_python, split_lines
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(
@@ -101,8 +101,8 @@ def check_source(text: str, path: str, config: Optional[Config] = None, with_edi
 
 
 def _check(text: str, path: str, lines: list[str], with_edits: bool) -> list[Finding]:
-    from .analysis import analyze_index
-    from .analysis.index import build_index
+    from ..analysis import analyze_index
+    from ..analysis.index import build_index
 
     raw: list[Finding] = []
     try:
@@ -126,7 +126,7 @@ def _parse_error(path: str, exc: SourceError) -> Finding:
 
 
 def _run_rules(events: Iterable, path: str, with_edits: bool) -> list[Finding]:
-    from .rules import rules_for
+    from ..rules import rules_for
 
     out: list[Finding] = []
     for event in events:
@@ -164,7 +164,7 @@ def _parse_codes(text: Optional[str]) -> Optional[list[str]]:
 
 def _apply_noqa(findings: list[Finding], lines: list[str], path: str, codes: frozenset[str]) -> list[Finding]:
     """Drop suppressed findings and report suppressions that suppress nothing (HY100)."""
-    from .rules import ALL_RULES
+    from ..rules import ALL_RULES
     text_has_noqa = any("noqa" in line for line in lines)
     if not text_has_noqa:
         return findings
@@ -418,7 +418,7 @@ def check_paths(paths: Sequence[str], config: Optional[Config] = None, jobs: int
     todo, results = _prefilter(files)
     jobs = jobs or default_jobs()
     if todo:
-        from . import analysis, rules  # noqa: F401  (import once before forking workers)
+        from .. import analysis, rules  # noqa: F401  (import once before forking workers)
     if jobs > 1 and len(todo) >= PARALLEL_THRESHOLD:
         results.extend(_run_parallel(todo, config, mode, unsafe, jobs, with_edits))
     else:

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from hybridize.transpile.checker import check_source, fix_source
+from hybridize.transpile.check.checker import check_source, fix_source
 from hybridize.transpile.rules import ALL_RULES, rule_codes
 
 _EXPECT = re.compile(r"#\s*expect:\s*((?:HY\d+[,\s]*)+)")

@@ -18,9 +18,9 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
-from .analysis.events import Event, Site
-from .analysis.values import Category, Kind, Value
-from .diagnostics import Applicability, Edit, Fix, Location
+from ..analysis.events import Event, Site
+from ..analysis.values import Category, Kind, Value
+from ..diagnostics import Applicability, Edit, Fix, Location
 
 _OPS = {
     "Add": ("Add", "+"), "Sub": ("Subtract", "-"), "Mult": ("Multiply", "*"), "Div": ("Divide", "/"),
@@ -65,7 +65,7 @@ def _locate(site: Site, span: tuple[int, int, int, int], kind: type) -> Optional
     its parentheses in libcst but not in ast), with its snippet module and line offset."""
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from .source import parse_function_snippet
+    from ..source import parse_function_snippet
 
     fn = site.function
     if fn is None:

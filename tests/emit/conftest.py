@@ -16,7 +16,7 @@ VISION = CORPUS / "mxnet" / "gluon" / "model_zoo" / "vision"
 
 def run_transpile(*args: str):
     """``hybridize transpile ARGS`` in-process; returns click's Result (exit_code, stdout, stderr)."""
-    from hybridize.transpile.transpile_cli import transpile
+    from hybridize.transpile.emit.cli import transpile
 
     return CliRunner().invoke(transpile, list(args), catch_exceptions=False)
 

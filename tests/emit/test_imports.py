@@ -7,7 +7,7 @@ import pytest
 
 from support import CORPUS, require_shared
 
-from hybridize.transpile.imports import (Tree, map_module, module_name_of, package_of, plan_from_import,
+from hybridize.transpile.emit.imports import (Tree, map_module, module_name_of, package_of, plan_from_import,
                                          plan_import, resolve_relative)
 
 VISION = CORPUS / "mxnet" / "gluon" / "model_zoo" / "vision"

@@ -11,7 +11,7 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from ..diagnostics import Finding
+from ...diagnostics import Finding
 
 Render = Callable[[list[Finding], "RenderOptions"], str]
 
