@@ -465,8 +465,8 @@ class Block:
                 children[child.name] = ch_name
                 _save_cached_graphs(child, index, mdl)
         _save_cached_graphs(self, [0], model)
-        with open(prefix + "-model.json", "w") as fp:
-            json.dump(model, fp)
+        from ...atomic import write_text
+        write_text(prefix + "-model.json", json.dumps(model))
         self.save_parameters(prefix + "-model.params")
 
     def load(self, prefix: str) -> None:

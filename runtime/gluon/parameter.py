@@ -600,7 +600,8 @@ def _load_error(filename: Any, problem: str) -> ParameterLoadError:
 def save_arrays(filename: str, arrays: dict) -> None:
     """Writes name -> NDArray in MXNet's ``.params`` format, or ``.npz`` if ``filename`` ends so."""
     if str(filename).endswith(".npz"):
-        np.savez(filename, **{k: (v._data if isinstance(v, NDArray) else np.asarray(v)) for k, v in arrays.items()})
+        from ..graph import params as _params  # atomic, like every writer
+        _params.save_npz(filename, {k: (v._data if isinstance(v, NDArray) else np.asarray(v)) for k, v in arrays.items()})
         return
     ndarray.save(filename, arrays)
 

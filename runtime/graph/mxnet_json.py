@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from typing import Any
 
+from ...atomic import write_bytes
 from ..base import LoadError
 from ..ops.attrs import AttrError
 from ..ops.registry import find_op
@@ -231,23 +231,7 @@ def _write_graph(w: "_Writer", graph: Graph, top: bool) -> None:
 
 def save(path: str | os.PathLike, graph: Graph) -> None:
     """Writes ``dumps(graph)`` to ``path`` atomically (temporary file in the same folder, rename)."""
-    _atomic_write(path, dumps(graph).encode("utf-8"))
-
-
-def _atomic_write(path: str | os.PathLike, data: bytes) -> None:
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_bytes(path, dumps(graph).encode("utf-8"))
 
 
 # -- reader ------------------------------------------------------------------------------------------

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import os
 import struct
-import tempfile
 from typing import Any, Mapping, Sequence, Union
 
 import numpy as np
 
+from ...atomic import open_for_write, write_bytes
 from ..base import LoadError
 
 __all__ = ["load", "save", "loads", "dumps", "load_npz", "save_npz", "split_arg_aux", "join_arg_aux",
@@ -290,7 +290,7 @@ def save(path: str | os.PathLike, data: Params) -> None:
     if os.fspath(path).endswith(".npz"):
         save_npz(path, data)  # type: ignore[arg-type]
         return
-    _atomic_write(path, lambda f: f.write(dumps(data)))
+    write_bytes(path, dumps(data))
 
 
 # -- npz -------------------------------------------------------------------------------------------------
@@ -324,23 +324,8 @@ def save_npz(path: str | os.PathLike, data: Mapping[str, Any] | Sequence[Any]) -
     if not isinstance(data, Mapping):
         data = {f"arr_{i}": v for i, v in enumerate(data)}
     arrays = {str(k): (v.asnumpy() if hasattr(v, "asnumpy") else np.asarray(v)) for k, v in data.items()}
-    _atomic_write(path, lambda f: np.savez(f, **arrays))
-
-
-def _atomic_write(path: str | os.PathLike, write) -> None:
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with open_for_write(path) as f:
+        np.savez(f, **arrays)
 
 
 # -- names -----------------------------------------------------------------------------------------------

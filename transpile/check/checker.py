@@ -21,7 +21,6 @@ import multiprocessing
 import os
 import re
 import sys
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
@@ -283,23 +282,10 @@ def _encoding_of(data: bytes) -> tuple[str, bool]:
 
 
 def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same directory and a rename."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".hybridize-check-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        try:
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        except OSError:
-            pass
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Replace ``path``'s content with ``data`` atomically, keeping its mode (:mod:`hybridize.atomic`)."""
+    from ...atomic import write_bytes
+
+    write_bytes(path, data)
 
 
 def process_file(path: str, config: Config, mode: str = "check", unsafe: bool = False,

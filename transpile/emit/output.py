@@ -6,15 +6,14 @@
   files; hidden directories and ``__pycache__`` are skipped).
 * :func:`transpile_inputs` checks and rewrites every module (in sorted order, so output and
   messages are deterministic) and returns a :class:`Report`.
-* :func:`write_report` writes what was transpiled into a temporary directory next to the output and
-  then moves each input's tree into place. Without ``keep_going`` it writes nothing unless every
+* :func:`write_report` stages what was transpiled next to each final path and then swaps each input's
+  tree (or module) into place atomically (:mod:`hybridize.atomic`). Without ``keep_going`` it writes nothing unless every
   module succeeded; with it, the modules that succeeded are written, the others left out.
 """
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
@@ -22,7 +21,6 @@ from .imports import Tree
 from .rewrite import Rewritten, blocking, check_for_transpile, rewrite_source
 
 SKIP_DIRS = ("__pycache__",)
-TMP_PREFIX = ".hybridize-transpile-"
 
 
 class TranspileError(Exception):
@@ -191,51 +189,52 @@ def transpile_inputs(inputs: Sequence[Input], config=None, stop_early: bool = Fa
 
 
 def write_report(report: Report, inputs: Sequence[Input], outdir: str) -> list[str]:
-    """Write the successful modules under ``outdir`` atomically per input tree; returns targets."""
+    """Write the successful modules under ``outdir``; returns the targets written.
+
+    Each input's output (``OUTDIR/<name>``, a tree or one module) is staged beside its final path
+    and swapped in as a whole (:mod:`hybridize.atomic`): a kill or a full disk at any moment
+    leaves every target holding its old content or its complete new content. Nothing is swapped
+    in until every input's output is fully staged."""
+    from ...atomic import StagedFile, StagedTree
+
     outdir_abs = os.path.abspath(outdir)
-    anchor = outdir_abs
-    while not os.path.exists(anchor):
-        anchor = os.path.dirname(anchor)
-    try:
-        staging = tempfile.mkdtemp(prefix=TMP_PREFIX, dir=anchor)
-    except OSError as exc:
-        raise TranspileError(f"cannot write to {anchor}: {exc.strerror or exc}") from None
-    moved: list[str] = []
+    created = not os.path.exists(outdir_abs)
+    staged: list = []
     try:
         try:
-            for outcome in report.written:
-                dest = os.path.join(staging, outcome.target)
-                os.makedirs(os.path.dirname(dest), exist_ok=True)
-                with open(dest, "w", encoding="utf-8", newline="") as handle:
-                    handle.write(outcome.result.code)  # type: ignore[union-attr]
-                os.chmod(dest, 0o644)
             os.makedirs(outdir_abs, exist_ok=True)
+            by_input: dict[str, list[FileOutcome]] = {}
+            for outcome in report.written:
+                by_input.setdefault(outcome.input.name, []).append(outcome)
+            for inp in inputs:
+                outcomes = by_input.get(inp.name)
+                if not outcomes:
+                    continue
+                final = os.path.join(outdir_abs, inp.name)
+                if os.path.isdir(inp.root):
+                    tree = StagedTree(final)
+                    staged.append(tree)
+                    for outcome in outcomes:
+                        tree.write_text(os.path.relpath(outcome.target, inp.name),
+                                        outcome.result.code)  # type: ignore[union-attr]
+                else:
+                    single = StagedFile(final)
+                    staged.append(single)
+                    single.write(outcomes[0].result.code.encode("utf-8"))  # type: ignore[union-attr]
         except OSError as exc:
             raise TranspileError(f"cannot write output: {exc.strerror or exc}") from None
-        for inp in inputs:
-            staged = os.path.join(staging, inp.name)
-            if not os.path.exists(staged):
-                continue
-            final = os.path.join(outdir_abs, inp.name)
-            _move_into_place(staged, final, staging)
-            moved.append(final)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return moved
-
-
-def _move_into_place(staged: str, final: str, staging: str) -> None:
-    """Replace ``final`` by ``staged`` (a previous output is moved aside first, then removed)."""
-    old = None
-    try:
-        if os.path.lexists(final):
-            old = os.path.join(staging, ".previous-" + os.path.basename(final))
-            os.rename(final, old)
-        os.rename(staged, final)
-    except OSError as exc:
-        if old is not None and not os.path.lexists(final):
+        moved: list[str] = []
+        for item in staged:
             try:
-                os.rename(old, final)
-            except OSError:
-                pass
-        raise TranspileError(f"cannot write {final}: {exc.strerror or exc}") from None
+                item.commit()
+            except OSError as exc:
+                raise TranspileError(f"cannot write {item.final}: {exc.strerror or exc}") from None
+            moved.append(item.final)
+        return moved
+    except BaseException:
+        for item in staged:
+            item.discard()
+        if created:
+            with contextlib.suppress(OSError):
+                os.rmdir(outdir_abs)  # only if still empty
+        raise

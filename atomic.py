@@ -1,0 +1,404 @@
+"""Atomic writes: every file and tree ``hybridize`` writes goes through here (``hybridize.atomic``).
+
+A process killed (even by SIGKILL) or a disk that fills up at any moment of a write leaves each
+final path holding either its old content or the complete new content, never a truncated file
+and never a half-written tree. How:
+
+* **A file** (:func:`write_bytes`, :func:`write_text`, :func:`open_for_write`): the new content is
+  written to a hidden temporary file in the *same directory* (``.<name>.hy-<pid>-<random>.tmp``),
+  flushed and ``fsync``-ed, then renamed over the final path with ``os.replace`` (atomic on POSIX
+  and on Windows within one volume); the directory is ``fsync``-ed after the rename so that the new
+  name survives a power cut too.
+* **A tree** (:class:`StagedTree`): the new tree is built in a hidden sibling directory of the final
+  path, every file and directory in it is ``fsync``-ed, then it takes the final path's place:
+  by ``rename`` when nothing is there, and when an old tree (or file) is there by one atomic
+  exchange of the two names (Linux ``renameat2(RENAME_EXCHANGE)``) after which the old tree, now
+  under the hidden name, is deleted. Where the exchange is not available (other systems, a file
+  system that refuses it) the old tree is first renamed aside and the new one renamed in: a kill
+  between those two renames leaves the final path *absent* for that moment, with the complete old
+  tree kept beside it as ``.<name>.hy-<pid>-<random>.old``; the next write of the same path puts
+  it back before it starts (so a path is never lost, only briefly missing). The exact guarantee is
+  therefore: on Linux (ext4, xfs, btrfs, tmpfs, overlayfs), old or new at every instant; elsewhere,
+  old or new or (after a kill in a window of two renames) absent-with-the-old-tree-beside-it,
+  repaired by the next write.
+
+Permissions: a new file gets what ``open(path, "w")`` would give it (``0o666`` minus the umask; the
+temporary file is created with ``os.open(..., 0o666)`` so the kernel applies the umask, unlike
+``tempfile.mkstemp``'s ``0o600``); a file that replaces an existing one keeps the old file's mode
+(``--fix`` must not change a source file's mode). New directories get ``0o777`` minus the umask.
+A symbolic link at the final path of a file is written through (its target is replaced).
+
+Leftovers of a killed writer (hidden ``.hy-<pid>-`` temporaries whose process is gone) are removed
+by the next write into the same directory. Temporary names never collide between processes, so
+concurrent writers of one path each write a complete file or tree and the last rename wins.
+
+This module depends on the standard library only, so both ``hybridize.runtime`` and
+``hybridize.transpile`` use it without importing each other.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import secrets
+import shutil
+import stat
+import sys
+import time
+from typing import IO, Iterator, Optional, Union
+
+__all__ = ["write_bytes", "write_text", "open_for_write", "StagedFile", "StagedTree", "replace_tree"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_TAG = ".hy-"                 # marks our temporaries: .<name>.hy-<pid>-<hex>.tmp / .old
+_STALE_AFTER = 60.0           # seconds: a temporary of a dead process older than this is swept
+_MAX_BASE = 120               # keep temporary names under NAME_MAX (255) whatever the final name
+
+
+# -- names and small steps ---------------------------------------------------------------------
+def _resolve(path: PathLike) -> str:
+    """The path to replace: absolute, a symbolic link followed to its target (written through)."""
+    path = os.path.abspath(os.fspath(path))
+    if os.path.islink(path):
+        path = os.path.realpath(path)
+    return path
+
+
+def _temp_name(final: str, suffix: str) -> str:
+    folder, base = os.path.split(final)
+    return os.path.join(folder, f".{base[:_MAX_BASE]}{_TAG}{os.getpid()}-{secrets.token_hex(4)}{suffix}")
+
+
+def _fsync_dir(folder: str) -> None:
+    """Makes a rename in ``folder`` durable; file systems that cannot fsync a directory are skipped."""
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _create_file(final: str) -> tuple[int, str]:
+    """A new temporary file beside ``final``, created ``0o666`` so the umask applies."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = _temp_name(final, ".tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", final)  # pragma: no cover
+
+
+def _keep_mode(final: str, tmp: str) -> None:
+    """A replaced file keeps its permission bits (as ``open(path, 'w')`` would)."""
+    try:
+        st = os.stat(final)
+    except OSError:
+        return
+    if stat.S_ISREG(st.st_mode):
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def _sweep(folder: str, base: Optional[str] = None) -> None:
+    """Removes temporaries left in ``folder`` by killed writers (never a live process's)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    now = time.time()
+    prefix = None if base is None else f".{base[:_MAX_BASE]}{_TAG}"
+    for entry in entries:
+        name = entry.name
+        if not name.startswith(".") or _TAG not in name or not name.endswith((".tmp", ".old")):
+            continue
+        if prefix is not None and not name.startswith(prefix):
+            continue
+        try:
+            pid = int(name.rsplit(_TAG, 1)[1].split("-", 1)[0])
+            age = now - entry.stat(follow_symlinks=False).st_mtime
+        except (ValueError, IndexError, OSError):
+            continue
+        if _pid_alive(pid) or age < _STALE_AFTER:
+            continue
+        if name.endswith(".old") and (base is None or not os.path.lexists(os.path.join(folder, base))):
+            continue  # an old tree set aside while its path is absent: _restore_old puts it back
+        _remove(entry.path)
+
+
+def _remove(path: str) -> None:
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+# -- files ---------------------------------------------------------------------------------------
+class StagedFile:
+    """A file being written beside ``final``; :meth:`commit` makes it the final path's content.
+
+    Use it as a context manager (commit on success, discard on an exception) or call
+    :meth:`commit` / :meth:`discard` yourself. ``handle`` is a binary file object."""
+
+    def __init__(self, final: PathLike):
+        self.final = _resolve(final)
+        folder = os.path.dirname(self.final)
+        _sweep(folder, os.path.basename(self.final))
+        fd, self.temp = _create_file(self.final)
+        self.handle: IO[bytes] = os.fdopen(fd, "wb")
+        self._done = False
+
+    def write(self, data: bytes) -> int:
+        return self.handle.write(data)
+
+    def commit(self) -> None:
+        if self._done:
+            return
+        try:
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+            self.handle.close()
+            _keep_mode(self.final, self.temp)
+            os.replace(self.temp, self.final)
+        except BaseException:
+            self.discard()
+            raise
+        self._done = True
+        _fsync_dir(os.path.dirname(self.final))
+
+    def discard(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        with contextlib.suppress(OSError):
+            self.handle.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.temp)
+
+    def __enter__(self) -> "StagedFile":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
+
+
+@contextlib.contextmanager
+def open_for_write(path: PathLike) -> Iterator[IO[bytes]]:
+    """A binary file object whose content replaces ``path`` atomically when the block ends without
+    an exception (``np.savez(f, ...)`` and other streaming writers)."""
+    staged = StagedFile(path)
+    try:
+        yield staged.handle
+    except BaseException:
+        staged.discard()
+        raise
+    staged.commit()
+
+
+def write_bytes(path: PathLike, data: bytes) -> None:
+    """Replaces ``path``'s content with ``data`` atomically (see the module docstring)."""
+    with StagedFile(path) as staged:
+        staged.write(data)
+
+
+def write_text(path: PathLike, text: str, encoding: str = "utf-8") -> None:
+    """:func:`write_bytes` of ``text`` encoded; newlines are written exactly as given."""
+    write_bytes(path, text.encode(encoding))
+
+
+# -- trees ---------------------------------------------------------------------------------------
+_RENAME_EXCHANGE = 2
+_renameat2 = None
+if sys.platform.startswith("linux"):
+    try:
+        _libc = ctypes.CDLL(None, use_errno=True)
+        _renameat2 = getattr(_libc, "renameat2", None)
+        if _renameat2 is not None:
+            _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            _renameat2.restype = ctypes.c_int
+    except (OSError, AttributeError):  # pragma: no cover - no libc symbol table
+        _renameat2 = None
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Atomically swaps the names ``a`` and ``b``; False where the system cannot."""
+    if _renameat2 is None:
+        return False
+    at_cwd = -100  # AT_FDCWD
+    if _renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)):
+        return False
+    raise OSError(err, os.strerror(err), b)
+
+
+def _restore_old(final: str) -> None:
+    """Puts back an old tree set aside by a writer killed between its two renames (fallback path)."""
+    if os.path.lexists(final):
+        return
+    folder, base = os.path.split(final)
+    prefix = f".{base[:_MAX_BASE]}{_TAG}"
+    try:
+        olds = sorted((e for e in os.scandir(folder) if e.name.startswith(prefix) and e.name.endswith(".old")),
+                      key=lambda e: e.stat(follow_symlinks=False).st_mtime)
+    except OSError:
+        return
+    for entry in reversed(olds):
+        try:
+            pid = int(entry.name.rsplit(_TAG, 1)[1].split("-", 1)[0])
+        except (ValueError, IndexError):
+            continue
+        if not _pid_alive(pid):
+            with contextlib.suppress(OSError):
+                os.rename(entry.path, final)
+            return
+
+
+def _fsync_tree(root: str) -> None:
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path):
+                continue
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _fsync_dir(dirpath)
+
+
+class StagedTree:
+    """A directory tree built beside ``final`` that replaces it as a whole on :meth:`commit`.
+
+    ``path`` is the staging directory; write into it with :meth:`write_bytes` / :meth:`write_text`
+    / :meth:`copy_file` (relative paths) or any other way. A context manager commits on success and
+    discards on an exception. See the module docstring for the exact guarantee."""
+
+    def __init__(self, final: PathLike):
+        self.final = os.path.abspath(os.fspath(final))
+        folder, base = os.path.split(self.final)
+        os.makedirs(folder, exist_ok=True)
+        _restore_old(self.final)
+        _sweep(folder, base)
+        for _ in range(100):
+            path = _temp_name(self.final, ".tmp")
+            try:
+                os.mkdir(path, 0o777)
+                break
+            except FileExistsError:
+                continue
+        self.path = path
+        self._done = False
+
+    def _dest(self, rel: str) -> str:
+        dest = os.path.normpath(os.path.join(self.path, rel))
+        if os.path.commonpath([dest, self.path]) != self.path or dest == self.path:
+            raise ValueError(f"{rel!r} is not a path inside the tree")
+        os.makedirs(os.path.dirname(dest), 0o777, exist_ok=True)
+        return dest
+
+    def write_bytes(self, rel: str, data: bytes) -> str:
+        """Writes ``data`` at ``rel`` in the staged tree (created ``0o666`` minus the umask)."""
+        dest = self._dest(rel)
+        fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        return dest
+
+    def write_text(self, rel: str, text: str, encoding: str = "utf-8") -> str:
+        return self.write_bytes(rel, text.encode(encoding))
+
+    def copy_file(self, src: PathLike, rel: str) -> str:
+        """Copies ``src``'s bytes (not its mode: outputs get the umask's permissions)."""
+        dest = self._dest(rel)
+        with open(src, "rb") as fin:
+            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
+            with os.fdopen(fd, "wb") as fout:
+                shutil.copyfileobj(fin, fout)
+        return dest
+
+    def commit(self) -> None:
+        """Makes the staged tree the final path's content (the old one is removed)."""
+        if self._done:
+            return
+        try:
+            _fsync_tree(self.path)
+            self._swap()
+        except BaseException:
+            self.discard()
+            raise
+        self._done = True
+
+    def _swap(self) -> None:
+        folder = os.path.dirname(self.final)
+        if not os.path.lexists(self.final):
+            try:
+                os.rename(self.path, self.final)
+                _fsync_dir(folder)
+                return
+            except OSError as exc:  # another writer put something there meanwhile: exchange with it
+                if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR):
+                    raise
+        if _exchange(self.path, self.final):
+            _fsync_dir(folder)
+            _remove(self.path)      # the old tree, now under the staging name
+            return
+        old = _temp_name(self.final, ".old")
+        os.rename(self.final, old)
+        try:
+            os.rename(self.path, self.final)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.rename(old, self.final)
+            raise
+        _fsync_dir(folder)
+        _remove(old)
+
+    def discard(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        _remove(self.path)
+
+    def __enter__(self) -> "StagedTree":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
+
+
+def replace_tree(final: PathLike) -> StagedTree:
+    """``with replace_tree(out) as tree: tree.write_text("pkg/mod.py", code)`` (see :class:`StagedTree`)."""
+    return StagedTree(final)
