@@ -345,6 +345,21 @@ def test_code_after_refusing_to_trace_is_imperative_only():
     assert codes(source) == []
 
 
+def test_a_guard_in_a_conjunction_decides_only_what_it_decides():
+    # ``F is nd and d`` is false while tracing: its body is imperative-only. ``F is mx.sym and d``
+    # is true only while tracing, but the ``else`` is traced too (when ``d`` is false).
+    source = block("""
+        if F is nd and self.debug:
+            print(x.asnumpy())
+        if F is mx.sym and self.flag:
+            y = F.relu(x)
+        else:
+            y = x.asnumpy()
+        return y
+    """, header="import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import nn\n\n\n")
+    assert codes(source) == ["HY001"]
+
+
 def test_a_returning_branch_does_not_flow_into_the_rest():
     source = block("""
         if self.flat:

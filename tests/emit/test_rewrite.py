@@ -101,6 +101,39 @@ def test_imperative_only_branches_are_resolved(tmp_path):
     np.testing.assert_allclose(y, [1.0, 3.0])
 
 
+def test_guards_are_the_checkers_verdicts_conjunctions_included(tmp_path):
+    """One semantic model: the rewrite resolves exactly the branches the analysis knows while
+    tracing. ``F is nd and self.debug`` is false while tracing (imperative-only to the checker, so
+    its ``asnumpy()`` is not reported) and is dropped; ``F is mx.sym and self.flag`` depends on the
+    flag and stays, with both branches."""
+    from hybridize.transpile.check.checker import check_source
+
+    source = """\
+        import mxnet as mx
+        from mxnet import nd
+        from mxnet.gluon import HybridBlock
+
+
+        class Net(HybridBlock):
+            def hybrid_forward(self, F, x):
+                if F is nd and self.debug:
+                    print(x.asnumpy())
+                if F is mx.sym and self.flag:
+                    x = x * 2
+                else:
+                    x = x + 1
+                y = x if not (F is nd or self.debug) else x
+                return y
+        """
+    assert check_source(textwrap.dedent(source), "model.py") == []
+    out = _rewrite(tmp_path, source)
+    assert not out.refused and out.resolved_guards == 1
+    body = out.code.split("def hybrid_forward(self, F, x):\n")[1]
+    lines = [l.strip() for l in body.splitlines() if l.strip() and not l.strip().startswith("#")]
+    assert lines[:4] == ["if F is mx.sym and self.flag:", "x = x * 2", "else:", "x = x + 1"]
+    assert "asnumpy" not in "\n".join(lines)
+
+
 def test_emptied_block_gets_pass_and_build_time_control_flow_stays(tmp_path):
     out = _rewrite(tmp_path, """\
         from mxnet.gluon import nn

@@ -60,12 +60,26 @@ class ModuleAnalysis:
     events: list[Event] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)
     _values: dict = field(default_factory=dict, repr=False)
+    _guards: dict = field(default_factory=dict, repr=False)
     _by_span: Optional[dict] = field(default=None, repr=False)
 
     def value_of(self, node: ast.AST) -> Optional[Value]:
         """The abstract value of an expression node, if it was evaluated on the symbolic path."""
         hit = self._values.get(id(node))
         return hit[1] if hit is not None and hit[0] is node else None
+
+    def traced_truth(self, node: ast.AST) -> Optional[bool]:
+        """For an ``if``/conditional expression analysed on the symbolic path: the value of its
+        test while the block is traced, when certain (``if F is nd and self.debug:`` -> False),
+        else ``None``. The transpiler resolves exactly these branches."""
+        hit = self._guards.get(id(node))
+        return hit[1] if hit is not None and hit[0] is node else None
+
+    def guard_verdicts(self) -> dict[tuple[int, int], bool]:
+        """(row, ast byte column) of every ``if``/conditional expression whose test has a certain
+        value while tracing -> that value (see :meth:`traced_truth`)."""
+        return {(node.lineno, node.col_offset): truth for node, truth in self._guards.values()
+                if truth is not None}
 
     def value_at(self, row: int, col: int, end_row: int, end_col: int) -> Optional[Value]:
         """The value of the expression spanning exactly this 1-based range (end exclusive)."""
@@ -120,6 +134,7 @@ def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
     assert interp is not None
     analysis.events = interp.events
     analysis._values = interp.values
+    analysis._guards = interp.guards
     return analysis
 
 

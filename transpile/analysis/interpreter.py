@@ -117,6 +117,8 @@ class Interpreter:
         self.in_isinstance = 0
         self.trace: list[tuple[Value, ast.AST]] = []
         self.escaped: set[int] = set()
+        #: id(If/IfExp/Assert node) -> (node, value of its test while tracing or None)
+        self.guards: dict[int, tuple[ast.AST, Optional[bool]]] = {}
         #: The current path cannot continue while tracing (after ``return``/``raise``, or after
         #: ``if F is sym: raise ...``): the rest of the block is not analysed.
         self.unreachable = False
@@ -439,6 +441,12 @@ class Interpreter:
         in ``return``/``raise`` does not flow into what follows; when the imperative branch of a
         guard does, what follows only runs while tracing (and vice versa)."""
         guard = self.classify_guard(stmt.test)
+        truth = self.traced_truth(stmt.test)
+        self._record_guard(stmt, truth)
+        if guard is not None and truth is None:
+            # ``if F is sym and self.flag:``: only one branch is tracing-only, both may be traced
+            self._exec_partial_guard(stmt, guard, construct)
+            return
         if guard is None:
             self.condition(stmt.test, construct)
         narrowed = self._container_test(stmt.test) if guard is None else None
@@ -485,6 +493,60 @@ class Interpreter:
         else:
             after_body.join_from(after_else)
             self.env, self.unreachable = after_body, body_dead and else_dead
+
+    def _exec_partial_guard(self, stmt: ast.If, guard: str, construct: str) -> None:
+        """Both branches may run while tracing; the one the guard names only runs while tracing
+        (``symbolic``: the body; ``imperative``: the ``else``)."""
+        before = self.env.copy()
+        deads = []
+        envs = []
+        for branch, sym_only in ((stmt.body, guard == "symbolic"), (stmt.orelse, guard == "imperative")):
+            self.env = before.copy()
+            self.symbolic_only += sym_only
+            try:
+                if len(branch) == 1 and isinstance(branch[0], ast.If) and branch is stmt.orelse:
+                    self.exec_If(branch[0], "elif")
+                else:
+                    self.exec_block(branch)
+            finally:
+                self.symbolic_only -= sym_only
+            deads.append(self.unreachable)
+            self.unreachable = False
+            envs.append(self.env)
+        if deads[0] and not deads[1]:
+            self.env = envs[1]
+        elif deads[1] and not deads[0]:
+            self.env = envs[0]
+        else:
+            envs[0].join_from(envs[1])
+            self.env, self.unreachable = envs[0], deads[0] and deads[1]
+
+    def _record_guard(self, node: ast.AST, truth: Optional[bool]) -> None:
+        """Remember what ``node``'s test is while tracing (for the transpiler's rewrite); a node
+        reached with different verdicts (never expected: the verdict depends on F only) is
+        recorded as undecided."""
+        if not self.emitting:
+            return
+        hit = self.guards.get(id(node))
+        if hit is not None and hit[0] is node and hit[1] != truth:
+            truth = None
+        self.guards[id(node)] = (node, truth)
+
+    def traced_truth(self, test: ast.expr) -> Optional[bool]:
+        """The value of ``test`` while the block is traced (``F`` is the symbol API), if it is
+        certain: ``F is nd and self.debug`` is False, ``not isinstance(x, nd.NDArray)`` is True,
+        ``self.debug`` is unknown (None)."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self.traced_truth(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):
+            values = [self.traced_truth(v) for v in test.values]
+            decisive = isinstance(test.op, ast.Or)  # True decides an ``or``, False an ``and``
+            if decisive in values:
+                return decisive
+            return (not decisive) if all(v is not None for v in values) else None
+        verdict = self.classify_guard(test)
+        return {"imperative": False, "symbolic": True}.get(verdict or "")
 
     def _container_test(self, test: ast.expr) -> Optional[tuple[ast.Name, bool]]:
         """``isinstance(name, list)`` / ``(list, tuple)`` -> (name, True); under ``not`` -> False."""
@@ -922,10 +984,12 @@ class Interpreter:
 
     def eval_IfExp(self, node: ast.IfExp) -> Value:
         guard = self.classify_guard(node.test)
-        if guard is not None:
+        truth = self.traced_truth(node.test)
+        self._record_guard(node, truth)
+        if guard is not None and truth is not None:
             self.symbolic_only += 1
             try:
-                return self.eval(node.orelse if guard == "imperative" else node.body)
+                return self.eval(node.orelse if not truth else node.body)
             finally:
                 self.symbolic_only -= 1
         self.condition(node.test, "conditional expression")

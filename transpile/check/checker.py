@@ -23,12 +23,15 @@ import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from .config import Config
 from ..diagnostics import Applicability, Edit, Finding, Fix, Location, Severity, sorted_findings
 from ..rules import META_UNUSED_NOQA, PARSE_ERROR
 from ..source import SourceError, decode_source, mentions_hybrid_forward, parse_python, split_lines
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis import ModuleAnalysis
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(
@@ -85,6 +88,13 @@ def check_source(text: str, path: str, config: Optional[Config] = None, with_edi
     ``with_edits=False`` leaves fix edits empty (applicability and message are still set): the
     edits need libcst, which plain checking never has to import.
     """
+    return analyse_source(text, path, config, with_edits)[0]
+
+
+def analyse_source(text: str, path: str, config: Optional[Config] = None,
+                   with_edits: bool = True) -> tuple[list[Finding], Optional["ModuleAnalysis"]]:
+    """:func:`check_source` plus the semantic model the findings came from (``None`` when the
+    text could not be analysed): the transpiler rewrites from the same model the rules saw."""
     config = config or Config()
     codes = config.codes_for(path)
     lines = split_lines(text)
@@ -92,18 +102,19 @@ def check_source(text: str, path: str, config: Optional[Config] = None, with_edi
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
-        raw = _check(text, path, lines, with_edits)
+        raw, analysis = _check(text, path, lines, with_edits)
     finally:
         sys.setrecursionlimit(limit)
     raw = [f for f in raw if f.code in codes]
-    return sorted_findings(_apply_noqa(_dedupe(raw), lines, path, codes))
+    return sorted_findings(_apply_noqa(_dedupe(raw), lines, path, codes)), analysis
 
 
-def _check(text: str, path: str, lines: list[str], with_edits: bool) -> list[Finding]:
+def _check(text: str, path: str, lines: list[str], with_edits: bool) -> tuple[list[Finding], Optional["ModuleAnalysis"]]:
     from ..analysis import analyze_index
     from ..analysis.index import build_index
 
     raw: list[Finding] = []
+    analysis = None
     try:
         index = build_index(parse_python(text), lines)
     except SourceError as exc:
@@ -113,10 +124,11 @@ def _check(text: str, path: str, lines: list[str], with_edits: bool) -> list[Fin
             analysis = analyze_index(index)
         except RecursionError:
             raw.append(_parse_error(path, SourceError("cannot analyse: code is nested too deeply")))
+            analysis = None
         else:
             raw.extend(_parse_error(path, exc) for exc in analysis.errors)
             raw.extend(_run_rules(analysis.events, path, with_edits))
-    return raw
+    return raw, analysis
 
 
 def _parse_error(path: str, exc: SourceError) -> Finding:

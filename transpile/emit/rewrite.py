@@ -12,8 +12,10 @@ The design (what a reader of the output sees):
   - trace-only side effects (``print``/logging of a tensor, HY008) are turned into comments, since
     they would print a Symbol once at build time and never again;
   - a tensor stored on ``self`` (HY008) is kept and annotated;
-  - branches guarded to run only imperatively (``if F is nd:``, ``isinstance(x, nd.NDArray)``) are
-    resolved: the graph never takes them.
+  - branches guarded to run only imperatively (``if F is nd:``, ``isinstance(x, nd.NDArray)``,
+    ``F is nd and self.debug``) are resolved: the graph never takes them. Which tests are certain
+    while tracing is the checker's analysis' verdict (``ModuleAnalysis.guard_verdicts``), not
+    re-derived here: checker and transpiler share one semantic model.
 * Imports are mapped by :mod:`.imports` (``mxnet`` -> ``hybridize.runtime``; relative imports leaving
   the transpiled tree become absolute).
 * A header names the source file and the tool version. Everything else (constructors, helpers,
@@ -33,7 +35,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from ..diagnostics import Finding, Severity
-from .imports import Tree, map_module, package_of, plan_from_import, plan_import, resolve_relative
+from .imports import Tree, package_of, plan_from_import, plan_import
 
 MARKER_MODULE = "hybridize.runtime.gluon.static_graph"
 MARKER = "static_graph"
@@ -51,9 +53,15 @@ def tool_version() -> str:
 # the checker, behind one adapter
 def check_for_transpile(text: str, path: str, config=None) -> list[Finding]:
     """All checker findings for ``text`` (errors refuse the file; HY008 warnings drive the rewrite)."""
-    from ..check.checker import check_source
+    return analyse_for_transpile(text, path, config)[0]
 
-    return check_source(text, path, config, with_edits=False)
+
+def analyse_for_transpile(text: str, path: str, config=None):
+    """The checker's findings and the semantic model they came from (the rewrite resolves the
+    imperative-only branches the analysis found, so checker and transpiler agree)."""
+    from ..check.checker import analyse_source
+
+    return analyse_source(text, path, config, with_edits=False)
 
 
 def blocking(findings: Sequence[Finding]) -> list[Finding]:
@@ -79,20 +87,21 @@ class Rewritten:
 
 
 def rewrite_source(text: str, path: str, tree: Optional[Tree] = None, label: Optional[str] = None,
-                   config=None, findings: Optional[list[Finding]] = None) -> Rewritten:
+                   config=None, findings: Optional[list[Finding]] = None, analysis=None) -> Rewritten:
     """Check and rewrite one module.
 
     ``path`` is the file on disk (its package is found from it), ``tree`` the transpiled tree it
     belongs to (default: the file alone), ``label`` the name written in the header (default ``path``).
     Raises ``cst.ParserSyntaxError``/``SyntaxError`` only if the checker let a syntax error through.
     """
-    if findings is None:
-        findings = check_for_transpile(text, label or path, config)
+    if findings is None or analysis is None:
+        findings, analysis = analyse_for_transpile(text, label or path, config)
     if blocking(findings):
         return Rewritten(label or path, None, list(findings))
     tree = tree or Tree.for_path(path)
     module = cst.parse_module(text)
-    plan = _plan(ast.parse(text), text, [f for f in findings if f.code == TRACE_ONLY])
+    verdicts = analysis.guard_verdicts() if analysis is not None else {}
+    plan = _plan(ast.parse(text), text, [f for f in findings if f.code == TRACE_ONLY], verdicts)
     marker = MARKER if not re.search(r"\b%s\b" % MARKER, text) else "_hybridize_" + MARKER
     transformer = _Rewriter(package_of(path), tree, plan, marker, label or path, module)
     out = module.visit(transformer)
@@ -115,6 +124,7 @@ class _Plan:
     needed: set = field(default_factory=set)        # scope paths (tuples of names) to traverse
     drop: set = field(default_factory=set)          # (scope, text, ordinal) -> comment out
     annotate: set = field(default_factory=set)      # (scope, text, ordinal) -> HY008 note
+    guards: dict = field(default_factory=dict)      # (scope, test text, ordinal) -> value while tracing
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -144,8 +154,11 @@ class _Segments:
                         lines[last][:end_col].decode("utf-8")])
 
 
-def _plan(tree: ast.Module, text: str, trace_only: list[Finding]) -> _Plan:
+def _plan(tree: ast.Module, text: str, trace_only: list[Finding],
+          verdicts: Optional[dict[tuple[int, int], bool]] = None) -> _Plan:
     plan = _Plan()
+    verdicts = verdicts or {}
+    if_counts: dict = {}
     segment = _Segments(text)
     rows = {}
     for f in trace_only:
@@ -166,6 +179,15 @@ def _plan(tree: ast.Module, text: str, trace_only: list[Finding]) -> _Plan:
                 continue
             if isinstance(child, (ast.Import, ast.ImportFrom)):
                 interesting = True
+            if in_graph and isinstance(child, ast.If):
+                test = segment(child.test)
+                if test is not None:
+                    key = (scope, _norm(test))
+                    ordinal = if_counts.get(key, 0)
+                    if_counts[key] = ordinal + 1
+                    truth = verdicts.get((child.lineno, child.col_offset))
+                    if truth is not None:
+                        plan.guards[key + (ordinal,)] = truth
             if isinstance(child, ast.stmt) and not isinstance(child, (ast.If, ast.For, ast.While, ast.With,
                                                                       ast.Try, ast.AsyncFor, ast.AsyncWith)):
                 seg = segment(child) if in_graph else None
@@ -228,10 +250,10 @@ class _Rewriter(cst.CSTTransformer):
         self.tree = tree
         self.plan = plan
         self._counts: dict = {}
+        self._if_counts: dict = {}
         self.marker = marker
         self.label = label
         self.module = module
-        self.aliases = _import_aliases(module, package)
         self.graph_methods: list[str] = []
         self.commented = 0
         self.resolved_guards = 0
@@ -305,11 +327,16 @@ class _Rewriter(cst.CSTTransformer):
                     "note (HY008): runs once, while the graph is built; it keeps a Symbol, not a value", "# ")
 
     def visit_If(self, node: cst.If) -> None:
+        """Branches the analysis found certain while tracing (``if F is nd and self.debug:``)
+        are resolved; the same ordinal scheme as the ast pre-pass finds the statement."""
         if self._in_graph is None:
             return
-        verdict = _classify_guard(node.test, self._in_graph, self.aliases)
-        if verdict is not None:
-            self._guards[id(node)] = verdict == "symbolic"
+        key = (tuple(self._path), _norm(self.module.code_for_node(node.test)))
+        ordinal = self._if_counts.get(key, 0)
+        self._if_counts[key] = ordinal + 1
+        truth = self.plan.guards.get(key + (ordinal,))
+        if truth is not None:
+            self._guards[id(node)] = truth
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         if not any(id(o) in self._drop or id(o) in self._annotate or id(o) in self._guards for o in original.body):
@@ -495,93 +522,3 @@ def _insert_marker_import(body: list, marker: str) -> list:
                 and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)) and at == 0:
             at = 1
     return [*body[:at], new, *body[at:]]
-
-
-# ---------------------------------------------------------------------------------------------
-# imperative-only guards
-def _import_aliases(module: cst.Module, package: Optional[str]) -> dict[str, str]:
-    """Top-level names bound by imports -> the original (mxnet) dotted name they stand for."""
-    aliases: dict[str, str] = {}
-    for stmt in module.body:
-        if not _is_import_line(stmt):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Import):
-                for a in small.names:
-                    dotted = _dotted(a.name) or ""
-                    if a.asname is not None and isinstance(a.asname.name, cst.Name):
-                        aliases[a.asname.name.value] = dotted
-                    else:
-                        aliases[dotted.split(".")[0]] = dotted.split(".")[0]
-            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
-                base = resolve_relative(package, len(small.relative), _dotted(small.module))
-                if base is None:
-                    continue
-                for a in small.names:
-                    name = _dotted(a.name) or ""
-                    bound = a.asname.name.value if a.asname and isinstance(a.asname.name, cst.Name) else name
-                    aliases[bound] = f"{base}.{name}"
-    return aliases
-
-
-def _qualify(node: cst.BaseExpression, aliases: dict[str, str]) -> Optional[str]:
-    dotted = _dotted(node)
-    if not dotted:
-        return None
-    head, _, rest = dotted.partition(".")
-    if head not in aliases:
-        return None
-    return aliases[head] + ("." + rest if rest else "")
-
-
-_ND = ("ndarray", "nd")
-_SYM = ("symbol", "sym")
-
-
-def _family(qual: Optional[str]) -> Optional[str]:
-    """``"ndarray"``/``"symbol"`` for mxnet's imperative/symbolic modules (however imported)."""
-    if not qual:
-        return None
-    parts = qual.split(".")
-    if parts[0] != "mxnet" or len(parts) < 2:
-        return None
-    if parts[1] in _ND:
-        return "ndarray"
-    if parts[1] in _SYM:
-        return "symbol"
-    return None
-
-
-def _classify_guard(test: cst.BaseExpression, f_name: str, aliases: dict[str, str]) -> Optional[str]:
-    """``"imperative"`` if ``test`` holds only when running imperatively, ``"symbolic"`` if only
-    when building the graph, ``None`` if it is an ordinary (static) condition."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _classify_guard(test.expression, f_name, aliases)
-        return {"imperative": "symbolic", "symbolic": "imperative"}.get(inner or "")
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        comp = test.comparisons[0]
-        left, right = test.left, comp.comparator
-        if isinstance(right, cst.Name) and right.value == f_name:
-            left, right = right, left
-        if not (isinstance(left, cst.Name) and left.value == f_name):
-            return None
-        qual = _qualify(right, aliases)
-        family = _family(qual)
-        if family is None or (qual and qual.split(".")[-1] in ("NDArray", "Symbol")):
-            return None
-        if isinstance(comp.operator, (cst.Is, cst.Equal)):
-            negate = False
-        elif isinstance(comp.operator, (cst.IsNot, cst.NotEqual)):
-            negate = True
-        else:
-            return None
-        verdict = "imperative" if family == "ndarray" else "symbolic"
-        if negate:
-            verdict = "symbolic" if verdict == "imperative" else "imperative"
-        return verdict
-    if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance" \
-            and len(test.args) == 2:
-        qual = _qualify(test.args[1].value, aliases)
-        if qual and _family(qual) and qual.split(".")[-1] in ("NDArray", "Symbol"):
-            return "imperative" if qual.split(".")[-1] == "NDArray" else "symbolic"
-    return None
