@@ -4,12 +4,15 @@ A rule never inspects syntax on its own: it subscribes to :class:`~..analysis.ev
 emitted by the dataflow and decides from the event's abstract value whether the operation is a
 problem. Examples are part of the definition; ``tests/check/test_rule_examples.py`` runs them:
 lines of an INVALID example that must be reported end with ``# expect: HYxxx``; a VALID example
-must produce no finding at all; ``fix_examples`` pairs must round-trip through ``--fix``.
+must produce no finding at all; ``fix_examples`` pairs must round-trip through ``--fix``, and
+``tests/convert/test_both_ways.py`` runs every fix example *both ways* (the original imperatively,
+the fixed code hybridized: equal outputs). An example is a plain string of module text; one that
+needs particular input shapes is an :class:`Example` (``example(..., inputs={"x": (4, 3)})``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
 import ast
 
@@ -50,6 +53,39 @@ class Rule:
         return f"docs/checker-rules.md#{self.code.lower()}"
 
 
+#: One ``hybrid_forward`` input: a shape (one float32 tensor) or a list of shapes (a list of tensors).
+InputSpec = Union[tuple[int, ...], list[tuple[int, ...]]]
+#: Inputs of an example that declares none: every input is one float32 tensor of this shape (small,
+#: and every axis a different length, so a conversion that confuses axes cannot pass by accident).
+DEFAULT_INPUT_SHAPE: tuple[int, ...] = (2, 3, 4)
+
+
+class Example(str):
+    """Module text of an example, plus the shapes the both-ways tests feed its ``hybrid_forward``.
+
+    A ``str`` (everything that reads examples as text keeps working); ``inputs`` maps input names
+    to shapes in ``hybrid_forward``'s order, ``None`` for the default (:data:`DEFAULT_INPUT_SHAPE`
+    for every input after ``F``).
+    """
+
+    inputs: Optional[tuple[tuple[str, InputSpec], ...]]
+
+    def __new__(cls, text: str, inputs: Optional[Mapping[str, InputSpec]] = None) -> "Example":
+        self = super().__new__(cls, text)
+        self.inputs = None if inputs is None else tuple(
+            (name, list(map(tuple, spec)) if isinstance(spec, list) else tuple(spec)) for name, spec in inputs.items())
+        return self
+
+
+def input_specs(text: str, names: Sequence[str]) -> list[tuple[str, InputSpec]]:
+    """The inputs the both-ways tests feed ``hybrid_forward(F, *names)`` of example ``text``."""
+    declared = dict(getattr(text, "inputs", None) or ())
+    unknown = sorted(set(declared) - set(names))
+    if unknown:
+        raise ValueError(f"example declares inputs {unknown} that hybrid_forward does not take ({list(names)})")
+    return [(name, declared.get(name, DEFAULT_INPUT_SHAPE)) for name in names]
+
+
 def short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -57,9 +93,11 @@ def short(text: str, limit: int = 40) -> str:
 _PRELUDE = "from mxnet import nd\nfrom mxnet.gluon import nn\n\n\nclass Net(nn.HybridBlock):\n"
 
 
-def example(body: str, init: str = "", extra: str = "", signature: str = "self, F, x") -> str:
+def example(body: str, init: str = "", extra: str = "", signature: str = "self, F, x",
+            inputs: Optional[Mapping[str, InputSpec]] = None) -> str:
     """A complete module whose ``hybrid_forward`` body is ``body`` (examples stay short to write
-    but are whole files, exactly what the checker sees)."""
+    but are whole files, exactly what the checker sees). ``inputs``: shapes for the both-ways
+    tests (see :class:`Example`), e.g. ``{"x": (4, 3)}`` or ``{"x": (2, 3), "states": [(2, 3)]}``."""
     out = [_PRELUDE]
     if init:
         out.append("    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n")
@@ -70,4 +108,5 @@ def example(body: str, init: str = "", extra: str = "", signature: str = "self, 
     if extra:
         out.append("\n")
         out.extend(f"    {line}\n" if line else "\n" for line in extra.strip("\n").splitlines())
-    return "".join(out)
+    text = "".join(out)
+    return Example(text, inputs) if inputs is not None else text
