@@ -410,10 +410,12 @@ def save(fname: str, data: Any) -> None:
     _params.save(fname, data)
 
 
-def load(fname: str) -> Any:
-    """Loads MXNet's binary format (list or dict of NDArrays)."""
+def load(fname: str, max_bytes: Any = None) -> Any:
+    """Loads MXNet's binary format (list or dict of NDArrays), or a ``.npz``. Every size the file
+    declares is checked before allocating; ``max_bytes`` raises the load limit (default
+    ``$HYBRIDIZE_MAX_LOAD_BYTES`` or 2 GiB) for a genuinely huge file."""
     from .graph import params as _params
-    loaded = _params.load(fname)
+    loaded = _params.load(fname, max_bytes)
     if isinstance(loaded, dict):
         return {k: v if isinstance(v, NDArray) else NDArray(v) for k, v in loaded.items()}
     return [v if isinstance(v, NDArray) else NDArray(v) for v in loaded]

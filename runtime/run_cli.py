@@ -11,6 +11,10 @@ Every problem is one line on stderr, ``hybridize run: <file>: <problem>``: exit 
 files or data (unreadable model, missing parameter, input of the wrong shape, ...), 2 for a
 malformed command line. Library errors are turned into lines here, at the edge, and only here.
 ``HYBRIDIZE_DEBUG=1`` lets unexpected exceptions through with their traceback.
+
+Hostile files: every size a parameter or input file declares is checked against the bytes present
+before anything is allocated, and what a file may make us allocate is capped (2 GiB by default;
+``--max-load-bytes 8G`` or ``HYBRIDIZE_MAX_LOAD_BYTES=8G`` for a genuinely huge model).
 """
 from __future__ import annotations
 
@@ -55,46 +59,15 @@ class _Command(click.Command):
             raise  # pragma: no cover
 
 
-def _load_array(file: str) -> np.ndarray:
+def _load_array(file: str, max_bytes: Any = None) -> np.ndarray:
+    """An input array (.npy, or .npz holding one), every declared size checked (:mod:`.graph.npyfile`)."""
+    from .base import LoadError
+    from .graph.npyfile import load_array_file
+
     try:
-        with open(file, "rb") as f:
-            head = f.read(6)
-    except FileNotFoundError:
-        raise _Fail(file, "no such file") from None
-    except IsADirectoryError:
-        raise _Fail(file, "is a directory, not a .npy file") from None
-    except OSError as e:
-        raise _Fail(file, f"cannot read: {e.strerror or e}") from None
-    if head != b"\x93NUMPY" and head[:2] != b"PK":
-        raise _Fail(file, "not a .npy or .npz file (no numpy header)")
-    try:
-        obj = np.load(file, allow_pickle=False)
-    except ValueError as e:
-        msg = str(e).splitlines()[0] if str(e) else ""
-        if "pickle" in msg.lower():
-            raise _Fail(file, "holds pickled objects, which are never loaded") from None
-        raise _Fail(file, f"not a .npy or .npz file ({msg or 'unrecognized header'})") from None
-    except (OSError, EOFError) as e:
-        kind = ".npz" if head[:2] == b"PK" else ".npy"
-        raise _Fail(file, f"cannot read as {kind}: {_one_line(str(e)) or type(e).__name__}") from None
-    except Exception as e:  # zipfile.BadZipFile and friends
-        raise _Fail(file, f"garbled array file ({type(e).__name__}: {_one_line(str(e))})") from None
-    if isinstance(obj, np.ndarray):
-        return obj
-    try:
-        names = list(obj.files)
-        if len(names) != 1:
-            raise _Fail(file, f"holds {len(names)} arrays ({', '.join(names) or 'none'}); "
-                              "an input file must hold exactly one")
-        return obj[names[0]]
-    except _Fail:
-        raise
-    except Exception as e:
-        raise _Fail(file, f"garbled .npz archive ({type(e).__name__}: {_one_line(str(e))})") from None
-    finally:
-        close = getattr(obj, "close", None)
-        if close:
-            close()
+        return load_array_file(file, max_bytes)
+    except LoadError as e:
+        raise _Fail(e.path or file, e.problem) from None
 
 
 def _parse_specs(specs: tuple[str, ...]) -> list[tuple[str | None, str]]:
@@ -141,21 +114,21 @@ def _fmt_shape(shape: tuple) -> str:
 
 
 def _run(graph: str, params_file: str | None, input_specs: tuple[str, ...], output: str | None,
-         executor: str | None) -> None:
+         executor: str | None, max_load_bytes: str | None = None) -> None:
     from .base import HybridizeError, LoadError, ShapeError
     from .graph import params as _params
     from .graph.model import Model
 
     specs = _parse_specs(input_specs)
     try:
-        model = Model.load(graph, params_file, executor=executor)
+        model = Model.load(graph, params_file, executor=executor, max_bytes=max_load_bytes)
     except LoadError as e:
         raise _Fail(e.path or graph, e.problem) from None
     if not specs:
         raise _Fail(None, "no --input given (the model's inputs: "
                           f"{', '.join(model.input_names) or 'none'})", 2)
     pairs = _assign(model, specs)
-    arrays = {name: _load_array(file) for name, file in pairs}
+    arrays = {name: _load_array(file, max_load_bytes) for name, file in pairs}
     files = dict(pairs)
     try:
         outs = model.run(arrays)
@@ -187,11 +160,14 @@ def _run(graph: str, params_file: str | None, input_specs: tuple[str, ...], outp
 @click.option("--output", "-o", metavar="OUT.npz", help="Write the outputs as out0, out1, ... to this .npz.")
 @click.option("--executor", type=click.Choice(["compiled", "interpret"]), default=None,
               help="compiled (default) or the reference interpreter.")
+@click.option("--max-load-bytes", metavar="SIZE", default=None,
+              help="Most bytes one parameter or input file may make the loader allocate (default 2G, "
+                   "or $HYBRIDIZE_MAX_LOAD_BYTES); raise it for a genuinely huge model, e.g. 8G.")
 def run(graph: str, params_file: str | None, inputs: tuple[str, ...], output: str | None,
-        executor: str | None) -> None:
+        executor: str | None, max_load_bytes: str | None) -> None:
     """Run an exported MXNet model (GRAPH-symbol.json + parameters) on numpy inputs."""
     try:
-        _run(graph, params_file, inputs, output, executor)
+        _run(graph, params_file, inputs, output, executor, max_load_bytes)
     except _Fail as e:
         _emit(e.file, e.problem)
         _exit(e.code)

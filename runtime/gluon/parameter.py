@@ -609,13 +609,8 @@ def save_arrays(filename: str, arrays: dict) -> None:
 def load_arrays(filename: str) -> dict:
     """Reads name -> NDArray from MXNet's ``.params`` format, or ``.npz`` if ``filename`` ends so."""
     if str(filename).endswith(".npz"):
-        try:
-            with np.load(filename, allow_pickle=False) as z:
-                return {k: NDArray(z[k]) for k in z.files}
-        except FileNotFoundError:
-            raise LoadError(filename, "no such file") from None
-        except (OSError, ValueError) as e:
-            raise LoadError(filename, f"not a readable .npz file ({e})") from None
+        from ..graph import params as _params  # every declared size checked before allocating
+        return {k: NDArray(v) for k, v in _params.load_npz(filename).items()}
     loaded = ndarray.load(filename)
     if isinstance(loaded, list):
         if loaded:

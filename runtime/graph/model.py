@@ -108,15 +108,16 @@ class Model:
     # -- construction ------------------------------------------------------------------------
     @classmethod
     def load(cls, symbol_path: str | os.PathLike, params_path: str | os.PathLike | None = None, *,
-             executor: str | None = None) -> "Model":
+             executor: str | None = None, max_bytes: Any = None) -> "Model":
         """Reads ``symbol_path`` and ``params_path`` (default: the ``prefix-0000.params`` sibling
-        when it exists; a graph without parameters needs none)."""
+        when it exists; a graph without parameters needs none). ``max_bytes``: the load limit
+        for the parameter file (:mod:`.load_limit`; default ``$HYBRIDIZE_MAX_LOAD_BYTES`` or 2 GiB)."""
         graph = mxnet_json.load(symbol_path)
         if params_path is None:
             params_path = default_params_path(symbol_path)
         values: Any = {}
         if params_path is not None:
-            values = _params.load(params_path)
+            values = _params.load(params_path, max_bytes)
             if isinstance(values, list):
                 if values:
                     raise LoadError(params_path, "holds a nameless list of arrays; parameters need names")

@@ -19,7 +19,14 @@ Names are ``arg:<name>`` / ``aux:<name>`` in ``export``'s files and structural n
 :func:`load` returns ``dict[str, ndarray]`` (named list) or ``list[ndarray]`` (nameless), an
 empty array slot as ``None``; :func:`save` writes either back. Reading a file MXNet wrote and
 writing the result gives identical bytes. Nothing is unpickled or evaluated, ``.npz`` included
-(``allow_pickle=False``). Problems raise ``LoadError(path, problem)``; writes are atomic.
+(``allow_pickle=False``). Problems raise ``LoadError(path, problem)``; writes are atomic
+(:mod:`hybridize.atomic`).
+
+Hostile files: every size a file declares (a dense array's shape, a sparse array's data, indices
+and dense shape, an ``.npy`` header in a ``.npz``) is checked against numpy's 64-bit limit and the
+bytes present before anything is allocated; what a file legitimately makes us allocate (the file
+itself, sparse arrays returned dense, inflated ``.npz`` members) counts against the load limit
+(:mod:`.load_limit`, ``HYBRIDIZE_MAX_LOAD_BYTES``).
 """
 from __future__ import annotations
 
@@ -31,6 +38,7 @@ import numpy as np
 
 from ...atomic import open_for_write, write_bytes
 from ..base import LoadError
+from .load_limit import Budget, checked_nbytes
 
 __all__ = ["load", "save", "loads", "dumps", "load_npz", "save_npz", "split_arg_aux", "join_arg_aux",
            "strip_prefixes", "LIST_MAGIC", "NDARRAY_V2_MAGIC", "NDARRAY_V3_MAGIC"]
@@ -84,30 +92,44 @@ class _Reader:
 
 
 # -- reading -------------------------------------------------------------------------------------------
-def load(path: str | os.PathLike) -> Params:
-    """Reads an MXNet ``.params``/``nd.save`` file or a ``.npz`` (told apart by content)."""
-    buf = _read_bytes(path)
+def load(path: str | os.PathLike, max_bytes: Any = None) -> Params:
+    """Reads an MXNet ``.params``/``nd.save`` file or a ``.npz`` (told apart by content).
+
+    ``max_bytes`` raises (or lowers) the load limit for this call (:mod:`.load_limit`)."""
+    budget = Budget(path, max_bytes)
+    buf = _read_bytes(path, budget)
     if buf[:4] == b"PK\x03\x04" or buf[:4] == b"PK\x05\x06":
-        return load_npz(path)
-    return loads(buf, path=path)
+        del buf
+        return load_npz(path, max_bytes)
+    return loads(buf, path=path, budget=budget)
 
 
-def _read_bytes(path: str | os.PathLike) -> bytearray:
+def _read_bytes(path: str | os.PathLike, budget: Budget) -> bytearray:
     try:
         with open(path, "rb") as f:
-            return bytearray(f.read())
+            size = os.fstat(f.fileno()).st_size
+            budget.claim(size, "the file")
+            buf = bytearray(size)
+            got = f.readinto(buf)
+            if got != size:
+                del buf[got:]
+            return buf
     except FileNotFoundError:
         raise LoadError(path, "no such file") from None
     except IsADirectoryError:
         raise LoadError(path, "is a directory, not a parameter file") from None
+    except MemoryError:
+        raise LoadError(path, "not enough memory to read the file") from None
     except OSError as e:
         raise LoadError(path, f"cannot read: {e.strerror or e}") from None
 
 
-def loads(data: bytes | bytearray, path: str | os.PathLike | None = None) -> Params:
+def loads(data: bytes | bytearray, path: str | os.PathLike | None = None, budget: Budget | None = None) -> Params:
     """Parses MXNet's NDArray-list bytes. Arrays are views of one private buffer (writable when
-    ``data`` is a ``bytearray``)."""
+    ``data`` is a ``bytearray``); sparse arrays are returned dense, counted against the load limit."""
     r = _Reader(data)
+    if budget is None:
+        budget = Budget(path)
     try:
         if len(data) < 16:
             raise _Truncated()
@@ -123,7 +145,7 @@ def loads(data: bytes | bytearray, path: str | os.PathLike | None = None) -> Par
         arrays: list = []
         for i in range(n):
             r.what = f"array #{i} (of {n})"
-            arrays.append(_read_array(r, path))
+            arrays.append(_read_array(r, path, budget))
         r.what = "the names"
         m = r.u64()
         if m not in (0, n):
@@ -137,8 +159,9 @@ def loads(data: bytes | bytearray, path: str | os.PathLike | None = None) -> Par
                 names.append(raw.decode("utf-8"))
             except UnicodeDecodeError:
                 raise LoadError(path, f"garbled: name #{i} is not UTF-8 text") from None
-    except _Truncated:
-        raise LoadError(path, f"truncated at byte {len(data)} while reading {r.what}") from None
+    except _Truncated as t:
+        detail = f": {t.args[0]}" if t.args else ""
+        raise LoadError(path, f"truncated at byte {len(data)} while reading {r.what}{detail}") from None
     if r.pos != len(data):
         raise LoadError(path, f"garbled: {len(data) - r.pos} unexpected bytes after the last name (byte {r.pos})")
     if m:
@@ -149,7 +172,44 @@ def loads(data: bytes | bytearray, path: str | os.PathLike | None = None) -> Par
     return arrays
 
 
-def _read_array(r: _Reader, path: Any) -> np.ndarray | None:
+def _dims(r: _Reader, path: Any, start: int, ndim: int, u32: bool = False) -> tuple:
+    if ndim < 0 or ndim > _MAX_NDIM:
+        raise LoadError(path, f"garbled: {r.what} at byte {start} has {ndim} dimensions")
+    shape = tuple(int(d) for d in (r.u32s(ndim) if u32 else r.i64s(ndim)))
+    if any(d < 0 for d in shape):
+        raise LoadError(path, f"garbled: {r.what} has a negative dimension in {shape}")
+    return shape
+
+
+def _dtype(r: _Reader, path: Any, flag: int, role: str = "") -> np.dtype:
+    dtype = _FLAG_TO_DTYPE.get(flag)
+    if dtype is None:
+        raise LoadError(path, f"{r.what}{role} has unsupported dtype flag {flag}"
+                              + (" (bfloat16)" if flag == 12 else ""))
+    return dtype
+
+
+def _nbytes(r: _Reader, path: Any, shape: tuple, dtype: np.dtype, role: str = "") -> int:
+    """The bytes ``shape`` x ``dtype`` declares, refused when it overflows (before any allocation)."""
+    nbytes = checked_nbytes(shape, dtype.itemsize)
+    if nbytes is None:
+        raise LoadError(path, f"garbled: {r.what}{role} declares shape {shape} {dtype.name}, "
+                              "whose size overflows a 64-bit integer")
+    return nbytes
+
+
+def _view(r: _Reader, path: Any, shape: tuple, dtype: np.dtype, role: str = "") -> np.ndarray:
+    """The array stored next in the buffer (a view): its declared size checked against the bytes left."""
+    nbytes = _nbytes(r, path, shape, dtype, role)
+    left = len(r.buf) - r.pos
+    if nbytes > left:
+        raise _Truncated(f"{role.strip() or 'its data'} of shape {shape} {dtype.name} needs {nbytes} bytes, "
+                         f"{left} remain")
+    offset = r.take(nbytes)
+    return np.frombuffer(r.buf, dtype=dtype, count=nbytes // dtype.itemsize, offset=offset).reshape(shape)
+
+
+def _read_array(r: _Reader, path: Any, budget: Budget) -> np.ndarray | None:
     start = r.pos
     magic = r.u32()
     if magic in (NDARRAY_V2_MAGIC, NDARRAY_V3_MAGIC):
@@ -157,88 +217,89 @@ def _read_array(r: _Reader, path: Any) -> np.ndarray | None:
         if stype != 0:
             if stype not in _STYPES:
                 raise LoadError(path, f"garbled: {r.what} at byte {start} has unknown storage type {stype}")
-            return _read_sparse(r, path, stype, start)
+            return _read_sparse(r, path, stype, start, budget)
         ndim = r.i32()
-        if ndim < -1 or ndim > _MAX_NDIM:
-            raise LoadError(path, f"garbled: {r.what} at byte {start} has {ndim} dimensions")
         if ndim == -1 or (ndim == 0 and magic == NDARRAY_V2_MAGIC):
             return None  # an empty ("none") NDArray: nothing more is stored
-        shape = r.i64s(ndim)
+        shape = _dims(r, path, start, ndim)
     elif magic == NDARRAY_V1_MAGIC:
-        ndim = r.i32()
-        if ndim < 0 or ndim > _MAX_NDIM:
-            raise LoadError(path, f"garbled: {r.what} at byte {start} has {ndim} dimensions")
-        shape = r.i64s(ndim)
-        if ndim == 0:
+        shape = _dims(r, path, start, r.i32())
+        if not shape:
             return None
     else:
         # the oldest format: no magic, the uint32 read is ndim, dims are uint32
-        ndim = magic
-        if ndim > _MAX_NDIM:
+        if magic > _MAX_NDIM:
             raise LoadError(path, f"garbled: {r.what} at byte {start} starts with 0x{magic:08x}, "
                                   "not an NDArray header")
-        shape = r.u32s(ndim)
-        if ndim == 0:
+        shape = _dims(r, path, start, magic, u32=True)
+        if not shape:
             return None
-    if any(d < 0 for d in shape):
-        raise LoadError(path, f"garbled: {r.what} has a negative dimension in {tuple(shape)}")
+    _context(r, path, start)
+    return _view(r, path, shape, _dtype(r, path, r.i32()))
+
+
+def _context(r: _Reader, path: Any, start: int) -> None:
     dev_type, _dev_id = r.i32(), r.i32()
     if dev_type not in (1, 2, 3, 5):
         raise LoadError(path, f"garbled: {r.what} at byte {start} has unknown device type {dev_type}")
-    flag = r.i32()
-    dtype = _FLAG_TO_DTYPE.get(flag)
-    if dtype is None:
-        raise LoadError(path, f"{r.what} has unsupported dtype flag {flag}"
-                              + (" (bfloat16)" if flag == 12 else ""))
-    count = 1
-    for d in shape:
-        count *= int(d)
-    offset = r.take(count * dtype.itemsize)
-    arr = np.frombuffer(r.buf, dtype=dtype, count=count, offset=offset).reshape(tuple(int(d) for d in shape))
-    return arr
 
 
-def _shape(r: _Reader, path: Any, start: int) -> tuple:
-    ndim = r.i32()
-    if ndim < 0 or ndim > _MAX_NDIM:
-        raise LoadError(path, f"garbled: {r.what} at byte {start} has {ndim} dimensions")
-    shape = r.i64s(ndim)
-    if any(d < 0 for d in shape):
-        raise LoadError(path, f"garbled: {r.what} has a negative dimension in {tuple(shape)}")
-    return tuple(int(d) for d in shape)
+def _read_sparse(r: _Reader, path: Any, stype: int, start: int, budget: Budget) -> np.ndarray | None:
+    """A row_sparse (1) or csr (2) array, returned dense (it is written back dense).
 
-
-def _blob(r: _Reader, path: Any, flag: int, shape: tuple) -> np.ndarray:
-    dtype = _FLAG_TO_DTYPE.get(flag)
-    if dtype is None:
-        raise LoadError(path, f"{r.what} has unsupported dtype flag {flag}")
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    offset = r.take(count * dtype.itemsize)
-    return np.frombuffer(r.buf, dtype=dtype, count=count, offset=offset).reshape(shape)
-
-
-def _read_sparse(r: _Reader, path: Any, stype: int, start: int) -> np.ndarray:
-    """A row_sparse (1) or csr (2) array, returned dense (it is written back dense)."""
+    Layout (``NDArray::Save``): storage shape, shape, context, dtype flag, per aux array (row_sparse:
+    row indices; csr: indptr, column indices) its dtype flag and shape, then the data, then each
+    aux array's data. Every declared size is checked against the bytes present, the indices
+    against the shape, and the dense result against the load limit before it is allocated."""
+    kind = _STYPES[stype]
     nad = 1 if stype == 1 else 2
-    sshape = _shape(r, path, start)
-    shape = _shape(r, path, start)
+    sshape = _dims(r, path, start, r.i32())
+    shape = _dims(r, path, start, r.i32())
     if not shape:
-        return None  # type: ignore[return-value]
-    r.i32(), r.i32()  # context
-    flag = r.i32()
-    aux = [(r.i32(), _shape(r, path, start)) for _ in range(nad)]
-    data = _blob(r, path, flag, sshape)
-    aux_data = [_blob(r, path, t, s) for t, s in aux]
-    dense = np.zeros(shape, dtype=data.dtype)
+        return None
+    _context(r, path, start)
+    dtype = _dtype(r, path, r.i32())
+    aux = [(_dtype(r, path, r.i32(), " (index array)"), _dims(r, path, start, r.i32())) for _ in range(nad)]
+    data = _view(r, path, sshape, dtype, " data")
+    roles = [" row indices"] if stype == 1 else [" indptr", " column indices"]
+    aux_data = [_view(r, path, s, t, role) for (t, s), role in zip(aux, roles)]
+
+    def bad(problem: str) -> LoadError:
+        return LoadError(path, f"garbled: {r.what} ({kind}, shape {shape}): {problem}")
+
+    for (t, _s), role in zip(aux, roles):
+        if t.kind not in "iu":
+            raise bad(f"{role.strip()} have dtype {t.name}, not an integer type")
+    if stype == 1:   # row_sparse: data (k, *shape[1:]), aux 0 = k row indices
+        rows = aux_data[0].reshape(-1)
+        if len(sshape) != len(shape) or tuple(sshape[1:]) != tuple(shape[1:]) or (sshape and sshape[0] != rows.size):
+            raise bad(f"data shape {sshape} does not fit {rows.size} rows of shape {shape}")
+        if rows.size and (int(rows.min()) < 0 or int(rows.max()) >= shape[0]):
+            raise bad(f"a row index is outside 0..{shape[0] - 1}")
+    else:            # csr: data (nnz,), indptr (rows + 1,), column indices (nnz,)
+        indptr, cols = aux_data[0].reshape(-1), aux_data[1].reshape(-1)
+        if len(shape) != 2:
+            raise bad("a csr array must be 2-D")
+        nnz = data.size
+        if indptr.size != shape[0] + 1:
+            raise bad(f"indptr has {indptr.size} entries, {shape[0] + 1} expected")
+        if cols.size != nnz:
+            raise bad(f"{cols.size} column indices for {nnz} values")
+        if int(indptr[0]) != 0 or int(indptr[-1]) != nnz or np.any(np.diff(indptr.astype(np.int64)) < 0):
+            raise bad(f"indptr must rise from 0 to the {nnz} values (it ends at {int(indptr[-1])})")
+        if nnz and (int(cols.min()) < 0 or int(cols.max()) >= shape[1]):
+            raise bad(f"a column index is outside 0..{shape[1] - 1}")
+    budget.claim(_nbytes(r, path, shape, dtype), f"{r.what} ({kind}) returned dense as shape {shape} {dtype.name}")
     try:
-        if stype == 1:      # row_sparse: aux 0 = row indices
-            dense[aux_data[0].astype(np.int64)] = data.reshape((-1,) + shape[1:])
-        else:               # csr: aux 0 = indptr, aux 1 = column indices
-            indptr, cols = aux_data[0].astype(np.int64), aux_data[1].astype(np.int64)
+        dense = np.zeros(shape, dtype=dtype)
+        if stype == 1:
+            dense[aux_data[0].reshape(-1).astype(np.int64)] = data.reshape((-1,) + shape[1:])
+        else:
+            indptr, cols = aux_data[0].reshape(-1).astype(np.int64), aux_data[1].reshape(-1).astype(np.int64)
             rows = np.repeat(np.arange(shape[0]), np.diff(indptr))
             dense[rows, cols] = data.reshape(-1)
-    except (IndexError, ValueError) as e:
-        raise LoadError(path, f"garbled: {r.what} ({_STYPES[stype]}): {e}") from None
+    except MemoryError:
+        raise LoadError(path, f"{r.what} ({kind}): not enough memory for its dense shape {shape}") from None
     return dense
 
 
@@ -294,29 +355,11 @@ def save(path: str | os.PathLike, data: Params) -> None:
 
 
 # -- npz -------------------------------------------------------------------------------------------------
-def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
-    """A ``.npz`` file's arrays by name (never unpickles object arrays)."""
-    import zipfile
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            if not hasattr(z, "files"):
-                raise LoadError(path, "is a .npy file, not a .npz archive")
-            return {k: z[k] for k in z.files}
-    except LoadError:
-        raise
-    except FileNotFoundError:
-        raise LoadError(path, "no such file") from None
-    except IsADirectoryError:
-        raise LoadError(path, "is a directory, not a .npz archive") from None
-    except (zipfile.BadZipFile, EOFError) as e:
-        raise LoadError(path, f"garbled .npz archive ({e})") from None
-    except ValueError as e:  # object arrays (pickles) refused, bad headers
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        if "allow_pickle" in msg or "pickle" in msg.lower():
-            msg = "holds pickled objects, which are never loaded"
-        raise LoadError(path, f"cannot read .npz: {msg}") from None
-    except OSError as e:
-        raise LoadError(path, f"cannot read .npz: {e}") from None
+def load_npz(path: str | os.PathLike, max_bytes: Any = None) -> dict[str, np.ndarray]:
+    """A ``.npz`` file's arrays by name; never unpickles, every declared size checked first
+    (:func:`.npyfile.load_npz`)."""
+    from .npyfile import load_npz as _load_npz
+    return _load_npz(path, max_bytes)
 
 
 def save_npz(path: str | os.PathLike, data: Mapping[str, Any] | Sequence[Any]) -> None:

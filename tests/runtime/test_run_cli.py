@@ -116,7 +116,8 @@ def test_truncated_params(tmp_path, x_npy) -> None:
     raw = (MLP / "model-0000.params").read_bytes()
     bad.write_bytes(raw[:5000])
     err = fails(1, MLP / "model-symbol.json", "--params", bad, "--input", x_npy)
-    assert err == f"hybridize run: {bad}: truncated at byte 5000 while reading array #0 (of 6)"
+    assert err == (f"hybridize run: {bad}: truncated at byte 5000 while reading array #0 (of 6): "
+                   "its data of shape (256, 512) float32 needs 524288 bytes, 4936 remain")
 
 
 def test_garbled_params(tmp_path, x_npy) -> None:
