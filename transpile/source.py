@@ -111,13 +111,18 @@ def split_lines(text: str) -> list[str]:
 
 
 def parse_python(text: str) -> ast.Module:
-    """Validate and index-parse a whole file with CPython's parser.
+    """Validate and index-parse a whole file with CPython's parser and compiler.
 
-    Raises :class:`SourceError` for syntax errors, and for input the interpreter itself could not
-    compile (expressions nested too deeply, null bytes).
+    Raises :class:`SourceError` for syntax errors (the compiler's too: symbol table and block
+    errors), and for input the interpreter itself could not compile (expressions nested too
+    deeply, null bytes).
     """
     try:
-        return ast.parse(text, type_comments=False)
+        tree = ast.parse(text, type_comments=False)
+        # The parser alone accepts modules the compiler rejects (``global y`` after ``y = 1``,
+        # ``return`` dedented out of its function by a form feed): the verdict must be CPython's.
+        compile(tree, "<hybridize>", "exec", dont_inherit=True)
+        return tree
     except SyntaxError as exc:
         row = exc.lineno or 1
         col = exc.offset or 1
@@ -126,6 +131,32 @@ def parse_python(text: str) -> ast.Module:
         raise SourceError("cannot parse: expressions are nested too deeply for Python") from None
     except ValueError as exc:  # e.g. "source code string cannot contain null bytes"
         raise SourceError(f"cannot parse: {exc}") from None
+
+
+_DANGLING_CONTINUATION = re.compile(r"\\(?:\r\n|\r|\n)?\Z")
+
+
+def parse_module_cst(text: str) -> "cst.Module":
+    """A whole module as a libcst tree, for rewriting; :class:`SourceError` where libcst cannot.
+
+    CPython (3.11 and older) accepts a backslash continuation right before the end of the file;
+    libcst's tokenizer does not. The continuation joins nothing, so it is dropped. Anything else
+    libcst refuses in a module CPython accepted is reported at libcst's position, one line.
+    """
+    import libcst as cst
+
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        trimmed = _DANGLING_CONTINUATION.sub("", text)
+        if trimmed != text:
+            try:
+                return cst.parse_module(trimmed)
+            except cst.ParserSyntaxError:
+                pass
+        first = str(exc.message).strip().splitlines()[0] if str(exc.message).strip() else "syntax error"
+        raise SourceError(f"cannot rewrite: libcst cannot parse this module: {first}",
+                          exc.raw_line, exc.raw_column + 1) from None
 
 
 @dataclass(frozen=True)

@@ -171,9 +171,14 @@ def transpile_file(inp: Input, file: str, config=None) -> FileOutcome:
     if problem is not None:
         outcome.error = problem
         return outcome
+    from ..source import SourceError
+
     findings = check_for_transpile(text, label, config)
-    outcome.result = rewrite_source(text, file, inp.tree, label, config,
-                                    findings=findings) if not blocking(findings) else Rewritten(label, None, findings)
+    try:
+        outcome.result = rewrite_source(text, file, inp.tree, label, config,
+                                        findings=findings) if not blocking(findings) else Rewritten(label, None, findings)
+    except SourceError as exc:
+        outcome.error = f"{label}:{exc.row}:{exc.column}: {exc.message}"
     return outcome
 
 

@@ -35,6 +35,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from ..diagnostics import Finding, Severity
+from ..source import parse_module_cst
 from .imports import Tree, package_of, plan_from_import, plan_import
 
 MARKER_MODULE = "hybridize.runtime.gluon.static_graph"
@@ -92,14 +93,14 @@ def rewrite_source(text: str, path: str, tree: Optional[Tree] = None, label: Opt
 
     ``path`` is the file on disk (its package is found from it), ``tree`` the transpiled tree it
     belongs to (default: the file alone), ``label`` the name written in the header (default ``path``).
-    Raises ``cst.ParserSyntaxError``/``SyntaxError`` only if the checker let a syntax error through.
+    Raises :class:`~..source.SourceError` where libcst cannot parse a module CPython accepted.
     """
     if findings is None or analysis is None:
         findings, analysis = analyse_for_transpile(text, label or path, config)
     if blocking(findings):
         return Rewritten(label or path, None, list(findings))
     tree = tree or Tree.for_path(path)
-    module = cst.parse_module(text)
+    module = parse_module_cst(text)
     verdicts = analysis.guard_verdicts() if analysis is not None else {}
     plan = _plan(ast.parse(text), text, [f for f in findings if f.code == TRACE_ONLY], verdicts)
     marker = MARKER if not re.search(r"\b%s\b" % MARKER, text) else "_hybridize_" + MARKER
