@@ -10,8 +10,9 @@ changes; hence fixing is idempotent.
 
 - ``t.reshape(a, b)`` -> ``t.reshape((a, b))``: always safe (same meaning for NDArray).
 - ``t += u`` -> ``t = t + u``: safe when no other name (nor the caller, nor ``self``, nor a
-  container) still refers to the old tensor; otherwise *unsafe* (only with ``--unsafe-fixes``),
-  because imperatively the other reference would stop seeing the update.
+  container) still refers to the old tensor or shares its memory (a view: ``v = t[0]``,
+  ``t.reshape(..)``, or the tensor ``t`` itself is a view of); otherwise *unsafe* (only with
+  ``--unsafe-fixes``), because imperatively the other reference would stop seeing the update.
 """
 from __future__ import annotations
 
@@ -280,13 +281,47 @@ def reshape_tuple_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     return Fix(message, (_replace_edit(module, call, new_call, where),), Applicability.SAFE)
 
 
-def _aliases(name: str, value: Value, env: dict[str, Value]) -> list[str]:
-    """Other names whose value is (or contains) the very same abstract tensor."""
+#: NDArray methods whose result may share memory with the receiver in MXNet 1.9.1 (``reshape`` is
+#: ``MXNDArrayReshape``; ``detach`` shares the chunk; ``as_in_context``/``astype`` can return
+#: ``self``); basic indexing (``t[0]``, ``t[1:]``) returns a view as well.
+VIEW_METHODS = frozenset({"reshape", "detach", "as_in_context", "as_in_ctx", "astype", "_slice", "_at"})
+
+
+def _is_view_node(node: Any) -> bool:
+    if isinstance(node, ast.Subscript):
+        return True
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in VIEW_METHODS)
+
+
+def view_chain(value: Optional[Value]) -> list[Any]:
+    """The origins ``value`` may be a view of (``t[0].reshape(..)`` -> ``t[0]``'s origin, ``t``'s)."""
     out = []
+    origin = value.origin if value is not None and value.kind is Kind.TENSOR else None
+    while origin is not None and origin.category is Category.DERIVED and _is_view_node(origin.node) \
+            and origin.base is not None:
+        origin = origin.base
+        out.append(origin)
+    return out
+
+
+def _same_origin(a: Any, b: Any) -> bool:
+    return a is b or (a is not None and b is not None and a == b)
+
+
+def _aliases(name: str, value: Value, env: dict[str, Value]) -> list[str]:
+    """Other names whose value is (or contains) the very same abstract tensor, or may share its
+    memory: a view of it (``v = t[0]``), or a tensor it is a view of (``t`` for ``v``)."""
+    out = []
+    bases = view_chain(value)
     for other, bound in env.items():
         if other == name:
             continue
         if bound is value or (bound.kind is Kind.SEQ and (bound.item is value or any(e is value for e in bound.elements or ()))):
+            out.append(other)
+        elif bound.kind is Kind.TENSOR and value is not None and value.origin is not None and (
+                any(_same_origin(o, value.origin) for o in view_chain(bound))
+                or any(_same_origin(bound.origin, o) for o in bases)):
             out.append(other)
     return out
 
@@ -339,7 +374,9 @@ def augassign_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     name = stmt.target.id
     value = event.value
     reasons = []
-    if value is not None and value.origin is not None and value.origin.category is Category.INPUT:
+    if value is not None and value.origin is not None and (
+            value.origin.category is Category.INPUT
+            or any(o.category is Category.INPUT for o in view_chain(value))):
         reasons.append("the caller still holds the input")
     aliases = _aliases(name, value, event.extra.get("env", {})) if value is not None else []
     aliases = _live_after(aliases, stmt, event.site)

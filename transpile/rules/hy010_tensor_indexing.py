@@ -3,13 +3,15 @@ from typing import Iterator
 
 from ..diagnostics import Severity
 from ..analysis.events import Event, EventKind
+from ..convert.indexing import indexing_fix
 from .base import Report, Rule, example
 
 
 def check(event: Event) -> Iterator[Report]:
     if event.value.is_tensor:
         yield Report(event.node, f"indexing tensor `{event.subject_text()}`: on a `Symbol`, `[i]` selects "
-                                 f"an *output* of the graph node, not rows; {event.why()}")
+                                 f"an *output* of the graph node, not rows; {event.why()}",
+                     fix=lambda with_edits: indexing_fix(event, with_edits))
 
 
 RULE = Rule(
@@ -23,9 +25,15 @@ RULE = Rule(
         "slices fail). Indexing a list of tensors or a multi-output result is fine."
     ),
     fix_advice="Use `F.slice_axis(t, axis=0, begin=0, end=1)`, `F.slice`, `F.take(t, idx)` or "
-               "`F.split(t, num_outputs=n)`.",
+               "`F.split(t, num_outputs=n)`. `--fix` rewrites literal keys (integers, slices, one "
+               "`...` followed by integers) into `F.slice` / `F.slice_axis` + `F.squeeze`, which "
+               "clamp and drop axes exactly like NDArray indexing; the rewrite is unsafe (only with "
+               "`--unsafe-fixes`) when the function also updates tensors in place, because the "
+               "indexed NDArray was a view and the new value is not. Keys with names, tensors, "
+               "`None` or slices after `...` are left to you.",
     events=(EventKind.SUBSCRIPT_LOAD,),
     check=check,
+    fixable=True,
     valid=(
         example("parts = F.split(x, num_outputs=2, axis=1)\nreturn parts[0] + parts[1]"),
         example("return states[0] + states[1]", signature="self, F, x, states"),
@@ -33,5 +41,33 @@ RULE = Rule(
     invalid=(
         example("y = F.relu(x)\nreturn y[0]  # expect: HY010"),
         example("return x[:, :2]  # expect: HY010"),
+        example("y = x * 2\nk = 1\nk += 1\nreturn y[0] * k  # expect: HY010"),
+        example("return x[:, self.k]  # expect: HY010", init="self.k = 1"),
+    ),
+    fix_examples=(
+        (example("y = F.relu(x)\nreturn y[0]"),
+         example("y = F.relu(x)\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=0, end=1), axis=0)")),
+        (example("return x[:, :2] + 1"),
+         example("return F.slice(x, begin=(None, None), end=(None, 2)) + 1")),
+        (example("y = F.relu(x)\nreturn F.concat(y[1:], y[:10], dim=0)", inputs={"x": (3, 4)}),
+         example("y = F.relu(x)\nreturn F.concat(F.slice(y, begin=(1,), end=(None,)), F.slice(y, begin=(None,), end=(10,)), dim=0)",
+                 inputs={"x": (3, 4)})),
+        (example("return x[..., -1]"),
+         example("return F.squeeze(F.slice_axis(x, axis=-1, begin=-1, end=None), axis=-1)")),
+        (example("return x[-1, ::2, 1:-1]"),
+         example("return F.squeeze(F.slice(x, begin=(-1, None, 1), end=(None, None, -1), step=(None, 2, None)), axis=0)")),
+        (example("return x[::-1, 1, :]"),
+         example("return F.squeeze(F.slice(x, begin=(None, 1), end=(None, 2), step=(-1, None)), axis=1)")),
+        (example("return x[0, ..., 1][:5]"),
+         example("return F.slice(F.squeeze(F.slice_axis(F.slice_axis(x, axis=0, begin=0, end=1), axis=-1, begin=1, end=2), "
+                 "axis=(0, -1)), begin=(None,), end=(5,))")),
+        (example("h = F.relu(x)\nreturn h[1].reshape(2, -1)"),
+         example("h = F.relu(x)\nreturn F.squeeze(F.slice_axis(h, axis=0, begin=1, end=2), axis=0).reshape((2, -1))")),
+        (example("return x[1, 2, 3]"),
+         example("return F.squeeze(F.slice(x, begin=(1, 2, 3), end=(2, 3, 4)), axis=(0, 1, 2))")),
+    ),
+    unsafe_fix_examples=(
+        (example("y = x * 2\nk = 1\nk += 1\nreturn y[0] * k"),
+         example("y = x * 2\nk = 1\nk += 1\nreturn F.squeeze(F.slice_axis(y, axis=0, begin=0, end=1), axis=0) * k")),
     ),
 )

@@ -1,0 +1,205 @@
+"""HY010: a subscript read of a tensor (``x[0]``, ``x[:, :2]``, ``x[1:]``, ``x[..., -1]``) as ``F`` operators.
+
+MXNet 1.9.1's ``NDArray.__getitem__`` (basic indexing: integers, slices, one ``...``) is NumPy's:
+slices clamp to the axis (``x[:10]`` of 3 rows is 3 rows), an integer must be in range and drops
+its axis, and a result with no axis left has shape ``(1,)``. The conversion keeps exactly that:
+
+* leading components (before ``...``, or all of them) -> one ``F.slice(x, begin, end, step)``:
+  the ``slice`` operator clamps its bounds like Python slices (``None`` for an open bound); an
+  integer ``i`` is the slice ``i:i+1`` (``i:None`` for ``-1``);
+* a single integer on one axis -> ``F.slice_axis(x, axis=k, begin=i, end=i+1)`` (exact, since the
+  original already demanded ``-n <= i < n``);
+* integers after ``...`` -> ``F.slice_axis`` on negative axes;
+* integer axes are then dropped with one ``F.squeeze(..., axis=...)``, which (legacy MXNet shape
+  semantics, like indexing) leaves ``(1,)`` when every axis goes.
+
+Not converted (the finding stays): indices that are not literals (tensors = advanced indexing;
+names whose value is unknown here), ``None``/newaxis, slices after ``...`` (their clamping would
+need the number of axes), a subscript outside a function with an ``F`` parameter.
+
+Applicability: an imperative basic-indexing result is a *view* of the tensor; ``F`` operators
+return new arrays. The fix is safe when the function writes no tensor in place (no augmented
+assignment, item assignment or ``out=``): then nothing can observe the difference. Otherwise
+it is unsafe (``--unsafe-fixes``), as ruff classifies fixes that may change behaviour.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from ..analysis.events import Event, Site
+from ..diagnostics import Applicability, Fix
+from .fixes import _locate, _replace_edit
+
+
+@dataclass(frozen=True)
+class _Slice:
+    start: Optional[int]
+    stop: Optional[int]
+    step: Optional[int]
+
+    @property
+    def whole(self) -> bool:
+        return self.start is None and self.stop is None and self.step in (None, 1)
+
+
+_Component = Union[int, _Slice, type(Ellipsis)]
+
+
+def int_literal(node: Optional[ast.expr]) -> Optional[int]:
+    """``3`` or ``-3`` written as a literal (not ``True``), else ``None``."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = int_literal(node.operand)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _bound(node: Optional[ast.expr]) -> tuple[bool, Optional[int]]:
+    """(ok, value) for a slice bound: absent, ``None`` or an int literal."""
+    if node is None or (isinstance(node, ast.Constant) and node.value is None):
+        return True, None
+    value = int_literal(node)
+    return value is not None, value
+
+
+def parse_key(index: ast.expr) -> Optional[list[_Component]]:
+    """The components of a basic-indexing key made of literals, or ``None`` if not convertible."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    out: list[_Component] = []
+    for part in parts:
+        if isinstance(part, ast.Constant) and part.value is Ellipsis:
+            if Ellipsis in out:
+                return None
+            out.append(Ellipsis)
+        elif isinstance(part, ast.Slice):
+            bounds = [_bound(b) for b in (part.lower, part.upper, part.step)]
+            if not all(ok for ok, _ in bounds) or bounds[2][1] == 0:
+                return None
+            out.append(_Slice(bounds[0][1], bounds[1][1], bounds[2][1]))
+        else:
+            value = int_literal(part)
+            if value is None:
+                return None
+            out.append(value)
+    return out or None
+
+
+def _end_after(i: int) -> Optional[int]:
+    return None if i == -1 else i + 1
+
+
+def _tuple(values: list) -> str:
+    items = ", ".join("None" if v is None else str(v) for v in values)
+    return f"({items},)" if len(values) == 1 else f"({items})"
+
+
+def indexing_expression(base: str, key: list[_Component], F: str) -> Optional[str]:
+    """``base[key]`` (NDArray basic indexing) written with ``F`` operators, or ``None``."""
+    if Ellipsis in key:
+        at = key.index(Ellipsis)
+        lead, trail = key[:at], key[at + 1:]
+    else:
+        lead, trail = list(key), []
+    if any(isinstance(c, _Slice) and not c.whole for c in trail):
+        return None  # clamping a slice counted from the end needs the number of axes
+    while lead and isinstance(lead[-1], _Slice) and lead[-1].whole:
+        lead.pop()  # trailing ``:`` select everything: no-ops
+    expr = base
+    squeeze: list[int] = []
+    active = [(k, c) for k, c in enumerate(lead) if not (isinstance(c, _Slice) and c.whole)]
+    if len(active) == 1 and isinstance(active[0][1], int):
+        k, i = active[0]
+        expr = f"{F}.slice_axis({expr}, axis={k}, begin={i}, end={_end_after(i)})"
+        squeeze.append(k)
+    elif active:
+        begin, end, step = [], [], []
+        for k, c in enumerate(lead):
+            if isinstance(c, int):
+                begin.append(c), end.append(_end_after(c)), step.append(None)
+                squeeze.append(k)
+            else:
+                begin.append(c.start), end.append(c.stop), step.append(c.step)
+        args = f"begin={_tuple(begin)}, end={_tuple(end)}"
+        if any(s is not None for s in step):
+            args += f", step={_tuple(step)}"
+        expr = f"{F}.slice({expr}, {args})"
+    for j, c in enumerate(trail):
+        if isinstance(c, int):
+            axis = j - len(trail)
+            expr = f"{F}.slice_axis({expr}, axis={axis}, begin={c}, end={_end_after(c)})"
+            squeeze.append(axis)
+    if squeeze:
+        axes = str(squeeze[0]) if len(squeeze) == 1 else _tuple(squeeze)
+        expr = f"{F}.squeeze({expr}, axis={axes})"
+    return expr if expr != base else None
+
+
+# ---------------------------------------------------------------------------------------------
+# shared by the conversions of this package
+def f_name(site: Site) -> Optional[str]:
+    """The name of the ``F`` namespace inside the analysed function: ``hybrid_forward``'s second
+    parameter, or a parameter called ``F`` of a helper; ``None`` when there is none to use."""
+    fn = site.function.node if site.function is not None else None
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    if fn.name == "hybrid_forward" and len(params) >= 2:
+        name = params[1]
+    elif "F" in params:
+        name = "F"
+    else:
+        return None
+    rebound = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(fn))
+    return None if rebound else name
+
+
+def writes_in_place(site: Site) -> bool:
+    """Does the analysed function update anything in place (``+=``, ``t[...] = ``, ``out=``)?
+
+    Conservative (an ``int`` counter's ``+=`` counts too): it decides whether a conversion that
+    turns an imperative *view* into a new array is safe.
+    """
+    fn = site.function.node if site.function is not None else None
+    if fn is None:
+        return True
+    for node in ast.walk(fn):
+        if isinstance(node, ast.AugAssign):
+            return True
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(node, ast.Call) and any(k.arg == "out" for k in node.keywords):
+            return True
+    return False
+
+
+def indexing_fix(event: Event, with_edits: bool) -> Optional[Fix]:
+    """The HY010 fix: ``t[key]`` -> ``F.slice``/``F.slice_axis``/``F.squeeze`` (see the module doc)."""
+    node = event.node
+    if not isinstance(node, ast.Subscript) or not isinstance(node.ctx, ast.Load):
+        return None
+    F = f_name(event.site)
+    key = parse_key(node.slice)
+    if F is None or key is None or indexing_expression("t", key, F) is None:
+        return None
+    unsafe = writes_in_place(event.site)
+    message = "Index with `F` operators (`F.slice`, `F.slice_axis`, `F.squeeze`)"
+    if unsafe:
+        message += " (unsafe: the function updates tensors in place, and the result is no longer a view)"
+    applicability = Applicability.UNSAFE if unsafe else Applicability.SAFE
+    if not with_edits:
+        return Fix(message, (), applicability)
+    import libcst as cst
+
+    found = _locate(event.site, event.site.span(node), cst.Subscript)
+    if found is None:
+        return None
+    module, sub, where = found
+    base = module.code_for_node(sub.value)
+    text = indexing_expression(base, key, F)
+    if text is None:
+        return None
+    new = cst.parse_expression(text).with_changes(lpar=sub.lpar, rpar=sub.rpar)
+    return Fix(message, (_replace_edit(module, sub, new, where),), applicability)
