@@ -336,7 +336,7 @@ def _graph(doc: Any, path: Any, depth: int = 0) -> tuple[Graph, list[Node]]:
                 if key in extra:
                     try:
                         check(var)
-                    except (ValueError, TypeError, KeyError):
+                    except (ValueError, TypeError, KeyError, OverflowError, RecursionError):
                         raise LoadError(path, f"{where}: attribute {key}={extra[key]!r} is malformed") from None
             nodes.append(var)
             continue
@@ -362,7 +362,7 @@ def _graph(doc: Any, path: Any, depth: int = 0) -> tuple[Graph, list[Node]]:
             n_out = node.num_outputs
         except AttrError as e:
             raise LoadError(path, f"{where}: {e}") from None
-        except (ValueError, TypeError, KeyError) as e:
+        except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as e:
             raise LoadError(path, f"{where}: bad attributes for {op.name}: {e}") from None
         if len(inputs) != len(expected):
             raise LoadError(path, f"{where}: {op.name} takes {len(expected)} input(s) "

@@ -12,6 +12,7 @@ Every problem is a ``LoadError(path, "<member>: <problem>")``.
 from __future__ import annotations
 
 import ast
+import errno
 import os
 import struct
 import zipfile
@@ -143,8 +144,10 @@ def load_npz(path: str | os.PathLike, max_bytes: Any = None) -> dict[str, np.nda
             raise LoadError(path, f"garbled .npz archive ({e})") from None
         except (EOFError, zipfile.LargeZipFile, NotImplementedError, RuntimeError) as e:
             raise LoadError(path, f"garbled .npz archive ({type(e).__name__}: {e})") from None
-        except OSError as e:  # zlib errors surface as zlib.error (an Exception), OSError for I/O
-            raise LoadError(path, f"cannot read .npz: {e}") from None
+        except OSError as e:  # a seek to a garbled offset is EINVAL; anything else is the disk's
+            if e.errno == errno.EINVAL:
+                raise LoadError(path, "garbled .npz archive (an offset points outside the file)") from None
+            raise LoadError(path, f"cannot read .npz: {e.strerror or e}") from None
         except Exception as e:  # zlib.error, struct.error from a garbled local header
             raise LoadError(path, f"garbled .npz archive ({type(e).__name__}: {e})") from None
 
