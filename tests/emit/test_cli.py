@@ -224,3 +224,38 @@ def test_python_dash_m_entry_point(pkg, tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert (out / "mypkg" / "net.py").is_file()
+
+
+ZOO_USER = """\
+from mxnet.gluon import nn
+from mxnet.gluon.model_zoo import vision
+
+
+class Classifier(nn.HybridBlock):
+    def __init__(self, classes, **kwargs):
+        super(Classifier, self).__init__(**kwargs)
+        self.features = vision.get_model("mobilenet0.25").features
+        self.output = nn.Dense(classes)
+
+    def hybrid_forward(self, F, x):
+        return self.output(self.features(x))
+"""
+
+
+def test_user_code_importing_the_model_zoo_transpiles_and_runs(tmp_path, transpile_cmd, package_loader):
+    """``from mxnet.gluon.model_zoo import vision`` becomes the runtime's own zoo (it used to be an ImportError)."""
+    src = _package(tmp_path / "src" / "zoouser", {"__init__.py": "", "net.py": ZOO_USER})
+    out = tmp_path / "out"
+    res = transpile_cmd(str(src), "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert "from hybridize.runtime.gluon.model_zoo import vision\n" in (out / "zoouser" / "net.py").read_text()
+    load, unload = package_loader
+    load(out / "zoouser", "transpiled_zoouser")
+    try:
+        import hybridize.runtime as mx
+        net = importlib.import_module("transpiled_zoouser.net").Classifier(4)
+        net.initialize()
+        net.hybridize()
+        assert net(mx.nd.ones((1, 3, 32, 32))).shape == (1, 4)
+    finally:
+        unload("transpiled_zoouser")
