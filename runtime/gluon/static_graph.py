@@ -1,10 +1,15 @@
-"""``@static_graph``: the marker ``hybridize transpile`` puts on every rewritten ``hybrid_forward``.
+"""The markers ``hybridize transpile`` puts on ``hybrid_forward``: ``@static_graph`` on every rewritten
+one, ``@imperative_only(reason)`` on those of a module it could not convert (``--keep-going``).
 
 A marked ``hybrid_forward`` is graph construction only: it runs with ``F = hybridize.runtime.symbol``
 (once per input signature, when the block's graph is traced), never with NDArrays. When a marked
 block is called imperatively (not hybridized), the call runs the block's compiled graph instead,
 as if ``hybridize()`` had been called on it: trace-only side effects have been removed by the
 transpiler, so the graph is the whole behaviour.
+
+An ``@imperative_only`` method runs unchanged with NDArrays; building its graph (the first call
+after ``hybridize()``, or an export) raises :class:`~hybridize.runtime.base.HybridizeError` naming
+the finding that kept the transpiler from converting it, instead of tracing code known to be wrong.
 
 This module is owned by the transpiler (issue 5); it relies only on ``HybridBlock._call_cached_op``.
 """
@@ -14,8 +19,9 @@ import functools
 from typing import Any, Callable
 
 from .. import ndarray
+from ..base import HybridizeError
 
-__all__ = ["static_graph", "is_static_graph"]
+__all__ = ["static_graph", "is_static_graph", "imperative_only"]
 
 
 def static_graph(fn: Callable) -> Callable:
@@ -36,3 +42,26 @@ def static_graph(fn: Callable) -> Callable:
 def is_static_graph(method: Any) -> bool:
     """Was ``method`` marked by :func:`static_graph`?"""
     return bool(getattr(method, "__static_graph__", False))
+
+
+def imperative_only(reason: str) -> Callable[[Callable], Callable]:
+    """Mark ``hybrid_forward`` as imperative only: it runs with ``F = nd``; with ``F = sym`` (the
+    block is being hybridized) it raises a ``TraceError`` (a ``HybridizeError``) naming ``reason``
+    before tracing anything."""
+
+    def mark(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def hybrid_forward(self: Any, F: Any, *args: Any, **params: Any) -> Any:
+            if F is not ndarray:
+                from .block import TraceError  # (block imports this module's users, not this module)
+
+                name = getattr(self, "name", "")
+                problem = HybridizeError(reason)
+                raise TraceError(f"{type(self).__name__} '{name}' cannot be hybridized: hybridize transpile "
+                                 f"left it imperative because of {reason}", name, None, None, problem)
+            return fn(self, F, *args, **params)
+
+        hybrid_forward.__imperative_only__ = reason  # type: ignore[attr-defined]
+        return hybrid_forward
+
+    return mark

@@ -106,14 +106,17 @@ def test_refused_module_prints_findings_and_writes_nothing(pkg, tmp_path, transp
     assert not out.exists()
 
 
-def test_keep_going_writes_the_others(pkg, tmp_path, transpile_cmd):
+def test_keep_going_writes_the_whole_package(pkg, tmp_path, transpile_cmd):
     (pkg / "bad.py").write_text(BAD)
     out = tmp_path / "out"
     res = transpile_cmd(str(pkg), "-o", str(out), "--keep-going")
     assert res.exit_code == 1
     assert "HY001" in res.stdout
-    assert sorted(_tree(out / "mypkg")) == ["__init__.py", "net.py", "sub/__init__.py", "sub/helpers.py"]
-    assert "Transpiled 4 of 5 modules" in res.stderr and "1 refused by the checker" in res.stderr
+    assert sorted(_tree(out / "mypkg")) == ["__init__.py", "bad.py", "net.py", "sub/__init__.py", "sub/helpers.py"]
+    assert "Transpiled 4 of 5 modules" in res.stderr
+    assert f"1 refused (written anyway, see their headers: --keep-going): {pkg / 'bad.py'} (HY001)" in res.stderr
+    bad = (out / "mypkg" / "bad.py").read_text()
+    assert "@imperative_only('HY001 at " in bad and "@static_graph" not in bad
 
 
 def test_show_and_diff(pkg, transpile_cmd):

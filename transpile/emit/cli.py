@@ -1,13 +1,18 @@
 """``hybridize transpile``: MXNet Gluon source -> static graph-building modules on ``hybridize.runtime``.
 
-    hybridize transpile PATHS... -o OUTDIR [--keep-going]
+    hybridize transpile PATHS... -o OUTDIR [--keep-going] [--no-convert]
+    hybridize transpile PATHS... --diff [--keep-going]      (every module, nothing written)
     hybridize transpile --show FILE [--diff] [PATHS...]
 
-Exit codes: 0 everything written; 1 the checker refused a module (its findings are printed in the
-checker's format); 2 bad input or output (a path that does not exist, a syntax error, an output
-that is a file, unwritable or inside an input tree), one line on stderr. Without ``--keep-going``
-nothing is written unless every module transpiled; with it, every module that transpiled is
-written. Output is written to a temporary directory first and moved into place.
+Each module is converted first (every rule's fix, see ``output.convert_module``), then checked;
+what is still an error refuses the module, and so does an ``mxnet`` name the runtime lacks (HY012).
+Exit codes: 0 everything written; 1 a module was refused (its findings are printed in the
+checker's format, and the summary names every refused module and unsupported API); 2 bad input
+or output (a path that does not exist, a syntax error, an output that is a file, unwritable or
+inside an input tree), one line on stderr. Without ``--keep-going`` nothing is written unless every
+module converted; with it, the whole package is written: refused modules with their imports
+mapped and ``hybrid_forward`` left imperative (``@imperative_only``). Non-Python files of an input
+directory are copied. Output is staged beside its final place and swapped in atomically.
 """
 from __future__ import annotations
 
@@ -34,7 +39,7 @@ def _render_findings(report: Report, fmt: Optional[str]) -> str:
     from ..source import split_lines
 
     refused = report.refused
-    findings = [f for o in refused for f in o.result.findings]  # type: ignore[union-attr]
+    findings = [f for o in refused for f in o.result.blocking]  # type: ignore[union-attr]
     texts: dict[str, list[str]] = {}
     for o in refused:
         try:
@@ -65,7 +70,10 @@ def _config(config_file: Optional[str], isolated: bool):
               help="Write every module that transpiles even if others are refused or broken.")
 @click.option("--show", "show", type=click.Path(), default=None, metavar="FILE",
               help="Print the rewritten FILE instead of writing anything (PATHS, if given, is its tree).")
-@click.option("--diff", is_flag=True, help="With --show: print a unified diff against the source.")
+@click.option("--diff", is_flag=True,
+              help="Print unified diffs against the sources instead of writing (with --show: that file only).")
+@click.option("--no-convert", "no_convert", is_flag=True,
+              help="Apply no conversions: refuse every module with an error finding (the checker's gate).")
 @click.option("--output-format", "--format", "output_format", default=None,
               type=click.Choice(["full", "concise", "json", "github", "sarif"]),
               help="Format of the checker's findings for refused modules.")
@@ -75,11 +83,12 @@ def _config(config_file: Optional[str], isolated: bool):
 @click.option("-q", "--quiet", is_flag=True, help="No summary line.")
 @click.pass_context
 def transpile(ctx: click.Context, paths: tuple[str, ...], outdir: Optional[str], keep_going: bool,
-              show: Optional[str], diff: bool, output_format: Optional[str], config_file: Optional[str],
-              isolated: bool, quiet: bool) -> None:
+              show: Optional[str], diff: bool, no_convert: bool, output_format: Optional[str],
+              config_file: Optional[str], isolated: bool, quiet: bool) -> None:
     """Rewrite MXNet Gluon modules into static graph-building modules that run on hybridize.runtime."""
     try:
-        code = _run(paths, outdir, keep_going, show, diff, output_format, config_file, isolated, quiet)
+        code = _run(paths, outdir, keep_going, show, diff, output_format, config_file, isolated, quiet,
+                    not no_convert)
     except click.exceptions.Exit:
         raise
     except click.UsageError:
@@ -95,19 +104,20 @@ def transpile(ctx: click.Context, paths: tuple[str, ...], outdir: Optional[str],
     ctx.exit(code)
 
 
-def _run(paths, outdir, keep_going, show, diff, output_format, config_file, isolated, quiet) -> int:
+def _run(paths, outdir, keep_going, show, diff, output_format, config_file, isolated, quiet, convert) -> int:
     if show is not None:
         if outdir is not None:
             raise click.UsageError("--show prints instead of writing: do not combine it with -o")
-        return _show(show, paths, diff, output_format, config_file, isolated)
-    if diff:
-        raise click.UsageError("--diff needs --show FILE")
-    if outdir is None:
-        raise click.UsageError("missing -o OUTDIR (or use --show FILE to print one module)")
+        return _show(show, paths, diff, output_format, config_file, isolated, convert)
+    if diff and outdir is not None:
+        raise click.UsageError("--diff prints instead of writing: do not combine it with -o")
+    if outdir is None and not diff:
+        raise click.UsageError("missing -o OUTDIR (or use --diff, or --show FILE to print one module)")
     inputs = plan_inputs(paths)
-    check_outdir(outdir, inputs)
+    if outdir is not None:
+        check_outdir(outdir, inputs)
     config = _config(config_file, isolated)
-    report = transpile_inputs(inputs, config, stop_early=not keep_going)
+    report = transpile_inputs(inputs, config, stop_early=not keep_going, convert=convert)
     report.outdir = outdir
     if report.refused:
         click.echo(_render_findings(report, output_format), nl=False)
@@ -115,25 +125,56 @@ def _run(paths, outdir, keep_going, show, diff, output_format, config_file, isol
         click.echo(f"{PROG}: error: {o.error}", err=True)
     failed = bool(report.refused or report.errors)
     written = []
-    if report.written and (keep_going or not failed):
-        written = write_report(report, inputs, outdir)
+    if diff:
+        for outcome in report.to_write(keep_going):
+            click.echo(_diff(outcome.file, outcome.label, outcome.code(keep_going)), nl=False)
+    elif report.to_write(keep_going) and (keep_going or not failed):
+        written = write_report(report, inputs, outdir, keep_going)
     if not quiet:
-        total = len(report.files)
-        done = len(report.written) if written else 0
-        parts = [f"Transpiled {done} of {total} module{'s' if total != 1 else ''} into {outdir}"]
-        if report.refused:
-            parts.append(f"{len(report.refused)} refused by the checker")
-        if report.errors:
-            parts.append(f"{len(report.errors)} unreadable or with syntax errors")
-        if failed and not keep_going:
-            parts.append("nothing written (use --keep-going to write the others)")
-        click.echo("; ".join(parts) + ".", err=True)
+        click.echo(_summary(report, outdir, bool(written), keep_going, diff), err=True)
     if report.errors:
         return EXIT_ERROR
     return EXIT_REFUSED if report.refused else EXIT_OK
 
 
-def _show(show: str, paths, diff: bool, output_format, config_file, isolated) -> int:
+def _summary(report: Report, outdir: Optional[str], wrote: bool, keep_going: bool, diff: bool) -> str:
+    """One paragraph on stderr: counts, every refused module with its codes, every unsupported API."""
+    total = len(report.files)
+    plural = "s" if total != 1 else ""
+    converted = report.converted
+    if diff:
+        done = len(report.written)
+        head = f"Converted {done} of {total} module{plural} (diffs above; nothing written)"
+    else:
+        done = len(report.written) if wrote else 0
+        head = f"Transpiled {done} of {total} module{plural} into {outdir}"
+    parts = [head]
+    if converted:
+        parts.append(f"{converted} conversion{'s' if converted != 1 else ''} applied")
+    if report.refused:
+        names = ", ".join(f"{o.label} ({', '.join(sorted({f.code for f in o.result.blocking}))})"  # type: ignore[union-attr]
+                          for o in report.refused)
+        how = " (written anyway, see their headers: --keep-going)" if keep_going and (wrote or diff) else ""
+        parts.append(f"{len(report.refused)} refused{how}: {names}")
+    apis = report.unsupported_apis
+    if apis:
+        parts.append(f"unsupported APIs (HY012): {', '.join(apis)}")
+    if report.errors:
+        parts.append(f"{len(report.errors)} unreadable or with syntax errors")
+    if (report.refused or report.errors) and not keep_going and not diff:
+        parts.append("nothing written (use --keep-going to write the whole package)")
+    return "; ".join(parts) + "."
+
+
+def _diff(file: str, label: str, code: str) -> str:
+    with open(file, encoding="utf-8", errors="replace") as handle:
+        before = handle.read()
+    name = os.path.normpath(label).lstrip(os.sep)
+    return "".join(difflib.unified_diff(before.splitlines(True), code.splitlines(True),
+                                        fromfile=f"a/{name}", tofile=f"b/{name}"))
+
+
+def _show(show: str, paths, diff: bool, output_format, config_file, isolated, convert: bool = True) -> int:
     if not os.path.exists(show):
         raise TranspileError(f"{show}: no such file or directory")
     if not os.path.isfile(show):
@@ -141,7 +182,7 @@ def _show(show: str, paths, diff: bool, output_format, config_file, isolated) ->
     inp = _tree_for_show(show, paths)
     config = _config(config_file, isolated)
     file = os.path.abspath(show)
-    outcome = transpile_file(inp, file, config)
+    outcome = transpile_file(inp, file, config, convert)
     if outcome.error is not None:
         raise TranspileError(outcome.error)
     result = outcome.result
@@ -149,16 +190,10 @@ def _show(show: str, paths, diff: bool, output_format, config_file, isolated) ->
     if result.refused:
         report = Report(None, [outcome])
         click.echo(_render_findings(report, output_format), nl=False)
-        click.echo(f"{show}: refused by the checker ({len([f for f in result.findings if f.severity.value == 'error'])} "
-                   "error-level findings); nothing to show.", err=True)
+        click.echo(f"{show}: refused ({len(result.blocking)} error-level findings); nothing to show.", err=True)
         return EXIT_REFUSED
     if diff:
-        with open(file, encoding="utf-8") as handle:
-            before = handle.read()
-        label = os.path.normpath(show)
-        text = "".join(difflib.unified_diff(before.splitlines(True), result.code.splitlines(True),  # type: ignore[union-attr]
-                                            fromfile=f"a/{label.lstrip(os.sep)}", tofile=f"b/{label.lstrip(os.sep)}"))
-        click.echo(text, nl=False)
+        click.echo(_diff(file, show, result.code), nl=False)  # type: ignore[arg-type]
     else:
         click.echo(result.code, nl=False)
     return EXIT_OK

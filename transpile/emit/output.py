@@ -17,10 +17,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from .imports import Tree
-from .rewrite import Rewritten, blocking, check_for_transpile, rewrite_source
+from .imports import Tree, package_of
+from .rewrite import Rewritten, analyse_for_transpile, blocking, imperative_source, rewrite_source
 
 SKIP_DIRS = ("__pycache__",)
+#: Never copied from an input tree: bytecode (the output's own is made when it is imported).
+SKIP_SUFFIXES = (".pyc", ".pyo")
 
 
 class TranspileError(Exception):
@@ -34,6 +36,7 @@ class Input:
     name: str            # OUTDIR/<name>
     files: tuple[str, ...]  # absolute paths of the modules, sorted
     tree: Tree
+    data_files: tuple[str, ...] = ()  # absolute paths of the other files of a directory input, sorted
 
     def label(self, file: str) -> str:
         if os.path.isdir(self.root):
@@ -61,6 +64,15 @@ class FileOutcome:
     def ok(self) -> bool:
         return self.error is None and self.result is not None and not self.result.refused
 
+    def code(self, keep_going: bool) -> Optional[str]:
+        """What is written for this module: the rewrite, or with ``keep_going`` the refused
+        module's fallback (see :class:`~.rewrite.Rewritten`)."""
+        if self.result is None:
+            return None
+        if self.result.code is not None:
+            return self.result.code
+        return self.result.fallback if keep_going else None
+
 
 @dataclass
 class Report:
@@ -79,20 +91,45 @@ class Report:
     def errors(self) -> list[FileOutcome]:
         return [f for f in self.files if f.error is not None]
 
+    def to_write(self, keep_going: bool) -> list[FileOutcome]:
+        return [f for f in self.files if f.code(keep_going) is not None]
+
+    @property
+    def unsupported_apis(self) -> list[str]:
+        """Every distinct MXNet name the runtime lacks (HY012), sorted."""
+        from .surface import CODE
+
+        names = set()
+        for f in self.refused:
+            for finding in f.result.findings:  # type: ignore[union-attr]
+                if finding.code == CODE:
+                    names.add(finding.message.split("`")[1])
+        return sorted(names)
+
+    @property
+    def converted(self) -> int:
+        return sum(f.result.converted for f in self.files if f.result is not None)
+
 
 def _is_within(path: str, parent: str) -> bool:
     path, parent = os.path.realpath(path), os.path.realpath(parent)
     return path == parent or path.startswith(parent.rstrip(os.sep) + os.sep)
 
 
-def _collect(root: str) -> list[str]:
+def _collect(root: str) -> tuple[list[str], list[str]]:
+    """(modules, other files) of an input: hidden directories and files, ``__pycache__`` and
+    bytecode are skipped; everything else a package ships (data, configs, docs) is copied."""
     if not os.path.isdir(root):
-        return [root]
-    found = []
+        return [root], []
+    found, data = [], []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
-        found.extend(os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".py"))
-    return sorted(found)
+        for f in sorted(filenames):
+            if f.endswith(".py"):
+                found.append(os.path.join(dirpath, f))
+            elif not f.startswith(".") and not f.endswith(SKIP_SUFFIXES):
+                data.append(os.path.join(dirpath, f))
+    return sorted(found), sorted(data)
 
 
 def plan_inputs(paths: Sequence[str]) -> list[Input]:
@@ -111,8 +148,8 @@ def plan_inputs(paths: Sequence[str]) -> list[Input]:
         if name in names:
             raise TranspileError(f"{given} and {names[name]} would both be written as {name}")
         names[name] = given
-        files = _collect(root)
-        inputs.append(Input(given, root, name, tuple(files), Tree.for_path(root, files)))
+        files, data = _collect(root)
+        inputs.append(Input(given, root, name, tuple(files), Tree.for_path(root, files), tuple(data)))
     return inputs
 
 
@@ -159,7 +196,7 @@ def _syntax_error(text: str, label: str) -> Optional[str]:
     return None
 
 
-def transpile_file(inp: Input, file: str, config=None) -> FileOutcome:
+def transpile_file(inp: Input, file: str, config=None, convert: bool = True) -> FileOutcome:
     label = inp.label(file)
     outcome = FileOutcome(inp, file, label, inp.target(file))
     try:
@@ -173,28 +210,93 @@ def transpile_file(inp: Input, file: str, config=None) -> FileOutcome:
         return outcome
     from ..source import SourceError
 
-    findings = check_for_transpile(text, label, config)
     try:
-        outcome.result = rewrite_source(text, file, inp.tree, label, config,
-                                        findings=findings) if not blocking(findings) else Rewritten(label, None, findings)
+        outcome.result = convert_module(text, file, inp.tree, label, config, convert)
     except SourceError as exc:
         outcome.error = f"{label}:{exc.row}:{exc.column}: {exc.message}"
     return outcome
 
 
-def transpile_inputs(inputs: Sequence[Input], config=None, stop_early: bool = False) -> Report:
+def convert_module(text: str, file: str, tree: Tree, label: str, config=None, convert: bool = True) -> Rewritten:
+    """Convert, check and rewrite one module (the pipeline of ``hybridize transpile``).
+
+    1. Conversions: every rule fix, safe *and* unsafe, applied to a fixpoint
+       (``check.checker.fix_source``). The output is a new file, and an unsafe fix is unsafe only
+       for imperative aliasing (a name another reference shares is rebound instead of updated in
+       place), which a static graph cannot observe: Symbols are never updated in place.
+    2. What remains is checked (the checker's findings, plus HY012 for MXNet names the runtime
+       lacks). No error left: the converted text is rewritten into ``@static_graph`` code.
+    3. Checker errors left: the module is refused; its findings are those of the *original* text
+       (lines as the user wrote them) and its fallback (``--keep-going``) is the original code,
+       imports mapped and ``hybrid_forward`` left imperative. Only HY012 left: the converted
+       rewrite is the fallback, its header naming the unsupported names.
+    """
+    from ..diagnostics import sorted_findings
+    from .surface import surface_findings
+
+    package = package_of(file)
+    original, analysis = analyse_for_transpile(text, label, config)
+    converted_text, applied, findings = text, 0, original
+    if convert and any(f.fix is not None for f in original):
+        converted_text, applied = _convert(text, label, config)
+        if applied:
+            findings, analysis = analyse_for_transpile(converted_text, label, config)
+    surface = surface_findings(converted_text, file, package, tree, label, config)
+    if blocking(findings):
+        if applied:  # report (and fall back to) the code as written
+            findings = original
+            surface = surface_findings(text, file, package, tree, label, config)
+        every = sorted_findings(findings + surface)
+        result = Rewritten(label, None, every)
+        result.fallback = imperative_source(text, file, every, tree, label)
+        return result
+    result = rewrite_source(converted_text, file, tree, label, config, findings=findings, analysis=analysis,
+                            notes=surface)
+    result.converted = applied
+    result.converted_codes = _converted_codes(original, findings) if applied else []
+    if surface:
+        result.findings = sorted_findings(findings + surface)
+        result.fallback, result.code = result.code, None
+    return result
+
+
+def _convert(text: str, label: str, config) -> tuple[str, int]:
+    """``fix_source`` with unsafe fixes (see :func:`convert_module`); the original text if the
+    result does not parse (a converter bug must not break the transpile)."""
+    from ..check.checker import fix_source
+    from ..source import SourceError, parse_python
+
+    new_text, applied, _ = fix_source(text, label, config, unsafe=True)
+    try:
+        parse_python(new_text)
+    except SourceError:
+        return text, 0
+    return new_text, applied
+
+
+def _converted_codes(before: list, after: list) -> list[str]:
+    """Codes of the findings the conversions removed (a multiset difference, sorted)."""
+    from collections import Counter
+
+    gone = Counter(f.code for f in before) - Counter(f.code for f in after)
+    return sorted(gone.elements())
+
+
+def transpile_inputs(inputs: Sequence[Input], config=None, stop_early: bool = False,
+                     convert: bool = True) -> Report:
     report = Report(None)
     for inp in inputs:
         for file in inp.files:
-            outcome = transpile_file(inp, file, config)
+            outcome = transpile_file(inp, file, config, convert)
             report.files.append(outcome)
             if stop_early and outcome.error is not None:
                 return report
     return report
 
 
-def write_report(report: Report, inputs: Sequence[Input], outdir: str) -> list[str]:
-    """Write the successful modules under ``outdir``; returns the targets written.
+def write_report(report: Report, inputs: Sequence[Input], outdir: str, keep_going: bool = False) -> list[str]:
+    """Write the successful modules (with ``keep_going`` also the refused modules' fallbacks) and
+    every input directory's other files under ``outdir``; returns the targets written.
 
     Each input's output (``OUTDIR/<name>``, a tree or one module) is staged beside its final path
     and swapped in as a whole (:mod:`hybridize.atomic`): a kill or a full disk at any moment
@@ -209,7 +311,7 @@ def write_report(report: Report, inputs: Sequence[Input], outdir: str) -> list[s
         try:
             os.makedirs(outdir_abs, exist_ok=True)
             by_input: dict[str, list[FileOutcome]] = {}
-            for outcome in report.written:
+            for outcome in report.to_write(keep_going):
                 by_input.setdefault(outcome.input.name, []).append(outcome)
             for inp in inputs:
                 outcomes = by_input.get(inp.name)
@@ -221,11 +323,13 @@ def write_report(report: Report, inputs: Sequence[Input], outdir: str) -> list[s
                     staged.append(tree)
                     for outcome in outcomes:
                         tree.write_text(os.path.relpath(outcome.target, inp.name),
-                                        outcome.result.code)  # type: ignore[union-attr]
+                                        outcome.code(keep_going))  # type: ignore[arg-type]
+                    for data in inp.data_files:
+                        tree.copy_file(data, os.path.relpath(data, inp.root))
                 else:
                     single = StagedFile(final)
                     staged.append(single)
-                    single.write(outcomes[0].result.code.encode("utf-8"))  # type: ignore[union-attr]
+                    single.write(outcomes[0].code(keep_going).encode("utf-8"))  # type: ignore[union-attr]
         except OSError as exc:
             raise TranspileError(f"cannot write output: {exc.strerror or exc}") from None
         moved: list[str] = []

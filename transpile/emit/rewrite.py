@@ -40,6 +40,8 @@ from .imports import Tree, package_of, plan_from_import, plan_import
 
 MARKER_MODULE = "hybridize.runtime.gluon.static_graph"
 MARKER = "static_graph"
+IMPERATIVE = "imperative_only"
+UNSUPPORTED = "HY012"
 TRACE_ONLY = "HY008"
 _LOGGING = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "fatal"})
 _CODING = re.compile(r"^#.*coding[:=]")
@@ -72,7 +74,10 @@ def blocking(findings: Sequence[Finding]) -> list[Finding]:
 # ---------------------------------------------------------------------------------------------
 @dataclass
 class Rewritten:
-    """The outcome for one module. ``code`` is ``None`` when the checker refused it."""
+    """The outcome for one module. ``code`` is ``None`` when it was refused (error findings);
+    ``fallback`` is then what ``--keep-going`` writes: the module with its imports mapped and its
+    ``hybrid_forward`` methods left imperative (``@imperative_only``). ``converted`` counts the
+    conversions (rule fixes) applied before the rewrite."""
 
     path: str
     code: Optional[str]
@@ -81,14 +86,22 @@ class Rewritten:
     commented: int = 0
     resolved_guards: int = 0
     mapped_imports: int = 0
+    fallback: Optional[str] = None
+    converted: int = 0
+    converted_codes: list[str] = field(default_factory=list)
 
     @property
     def refused(self) -> bool:
         return self.code is None
 
+    @property
+    def blocking(self) -> list[Finding]:
+        return blocking(self.findings)
+
 
 def rewrite_source(text: str, path: str, tree: Optional[Tree] = None, label: Optional[str] = None,
-                   config=None, findings: Optional[list[Finding]] = None, analysis=None) -> Rewritten:
+                   config=None, findings: Optional[list[Finding]] = None, analysis=None,
+                   notes: Sequence[Finding] = ()) -> Rewritten:
     """Check and rewrite one module.
 
     ``path`` is the file on disk (its package is found from it), ``tree`` the transpiled tree it
@@ -104,12 +117,76 @@ def rewrite_source(text: str, path: str, tree: Optional[Tree] = None, label: Opt
     verdicts = analysis.guard_verdicts() if analysis is not None else {}
     plan = _plan(ast.parse(text), text, [f for f in findings if f.code == TRACE_ONLY], verdicts)
     marker = MARKER if not re.search(r"\b%s\b" % MARKER, text) else "_hybridize_" + MARKER
-    transformer = _Rewriter(package_of(path), tree, plan, marker, label or path, module)
+    transformer = _Rewriter(package_of(path), tree, plan, marker, label or path, module,
+                            notes=_finding_notes(list(notes), False))
     out = module.visit(transformer)
     code = out.code
     compile(code, label or path, "exec")  # the output must compile; a failure here is a bug of ours
     return Rewritten(label or path, code, list(findings), transformer.graph_methods, transformer.commented,
                      transformer.resolved_guards, transformer.mapped_imports)
+
+
+def imperative_source(text: str, path: str, findings: Sequence[Finding], tree: Optional[Tree] = None,
+                      label: Optional[str] = None) -> str:
+    """The module as ``--keep-going`` writes it when it cannot be converted: imports mapped, every
+    ``hybrid_forward`` marked ``@imperative_only(<the finding that refused it>)`` (it runs
+    imperatively; hybridizing it raises naming the finding), the findings listed in the header.
+    Nothing else changes (no conversion, no trace-only rewrite: the code runs as written)."""
+    tree = tree or Tree.for_path(path)
+    label = label or path
+    errors = blocking(findings)
+    spans = _method_spans(ast.parse(text))
+    reasons = {}
+    for qualname, (first, last) in spans.items():
+        inside = [f for f in errors if first <= f.start.row <= last] or errors
+        if inside:
+            reasons[qualname] = _reason(inside[0], len(errors))
+    module = parse_module_cst(text)
+    marker = IMPERATIVE if not re.search(r"\b%s\b" % IMPERATIVE, text) else "_hybridize_" + IMPERATIVE
+    transformer = _Rewriter(package_of(path), tree, _Plan(), marker, label, module,
+                            imperative=reasons, notes=_finding_notes(errors, bool(reasons)))
+    code = module.visit(transformer).code
+    compile(code, label, "exec")
+    return code
+
+
+def _reason(finding: Finding, total: int) -> str:
+    more = f" (and {total - 1} more: see the module header)" if total > 1 else ""
+    return f"{finding.code} at {finding.path}:{finding.start.row}:{finding.start.column}: {finding.message}{more}"
+
+
+def _finding_notes(errors: Sequence[Finding], methods: bool) -> list[str]:
+    if not errors:
+        return []
+    head = ("NOT CONVERTED: hybrid_forward left imperative (@imperative_only: hybridizing raises) because of:"
+            if methods else "NOT CONVERTED: written as is (imports mapped) because of:")
+    if all(f.code == UNSUPPORTED for f in errors):
+        head = "UNSUPPORTED APIs: hybridize.runtime does not provide these names; the module fails where it uses them:"
+    return [head] + [f"  {f.code} {f.start.row}:{f.start.column}: {f.message}" for f in errors]
+
+
+def _method_spans(tree: ast.Module) -> dict[str, tuple[int, int]]:
+    """``Class.hybrid_forward`` -> (first row incl. decorators, last row) for methods directly in classes."""
+    out: dict[str, tuple[int, int]] = {}
+
+    def visit(body: list, prefix: list[str]) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef) and item.name == "hybrid_forward":
+                        first = min([item.lineno] + [d.lineno for d in item.decorator_list])
+                        out[".".join(prefix + [node.name, item.name])] = (first, item.end_lineno or item.lineno)
+                visit(node.body, prefix + [node.name])
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(node.body, prefix)  # the rewriter names methods by their classes only
+            else:
+                for attr in ("body", "orelse", "finalbody"):
+                    inner = getattr(node, attr, None)
+                    if isinstance(inner, list):
+                        visit(inner, prefix)
+
+    visit(tree.body, [])
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,8 +322,11 @@ def _comment_lines(text: str, prefix: str) -> list[cst.EmptyLine]:
 
 class _Rewriter(cst.CSTTransformer):
     def __init__(self, package: Optional[str], tree: Tree, plan: _Plan, marker: str, label: str,
-                 module: cst.Module) -> None:
+                 module: cst.Module, imperative: Optional[dict[str, str]] = None,
+                 notes: Sequence[str] = ()) -> None:
         super().__init__()
+        self.imperative = imperative  # Class.hybrid_forward -> reason, for @imperative_only
+        self.notes = list(notes)
         self.package = package
         self.tree = tree
         self.plan = plan
@@ -272,7 +352,7 @@ class _Rewriter(cst.CSTTransformer):
         self._classes.append(node.name.value)
         self._scopes.append("class")
         self._path.append(node.name.value)
-        return tuple(self._path) in self.plan.needed
+        return self.imperative is not None or tuple(self._path) in self.plan.needed
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         self._classes.pop()
@@ -294,7 +374,7 @@ class _Rewriter(cst.CSTTransformer):
             self._graph_fn.append(self._graph_fn[-1] if self._graph_fn else None)
         self._scopes.append("def")
         self._path.append(node.name.value)
-        return tuple(self._path) in self.plan.needed
+        return self.imperative is not None or tuple(self._path) in self.plan.needed
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         self._scopes.pop()
@@ -302,6 +382,12 @@ class _Rewriter(cst.CSTTransformer):
         self._path.pop()
         if not self._is_graph_method(original):
             return updated
+        if self.imperative is not None:
+            reason = self.imperative.get(self.graph_methods[-1] if self.graph_methods else "")
+            if reason is None:
+                return updated
+            call = cst.Call(func=cst.Name(self.marker), args=[cst.Arg(cst.SimpleString(repr(reason)))])
+            return updated.with_changes(decorators=[*updated.decorators, cst.Decorator(decorator=call)])
         if any(_dotted(d.decorator) in (self.marker, f"{MARKER_MODULE}.{MARKER}") for d in updated.decorators):
             return updated
         decorator = cst.Decorator(decorator=cst.Name(self.marker))
@@ -452,15 +538,18 @@ class _Rewriter(cst.CSTTransformer):
             keep += 1
         ours = [cst.EmptyLine(comment=cst.Comment(
             f"# Transpiled by hybridize {tool_version()} (hybridize transpile) from {self.label}"))]
-        if self.graph_methods:
+        if self.graph_methods and self.imperative is None:
             ours.append(cst.EmptyLine(comment=cst.Comment(
                 "# hybrid_forward methods marked @static_graph build a static graph: F is hybridize.runtime.symbol")))
+        ours += [cst.EmptyLine(comment=cst.Comment(_one_line("# " + note))) for note in self.notes]
         rest = header[keep:]
         sep = [cst.EmptyLine()] if rest or updated.body else []
         if rest and rest[0].comment is None:
             sep = []
         body = list(updated.body)
-        if self.graph_methods:
+        if self.imperative:
+            body = _insert_marker_import(body, self.marker, IMPERATIVE)
+        elif self.graph_methods and self.imperative is None:
             body = _insert_marker_import(body, self.marker)
         return updated.with_changes(header=[*header[:keep], *ours, *sep, *rest], body=body)
 
@@ -508,10 +597,14 @@ def _is_import_line(stmt: cst.BaseStatement) -> bool:
         isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
 
 
-def _insert_marker_import(body: list, marker: str) -> list:
+def _one_line(comment: str) -> str:
+    return " ".join(comment.splitlines()).rstrip()
+
+
+def _insert_marker_import(body: list, marker: str, name: str = MARKER) -> list:
     """After the last top-level import that precedes the first class/def (after docstring and
     ``from __future__`` otherwise)."""
-    line = f"from {MARKER_MODULE} import {MARKER}" + (f" as {marker}" if marker != MARKER else "") + "\n"
+    line = f"from {MARKER_MODULE} import {name}" + (f" as {marker}" if marker != name else "") + "\n"
     new = cst.parse_statement(line)
     at = 0
     for i, stmt in enumerate(body):

@@ -30,6 +30,8 @@ def render() -> str:
         out += ["", f"## {code}", "", f"**{rule.name}** ({rule.severity.value}"
                 f"{', fixable' if rule.fixable else ''}): {rule.summary}", "", rule.rationale, "",
                 f"Fix: {rule.fix_advice}"]
+        if rule.reported_by != "hybridize-check":
+            out += ["", f"Reported by `{rule.reported_by}` only."]
         for title, examples in (("Invalid", rule.invalid), ("Valid", rule.valid)):
             for example in examples:
                 marked = "\n".join(_EXPECT.sub(f"  # {code}" if title == "Invalid" else "", line)

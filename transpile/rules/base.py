@@ -46,6 +46,10 @@ class Rule:
     fix_examples: tuple[tuple[str, str], ...] = ()
     fixable: bool = False
     unsafe_fix_examples: tuple[tuple[str, str], ...] = field(default=())
+    #: The command whose analysis reports the rule: the checker's dataflow (``hybridize-check``,
+    #: and ``hybridize transpile`` through it), or only ``hybridize transpile`` (HY012, the API
+    #: surface of ``hybridize.runtime``, which says nothing about the code on MXNet).
+    reported_by: str = "hybridize-check"
 
     @property
     def url(self) -> str:

@@ -1,0 +1,43 @@
+"""HY012: an ``mxnet`` name that ``hybridize.runtime`` does not provide (reported by ``hybridize transpile``)."""
+from ..diagnostics import Severity
+from .base import Rule
+
+RULE = Rule(
+    code="HY012",
+    name="unsupported-api",
+    severity=Severity.ERROR,
+    summary="an `mxnet` name the runtime does not provide (`gluon.Trainer`, `mx.io.*`, `mx.mod.*`, "
+            "`mx.kv`, `autograd.backward`, ...)",
+    rationale=(
+        "`hybridize transpile` maps `mxnet` to `hybridize.runtime`, which implements MXNet's "
+        "inference side (NDArray/Symbol operators, Gluon blocks, parameters, layers, losses, "
+        "autograd recording) but not its training and data infrastructure. A module that uses a "
+        "name the runtime lacks would import (or run) until that line and then fail with an "
+        "`AttributeError`/`ImportError`. The transpiler resolves every `mxnet` name a module uses "
+        "against the runtime's real namespace (importing it), so such a module is never reported "
+        "as transpiled. Only `hybridize transpile` reports this rule: on MXNet itself the code is "
+        "fine, so `hybridize-check` (which checks hybridizability) does not."
+    ),
+    fix_advice="Keep training and data loading on MXNet (transpile the model modules only), or "
+               "replace the name by what the runtime offers (`autograd.record()` + `loss.backward()` "
+               "instead of `autograd.backward`); `--keep-going` still writes the module, with its "
+               "imports mapped and the finding in its header.",
+    events=(),
+    check=None,
+    reported_by="hybridize transpile",
+    valid=(
+        "import mxnet as mx\nfrom mxnet import autograd, gluon, nd\nfrom mxnet.gluon import nn\n\n\n"
+        "net = nn.Dense(2)\nnet.initialize(mx.init.Xavier())\nwith autograd.record():\n"
+        "    y = net(nd.ones((1, 3)))\ny.backward()\n",
+    ),
+    invalid=(
+        "import mxnet as mx\nfrom mxnet import gluon\n\n\n"
+        "def train(net, data, label):\n"
+        "    trainer = gluon.Trainer(net.collect_params(), 'sgd')  # expect: HY012\n"
+        "    batches = mx.io.NDArrayIter(data, label, batch_size=2)  # expect: HY012\n"
+        "    module = mx.mod.Module(None)  # expect: HY012\n"
+        "    return trainer, batches, module\n",
+        "from mxnet import autograd\nfrom mxnet.gluon import Trainer  # expect: HY012\n\n\n"
+        "def step(loss):\n    autograd.backward([loss])  # expect: HY012\n",
+    ),
+)
