@@ -1,7 +1,7 @@
 """The ``hybridize`` command: a click group whose subcommands live next to what they drive.
 
 ``check`` (and the ``hybridize-check`` entry point) comes from ``transpile.check.cli``,
-``transpile`` from ``transpile.emit.cli``, ``run`` from ``runtime.run_cli``. This module only
+``transpile`` from ``transpile.emit.cli``, ``run`` from ``runtime.run_cli``, ``graph`` from ``runtime.graph_cli``. This module only
 wires them together; each subcommand turns library errors into one-line messages itself.
 """
 from __future__ import annotations
@@ -17,6 +17,7 @@ _SUBCOMMANDS = {
     "check": (".transpile.check.cli", "check"),
     "transpile": (".transpile.emit.cli", "transpile"),
     "run": (".runtime.run_cli", "run"),
+    "graph": (".runtime.graph_cli", "graph"),
 }
 
 

@@ -19,7 +19,8 @@ def __getattr__(attr: str):
     # gluon, init, initializer and friends load on first use (they are heavier)
     import importlib
     lazy = {"gluon": ".gluon", "init": ".initializer", "initializer": ".initializer", "util": ".util",
-            "contrib": ".contrib", "operator": ".operator"}
+            "contrib": ".contrib", "operator": ".operator",
+            "viz": ".visualization", "visualization": ".visualization"}
     if attr in lazy:
         mod = importlib.import_module(lazy[attr], __name__)
         globals()[attr] = mod
