@@ -455,6 +455,51 @@ register(OpDef("slice", _slice,
                infer_shape=shape_fn(_slice_shape), aliases=("crop",), fluent=True))
 
 
+def _slice_assign(attrs, lhs, rhs):
+    """_slice_assign: a copy of ``lhs`` whose slice (begin/end/step as in ``slice``) is ``rhs``.
+
+    ``rhs`` must have exactly the slice's shape (MXNet infers it from ``lhs``; no broadcasting).
+    """
+    region = _slice_ranges(attrs, lhs.shape)
+    want = _slice_shape(attrs, lhs.shape)
+    if tuple(rhs.shape) != want:
+        raise ShapeError(f"_slice_assign: rhs has shape {tuple(rhs.shape)}, the slice of {tuple(lhs.shape)} "
+                         f"is {want}")
+    out = lhs.copy()
+    out[region] = rhs
+    return out
+
+
+def _slice_assign_shape(attrs, ls, rs):
+    want = _slice_shape(attrs, ls)
+    if tuple(rs) != want:
+        raise ShapeError(f"_slice_assign: rhs has shape {tuple(rs)}, the slice of {tuple(ls)} is {want}")
+    return tuple(ls)
+
+
+def _slice_assign_scalar(attrs, x):
+    """_slice_assign_scalar: a copy of ``data`` whose slice is filled with ``scalar`` (cast to its dtype)."""
+    out = x.copy()
+    out[_slice_ranges(attrs, x.shape)] = np.asarray(attrs.scalar).astype(x.dtype)
+    return out
+
+
+def _slice_assign_dtype(attrs, dtypes):
+    if dtypes[0] is not None and dtypes[1] is not None and np.dtype(dtypes[0]) != np.dtype(dtypes[1]):
+        raise ShapeError(f"_slice_assign: lhs is {np.dtype(dtypes[0])} but rhs is {np.dtype(dtypes[1])}")
+    return [dtypes[0] if dtypes[0] is not None else dtypes[1]]
+
+
+register(OpDef("_slice_assign", _slice_assign, inputs=("lhs", "rhs"),
+               params=(Param("begin", OptIntTuple), Param("end", OptIntTuple), Param("step", OptIntTuple, ())),
+               infer_shape=shape_fn(_slice_assign_shape), infer_type=_slice_assign_dtype,
+               aliases=("_crop_assign",)))
+register(OpDef("_slice_assign_scalar", _slice_assign_scalar,
+               params=(Param("scalar", Float, 0.0), Param("begin", OptIntTuple), Param("end", OptIntTuple),
+                       Param("step", OptIntTuple, ())),
+               infer_shape=shape_fn(lambda attrs, s: tuple(s)), aliases=("_crop_assign_scalar",)))
+
+
 def _slice_axis_range(attrs, shape):
     ax = norm_axis(attrs.axis, len(shape))
     n = shape[ax]
