@@ -426,7 +426,9 @@ class Interpreter:
         elif isinstance(target, ast.Subscript):
             container = self.eval(target.value)
             self.eval_index(target.slice)
-            self.emit(EventKind.SUBSCRIPT_STORE, target, value=container, subject=target.value, construct=op)
+            self.emit(EventKind.SUBSCRIPT_STORE, target, value=container, subject=target.value, construct=op,
+                      extra={"rhs": rhs, "env": dict(self.env.names),
+                             "escaped": id(container) in self.escaped})
         elif isinstance(target, ast.Attribute):
             base = self.eval(target.value)
             if base is _SELF:
@@ -686,7 +688,9 @@ class Interpreter:
                 self.escape(value)
                 self.emit(EventKind.SELF_STORE, target, value=value, subject=source,
                           name=container.qual[5:], construct="item assignment")
-            self.emit(EventKind.SUBSCRIPT_STORE, target, value=container, subject=target.value, construct="=")
+            self.emit(EventKind.SUBSCRIPT_STORE, target, value=container, subject=target.value, construct="=",
+                      extra={"rhs": value, "env": dict(self.env.names),
+                             "escaped": id(container) in self.escaped})
             if isinstance(target.value, ast.Name) and container.kind in (Kind.SEQ, Kind.STATIC) \
                     and value.holds_tensor and not container.qual.startswith("self."):
                 stored = seq(None, value)

@@ -3,6 +3,7 @@ from typing import Iterator
 
 from ..diagnostics import Severity
 from ..analysis.events import Event, EventKind
+from ..convert.assignment import assignment_fix
 from .base import Report, Rule, example
 
 
@@ -10,7 +11,8 @@ def check(event: Event) -> Iterator[Report]:
     if event.value.is_tensor:
         kind = "augmented item assignment" if event.construct != "=" else "item assignment"
         yield Report(event.node, f"{kind} into tensor `{event.subject_text()}`: a `Symbol` cannot be "
-                                 f"written in place; {event.why()}")
+                                 f"written in place; {event.why()}",
+                     fix=lambda with_edits: assignment_fix(event, with_edits))
 
 
 RULE = Rule(
@@ -24,9 +26,18 @@ RULE = Rule(
         "Item assignment into a Python list of tensors is fine."
     ),
     fix_advice="Build a new tensor instead: `t = F.where(mask, u, t)`, `F.concat(...)` of slices, or "
-               "`F.slice_assign`/`F.contrib.index_copy` for a region.",
+               "`F.contrib.index_copy` for rows. `--fix` rewrites a number written into (or added to, "
+               "subtracted from, multiplying, dividing) a region with a literal key into "
+               "`F.where(mask, ..., t)` (the mask from `F._internal._slice_assign_scalar` behind "
+               "`F.BlockGrad`, since MXNet 1.9.1 registers no gradient for it and a hybridized block "
+               "builds its backward graph), and a tensor written into the whole array into a "
+               "broadcast, exactly as NDArray assignment broadcasts. A tensor written into part of the "
+               "array is left to you. The fix rebinds the name, so it is unsafe (only with "
+               "`--unsafe-fixes`) when anything else still sees the old array (the caller's input, "
+               "another name, a view).",
     events=(EventKind.SUBSCRIPT_STORE,),
     check=check,
+    fixable=True,
     valid=(
         example("outs = [F.relu(x), F.sigmoid(x)]\nouts[0] = outs[0] * 2\nreturn F.concat(*outs, dim=1)"),
         example("states = list(x)\nstates[0] = states[0] + 1\nreturn states"),
@@ -34,5 +45,28 @@ RULE = Rule(
     invalid=(
         example("a = F.relu(x)\nb = F.sigmoid(x)\na[:] = a + b  # expect: HY003\nreturn a"),
         example("y = x * 2\ny[0] = 1  # expect: HY003\ny[:, 0] += 1  # expect: HY003\nreturn y"),
+        example("y = x * 2\ny[:, self.k] = self.fill  # expect: HY003\nreturn y", init="self.k = 1\nself.fill = 0.5"),
+        example("y = x * 2\ny[0] = F.sigmoid(x)[1]  # expect: HY003, HY010\nreturn y"),
+    ),
+    fix_examples=(
+        (example("a = F.relu(x)\nb = F.sigmoid(x)\na[:] = a + b\nreturn a"),
+         example("a = F.relu(x)\nb = F.sigmoid(x)\na = F.reshape_like(F.broadcast_add(F.zeros_like(a), a + b), a)\nreturn a")),
+        (example("y = x * 2\ny[0] = 1  # first row\nreturn y"),
+         example("y = x * 2\ny = F.where(F.BlockGrad(F._internal._slice_assign_scalar(F.zeros_like(y), scalar=1, "
+                 "begin=(0,), end=(1,))), F.ones_like(y) * 1, y)  # first row\nreturn y")),
+        (example("y = x * 2\ny[:, 0] += 1\nreturn y"),
+         example("y = x * 2\ny = F.where(F.BlockGrad(F._internal._slice_assign_scalar(F.zeros_like(y), scalar=1, "
+                 "begin=(None, 0), end=(None, 1))), y + 1, y)\nreturn y")),
+        (example("y = x * 2\ny[-1, ::2, 1:] *= -0.5\nreturn y"),
+         example("y = x * 2\ny = F.where(F.BlockGrad(F._internal._slice_assign_scalar(F.zeros_like(y), scalar=1, "
+                 "begin=(-1, None, 1), end=(None, None, None), step=(None, 2, None))), y * -0.5, y)\nreturn y")),
+        (example("y = x * 2\ny[...] = 3\ny[:] /= F.sigmoid(x)[0]\nreturn y"),
+         example("y = x * 2\ny = F.ones_like(y) * 3\ny = F.reshape_like(F.broadcast_div(y, "
+                 "F.squeeze(F.slice_axis(F.sigmoid(x), axis=0, begin=0, end=1), axis=0)), y)\nreturn y")),
+    ),
+    unsafe_fix_examples=(
+        (example("x[0, 1] = 0\nreturn x * 2"),
+         example("x = F.where(F.BlockGrad(F._internal._slice_assign_scalar(F.zeros_like(x), scalar=1, "
+                 "begin=(0, 1), end=(1, 2))), F.ones_like(x) * 0, x)\nreturn x * 2")),
     ),
 )
