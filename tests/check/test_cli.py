@@ -68,7 +68,7 @@ def test_json_has_ruffs_fields_plus_severity(cli, tree):
     data = json.loads(out)
     first = data[0]
     assert set(first) == {"cell", "code", "end_location", "filename", "fix", "location", "message",
-                          "noqa_row", "severity", "url"}
+                          "noqa_row", "severity", "url", "name"}
     assert first["filename"] == str(tree / "bad.py")
     assert (first["code"], first["location"], first["end_location"]) == (
         "HY002", {"row": 8, "column": 9}, {"row": 8, "column": 15})
@@ -167,7 +167,8 @@ def test_an_internal_error_is_one_line_and_exit_2(cli, tree, monkeypatch):
 
 
 def test_summary_counts_warnings_as_warnings(tmp_path):
-    """HY008 is a warning: the summary says so (the exit code is still 1: findings remain)."""
+    """HY008 is a warning: the summary says so, and warnings alone do not fail the run (exit 0)
+    unless ``--exit-non-zero-on-warning`` asks them to."""
     src = tmp_path / "m.py"
     src.write_text("class N:\n    def hybrid_forward(self, F, x):\n        print(x)\n        y = x.asnumpy()\n"
                    "        return F.relu(x)\n")
@@ -179,7 +180,9 @@ def test_summary_counts_warnings_as_warnings(tmp_path):
     assert res.output.splitlines()[-1] == "Found 1 error and 1 warning (0 fixable)."
     src.write_text("class N:\n    def hybrid_forward(self, F, x):\n        print(x)\n        return F.relu(x)\n")
     res = CliRunner().invoke(check, [str(src), "--output-format", "concise", "--isolated"])
-    assert res.exit_code == 1 and res.output.splitlines()[-1] == "Found 1 warning (0 fixable)."
+    assert res.exit_code == 0 and res.output.splitlines()[-1] == "Found 1 warning (0 fixable)."
+    res = CliRunner().invoke(check, [str(src), "--output-format", "concise", "--isolated", "--exit-non-zero-on-warning"])
+    assert res.exit_code == 1
 
 
 def test_missing_path_is_never_all_checks_passed(tmp_path):

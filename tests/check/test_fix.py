@@ -24,7 +24,8 @@ def test_fix_rewrites_in_place_keeping_comments_and_reports_what_remains(cli, tm
     assert target.read_text() == SAFELY_FIXED
     assert "x += 1" in SAFELY_FIXED  # input still referenced by the caller: unsafe, not applied
     assert code == 1
-    assert out.splitlines()[-1] == "Found 3 errors (2 fixed, 1 remaining)."
+    assert out.splitlines()[-2:] == ["Found 3 errors (2 fixed, 1 remaining).",
+                                     "1 fix available with `--unsafe-fixes` (they may change imperative behaviour)."]
     assert "model.py:11:9: HY002" in out
 
 

@@ -54,6 +54,10 @@ class FileResult:
     fixed: int = 0
     diff: str = ""
     lines: Optional[list[str]] = None
+    #: (code, severity) of each fix applied, for ``--show-fixes`` and the summary's counts
+    fixed_findings: list[tuple[str, Severity]] = field(default_factory=list)
+    #: the fixed text (set for ``--fix`` on standard input, which prints it instead of writing)
+    fixed_text: Optional[str] = None
 
 
 @dataclass
@@ -176,14 +180,15 @@ def _parse_codes(text: Optional[str]) -> Optional[list[str]]:
 def _apply_noqa(findings: list[Finding], lines: list[str], path: str, codes: frozenset[str]) -> list[Finding]:
     """Drop suppressed findings and report suppressions that suppress nothing (HY100)."""
     from ..rules import ALL_RULES
-    text_has_noqa = any("noqa" in line for line in lines)
+    # ruff's directives are case-insensitive (``# NOQA: HY010``, ``# NoQA``)
+    text_has_noqa = any("noqa" in line.lower() for line in lines)
     if not text_has_noqa:
         return findings
     file_codes: Optional[list[str]] = None
     file_directive: Optional[tuple[int, int]] = None
     line_directives: dict[int, tuple[Optional[list[str]], int]] = {}
     for number, line in enumerate(lines, start=1):
-        if "noqa" not in line:
+        if "noqa" not in line.lower():
             continue
         match = _FILE_NOQA.search(line)
         if match:
@@ -200,12 +205,15 @@ def _apply_noqa(findings: list[Finding], lines: list[str], path: str, codes: fro
         if f.code == PARSE_ERROR:
             kept.append(f)
             continue
-        if file_directive is not None and (file_codes is None or f.code in file_codes):
-            file_used = True
-            continue
+        # a finding both the file-level and the line's directive cover uses both (neither is
+        # reported unused by HY100: removing one of them alone would change nothing else)
+        by_file = file_directive is not None and (file_codes is None or f.code in file_codes)
+        file_used = file_used or by_file
         directive = line_directives.get(f.start.row)
         if directive is not None and (directive[0] is None or f.code in directive[0]):
             used.setdefault(f.start.row, set()).add(f.code)
+            continue
+        if by_file:
             continue
         kept.append(f)
     if META_UNUSED_NOQA not in codes:
@@ -247,13 +255,17 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
     return out
 
 
-def fix_source(text: str, path: str, config: Optional[Config] = None, unsafe: bool = False) -> tuple[str, int, list[Finding]]:
-    """Apply fixes until none apply; returns (new text, number of fixes applied, remaining findings)."""
+def fix_source(text: str, path: str, config: Optional[Config] = None, unsafe: bool = False,
+               applied: Optional[list[tuple[str, Severity]]] = None) -> tuple[str, int, list[Finding]]:
+    """Apply fixes until none apply; returns (new text, number of fixes applied, remaining findings).
+
+    ``applied``, if given, receives the (code, severity) of every fix applied."""
     config = config or Config()
     fixed = 0
     findings = check_source(text, path, config)
     for _ in range(MAX_FIX_ROUNDS):
         chosen: list[Fix] = []
+        picked: list[tuple[str, Severity]] = []
         taken: list[tuple[Location, Location]] = []
         for f in findings:
             if f.fix is None or (f.fix.applicability is Applicability.UNSAFE and not unsafe):
@@ -263,6 +275,7 @@ def fix_source(text: str, path: str, config: Optional[Config] = None, unsafe: bo
                 continue  # overlaps a fix already chosen this round; next round re-checks
             chosen.append(f.fix)
             taken.extend(spans)
+            picked.append((f.code, f.severity))
         if not chosen:
             break
         new_text = apply_edits(text, [e for fix in chosen for e in fix.edits])
@@ -270,6 +283,8 @@ def fix_source(text: str, path: str, config: Optional[Config] = None, unsafe: bo
             break
         text = new_text
         fixed += len(chosen)
+        if applied is not None:
+            applied.extend(picked)
         findings = check_source(text, path, config)
     return text, fixed, findings
 
@@ -307,8 +322,15 @@ def process_file(path: str, config: Config, mode: str = "check", unsafe: bool = 
         data = _read_bytes(path)
     except OSError as exc:
         return FileResult(path, io_error=f"{path}: cannot read: {exc.strerror or exc}")
+    return process_data(path, data, config, mode, unsafe, with_edits)
+
+
+def process_data(path: str, data: bytes, config: Config, mode: str = "check", unsafe: bool = False,
+                 with_edits: bool = False, write_back: bool = True) -> FileResult:
+    """Like :func:`process_file` for bytes already read (standard input: ``write_back=False``
+    leaves the fixed text in ``FileResult.fixed_text`` instead of writing ``path``)."""
     if not mentions_hybrid_forward(data):
-        return FileResult(path, skipped=True)
+        return FileResult(path, skipped=True, fixed_text=None if write_back else data.decode("utf-8", "replace"))
     try:
         text = decode_source(data)
     except SourceError as exc:
@@ -318,14 +340,18 @@ def process_file(path: str, config: Config, mode: str = "check", unsafe: bool = 
     if mode == "check":
         findings = check_source(text, path, config, with_edits)
         return FileResult(path, findings=findings, lines=split_lines(text) if findings else None)
-    new_text, fixed, findings = fix_source(text, path, config, unsafe)
-    result = FileResult(path, findings=findings, fixed=fixed, lines=split_lines(new_text) if findings else None)
+    applied: list[tuple[str, Severity]] = []
+    new_text, fixed, findings = fix_source(text, path, config, unsafe, applied)
+    result = FileResult(path, findings=findings, fixed=fixed, lines=split_lines(new_text) if findings else None,
+                        fixed_findings=applied)
     if fixed and new_text != text:
         if mode == "diff":
             result.diff = "".join(difflib.unified_diff(
                 split_lines(text), split_lines(new_text), fromfile=path, tofile=path))
             result.findings = check_source(text, path, config)
             result.lines = split_lines(text)
+        elif not write_back:
+            result.fixed_text = new_text
         else:
             encoding, bom = _encoding_of(data)
             try:
@@ -333,6 +359,8 @@ def process_file(path: str, config: Config, mode: str = "check", unsafe: bool = 
                 write_atomic(path, payload)
             except (OSError, UnicodeEncodeError) as exc:
                 result.io_error = f"{path}: cannot write the fixed file: {exc}"
+    elif not write_back:
+        result.fixed_text = text
     return result
 
 

@@ -1,7 +1,9 @@
 """``hybridize-check`` / ``hybridize check``: the command-line edge of the checker.
 
-Follows ruff's conventions (flags, output formats, exit codes): 0 nothing found (or everything
-fixed), 1 findings remain, 2 usage/config/IO/internal error. Library errors arrive as values or
+Follows ruff's conventions (flags, output formats, exit codes): 0 no error remains (or everything
+was fixed), 1 errors remain, 2 usage/config/IO/internal error. ruff has no warnings; ours (HY008
+trace-time side effects, HY100 unused suppressions) are reported and counted but do not fail a
+run, as pre-commit users expect, unless ``--exit-non-zero-on-warning`` asks them to. Library errors arrive as values or
 typed exceptions and are turned into one ``hybridize-check: error: ...`` line here; no traceback
 is shown unless ``HYBRIDIZE_CHECK_DEBUG=1``.
 """
@@ -14,11 +16,12 @@ from typing import Optional, Sequence
 
 import click
 
-from .checker import CheckResult, check_paths, write_atomic
+from .checker import CheckResult, FileResult, check_paths, process_data, write_atomic
 from .config import ConfigError, load_config, parse_per_file_ignores, validate_selectors
 from ..diagnostics import Severity
 from .formats import FORMATS, RenderOptions
 from .. import rules
+from ... import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -56,31 +59,73 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def _found(errors: int, warnings: int) -> str:
+    return " and ".join(([_count(errors, "error")] if errors or not warnings else []) +
+                        ([_count(warnings, "warning")] if warnings else []))
+
+
 def _summary(result: CheckResult, fixing: bool) -> str:
-    """ruff's summary line; warnings (HY008) are counted as such, not as errors."""
+    """ruff's summary line; warnings (HY008, HY100) are counted as such, never as errors, before
+    and after ``--fix`` alike."""
     findings = result.findings
     n = len(findings)
     warnings = sum(1 for f in findings if f.severity is Severity.WARNING)
     errors = n - warnings
-    if fixing and result.fixed:
-        total = n + result.fixed
-        return f"Found {_count(total, 'error')} ({result.fixed} fixed, {n} remaining)."
+    fixed = [sev for r in result.files for _, sev in r.fixed_findings]
+    if fixing and fixed:
+        fixed_warnings = sum(1 for sev in fixed if sev is Severity.WARNING)
+        found = _found(errors + len(fixed) - fixed_warnings, warnings + fixed_warnings)
+        return f"Found {found} ({len(fixed)} fixed, {n} remaining)."
     if n == 0:
         return "All checks passed!"
     fixable = sum(1 for f in findings if f.fixable)
-    found = " and ".join(([_count(errors, "error")] if errors else []) + ([_count(warnings, "warning")] if warnings else []))
-    return f"Found {found} ({fixable} fixable)."
+    return f"Found {_found(errors, warnings)} ({fixable} fixable)."
 
 
-def _statistics(result: CheckResult) -> str:
+def _hidden_fixes(result: CheckResult, unsafe: bool) -> str:
+    """ruff's hint for fixes only ``--unsafe-fixes`` applies ("" when there are none)."""
+    if unsafe:
+        return ""
+    hidden = sum(1 for f in result.findings if f.fix is not None and not f.fixable)
+    if not hidden:
+        return ""
+    return f"{_count(hidden, 'fix')} available with `--unsafe-fixes` (they may change imperative behaviour).\n"
+
+
+def _show_fixes(result: CheckResult) -> str:
+    """``--show-fixes``: what ``--fix`` changed, per file and rule (ruff's layout)."""
+    files = [r for r in result.files if r.fixed_findings]
+    total = sum(len(r.fixed_findings) for r in files)
+    if not total:
+        return ""
+    lines = [f"Fixed {_count(total, 'error')}:"]
+    for r in files:
+        lines.append(f"- {r.path}:")
+        counts: dict[str, int] = {}
+        for code, _ in r.fixed_findings:
+            counts[code] = counts.get(code, 0) + 1
+        for code, count in sorted(counts.items()):
+            name = rules.ALL_RULES[code].name if code in rules.ALL_RULES else code
+            lines.append(f"    {count} \u00d7 {code} ({name})")
+    return "\n".join(lines) + "\n\n"
+
+
+def _statistics(result: CheckResult, fmt: str = "concise") -> str:
+    """Counts per rule; ``--output-format json`` gives ruff's JSON (code, name, count, fixable)."""
     counts: dict[str, int] = {}
     fixable: dict[str, bool] = {}
     for f in result.findings:
         counts[f.code] = counts.get(f.code, 0) + 1
         fixable[f.code] = fixable.get(f.code, False) or f.fixable
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if fmt == "json":
+        import json
+
+        return json.dumps([{"code": code, "name": rules.ALL_RULES[code].name, "count": count,
+                            "fixable": fixable[code]} for code, count in ordered], indent=2) + "\n"
     width = max((len(str(c)) for c in counts.values()), default=1)
     lines = [f"{count:>{width}}\t{code}\t{'[*] ' if fixable[code] else '    '}{rules.ALL_RULES[code].name}"
-             for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+             for code, count in ordered]
     return "".join(line + "\n" for line in lines)
 
 
@@ -108,18 +153,25 @@ def _statistics(result: CheckResult) -> str:
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0 = one per CPU).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary line.")
 @click.option("--explain", metavar="CODE", default=None, help="Explain a rule and exit.")
+@click.option("--show-fixes", is_flag=True, help="List the fixes applied by --fix, per file and rule.")
+@click.option("--stdin-filename", default=None, help="The name of the file when reading source from standard input (`-`).")
+@click.option("--exit-non-zero-on-warning", is_flag=True,
+              help="Exit 1 when warnings remain too (by default only errors fail a run).")
+@click.version_option(__version__, "--version", prog_name="hybridize-check", message="%(prog)s %(version)s")
 @click.pass_context
 def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[str], output_file: Optional[str],
           statistics: bool, exit_zero: bool, fix: bool, unsafe_fixes: bool, diff: bool,
           select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
           per_file_ignores: tuple[str, ...], exclude: tuple[str, ...], extend_exclude: tuple[str, ...],
           force_exclude: bool, config_file: Optional[str], isolated: bool, jobs: int, quiet: bool,
-          explain: Optional[str]) -> None:
+          explain: Optional[str], show_fixes: bool, stdin_filename: Optional[str],
+          exit_non_zero_on_warning: bool) -> None:
     """Find constructs in hybrid_forward that break or change meaning under hybridize()."""
     try:
         code = _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_fixes, diff,
                     select, extend_select, ignore, per_file_ignores, exclude, extend_exclude, force_exclude,
-                    config_file, isolated, jobs, quiet, explain)
+                    config_file, isolated, jobs, quiet, explain, show_fixes, stdin_filename,
+                    exit_non_zero_on_warning)
     except click.exceptions.Exit:
         raise
     except ConfigError as exc:
@@ -135,7 +187,8 @@ def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[st
 
 def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_fixes, diff, select,
          extend_select, ignore, per_file_ignores, exclude, extend_exclude, force_exclude, config_file,
-         isolated, jobs, quiet, explain) -> int:
+         isolated, jobs, quiet, explain, show_fixes=False, stdin_filename=None,
+         exit_non_zero_on_warning=False) -> int:
     if explain:
         click.echo(_explain(explain), nl=False)
         return EXIT_CLEAN
@@ -159,8 +212,26 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
 
     mode = "diff" if diff else ("fix" if fix else "check")
     fmt_requested = output_format or ""
-    result = check_paths(list(paths) or ["."], config, jobs=jobs, mode=mode, unsafe=unsafe_fixes,
-                         force_exclude=force_exclude, with_edits=fmt_requested == "json")
+    from_stdin = list(paths) == ["-"]
+    if "-" in paths and not from_stdin:
+        raise _fail("`-` (standard input) cannot be combined with other paths")
+    if from_stdin:
+        result = _check_stdin(stdin_filename or "-", config, mode, unsafe_fixes, fmt_requested in ("json", "sarif"))
+    else:
+        result = check_paths(list(paths) or ["."], config, jobs=jobs, mode=mode, unsafe=unsafe_fixes,
+                             force_exclude=force_exclude, with_edits=fmt_requested in ("json", "sarif"))
+    if from_stdin and mode == "fix":
+        # ruff: the fixed source goes to standard output, the report to standard error
+        fixed_text = result.files[0].fixed_text if result.files else None
+        if fixed_text is not None:
+            click.echo(fixed_text, nl=False)
+        remaining = [f for f in result.findings if f.severity is Severity.ERROR or exit_non_zero_on_warning]
+        if result.findings and not quiet:
+            options = RenderOptions(color=False, lines_for=result.source_lines, root=config.root)
+            click.echo(FORMATS["concise"](result.findings, options), err=True, nl=False)
+        if not quiet:
+            click.echo(_summary(result, True), err=True)
+        return EXIT_FINDINGS if remaining and not exit_zero else EXIT_CLEAN
     findings = result.findings
     io_errors = result.io_errors + [r.io_error for r in result.files if r.io_error]
     unreadable = len(io_errors)
@@ -178,19 +249,33 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
                        else "No errors would be fixed.", err=True)
         code = EXIT_FINDINGS if fixable and not exit_zero else EXIT_CLEAN
     else:
-        text = _statistics(result) if statistics else FORMATS[fmt](findings, options)
+        text = _statistics(result, fmt) if statistics else FORMATS[fmt](findings, options)
         if fmt in ("full", "concise") and not quiet:
+            if show_fixes and fix:
+                text = _show_fixes(result) + text
             summary = _summary(result, fix)
             if unreadable and not findings:    # never "All checks passed!" over a path not checked
                 summary = f"No findings in the files checked; {_count(unreadable, 'path')} could not be checked."
-            text += summary + "\n"
+            text += summary + "\n" + _hidden_fixes(result, unsafe_fixes)
         _emit(text, output_file, options.color)
-        code = EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
+        failing = [f for f in findings if f.severity is Severity.ERROR or exit_non_zero_on_warning]
+        code = EXIT_FINDINGS if failing and not exit_zero else EXIT_CLEAN
     for message in io_errors:
         click.echo(f"hybridize-check: error: {message}", err=True)
     if io_errors:
         return EXIT_ERROR
     return code
+
+
+def _check_stdin(path: str, config, mode: str, unsafe: bool, with_edits: bool) -> CheckResult:
+    """Source from standard input, checked as if it were ``path`` (``--stdin-filename``): the
+    path decides per-file ignores and how the findings are labelled; nothing is written."""
+    data = click.get_binary_stream("stdin").read()
+    if path != "-" and config.is_excluded(path):
+        return CheckResult([FileResult(path, skipped=True)], [])
+    result = process_data(path, data, config, "check" if mode == "diff" else mode, unsafe, with_edits,
+                          write_back=False)
+    return CheckResult([result], [])
 
 
 def _emit(text: str, output_file: Optional[str], color: bool = False) -> None:

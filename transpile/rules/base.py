@@ -20,6 +20,10 @@ from ..analysis.events import Event, EventKind
 from ..diagnostics import Fix, Severity
 
 
+#: The rule reference on the project's home (``[project.urls] Rules`` in pyproject.toml says the same).
+DOCS_URL = "https://github.com/hybridize/hybridize/blob/main/docs/checker-rules.md"
+
+
 @dataclass
 class Report:
     """A rule's verdict on one event: where, what, and optionally how to fix it."""
@@ -52,9 +56,14 @@ class Rule:
     reported_by: str = "hybridize-check"
 
     @property
-    def url(self) -> str:
-        """Where the rule is documented (relative to the repository root)."""
+    def doc_path(self) -> str:
+        """Where the rule is documented, relative to the repository root (links inside docs/)."""
         return f"docs/checker-rules.md#{self.code.lower()}"
+
+    @property
+    def url(self) -> str:
+        """The rule's documentation as an absolute URL (ruff's JSON ``url``, SARIF ``helpUri``)."""
+        return f"{DOCS_URL}#{self.code.lower()}"
 
 
 #: One ``hybrid_forward`` input: a shape (one float32 tensor) or a list of shapes (a list of tensors).

@@ -1,5 +1,5 @@
-"""``json``: ruff's JSON fields (filename, code, message, location, end_location, fix, url,
-noqa_row) plus ``severity``; a JSON array, ``[]`` when clean."""
+"""``json``: ruff's JSON fields (cell, code, end_location, filename, fix, location, message, name,
+noqa_row, url: an absolute URL) plus ``severity``; a JSON array, ``[]`` when clean."""
 from __future__ import annotations
 
 import json
@@ -34,6 +34,7 @@ def finding_dict(f: Finding) -> dict:
         "fix": fix,
         "location": {"row": f.start.row, "column": f.start.column},
         "message": f.message,
+        "name": rule.name if rule else None,
         "noqa_row": f.start.row,
         "severity": f.severity.value,
         "url": rule.url if rule else None,

@@ -21,6 +21,20 @@ def _uri(path: str, root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
+def _fix(f: Finding, options: RenderOptions) -> dict:
+    """SARIF's ``fix``: the edits as replacements of regions of the one file."""
+    replacements = []
+    for e in f.fix.edits:
+        region = {"startLine": e.start.row, "startColumn": e.start.column,
+                  "endLine": e.end.row, "endColumn": e.end.column}
+        replacements.append({"deletedRegion": region, "insertedContent": {"text": e.content}})
+    return {
+        "description": {"text": f.fix.message + ("" if f.fixable else " (unsafe: applied only with --unsafe-fixes)")},
+        "artifactChanges": [{"artifactLocation": {"uri": _uri(f.path, options.root), "uriBaseId": "%SRCROOT%"},
+                             "replacements": replacements}],
+    }
+
+
 def render(findings: list[Finding], options: RenderOptions) -> str:
     from .... import __version__
 
@@ -33,6 +47,7 @@ def render(findings: list[Finding], options: RenderOptions) -> str:
             "name": rule.name,
             "shortDescription": {"text": rule.summary.replace("`", "")},
             "fullDescription": {"text": rule.rationale},
+            "helpUri": rule.url,
             "help": {"text": rule.fix_advice, "markdown": f"**{rule.summary}**\n\n{rule.rationale}\n\n{rule.fix_advice}"},
             "defaultConfiguration": {"level": "error" if rule.severity is diagnostics.Severity.ERROR else "warning"},
             "properties": {"fixable": rule.fixable},
@@ -52,6 +67,8 @@ def render(findings: list[Finding], options: RenderOptions) -> str:
                 "region": region,
             }}],
         })
+        if f.fix is not None and f.fix.edits:
+            results[-1]["fixes"] = [_fix(f, options)]
     doc = {
         "$schema": SCHEMA,
         "version": "2.1.0",
