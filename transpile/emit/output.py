@@ -307,6 +307,7 @@ def write_report(report: Report, inputs: Sequence[Input], outdir: str, keep_goin
     outdir_abs = os.path.abspath(outdir)
     created = not os.path.exists(outdir_abs)
     staged: list = []
+    current = outdir_abs      # what is being written, for the one-line error
     try:
         try:
             os.makedirs(outdir_abs, exist_ok=True)
@@ -317,7 +318,7 @@ def write_report(report: Report, inputs: Sequence[Input], outdir: str, keep_goin
                 outcomes = by_input.get(inp.name)
                 if not outcomes:
                     continue
-                final = os.path.join(outdir_abs, inp.name)
+                final = current = os.path.join(outdir_abs, inp.name)
                 if os.path.isdir(inp.root):
                     tree = StagedTree(final)
                     staged.append(tree)
@@ -331,7 +332,7 @@ def write_report(report: Report, inputs: Sequence[Input], outdir: str, keep_goin
                     staged.append(single)
                     single.write(outcomes[0].code(keep_going).encode("utf-8"))  # type: ignore[union-attr]
         except OSError as exc:
-            raise TranspileError(f"cannot write output: {exc.strerror or exc}") from None
+            raise TranspileError(f"cannot write {current}: {exc.strerror or exc}") from None
         moved: list[str] = []
         for item in staged:
             try:
