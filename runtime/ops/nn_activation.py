@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ..base import ShapeError
 from .attrs import Bool, Enum, Float, Int, Param, Shape
 from .registry import OpDef, register, same_shape
 from ._nnutil import OptBool, OptEnum, OptFloat, merge_shape
@@ -77,17 +78,31 @@ def _leaky_inputs(attrs):
     return ("data", "gamma") if attrs.act_type == "prelu" else ("data",)
 
 
+def _prelu_gamma_shape(gshape, dshape) -> tuple:
+    """MXNet's ``expand_shape``: gamma's dimensions, from its last, land on the data's axes 1 and 0
+    only (equal size, or 1); every other axis broadcasts. So gamma is one slope ``(1,)``, one per
+    channel ``(C,)``, or per (sample, channel) ``(N, C)`` for any data rank."""
+    out = [1] * len(dshape)
+    s = len(gshape) - 1
+    for i in range(len(dshape) - 1, -1, -1):
+        if s >= 0 and i <= 1 and (dshape[i] == gshape[s] or gshape[s] == 1 or not dshape[i]):
+            out[i] = gshape[s]
+            s -= 1
+    if s != -1:
+        raise ShapeError(f"LeakyReLU: cannot broadcast gamma to data. gamma: {tuple(gshape)}, data: {tuple(dshape)}")
+    return tuple(out)
+
+
 def _leaky_shape(attrs, in_shapes):
     ins = list(in_shapes)
     d = ins[0]
     if attrs.act_type == "prelu":
         if d is not None and len(d) > 0:
-            c = d[1] if len(d) > 1 else d[0]
             g = ins[1]
             if g is None or len(g) == 0 or (len(g) == 1 and g[0] == 0):
-                ins[1] = (c,)
-            elif not (len(g) == 1 and g[0] in (1, c)) and c:
-                ins[1] = merge_shape(g, (c,), "LeakyReLU gamma")
+                ins[1] = (d[1] if len(d) > 1 else d[0],)   # MXNet: unknown gamma is (data.shape[1],)
+            elif all(g):
+                _prelu_gamma_shape(g, d)
     return ins, [None if d is None else tuple(d)]
 
 
@@ -98,9 +113,7 @@ def _leaky_relu(attrs, x, gamma=None):
     if t == "leaky":
         return np.where(x > 0, x, x * dt.type(attrs.slope))
     if t == "prelu":
-        g = gamma.astype(dt, copy=False)
-        if x.ndim > 1 and g.size > 1:
-            g = g.reshape((1, -1) + (1,) * (x.ndim - 2))
+        g = gamma.astype(dt, copy=False).reshape(_prelu_gamma_shape(gamma.shape, x.shape))
         return np.where(x > 0, x, x * g)
     if t == "elu":
         return np.where(x > 0, x, dt.type(attrs.slope) * np.expm1(np.minimum(x, 0)))

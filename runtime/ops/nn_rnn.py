@@ -235,8 +235,7 @@ register(OpDef(
 
 # -- _rnn_param_concat -----------------------------------------------------------------------------
 def _rpc_shape(attrs, in_shapes):
-    """Concat's rule, plus MXNet's reverse rule: one input of unknown size along ``dim`` gets what
-    the (known) output leaves for it."""
+    """Concat's rule (the reverse rule is :func:`_rpc_shape_backward`)."""
     ins = list(in_shapes)
     if any(s is None or len(s) == 0 for s in ins):
         return ins, [None]
@@ -252,6 +251,30 @@ def _rpc_shape(attrs, in_shapes):
     return ins, [out]
 
 
+def _rpc_shape_backward(attrs, in_shapes, out_shapes):
+    """MXNet's RNNParamConcatShape reverse rule: once the RNN op has fixed the concatenation's size,
+    the one or two inputs of unknown size along ``dim`` (the input-to-hidden weights of a layer
+    whose input size is deferred, both directions) share what the known inputs leave."""
+    ins = list(in_shapes)
+    out = out_shapes[0]
+    if out is None or not len(out) or any(s is None or not len(s) for s in ins):
+        return ins
+    ax = attrs.dim % len(out)
+    if not out[ax]:
+        return ins
+    unknown = [i for i, s in enumerate(ins) if not s[ax]]
+    if not unknown:
+        return ins
+    residual = out[ax] - sum(s[ax] for s in ins if s[ax])
+    if residual < 0:
+        raise ShapeError(f"_rnn_param_concat: inputs already exceed the output size {out[ax]}")
+    if len(unknown) > 2:
+        raise ShapeError(f"_rnn_param_concat: expecting 1 or 2 inputs that need shape inference, got {len(unknown)}")
+    for i in unknown:
+        ins[i] = tuple(residual // len(unknown) if j == ax else n for j, n in enumerate(ins[i]))
+    return ins
+
+
 def _rnn_param_concat(attrs, *arrays):
     """Concatenation of RNN parameter pieces along ``dim`` (what Gluon's fused RNN layers build)."""
     return np.concatenate(arrays, axis=attrs.dim)
@@ -259,4 +282,4 @@ def _rnn_param_concat(attrs, *arrays):
 
 register(OpDef("_rnn_param_concat", _rnn_param_concat,
                params=(Param("num_args", Int), Param("dim", Int, 1)),
-               variadic="num_args", infer_shape=_rpc_shape))
+               variadic="num_args", infer_shape=_rpc_shape, infer_shape_backward=_rpc_shape_backward))

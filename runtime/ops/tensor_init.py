@@ -26,7 +26,9 @@ def _type_of(default="float32"):
 
 
 def _fixed(shape_of):
-    return lambda attrs, in_shapes: ([], [shape_of(attrs)])
+    """Shape rule of a creator: its ``shape`` attribute, where -1 (like 0) is a dimension left for
+    inference to fill (``sym.ones(shape=(-1, -1)) + b`` takes ``b``'s shape, as in MXNet 1.x)."""
+    return lambda attrs, in_shapes: ([], [tuple(max(int(d), 0) for d in shape_of(attrs))])
 
 
 def _creator(name, fill, params, shape_of, *, default="float32", aliases=(), doc=""):
@@ -71,11 +73,21 @@ def _arange_shape(attrs):
 
 
 def _arange(attrs, shape, dt):
+    """MXNet's range kernel: ``out[i] = start + (i / repeat) * step`` with ``start`` and ``step``
+    first cast to the output dtype, so integer dtypes truncate them (``arange(1.3, 456.6, 1.3,
+    dtype='int32')`` is 1, 2, ..., 351), integer sums run in int64 and wrap into the dtype, and
+    float32 multiplies and adds in float32. The length is ``ceil((stop - start) / step)`` in double."""
     start, step, n = _arange_values(attrs)
-    vals = start + step * np.arange(n, dtype=np.float64)
+    i = np.arange(n, dtype=np.int64)
+    if dt.kind in "iub":
+        first, delta = (np.array(np.trunc(v), dtype=np.int64).astype(dt).astype(np.int64) for v in (start, step))
+        vals = (first + i * delta).astype(dt)
+    else:
+        acc = np.dtype(np.float32) if dt.itemsize < 4 else dt
+        vals = (acc.type(start) + i.astype(acc) * acc.type(step)).astype(dt)
     if attrs.repeat > 1:
         vals = np.repeat(vals, attrs.repeat)
-    return vals.astype(dt)
+    return vals
 
 
 _creator("_arange", _arange,

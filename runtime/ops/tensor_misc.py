@@ -145,9 +145,20 @@ def _ravel(attrs, data):
 
 
 def _unravel(attrs, data):
-    """unravel_index: flat indices (N...) -> (M, N...) coordinates in ``shape``."""
+    """unravel_index: flat indices (N...) -> (M, N...) coordinates in ``shape``, as MXNet's kernel:
+    from the last dimension, ``coord = idx - (idx / d) * d`` with C's truncating division; the
+    first coordinate is what is left, never reduced by ``shape[0]`` (so ``shape=(-1, 4)`` works)."""
+    dims = [int(d) for d in attrs.shape]
+    if any(d == 0 for d in dims[1:]):
+        raise ShapeError(f"unravel_index: shape {tuple(dims)} has a zero dimension after the first")
     idx = data.astype(np.int64)
-    coords = np.unravel_index(np.mod(idx, int(np.prod(attrs.shape))), tuple(attrs.shape))
+    coords = [None] * len(dims)
+    for j in range(len(dims) - 1, 0, -1):
+        d = dims[j]
+        q = np.abs(idx) // abs(d) * (np.sign(idx) * (1 if d > 0 else -1))
+        coords[j] = idx - q * d
+        idx = q
+    coords[0] = idx
     return np.stack(coords).astype(data.dtype)
 
 

@@ -133,6 +133,22 @@ def _reshape_shape(attrs, in_shapes):
     return list(in_shapes), [out]
 
 
+def _reshape_shape_backward(attrs, in_shapes, out_shapes):
+    """An output size known from a consumer fixes the input's one unknown dimension (MXNet's
+    ReverseReshapeInferShape): ``w.reshape(-1)`` of a deferred ``(40, 0)`` weight is ``(240,)`` once
+    ``_rnn_param_concat`` knows its share, so ``w`` is ``(40, 6)``."""
+    (s,), out = in_shapes, out_shapes[0]
+    if s is None or out is None or not known(out) or known(s):
+        return list(in_shapes)
+    unknown = [i for i, d in enumerate(s) if not d]
+    rest = prod(d for d in s if d)
+    if len(unknown) != 1 or rest == 0 or prod(out) % rest:
+        return list(in_shapes)
+    full = list(s)
+    full[unknown[0]] = prod(out) // rest
+    return [tuple(full)]
+
+
 def _reshape(attrs, x):
     """Reshape: MXNet's special codes 0 (copy), -1 (infer), -2 (copy rest), -3 (merge two), -4 (split one)."""
     return x.reshape(_reshape_target(attrs, x.shape))
@@ -141,7 +157,8 @@ def _reshape(attrs, x):
 register(OpDef("Reshape", _reshape,
                params=(Param("shape", Shape, ()), Param("reverse", Bool, False),
                        Param("target_shape", Shape, ()), Param("keep_highest", Bool, False)),
-               infer_shape=_reshape_shape, aliases=("reshape",), fluent=True))
+               infer_shape=_reshape_shape, infer_shape_backward=_reshape_shape_backward, aliases=("reshape",),
+               fluent=True))
 
 
 def _reshape_like_target(attrs, lshape, rshape):
@@ -214,8 +231,20 @@ def _transpose_shape(attrs, in_shapes):
     return list(in_shapes), [tuple(s[a] for a in ax)]
 
 
+def _transpose_shape_backward(attrs, in_shapes, out_shapes):
+    """MXNet's TransposeShape runs both ways: input dimension ``axes[i]`` is output dimension ``i``."""
+    (s,), out = in_shapes, out_shapes[0]
+    if out is None or not len(out):
+        return list(in_shapes)
+    ax = _transpose_axes(attrs, len(out))
+    back = [0] * len(out)
+    for i, a in enumerate(ax):
+        back[a] = out[i]
+    return [tuple(back)]
+
+
 register(OpDef("transpose", _transpose, params=(Param("axes", Shape, ()),), infer_shape=_transpose_shape,
-               fluent=True))
+               infer_shape_backward=_transpose_shape_backward, fluent=True))
 
 
 def _swap_shape(attrs, s):
