@@ -197,3 +197,17 @@ def test_dropout_is_active_exactly_where_mxnet_drops(case):
         assert (y == 0).mean() == 0
     else:   # 10000 draws at p = 0.4: a fraction outside [0.37, 0.43] is a 6-sigma event
         assert 0.37 < (y == 0).mean() < 0.43 and 0.37 < case["zero_fraction"] < 0.43
+
+
+def test_whole_image_kernel_convolution_with_batchnorm_within_mxnet_tolerance():
+    """Followed by a BatchNorm, the long sums are not refolded into rescaled weights either: the
+    hybridized output stays within MXNet's hybridized-vs-imperative tolerance (rtol 1e-5, atol 1e-6)."""
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Conv2D(16, (224, 224)), gluon.nn.BatchNorm())
+    net.initialize(mx.init.Uniform(0.07))
+    net[1].gamma.set_data(nd.array(np.linspace(0.3, 3.1, 16)))
+    net[1].running_var.set_data(nd.array(np.linspace(0.2, 2.0, 16)))
+    x = nd.array(np.random.RandomState(5).uniform(-1, 1, size=(4, 3, 224, 224)).astype(np.float32))
+    y_imp = net(x).asnumpy()
+    net.hybridize()
+    np.testing.assert_allclose(net(x).asnumpy(), y_imp, rtol=1e-5, atol=1e-6)

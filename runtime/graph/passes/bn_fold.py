@@ -4,15 +4,19 @@
 
 Applies when the BatchNorm normalizes the producer's output channels (``axis == 1``), the
 producer's output has no other user, and the weights and BatchNorm statistics are static
-(parameters or constants). ``W'`` and ``b'`` are computed by a ``_hy_bn_fold`` node that only
+(parameters or constants), and each output sums fewer than ``layout.LONG_REDUCTION`` products
+(see there: such long sums stay bit-identical to the imperative run). ``W'`` and ``b'`` are computed by a ``_hy_bn_fold`` node that only
 depends on parameters: the compiled program evaluates it at ``bind_params``, so re-binding
 parameters re-folds.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir import Entry, Graph, Node
 from ..kernels.nhwc import BN_FOLD
 from . import Pass, PassContext, entry_users, substitute
+from .layout import LONG_REDUCTION
 
 
 def fold_batchnorm(graph: Graph, ctx: PassContext) -> Graph:
@@ -41,6 +45,9 @@ def fold_batchnorm(graph: Graph, ctx: PassContext) -> Graph:
         weights = prod.inputs[1:]
         if any(id(e.node) in dyn for e in list(stats) + list(weights)):
             continue
+        wshape = ctx.param_shapes.get(weights[0].node.name) if weights[0].node.op is None else None
+        if wshape and int(np.prod(wshape[1:])) >= LONG_REDUCTION:
+            continue   # rescaled weights re-round every product: long sums stay as imperative computes them
         has_bias = not pa.no_bias
         fold = Node(BN_FOLD, ctx.fresh(bn.name + "_fold"),
                     {"eps": float(a.eps), "fix_gamma": bool(a.fix_gamma), "has_bias": has_bias},
