@@ -518,3 +518,80 @@ def test_parameters_of_child_layers_read_with_data():
         "`self.embedding.weight.data()` is the NDArray of a Parameter of the layer created in `__init__` "
         "by `nn.Embedding(10, 4)` on line 8")
     assert "params=self.embedding.params" in finding.message
+
+
+# -- single-tensor Gluon layers (``analysis/layers.py``) -------------------------------------------
+LAYERS = "from mxnet import gluon\nfrom mxnet.gluon import nn\n\n\n"
+
+
+def test_the_input_of_a_single_tensor_layer_is_a_tensor():
+    # ``x``'s only other use is ``self.fc(x)``: a Dense takes one tensor, so ``x`` is one
+    source = block("""
+        y = self.fc(x)
+        n = len(x)
+        for row in x:
+            y = y + row
+        return y + x[0]
+    """, init="self.fc = nn.Dense(3)", header=LAYERS)
+    assert rows(source) == [(11, "HY006"), (12, "HY005"), (14, "HY010")]
+
+
+def test_the_output_of_a_single_tensor_layer_is_a_tensor_and_chains_count():
+    source = block("""
+        y = self.fc(x)
+        y[:, 0] += 1
+        z = y[0].reshape(2, 3)
+        return z
+    """, init="self.fc = gluon.nn.Dense(3)", header=LAYERS)
+    assert rows(source) == [(11, "HY003"), (12, "HY010"), (12, "HY011")]
+
+
+def test_every_store_of_a_layer_output_on_self_is_reported():
+    source = block("""
+        self.features = []
+        x = self.conv1(x)
+        self.features.append(x)
+        x = self.bn1(x)
+        self.features.append(x)
+        self.features.append(self.relu(self.features[-1]))
+        self.features.append(self.layer1(self.pool(self.features[-1])))
+        self.features.append(self.layer1(self.features[-1]))
+        return self.features
+    """, init="""
+        self.conv1 = nn.Conv2D(8, 3)
+        self.bn1 = nn.BatchNorm()
+        self.relu = nn.Activation("relu")
+        self.pool = nn.MaxPool2D()
+        self.layer1 = nn.Conv2D(8, 3)
+    """, header=LAYERS)
+    assert rows(source) == [(row, "HY008") for row in (16, 18, 19, 20, 21)]
+
+
+def test_an_attribute_that_may_hold_another_block_says_nothing():
+    # one branch makes a Dense, the other a block of this file (which may return a tuple)
+    source = block("""
+        out = self.head(x)
+        return out[0] + out[1]
+    """, init="""
+        if self.flag:
+            self.head = nn.Dense(3)
+        else:
+            self.head = Pair()
+    """, header=LAYERS)
+    assert codes(source) == []
+    # a container's output is whatever its children return; a list handed to a layer by
+    # ``*args`` or with more than one argument is not the layer's one tensor
+    source = block("""
+        out = self.body(x)
+        pair = self.fc(*x)
+        return out[0] + pair[1]
+    """, init="self.body = nn.HybridSequential()\nself.fc = nn.Dense(2)", header=LAYERS)
+    assert codes(source) == []
+
+
+def test_the_layer_list_is_derived_from_the_runtime():
+    from hybridize.transpile.analysis.layers import SINGLE_TENSOR_LAYERS, derive
+
+    assert SINGLE_TENSOR_LAYERS == derive(), "regenerate: python -m hybridize.transpile.analysis.layers"
+    assert {"Dense", "Conv2D", "BatchNorm", "Activation", "LayerNorm", "Embedding"} <= SINGLE_TENSOR_LAYERS
+    assert not {"HybridSequential", "HybridConcurrent", "Identity", "HybridLambda"} & SINGLE_TENSOR_LAYERS

@@ -112,9 +112,10 @@ def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
     if not targets:
         return analysis
     # every class of the file: helpers may run with a base class as ``cls``
-    init_ndarrays, init_params = {}, {}
+    init_ndarrays, init_params, init_layers = {}, {}, {}
     for name, cls in index.classes.items():
         init_ndarrays[name], init_params[name] = _init_attributes(index, cls)
+        init_layers[name] = _init_layers(index, cls)
 
     decided: Optional[Evidence] = None
     interp: Optional[Interpreter] = None
@@ -125,7 +126,7 @@ def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
             evidence.strong_container |= decided.strong_container
             evidence.weak_container |= decided.weak_container
         interp = Interpreter(index, evidence, decided, emit=pass_no > 0, init_ndarrays=init_ndarrays,
-                             init_params=init_params)
+                             init_params=init_params, init_layers=init_layers)
         for cls, span in targets:
             interp.run_hybrid_forward(cls, span.node, Site(index.lines, span.qualname, function=span))
         if pass_no > 0 and decided is not None and evidence.snapshot() == decided.snapshot():
@@ -177,6 +178,43 @@ def _init_attributes(index: ModuleIndex, cls: ClassInfo) -> tuple[dict[str, tupl
                     table = ndarrays if kind == "ndarray" else params
                     table[target.attr + (".*" if kind == "block" else "")] = (text, stmt.value.lineno)
     return ndarrays, params
+
+
+def _init_layers(index: ModuleIndex, cls: ClassInfo) -> dict[str, str]:
+    """``self.attr`` -> layer class for attributes that ``__init__`` (of the class or its bases in
+    this file) only ever sets to a single-tensor Gluon layer (``self.fc = nn.Dense(3)``; see
+    :mod:`.layers`) or ``None``. Any other assignment to the attribute, anywhere in those
+    ``__init__`` s, leaves it out: the attribute might hold some other block."""
+    from .layers import single_tensor_layer
+
+    layers: dict[str, str] = {}
+    other: set[str] = set()
+    for owner in _class_chain(index, cls):
+        init = owner.methods.get("__init__")
+        if init is None:
+            continue
+        for node in ast.walk(init.node):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                value = node.value
+            elif isinstance(node, (ast.For, ast.With, ast.NamedExpr)):
+                targets = [node.target] if isinstance(node, (ast.For, ast.NamedExpr)) else [
+                    i.optional_vars for i in node.items if i.optional_vars is not None]
+                value = None
+            else:
+                continue
+            for target in targets:
+                for t in ast.walk(target):
+                    if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                        continue
+                    layer = None
+                    if target is t and isinstance(value, ast.Call) and not isinstance(node, ast.AugAssign):
+                        layer = single_tensor_layer(K.strip_mxnet(_qualify(value.func, index)))
+                    if layer is not None:
+                        layers.setdefault(t.attr, layer)
+                    elif not (target is t and isinstance(value, ast.Constant) and value.value is None):
+                        other.add(t.attr)
+    return {attr: layer for attr, layer in layers.items() if attr not in other}
 
 
 def _class_chain(index: ModuleIndex, cls: ClassInfo) -> list[ClassInfo]:

@@ -98,7 +98,8 @@ class Interpreter:
 
     def __init__(self, index: ModuleIndex, evidence: Evidence, decided: Optional[Evidence], emit: bool,
                  init_ndarrays: dict[str, dict[str, tuple[str, int]]],
-                 init_params: Optional[dict[str, dict[str, tuple[str, int]]]] = None) -> None:
+                 init_params: Optional[dict[str, dict[str, tuple[str, int]]]] = None,
+                 init_layers: Optional[dict[str, dict[str, str]]] = None) -> None:
         self.index = index
         self.evidence = evidence
         self.decided = decided
@@ -108,6 +109,8 @@ class Interpreter:
         self.values: dict[int, tuple[ast.AST, Value, Site]] = {}
         self.init_ndarrays = init_ndarrays
         self.init_params = init_params or {}
+        #: class -> ``self.attr`` -> single-tensor Gluon layer class (``fc`` -> ``Dense``)
+        self.init_layers = init_layers or {}
         self.stack: list[int] = []
         self.memo: dict[tuple, Value] = {}
         self.analysed_nested: set[int] = set()
@@ -1167,7 +1170,21 @@ class Interpreter:
                 owner, span = hit
                 site = Site(self.index.lines, span.qualname, function=span)
                 return self.call_function(span.node, node, args, site, owner, span.qualname, Env(), _SELF)
+            layer = self.init_layers.get(cls.name, {}).get(attr)
+            if layer is not None and len(node.args) == 1 and not node.keywords \
+                    and not isinstance(node.args[0], ast.Starred):
+                return self.call_layer(node, args[0][1])
         return self._opaque_result(node, args, Category.BLOCK)
+
+    def call_layer(self, node: ast.Call, data: Value) -> Value:
+        """``self.fc(x)`` where ``self.fc`` is a single-tensor Gluon layer (``nn.Dense``, see
+        ``layers.py``): ``x`` is a tensor (evidence, as an ``F`` operator's argument is) and so is
+        the result."""
+        if self._undecided(data):
+            self.saw_tensor(data, node.args[0])
+        if not data.holds_tensor and data.kind is not Kind.STATIC:
+            return self._opaque_result(node, [(None, data)], Category.BLOCK)
+        return tensor(self.origin(Category.BLOCK, node))
 
     def _analyse_bound_method(self, name: str, call: ast.Call) -> None:
         """A method of the class handed to a control-flow operator (``F.contrib.foreach(self.step,
