@@ -181,6 +181,14 @@ class Symbol:
         from .graph import mxnet_json
         mxnet_json.save(fname, self.graph())
 
+    # -- pickling: through the JSON, as MXNet (``{'handle': self.tojson()}``) ---------------------
+    def __getstate__(self) -> dict:
+        return {"handle": self.tojson()}
+
+    def __setstate__(self, state: dict) -> None:
+        from .graph import mxnet_json
+        self._outputs = list(mxnet_json.loads(state["handle"]).outputs)
+
     # -- execution ---------------------------------------------------------------------------
     def eval(self, ctx: Any = None, **kwargs: Any) -> list:
         """Runs the graph on NDArrays given by variable name; returns a list of NDArrays."""

@@ -704,6 +704,13 @@ class HybridBlock(Block):
         if isinstance(value, HybridBlock):
             self._clear_cached_op()
 
+    def __getstate__(self) -> dict:
+        """Pickled without anything traced or compiled (generated code and the closures over it
+        are not picklable): a hybridized block traces and compiles again on its first call."""
+        state = dict(self.__dict__)
+        state.update(_cached_graph=(), _cached_op=None, _cached_op_args=[], _fast=None)
+        return state
+
     def __call__(self, *args: Any) -> Any:
         fast = self._fast
         if fast is not None and len(args) == 1 and type(args[0]) is NDArray:
@@ -1184,6 +1191,11 @@ class SymbolBlock(HybridBlock):
         tmp = self._cached_graph
         super()._clear_cached_op()
         self._cached_graph = tmp
+
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        state["_cached_graph"] = self._cached_graph  # the block's definition (symbols pickle as JSON)
+        return state
 
     def cast(self, dtype: Any) -> None:
         self._clear_cached_op()

@@ -223,6 +223,17 @@ class CompiledProgram:
             values[self.input_names.index(k)] = v
         return tuple(values)
 
+    # -- pickling ----------------------------------------------------------------------------
+    def __reduce__(self) -> tuple:
+        """Pickled as the :func:`compile_graph` call that made it (graph as JSON, input
+        signature, options) plus the bound parameters; unpickling compiles again, so nothing
+        generated (code, closures, buffers, thread-locals) travels."""
+        source = getattr(self, "_source", None)
+        if source is None:
+            raise TypeError("this CompiledProgram was not made by compile_graph and cannot be pickled")
+        graph, recipe = source
+        return (_recompile, (graph, recipe, dict(self._params) if self._consts is not None else None))
+
     def __repr__(self) -> str:
         return self.prologue_code + "\n\n" + self.code
 
@@ -420,9 +431,18 @@ def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[s
     else:
         g.prune()
     prog = _generate(g, ctx, original_params, training)
+    # what pickling needs to compile it again (the caller's graph is never modified by us)
+    prog._source = (graph, {"input_names": input_names, "shapes": in_shapes, "dtypes": in_dtypes,
+                            "param_shapes": p_shapes, "optimize": optimize, "training": training,
+                            "passes": passes, "disable": disable, "options": options})
     if params is not None:
         prog.bind_params(p_arrays)
     return prog
+
+
+def _recompile(graph: Graph, recipe: dict, params: dict | None) -> CompiledProgram:
+    """Unpickling a :class:`CompiledProgram`: the same compile_graph call, parameters rebound."""
+    return compile_graph(graph, params=params, **recipe)
 
 
 def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: bool) -> CompiledProgram:

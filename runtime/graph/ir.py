@@ -139,6 +139,12 @@ class Graph:
     def __len__(self) -> int:
         return len(self.nodes)
 
+    def __reduce__(self) -> tuple:
+        """Pickled as MXNet's symbol JSON: operators by name, attributes as text, never code (a
+        node's operator holds the registry's kernels, which are not picklable and need not be)."""
+        from . import mxnet_json
+        return (mxnet_json.loads, (mxnet_json.dumps(self),))
+
     def copy(self) -> "Graph":
         """A deep copy of the structure (attrs dicts copied, values shared)."""
         mapping: dict[int, Node] = {}

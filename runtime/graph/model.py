@@ -105,6 +105,11 @@ class Model:
         self._programs: dict[tuple, Callable] = {}
         self._param_shapes: dict[int, tuple] | None = None
 
+    def __reduce__(self) -> tuple:
+        """Pickled as graph (JSON) + parameter arrays + options; compiled programs are not
+        carried along (generated code): the unpickled model compiles on its first run."""
+        return (_restore, (self.graph, self.params, self.symbol_path, self.params_path, self.executor_kind))
+
     # -- construction ------------------------------------------------------------------------
     @classmethod
     def load(cls, symbol_path: str | os.PathLike, params_path: str | os.PathLike | None = None, *,
@@ -238,3 +243,11 @@ class Model:
         return list(prog(values))
 
     __call__ = run
+
+
+def _restore(graph: Graph, params: dict, symbol_path: str | None, params_path: str | None,
+             executor_kind: str | None) -> Model:
+    """Unpickling a :class:`Model` (its parameters are already stripped of arg:/aux: prefixes)."""
+    model = Model(graph, params, symbol_path=symbol_path, executor=executor_kind)
+    model.params_path = params_path
+    return model
