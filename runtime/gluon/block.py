@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import autograd, initializer, ndarray, symbol
 from .. import name as _name
-from ..base import HybridizeError, ShapeError
+from ..base import HybridizeError, LoadError, ShapeError
 from ..graph.infer import infer_dtypes, infer_shapes
 from ..graph.ir import Entry, Graph, Node, topo_order
 from ..ndarray import NDArray
@@ -470,9 +470,18 @@ class Block:
         self.save_parameters(prefix + "-model.params")
 
     def load(self, prefix: str) -> None:
-        """Loads what :meth:`save` wrote (the same structure must have been built)."""
-        with open(prefix + "-model.json") as fp:
-            model = json.load(fp)
+        """Loads what :meth:`save` wrote (the same structure must have been built); a missing or
+        garbled ``-model.json`` is a ``LoadError`` naming it."""
+        path = prefix + "-model.json"
+        try:
+            with open(path, "rb") as fp:
+                model = json.loads(fp.read().decode("utf-8"))
+        except FileNotFoundError:
+            raise LoadError(path, "no such file") from None
+        except OSError as e:
+            raise LoadError(path, f"cannot read: {e.strerror or e}") from None
+        except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            raise LoadError(path, f"not a model file written by Block.save ({e})") from None
 
         def _load_cached_graphs(blk: Block, index: list, structure: dict) -> None:
             name = type(blk).__name__.lower()
@@ -496,7 +505,10 @@ class Block:
             for ch_name in list(blk._children.keys()):
                 child = blk._children.pop(ch_name)
                 blk._children[children[child.name]] = child
-        _load_cached_graphs(self, [0], model)
+        try:
+            _load_cached_graphs(self, [0], model)
+        except (KeyError, TypeError, AttributeError, IndexError) as e:
+            raise LoadError(path, f"does not describe this block's structure (at {e})") from None
         self.load_parameters(prefix + "-model.params")
 
     def cast(self, dtype: Any) -> None:

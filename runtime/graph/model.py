@@ -27,6 +27,7 @@ from ..base import HybridizeError, LoadError, ShapeError
 from . import mxnet_json
 from . import params as _params
 from .infer import infer_shapes, var_dtype_hint, var_shape_hint
+from .load_limit import fmt_bytes
 from .ir import Graph, Node
 
 __all__ = ["Model", "executor", "default_params_path"]
@@ -70,6 +71,13 @@ def executor(graph: Graph, input_names: Sequence[str], shapes: Mapping[str, tupl
     from .interpret import evaluate
     fixed = dict(params)
     return lambda inputs: evaluate(graph, {**fixed, **inputs})
+
+
+def _physical_memory() -> int | None:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def _fmt_shape(s: Sequence[int] | None) -> str:
@@ -236,11 +244,36 @@ class Model:
         key = tuple((k, v.shape, v.dtype.str) for k, v in sorted(values.items()))
         prog = self._programs.get(key)
         if prog is None:
-            self.check_shapes(values)
+            self._check_sizes(self.check_shapes(values))
             prog = executor(self.graph, list(values), {k: v.shape for k, v in values.items()},
                             {k: v.dtype for k, v in values.items()}, self.params, self.executor_kind)
             self._programs[key] = prog
-        return list(prog(values))
+        try:
+            return list(prog(values))
+        except MemoryError as e:
+            raise HybridizeError(f"out of memory running the model ({e})") from None
+
+    def _check_sizes(self, shapes: Mapping) -> None:
+        """A graph may declare outputs no machine holds (``_zeros`` of shape (2**20, 2**20), a
+        ``Reshape`` to 2**40 elements): refused before anything runs, naming the node, when one
+        output has more elements than this machine has bytes of memory."""
+        memory = _physical_memory()
+        if memory is None:
+            return
+        for n in self.graph.nodes:
+            if n.op is None:
+                continue
+            for i in range(n.num_outputs):
+                shape = shapes.get((id(n), i))
+                if shape is None:
+                    continue
+                count = 1
+                for d in shape:
+                    count *= max(int(d), 0)
+                if count > memory:
+                    raise LoadError(self.symbol_path, f"node {n.name!r} ({n.op.name}) would produce shape "
+                                                      f"{_fmt_shape(shape)}: {count} elements, more than this "
+                                                      f"machine's {fmt_bytes(memory)} of memory")
 
     __call__ = run
 

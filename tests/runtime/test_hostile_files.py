@@ -155,3 +155,65 @@ def test_run_cli_option_raises_the_limit(hostile, tmp_path) -> None:
     assert r.returncode == 1 and "over the load limit of 100 bytes" in r.stderr and len(r.stderr.splitlines()) == 1
     r = _run_limited(base + ["--max-load-bytes", "1M"], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+
+
+def _graph_with(nodes: list[dict], head: int) -> dict:
+    return {"nodes": nodes, "arg_nodes": [0], "heads": [[head, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}}
+
+
+def test_a_graph_declaring_a_tensor_no_machine_holds_is_refused_naming_the_node(tmp_path) -> None:
+    """Not a parameter file this time: the symbol JSON itself declares a 4 TiB intermediate."""
+    data = {"op": "null", "name": "data", "inputs": []}
+    huge = _graph_with([data, {"op": "_zeros", "name": "z", "attrs": {"shape": "(1048576, 1048576)"}, "inputs": []},
+                        {"op": "broadcast_add", "name": "add0", "inputs": [[0, 0, 0], [1, 0, 0]]}], 2)
+    (tmp_path / "huge-symbol.json").write_text(json.dumps(huge))
+    np.save(tmp_path / "x.npy", np.ones((1, 1), np.float32))
+    for executor in ("compiled", "interpret"):
+        r = _run_limited(["-c", "from hybridize.cli import main; main()", "run", "huge-symbol.json",
+                          "--input", "x.npy", "--executor", executor], cwd=tmp_path)
+        assert r.returncode == 1 and len(r.stderr.splitlines()) == 1, r.stderr
+        assert r.stderr.startswith("hybridize run: huge-symbol.json: node 'z' (_zeros) would produce shape "
+                                   "(1048576, 1048576): 1099511627776 elements, more than this machine's"), r.stderr
+
+
+def test_running_out_of_memory_is_one_line_not_an_internal_error(tmp_path) -> None:
+    """1 GiB intermediates fit any machine's memory but not a 2 GB address space: a clean line."""
+    data = {"op": "null", "name": "data", "inputs": []}
+    big = _graph_with([data, {"op": "_ones", "name": "o", "attrs": {"shape": "(16384, 16384)"}, "inputs": []},
+                       {"op": "broadcast_add", "name": "a1", "inputs": [[0, 0, 0], [1, 0, 0]]},
+                       {"op": "broadcast_mul", "name": "a2", "inputs": [[2, 0, 0], [1, 0, 0]]}], 3)
+    (tmp_path / "big-symbol.json").write_text(json.dumps(big))
+    np.save(tmp_path / "x.npy", np.ones((1, 1), np.float32))
+    r = _run_limited(["-c", "from hybridize.cli import main; main()", "run", "big-symbol.json",
+                      "--input", "x.npy", "--executor", "interpret"], cwd=tmp_path)
+    assert r.returncode == 1 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert r.stderr.startswith("hybridize run: big-symbol.json: out of memory running the model"), r.stderr
+
+
+def test_block_load_of_a_garbled_model_file_is_a_load_error(tmp_path) -> None:
+    from hybridize.runtime import nd
+    from hybridize.runtime.base import LoadError
+    from hybridize.runtime.gluon import nn
+
+    def build():
+        net = nn.HybridSequential()
+        net.add(nn.Dense(3, in_units=4))
+        net.initialize()
+        return net
+
+    net = build()
+    net.save(str(tmp_path / "m"))
+    again = build()
+    again.load(str(tmp_path / "m"))
+    x = nd.ones((1, 4))
+    assert np.array_equal(again(x).asnumpy(), net(x).asnumpy())
+    for text, problem in (("{not json", "not a model file written by Block.save"),
+                          ('{"other": {}}', "does not describe this block's structure"),
+                          (b"\xff\xfe", "not a model file written by Block.save")):
+        path = tmp_path / "m-model.json"
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+        with pytest.raises(LoadError, match=problem) as info:
+            build().load(str(tmp_path / "m"))
+        assert info.value.path == str(path)
+    with pytest.raises(LoadError, match="no such file"):
+        build().load(str(tmp_path / "nothing"))
