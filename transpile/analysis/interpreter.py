@@ -724,7 +724,8 @@ class Interpreter:
         """Report iteration over ``value`` and return the abstract element."""
         self.saw_container(value, strong=False)
         if value.holds_tensor:
-            self.emit(EventKind.ITERATE, node, value=value, subject=node, construct=how)
+            self.emit(EventKind.ITERATE, node, value=value, subject=node, construct=how,
+                      extra={"env": dict(self.env.names), "values": self.values})
         if value.kind is Kind.SEQ:
             if value.item is not None:
                 return value.item
@@ -740,7 +741,10 @@ class Interpreter:
 
     def condition(self, test: ast.expr, construct: str) -> Value:
         value = self.eval(test)
-        self.emit(EventKind.CONDITION, test, value=value, subject=test, construct=construct)
+        # the bindings before the branch and the values of every expression (filled as the analysis
+        # goes on): control-flow conversions decide from them which names hold tensors
+        self.emit(EventKind.CONDITION, test, value=value, subject=test, construct=construct,
+                  extra={"env": dict(self.env.names), "values": self.values})
         return value
 
     def lookup(self, name: str) -> Value:

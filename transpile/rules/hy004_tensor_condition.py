@@ -3,6 +3,7 @@ from typing import Iterator
 
 from ..diagnostics import Severity
 from ..analysis.events import Event, EventKind
+from ..convert.control_flow import condition_fix
 from .base import Report, Rule, example
 
 _WORDS = {
@@ -12,11 +13,16 @@ _WORDS = {
 }
 
 
+_AXES = "lhs_axes=(0,), rhs_axes=(0,)"
+_LAYERS = "self.fc = nn.Dense(4, flatten=False, in_units=4)\nself.out = nn.Dense(4, flatten=False, in_units=4)"
+
+
 def check(event: Event) -> Iterator[Report]:
     if event.value.is_tensor:
         what = _WORDS.get(event.construct, event.construct)
         yield Report(event.node, f"{what} on a tensor-dependent condition needs its truth value, which "
-                                 f"a graph does not have; {event.why()}")
+                                 f"a graph does not have; {event.why()}",
+                     fix=lambda with_edits: condition_fix(event, with_edits))
 
 
 RULE = Rule(
@@ -31,9 +37,18 @@ RULE = Rule(
         "`autograd.is_training()` are static and fine, as are branches guarded by `if F is nd:`."
     ),
     fix_advice="Compute both sides and select elementwise with `F.where(cond, a, b)`, or use "
-               "`F.contrib.cond(pred, then_func, else_func)` / `F.contrib.while_loop` for real control flow.",
+               "`F.contrib.cond(pred, then_func, else_func)` / `F.contrib.while_loop` for real control flow. "
+               "`--fix` converts an `if`/`elif`/`else` whose branches only assign names, a conditional "
+               "expression, and an early `if c: ...; return a` followed by `...; return b`: to "
+               "`F.where` (the one-element condition broadcast along axis 0 with `F.broadcast_like`) when "
+               "every branch is a pure `F` expression, else to `F.contrib.cond` with the branches as local "
+               "functions (only the chosen one runs: child blocks allowed). Unsafe (`--unsafe-fixes`) unless "
+               "every value provably has one shape in all branches (elementwise expressions of the same "
+               "tensors). Side effects, `and`/`or`/`not`, `break`/`return` elsewhere and `while` loops "
+               "(no static `max_iterations`) are left to you.",
     events=(EventKind.CONDITION,),
     check=check,
+    fixable=True,
     valid=(
         example("if self.use_bias:\n    x = x + 1\nif bias is None:\n    return F.relu(x)\nreturn F.relu(x) + bias",
                 init="self.use_bias = True", signature="self, F, x, bias=None"),
@@ -43,5 +58,42 @@ RULE = Rule(
         example("if x.sum() > 0:  # expect: HY004\n    return x\nreturn -x"),
         example("y = F.relu(x)\nwhile F.norm(y) > 1:  # expect: HY004\n    y = y / 2\nreturn y"),
         example("y = F.relu(x)\nz = y if y > 0 else -y  # expect: HY004\nreturn z and y  # expect: HY004"),
+    ),
+    fix_examples=(
+        (example("y = F.relu(x)\nif y.sum() > 0:\n    y = y * 2\nreturn y"),
+         example(f"y = F.relu(x)\ny = F.where(F.broadcast_like(y.sum() > 0, y, {_AXES}), y * 2, y)\nreturn y")),
+        (example("y = F.tanh(x)\nif y.sum() > 1:\n    y = y * 2\nelif y.sum() < -1:\n    y = -y\nelse:\n"
+                 "    y = F.sigmoid(y)\nreturn y"),
+         example(f"y = F.tanh(x)\ny = F.where(F.broadcast_like(y.sum() > 1, y, {_AXES}), y * 2, "
+                 f"F.where(F.broadcast_like(y.sum() < -1, y, {_AXES}), -y, F.sigmoid(y)))\nreturn y")),
+        (example("y = F.relu(x)\nz = F.sigmoid(x)\nif x.mean() > 0:\n    a = y * 2\n    b = z + 1\nelse:\n"
+                 "    a = -y\n    b = z * z\nreturn a + b"),
+         example(f"y = F.relu(x)\nz = F.sigmoid(x)\na = F.where(F.broadcast_like(x.mean() > 0, y, {_AXES}), y * 2, -y)\n"
+                 f"b = F.where(F.broadcast_like(x.mean() > 0, z, {_AXES}), z + 1, z * z)\nreturn a + b")),
+        (example("y = F.relu(x)\nreturn y * 2 if y.mean() > 0.5 else -y"),
+         example(f"y = F.relu(x)\nreturn F.where(F.broadcast_like(y.mean() > 0.5, y, {_AXES}), y * 2, -y)")),
+        (example("y = F.relu(x)\nif y.max() > 1:\n    return y / 2\nreturn y"),
+         example(f"y = F.relu(x)\nreturn F.where(F.broadcast_like(y.max() > 1, y, {_AXES}), y / 2, y)")),
+        (example("y = F.tanh(x)\ns = F.sum(y, axis=(0, 1, 2), keepdims=True)\nif s > 0:\n    y = F.abs(y)\nreturn y"),
+         example(f"y = F.tanh(x)\ns = F.sum(y, axis=(0, 1, 2), keepdims=True)\n"
+                 f"y = F.where(F.broadcast_like(F.reshape(s > 0, shape=(-1,)), y, {_AXES}), F.abs(y), y)\nreturn y")),
+    ),
+    unsafe_fix_examples=(
+        (example("h = self.fc(x)\nif h.sum() > 0:\n    h = self.out(h)\nelse:\n    h = h * 2\nreturn h", init=_LAYERS),
+         example("h = self.fc(x)\ndef then_branch(h=h):\n    h = self.out(h)\n    return h\n"
+                 "def else_branch(h=h):\n    h = h * 2\n    return h\n"
+                 "h = F.contrib.cond(h.sum() > 0, then_branch, else_branch)\nreturn h", init=_LAYERS)),
+        (example("h = self.fc(x)\nif h.max() > 0:\n    t = self.out(h)\n    return F.relu(t)\nh = h * 2\nreturn h + 1",
+                 init=_LAYERS),
+         example("h = self.fc(x)\ndef then_branch():\n    t = self.out(h)\n    return F.relu(t)\n"
+                 "def else_branch(h=h):\n    h = h * 2\n    return h + 1\n"
+                 "return F.contrib.cond(h.max() > 0, then_branch, else_branch)", init=_LAYERS)),
+        (example("h = self.fc(x)\ny = self.out(h) if h.mean() > 0 else h\nreturn y", init=_LAYERS),
+         example("h = self.fc(x)\ny = F.contrib.cond(h.mean() > 0, lambda: self.out(h), lambda: h)\nreturn y",
+                 init=_LAYERS)),
+        (example("y = F.relu(x)\nz = F.dot(y, y, transpose_b=True)\nif z.sum() > 1:\n    z = z / 2\nelse:\n"
+                 "    z = F.dot(y, F.ones_like(y), transpose_b=True)\nreturn z", inputs={"x": (3, 4)}),
+         example(f"y = F.relu(x)\nz = F.dot(y, y, transpose_b=True)\nz = F.where(F.broadcast_like(z.sum() > 1, z, {_AXES}), "
+                 f"z / 2, F.dot(y, F.ones_like(y), transpose_b=True))\nreturn z", inputs={"x": (3, 4)})),
     ),
 )
