@@ -115,3 +115,24 @@ def test_summary_after_fix_counts_errors_and_warnings_apart(cli, tmp_path):
     code, out, _ = cli(["--isolated", "--fix", "--output-format", "concise", "m.py"], cwd=tmp_path)
     assert code == 0
     assert out.splitlines()[-1] == "Found 1 error and 1 warning (1 fixed, 1 remaining)."
+
+
+def test_add_noqa_silences_every_finding_and_then_nothing_is_reported(cli, tmp_path):
+    text = INDEX.replace("return h[0]", "y = h[1]  # noqa: E501  # merged\n        return h[0] + y  # keep")
+    (tmp_path / "m.py").write_text(text)
+    code, _, err = cli(["--isolated", "--add-noqa", "m.py"], cwd=tmp_path)
+    assert code == 0 and "Added 2 noqa directives." in err
+    new = (tmp_path / "m.py").read_text()
+    assert "y = h[1]  # noqa: E501, HY010  # merged\n" in new
+    assert "return h[0] + y  # keep  # noqa: HY010\n" in new
+    code, out, _ = cli(["--isolated", "--output-format", "concise", "m.py"], cwd=tmp_path)
+    assert (code, out.strip()) == (0, "All checks passed!")
+    code, _, err = cli(["--isolated", "--add-noqa", "m.py"], cwd=tmp_path)
+    assert "Added 0 noqa directives." in err and (tmp_path / "m.py").read_text() == new
+
+
+def test_unused_noqa_is_fixable(cli, tmp_path):
+    (tmp_path / "m.py").write_text(block("y = F.relu(x)  # noqa: HY010\nreturn y"))
+    code, out, _ = cli(["--isolated", "--fix", "--output-format", "concise", "m.py"], cwd=tmp_path)
+    assert code == 0 and out.splitlines()[-1] == "Found 1 warning (1 fixed, 0 remaining)."
+    assert (tmp_path / "m.py").read_text() == block("y = F.relu(x)\nreturn y")

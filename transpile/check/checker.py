@@ -225,14 +225,67 @@ def _apply_noqa(findings: list[Finding], lines: list[str], path: str, codes: fro
         unused = [c for c in ours if c not in used.get(row, set())]
         if unused:
             loc = Location(row, col)
+            keep = [c for c in dcodes if c not in unused]
             kept.append(Finding(path, META_UNUSED_NOQA, f"unused `noqa` directive: {', '.join(unused)} "
                                 f"reported nothing on this line", ALL_RULES[META_UNUSED_NOQA].severity,
-                                loc, Location(row, col + len(lines[row - 1].rstrip('\r\n')) - col + 1)))
+                                loc, Location(row, col + len(lines[row - 1].rstrip('\r\n')) - col + 1),
+                                _noqa_fix(lines[row - 1], row, _NOQA, keep)))
     if file_directive is not None and not file_used:
         row, col = file_directive
         kept.append(Finding(path, META_UNUSED_NOQA, "unused file-level `hybridize-check: noqa`: nothing to suppress",
-                            ALL_RULES[META_UNUSED_NOQA].severity, Location(row, col), Location(row, col)))
+                            ALL_RULES[META_UNUSED_NOQA].severity, Location(row, col), Location(row, col),
+                            _noqa_fix(lines[row - 1], row, _FILE_NOQA, [])))
     return kept
+
+
+def _noqa_fix(line: str, row: int, pattern: "re.Pattern[str]", keep: list[str]) -> Optional[Fix]:
+    """HY100's fix: drop the unused codes from the directive, or the directive (with the space
+    before it; the whole line if nothing else is on it) when no code is left."""
+    match = pattern.search(line)
+    if match is None:
+        return None
+    body = line.rstrip("\r\n")
+    if keep:
+        head = body[match.start():match.start("codes")] if match.group("codes") else body[match.start():match.end()] + ": "
+        new = head + ", ".join(keep)
+        return Fix("Remove the unused codes", (Edit(Location(row, match.start() + 1), Location(row, match.end() + 1), new),))
+    start = match.start()
+    while start > 0 and body[start - 1] in " \t":
+        start -= 1
+    if start == 0 and match.end() == len(body):  # the directive is the whole line
+        return Fix("Remove the unused directive", (Edit(Location(row, 1), Location(row + 1, 1), ""),))
+    return Fix("Remove the unused directive", (Edit(Location(row, start + 1), Location(row, match.end() + 1), ""),))
+
+
+def add_noqa_source(text: str, path: str, config: Optional[Config] = None) -> tuple[str, int]:
+    """``--add-noqa``: a ``# noqa: CODES`` directive on the line of every finding (merged into a
+    directive already there), so a legacy code base can adopt the checker and fix later.
+    Lines ending in a backslash continuation are left alone (a comment would end the line)."""
+    lines = split_lines(text)
+    wanted: dict[int, set[str]] = {}
+    for f in check_source(text, path, config, with_edits=False):
+        if f.code in (PARSE_ERROR, META_UNUSED_NOQA) or not 0 < f.start.row <= len(lines):
+            continue
+        wanted.setdefault(f.start.row, set()).add(f.code)
+    added = 0
+    for row, new_codes in sorted(wanted.items()):
+        line = lines[row - 1]
+        body = line.rstrip("\r\n")
+        ending = line[len(body):]
+        if body.endswith("\\"):
+            continue
+        match = _NOQA.search(body)
+        if match is not None and match.group("codes") is None:
+            continue  # a bare ``# noqa`` already silences everything
+        if match is not None:
+            codes = _parse_codes(match.group("codes")) or []
+            merged = codes + sorted(c for c in new_codes if c not in codes)
+            body = body[:match.start()] + "# noqa: " + ", ".join(merged) + body[match.end():]
+        else:
+            body = body + "  # noqa: " + ", ".join(sorted(new_codes))
+        lines[row - 1] = body + ending
+        added += 1
+    return "".join(lines), added
 
 
 # ---------------------------------------------------------------------------------------------
@@ -317,7 +370,8 @@ def write_atomic(path: str, data: bytes) -> None:
 
 def process_file(path: str, config: Config, mode: str = "check", unsafe: bool = False,
                  with_edits: bool = False) -> FileResult:
-    """Check (``mode="check"``), fix in place (``"fix"``) or preview fixes (``"diff"``) one file."""
+    """Check (``mode="check"``), fix in place (``"fix"``), preview fixes (``"diff"``) or add
+    ``# noqa`` directives for every finding (``"add-noqa"``) in one file."""
     try:
         data = _read_bytes(path)
     except OSError as exc:
@@ -340,6 +394,18 @@ def process_data(path: str, data: bytes, config: Config, mode: str = "check", un
     if mode == "check":
         findings = check_source(text, path, config, with_edits)
         return FileResult(path, findings=findings, lines=split_lines(text) if findings else None)
+    if mode == "add-noqa":
+        new_text, added = add_noqa_source(text, path, config)
+        result = FileResult(path, fixed=added)
+        if added and write_back:
+            encoding, bom = _encoding_of(data)
+            try:
+                write_atomic(path, (b"\xef\xbb\xbf" if bom else b"") + new_text.encode(encoding))
+            except (OSError, UnicodeEncodeError) as exc:
+                result.io_error = f"{path}: cannot write: {exc}"
+        elif not write_back:
+            result.fixed_text = new_text
+        return result
     applied: list[tuple[str, Severity]] = []
     new_text, fixed, findings = fix_source(text, path, config, unsafe, applied)
     result = FileResult(path, findings=findings, fixed=fixed, lines=split_lines(new_text) if findings else None,

@@ -153,6 +153,7 @@ def _statistics(result: CheckResult, fmt: str = "concise") -> str:
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0 = one per CPU).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary line.")
 @click.option("--explain", metavar="CODE", default=None, help="Explain a rule and exit.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODES` to every line with a finding (adoption on legacy code).")
 @click.option("--show-fixes", is_flag=True, help="List the fixes applied by --fix, per file and rule.")
 @click.option("--stdin-filename", default=None, help="The name of the file when reading source from standard input (`-`).")
 @click.option("--exit-non-zero-on-warning", is_flag=True,
@@ -164,14 +165,14 @@ def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[st
           select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
           per_file_ignores: tuple[str, ...], exclude: tuple[str, ...], extend_exclude: tuple[str, ...],
           force_exclude: bool, config_file: Optional[str], isolated: bool, jobs: int, quiet: bool,
-          explain: Optional[str], show_fixes: bool, stdin_filename: Optional[str],
+          explain: Optional[str], add_noqa: bool, show_fixes: bool, stdin_filename: Optional[str],
           exit_non_zero_on_warning: bool) -> None:
     """Find constructs in hybrid_forward that break or change meaning under hybridize()."""
     try:
         code = _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_fixes, diff,
                     select, extend_select, ignore, per_file_ignores, exclude, extend_exclude, force_exclude,
                     config_file, isolated, jobs, quiet, explain, show_fixes, stdin_filename,
-                    exit_non_zero_on_warning)
+                    exit_non_zero_on_warning, add_noqa)
     except click.exceptions.Exit:
         raise
     except ConfigError as exc:
@@ -188,7 +189,7 @@ def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[st
 def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_fixes, diff, select,
          extend_select, ignore, per_file_ignores, exclude, extend_exclude, force_exclude, config_file,
          isolated, jobs, quiet, explain, show_fixes=False, stdin_filename=None,
-         exit_non_zero_on_warning=False) -> int:
+         exit_non_zero_on_warning=False, add_noqa=False) -> int:
     if explain:
         click.echo(_explain(explain), nl=False)
         return EXIT_CLEAN
@@ -210,7 +211,9 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
         if not os.path.isdir(parent):
             raise _fail(f"cannot write {output_file}: directory {parent} does not exist")
 
-    mode = "diff" if diff else ("fix" if fix else "check")
+    if add_noqa and (fix or diff):
+        raise _fail("--add-noqa cannot be combined with --fix or --diff")
+    mode = "add-noqa" if add_noqa else "diff" if diff else ("fix" if fix else "check")
     fmt_requested = output_format or ""
     from_stdin = list(paths) == ["-"]
     if "-" in paths and not from_stdin:
@@ -220,6 +223,16 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
     else:
         result = check_paths(list(paths) or ["."], config, jobs=jobs, mode=mode, unsafe=unsafe_fixes,
                              force_exclude=force_exclude, with_edits=fmt_requested in ("json", "sarif"))
+    if mode == "add-noqa":
+        added = sum(r.fixed for r in result.files)
+        if from_stdin and result.files and result.files[0].fixed_text is not None:
+            click.echo(result.files[0].fixed_text, nl=False)
+        io_errors = result.io_errors + [r.io_error for r in result.files if r.io_error]
+        for message in io_errors:
+            click.echo(f"hybridize-check: error: {message}", err=True)
+        if not quiet:
+            click.echo(f"Added {_count(added, 'noqa directive')}.", err=True)
+        return EXIT_ERROR if io_errors else EXIT_CLEAN
     if from_stdin and mode == "fix":
         # ruff: the fixed source goes to standard output, the report to standard error
         fixed_text = result.files[0].fixed_text if result.files else None
