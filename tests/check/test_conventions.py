@@ -136,3 +136,28 @@ def test_unused_noqa_is_fixable(cli, tmp_path):
     code, out, _ = cli(["--isolated", "--fix", "--output-format", "concise", "m.py"], cwd=tmp_path)
     assert code == 0 and out.splitlines()[-1] == "Found 1 warning (1 fixed, 0 remaining)."
     assert (tmp_path / "m.py").read_text() == block("y = F.relu(x)\nreturn y")
+
+
+def test_gitignored_files_are_skipped_in_walks_unless_told(cli, tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("generated/\n*_gen.py\n!keep_gen.py\n")
+    for rel in ("generated/m.py", "pkg/a_gen.py", "pkg/keep_gen.py", "pkg/m.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(INDEX)
+    (tmp_path / "pkg" / ".gitignore").write_text("m.py\n")
+    code, out, _ = cli(["--isolated", "--output-format", "concise", "."], cwd=tmp_path)
+    assert sorted({line.split(":")[0] for line in out.splitlines()[:-1]}) == ["pkg/keep_gen.py"]
+    code, out, _ = cli(["--isolated", "--output-format", "concise", "--no-respect-gitignore", "."], cwd=tmp_path)
+    assert len({line.split(":")[0] for line in out.splitlines()[:-1]}) == 4
+    # a file named explicitly is checked (ruff), unless --force-exclude
+    code, out, _ = cli(["--isolated", "--output-format", "concise", "pkg/m.py"], cwd=tmp_path)
+    assert code == 1
+    code, out, _ = cli(["--isolated", "--output-format", "concise", "--force-exclude", "pkg/m.py"], cwd=tmp_path)
+    assert code == 0
+
+
+def test_gitignore_outside_a_git_work_tree_is_not_read(cli, tmp_path):
+    (tmp_path / ".gitignore").write_text("*.py\n")
+    (tmp_path / "m.py").write_text(INDEX)
+    code, _, _ = cli(["--isolated", "."], cwd=tmp_path)
+    assert code == 1

@@ -38,6 +38,8 @@ _FILE_NOQA = re.compile(
     r"#\s*hybridize-check:\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 _CODE_SPLIT = re.compile(r"[\s,]+")
 MAX_FIX_ROUNDS = 50
+#: What a directory walk picks up.
+SOURCE_SUFFIXES = (".py",)
 #: Deep (but valid) expressions are analysed recursively; CPython's parser caps depth well below.
 RECURSION_LIMIT = 12000
 PARALLEL_THRESHOLD = 12
@@ -431,10 +433,16 @@ def process_data(path: str, data: bytes, config: Config, mode: str = "check", un
 
 
 def collect_files(paths: Sequence[str], config: Config, force_exclude: bool = False) -> tuple[list[str], list[str]]:
-    """Expand ``paths`` into files to check. Returns (files, errors for missing paths)."""
+    """Expand ``paths`` into files to check. Returns (files, errors for missing paths).
+
+    Directory walks skip excluded and (``respect_gitignore``) git-ignored files; files named
+    explicitly are always checked unless ``force_exclude``, as in ruff."""
     files: list[str] = []
     errors: list[str] = []
     seen: set[str] = set()
+    gitignored = None
+    if config.respect_gitignore:
+        from .gitignore import is_ignored as gitignored
     for given in paths:
         if not os.path.exists(given):
             errors.append(f"{given}: no such file or directory")
@@ -443,16 +451,18 @@ def collect_files(paths: Sequence[str], config: Config, force_exclude: bool = Fa
             if force_exclude and config.is_excluded(given) and os.path.abspath(given) != os.path.abspath(config.root):
                 continue
             for dirpath, dirnames, filenames in os.walk(given):
-                dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d), name_only=True))
+                dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d), name_only=True)
+                                     and not (gitignored and gitignored(os.path.join(dirpath, d), True)))
                 for name in sorted(filenames):
-                    if name.endswith(".py"):
+                    if name.endswith(SOURCE_SUFFIXES):
                         full = os.path.join(dirpath, name)
                         full = full[2:] if full.startswith("./") else full
-                        if not config.is_excluded(full, name_only=True) and full not in seen:
+                        if (not config.is_excluded(full, name_only=True) and full not in seen
+                                and not (gitignored and gitignored(full, False))):
                             seen.add(full)
                             files.append(full)
         else:
-            if force_exclude and config.is_excluded(given):
+            if force_exclude and (config.is_excluded(given) or (gitignored and gitignored(given, False))):
                 continue
             if given not in seen:
                 seen.add(given)

@@ -147,6 +147,8 @@ def _statistics(result: CheckResult, fmt: str = "concise") -> str:
 @click.option("--exclude", multiple=True, help="Glob patterns to exclude (replaces the defaults).")
 @click.option("--extend-exclude", multiple=True, help="Glob patterns to exclude in addition.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to paths given explicitly too.")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+              help="Skip files ignored by .gitignore / .git/info/exclude in directory walks (default: on).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="Read [tool.hybridize-check] from this file instead of the nearest pyproject.toml.")
 @click.option("--isolated", is_flag=True, help="Ignore configuration files.")
@@ -164,7 +166,7 @@ def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[st
           statistics: bool, exit_zero: bool, fix: bool, unsafe_fixes: bool, diff: bool,
           select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
           per_file_ignores: tuple[str, ...], exclude: tuple[str, ...], extend_exclude: tuple[str, ...],
-          force_exclude: bool, config_file: Optional[str], isolated: bool, jobs: int, quiet: bool,
+          force_exclude: bool, respect_gitignore: Optional[bool], config_file: Optional[str], isolated: bool, jobs: int, quiet: bool,
           explain: Optional[str], add_noqa: bool, show_fixes: bool, stdin_filename: Optional[str],
           exit_non_zero_on_warning: bool) -> None:
     """Find constructs in hybrid_forward that break or change meaning under hybridize()."""
@@ -172,7 +174,7 @@ def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[st
         code = _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_fixes, diff,
                     select, extend_select, ignore, per_file_ignores, exclude, extend_exclude, force_exclude,
                     config_file, isolated, jobs, quiet, explain, show_fixes, stdin_filename,
-                    exit_non_zero_on_warning, add_noqa)
+                    exit_non_zero_on_warning, add_noqa, respect_gitignore)
     except click.exceptions.Exit:
         raise
     except ConfigError as exc:
@@ -189,7 +191,7 @@ def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[st
 def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_fixes, diff, select,
          extend_select, ignore, per_file_ignores, exclude, extend_exclude, force_exclude, config_file,
          isolated, jobs, quiet, explain, show_fixes=False, stdin_filename=None,
-         exit_non_zero_on_warning=False, add_noqa=False) -> int:
+         exit_non_zero_on_warning=False, add_noqa=False, respect_gitignore=None) -> int:
     if explain:
         click.echo(_explain(explain), nl=False)
         return EXIT_CLEAN
@@ -206,6 +208,8 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
         config = replace(config, exclude=tuple(_split(exclude)))
     if extend_exclude:
         config = replace(config, extend_exclude=config.extend_exclude + tuple(_split(extend_exclude)))
+    if respect_gitignore is not None:
+        config = replace(config, respect_gitignore=respect_gitignore)
     if output_file is not None:
         parent = os.path.dirname(os.path.abspath(output_file))
         if not os.path.isdir(parent):

@@ -1,7 +1,7 @@
 """``[tool.hybridize-check]`` in the nearest ``pyproject.toml``, merged with command-line flags.
 
 Keys follow ruff: ``select``, ``extend-select``, ``ignore``, ``per-file-ignores`` (glob -> codes),
-``exclude`` (replaces the default excludes), ``extend-exclude``. Selectors are rule codes or
+``exclude`` (replaces the default excludes), ``extend-exclude``, ``respect-gitignore`` (default true). Selectors are rule codes or
 prefixes of them (``"HY"``, ``"HY00"``, ``"HY002"``) or ``"ALL"``. Unknown keys, unknown codes and
 wrong types raise :class:`ConfigError` (the CLI prints one line and exits 2): a typo in a config
 must not silently disable a check.
@@ -23,7 +23,8 @@ from typing import Any, Iterable, Optional
 from ..rules import rule_codes
 
 SECTION = "hybridize-check"
-KNOWN_KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude")
+KNOWN_KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
+              "respect-gitignore")
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".ruff_cache",
     ".pytest_cache", "__pycache__", "__pypackages__", "build", "dist", "node_modules",
@@ -43,6 +44,7 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
     root: str = field(default_factory=os.getcwd)
     source: Optional[str] = None
 
@@ -188,6 +190,11 @@ def from_table(table: Any, path: Optional[Path]) -> Config:
         config = replace(config, exclude=_strings(table["exclude"], f"{where}.exclude"))
     if "extend-exclude" in table:
         config = replace(config, extend_exclude=_strings(table["extend-exclude"], f"{where}.extend-exclude"))
+    if "respect-gitignore" in table:
+        value = table["respect-gitignore"]
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}.respect-gitignore: expected true or false, got {value!r}")
+        config = replace(config, respect_gitignore=value)
     return config
 
 
