@@ -70,10 +70,18 @@ class Finding:
     end: Location
     fix: Optional[Fix] = None
     context: tuple[str, ...] = field(default=())
+    #: In a notebook, the 1-based position of the cell; rows are then counted within the cell.
+    cell: Optional[int] = None
+
+    @property
+    def where(self) -> str:
+        """``path:row:col`` (``path:cell N:row:col`` in a notebook), as every format prints it."""
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{self.path}:{cell}{self.start.row}:{self.start.column}"
 
     @property
     def sort_key(self) -> tuple:
-        return (self.path, self.start.row, self.start.column, self.code, self.message)
+        return (self.path, self.cell or 0, self.start.row, self.start.column, self.code, self.message)
 
     @property
     def fixable(self) -> bool:

@@ -39,7 +39,7 @@ _FILE_NOQA = re.compile(
 _CODE_SPLIT = re.compile(r"[\s,]+")
 MAX_FIX_ROUNDS = 50
 #: What a directory walk picks up.
-SOURCE_SUFFIXES = (".py",)
+SOURCE_SUFFIXES = (".py", ".ipynb")
 #: Deep (but valid) expressions are analysed recursively; CPython's parser caps depth well below.
 RECURSION_LIMIT = 12000
 PARALLEL_THRESHOLD = 12
@@ -387,6 +387,8 @@ def process_data(path: str, data: bytes, config: Config, mode: str = "check", un
     leaves the fixed text in ``FileResult.fixed_text`` instead of writing ``path``)."""
     if not mentions_hybrid_forward(data):
         return FileResult(path, skipped=True, fixed_text=None if write_back else data.decode("utf-8", "replace"))
+    if path.endswith(".ipynb"):
+        return _process_notebook(path, data, config, mode, unsafe, with_edits, write_back)
     try:
         text = decode_source(data)
     except SourceError as exc:
@@ -429,6 +431,67 @@ def process_data(path: str, data: bytes, config: Config, mode: str = "check", un
                 result.io_error = f"{path}: cannot write the fixed file: {exc}"
     elif not write_back:
         result.fixed_text = text
+    return result
+
+
+def _process_notebook(path: str, data: bytes, config: Config, mode: str, unsafe: bool, with_edits: bool,
+                      write_back: bool) -> FileResult:
+    """A notebook's code cells as one module (see :mod:`.notebook`), findings in cell coordinates."""
+    import dataclasses
+
+    from . import notebook
+
+    try:
+        nb = notebook.load(data)
+    except SourceError as exc:
+        return FileResult(path, findings=[_parse_error(path, exc)] if PARSE_ERROR in config.codes_for(path) else [])
+    if nb is None:
+        return FileResult(path, skipped=True)
+
+    def in_cells(findings: list[Finding]) -> list[Finding]:
+        out = []
+        for f in findings:
+            cell, row = nb.locate(f.start.row)
+            _, end_row = nb.locate(f.end.row)
+            fix = f.fix
+            if fix is not None:  # edits are applied to the virtual module only; shown per cell
+                fix = Fix(fix.message, tuple(Edit(Location(nb.locate(e.start.row)[1], e.start.column),
+                                                  Location(nb.locate(e.end.row)[1], e.end.column), e.content)
+                                             for e in fix.edits), fix.applicability)
+            message = re.sub(r"\bline (\d+)\b", lambda m: "cell {} line {}".format(*nb.locate(int(m.group(1)))), f.message)
+            out.append(dataclasses.replace(f, cell=cell, start=Location(row, f.start.column), message=message,
+                                           end=Location(end_row, f.end.column), fix=fix))
+        return sorted_findings(out)
+
+    if mode in ("check", "diff"):
+        findings = check_source(nb.text, path, config, with_edits)
+        if mode == "check":
+            return FileResult(path, findings=in_cells(findings))
+    if mode == "add-noqa":
+        new_text, added = add_noqa_source(nb.text, path, config)
+        result = FileResult(path, fixed=added)
+    else:
+        applied: list[tuple[str, Severity]] = []
+        new_text, fixed, findings = fix_source(nb.text, path, config, unsafe, applied)
+        result = FileResult(path, findings=in_cells(findings), fixed=fixed, fixed_findings=applied)
+    if new_text == nb.text:
+        return result
+    try:
+        payload = nb.with_text(new_text)
+    except SourceError as exc:
+        result.io_error = f"{path}: {exc.message}"
+        return result
+    if mode == "diff":
+        result.diff = "".join(difflib.unified_diff(split_lines(data.decode("utf-8", "replace")),
+                                                   split_lines(payload.decode("utf-8")), fromfile=path, tofile=path))
+        result.findings = in_cells(check_source(nb.text, path, config))
+    elif not write_back:
+        result.fixed_text = payload.decode("utf-8")
+    else:
+        try:
+            write_atomic(path, payload)
+        except OSError as exc:
+            result.io_error = f"{path}: cannot write the fixed notebook: {exc}"
     return result
 
 

@@ -10,7 +10,8 @@ NAME = "concise"
 
 def header(f: Finding, style: Style) -> str:
     mark = " [*]" if f.fixable else ""
-    return (f"{style.bold(f.path)}{style.cyan(':')}{f.start.row}{style.cyan(':')}{f.start.column}"
+    cell = f"cell {f.cell}{style.cyan(':')}" if f.cell is not None else ""
+    return (f"{style.bold(f.path)}{style.cyan(':')}{cell}{f.start.row}{style.cyan(':')}{f.start.column}"
             f"{style.cyan(':')} {style.code(f.code, f.severity.value)}{mark} {f.message}")
 
 

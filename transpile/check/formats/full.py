@@ -37,7 +37,7 @@ def render(findings: list[Finding], options: RenderOptions) -> str:
     for f in findings:
         out.append(header(f, style))
         lines = options.lines_for(f.path)
-        excerpt = _excerpt(f, lines, style) if lines else []
+        excerpt = _excerpt(f, lines, style) if lines and f.cell is None else []
         out.extend(excerpt)
         pad = " " * (len(str(f.start.row)) if excerpt else 2)
         for note in f.context:

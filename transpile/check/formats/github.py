@@ -27,5 +27,5 @@ def render(findings: list[Finding], options: RenderOptions) -> str:
             f"endLine={f.end.row}",
             f"endColumn={f.end.column}",
         ])
-        out.append(f"::{level} {props}::{_escape_data(f'{f.path}:{f.start.row}:{f.start.column}: {f.code} {f.message}')}\n")
+        out.append(f"::{level} {props}::{_escape_data(f'{f.where}: {f.code} {f.message}')}\n")
     return "".join(out)

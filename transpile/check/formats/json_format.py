@@ -27,7 +27,7 @@ def finding_dict(f: Finding) -> dict:
         }
     rule = rules.ALL_RULES.get(f.code)
     return {
-        "cell": None,
+        "cell": f.cell,
         "code": f.code,
         "end_location": {"row": f.end.row, "column": f.end.column},
         "filename": os.path.abspath(f.path),

@@ -61,7 +61,7 @@ def render(findings: list[Finding], options: RenderOptions) -> str:
             "ruleId": f.code,
             "ruleIndex": order.get(f.code, 0),
             "level": "error" if f.severity is diagnostics.Severity.ERROR else "warning",
-            "message": {"text": f.message},
+            "message": {"text": f.message if f.cell is None else f"cell {f.cell}: {f.message}"},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": _uri(f.path, options.root), "uriBaseId": "%SRCROOT%"},
                 "region": region,
