@@ -52,3 +52,58 @@ def test_wheel_installs_and_imports_in_a_fresh_venv(wheel: Path, tmp_path: Path)
     cli = env_dir / "bin" / "hybridize"
     res = subprocess.run([str(cli), "--version"], cwd=tmp_path, capture_output=True, text=True)
     assert res.returncode == 0 and "hybridize" in res.stdout
+
+
+def _interpreter(version: str) -> "str | None":
+    """An interpreter of ``version`` (``3.9``): on PATH, or one of pyenv's."""
+    import glob
+    import shutil
+
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    candidates = sorted(glob.glob(os.path.join(root, "versions", f"{version}.*", "bin", "python")))
+    candidates.append(shutil.which(f"python{version}") or "")
+    for candidate in filter(None, candidates):  # pyenv's shims exist even where they cannot run
+        if subprocess.run([candidate, "-c", "import venv"], capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+CONFIGURED_PROJECT = {
+    "pyproject.toml": '[tool.hybridize-check]\nignore = ["HY008"]\n',
+    "m.py": ("from mxnet.gluon import nn\n\n\nclass Net(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+             "        print(x)\n        y = F.relu(x)\n        y += 1\n        return y\n"),
+}
+
+
+@pytest.mark.parametrize("version", ["3.9", "3.10"])
+def test_the_oldest_supported_pythons_check_transpile_and_run(wheel: Path, tmp_path: Path, version: str) -> None:
+    """requires-python says >= 3.9: the wheel (tomli comes along below 3.11) checks a project
+    configured in pyproject.toml, transpiles it and runs a hybridized network there."""
+    python = _interpreter(version)
+    if python is None:
+        pytest.skip(f"no Python {version} interpreter on this machine (PATH or pyenv)")
+    env_dir = tmp_path / "venv"
+    subprocess.run([python, "-m", "venv", str(env_dir)], check=True)
+    bin_dir = env_dir / "bin"
+    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
+                   check=True, cwd=tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    for name, text in CONFIGURED_PROJECT.items():
+        (project / name).write_text(text)
+    res = subprocess.run([str(bin_dir / "hybridize-check"), "--output-format", "concise", "."], cwd=project,
+                         capture_output=True, text=True)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert res.stdout.splitlines() == [
+        "m.py:8:9: HY002 [*] in-place `+=` on tensor `y`: a `Symbol` cannot be updated in place; "
+        "`y` is a tensor: it is the result of `F.relu(x)` on line 7",
+        "Found 1 error (1 fixable)."]  # HY008 (the print) ignored by the configuration
+    res = subprocess.run([str(bin_dir / "hybridize"), "transpile", "m.py", "-o", "out"], cwd=project,
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    probe = ("from hybridize.runtime import nd\nfrom hybridize.runtime.gluon import nn\n"
+             "net = nn.HybridSequential(); net.add(nn.Dense(4, activation='relu'), nn.Dense(2)); net.initialize()\n"
+             "x = nd.ones((2, 3)); a = net(x).asnumpy(); net.hybridize(); b = net(x).asnumpy()\n"
+             "assert abs(a - b).max() == 0 and a.shape == (2, 2)\nprint('ok')\n")
+    res = subprocess.run([str(bin_dir / "python"), "-c", probe], cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr
