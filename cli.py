@@ -1,7 +1,8 @@
 """The ``hybridize`` command: a click group whose subcommands live next to what they drive.
 
 ``check`` (and the ``hybridize-check`` entry point) comes from ``transpile.check.cli``,
-``transpile`` from ``transpile.emit.cli``, ``run`` from ``runtime.run_cli``, ``graph`` from ``runtime.graph_cli``. This module only
+``transpile`` from ``transpile.emit.cli``, ``run`` from ``runtime.run_cli``, ``graph`` from ``runtime.graph_cli``,
+``export-onnx`` from ``runtime.onnx.cli``. This module only
 wires them together; each subcommand turns library errors into one-line messages itself.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ _SUBCOMMANDS = {
     "transpile": (".transpile.emit.cli", "transpile"),
     "run": (".runtime.run_cli", "run"),
     "graph": (".runtime.graph_cli", "graph"),
+    "export-onnx": (".runtime.onnx.cli", "export_onnx"),
 }
 
 

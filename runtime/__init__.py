@@ -19,7 +19,7 @@ def __getattr__(attr: str):
     # gluon, init, initializer and friends load on first use (they are heavier)
     import importlib
     lazy = {"gluon": ".gluon", "init": ".initializer", "initializer": ".initializer", "util": ".util",
-            "contrib": ".contrib", "operator": ".operator",
+            "contrib": ".contrib", "operator": ".operator", "onnx": ".onnx",
             "viz": ".visualization", "visualization": ".visualization"}
     if attr in lazy:
         mod = importlib.import_module(lazy[attr], __name__)

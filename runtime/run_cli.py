@@ -1,6 +1,7 @@
 """``hybridize run``: runs an exported model (symbol JSON + parameters) on numpy inputs.
 
     hybridize run net-symbol.json [--params net-0000.params] --input data=x.npy [--output y.npz]
+                  [--backend numpy|onnxruntime]
 
 A sole data input may be given as ``--input x.npy``; ``.npz`` files holding one array are
 accepted too. Prints one line per output (``out0 <name>: shape (1, 1000), dtype float32``) and,
@@ -159,14 +160,21 @@ def _run(graph: str, params_file: str | None, input_specs: tuple[str, ...], outp
               help="An input array (.npy, or .npz holding one array); NAME may be omitted for a sole input.")
 @click.option("--output", "-o", metavar="OUT.npz", help="Write the outputs as out0, out1, ... to this .npz.")
 @click.option("--executor", type=click.Choice(["compiled", "interpret"]), default=None,
-              help="compiled (default) or the reference interpreter.")
+              help="numpy backend: compiled (default) or the reference interpreter.")
+@click.option("--backend", type=click.Choice(["numpy", "onnxruntime"]), default="numpy",
+              help="numpy (default: this runtime) or onnxruntime (the model exported to ONNX in memory; "
+                   "needs the onnx and onnxruntime packages).")
 @click.option("--max-load-bytes", metavar="SIZE", default=None,
               help="Most bytes one parameter or input file may make the loader allocate (default 2G, "
                    "or $HYBRIDIZE_MAX_LOAD_BYTES); raise it for a genuinely huge model, e.g. 8G.")
 def run(graph: str, params_file: str | None, inputs: tuple[str, ...], output: str | None,
-        executor: str | None, max_load_bytes: str | None) -> None:
+        executor: str | None, backend: str, max_load_bytes: str | None) -> None:
     """Run an exported MXNet model (GRAPH-symbol.json + parameters) on numpy inputs."""
     try:
+        if backend == "onnxruntime":
+            if executor is not None:
+                raise _Fail(None, f"--executor {executor} applies to the numpy backend, not to --backend onnxruntime", 2)
+            executor = "onnxruntime"
         _run(graph, params_file, inputs, output, executor, max_load_bytes)
     except _Fail as e:
         _emit(e.file, e.problem)

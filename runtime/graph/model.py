@@ -52,7 +52,8 @@ def executor(graph: Graph, input_names: Sequence[str], shapes: Mapping[str, tupl
              kind: str | None = None) -> Callable[[Mapping[str, np.ndarray]], list]:
     """A callable ``f({input name: array}) -> [outputs]`` for ``graph`` specialized on ``shapes``.
 
-    ``kind``: ``"compiled"`` (codegen), ``"interpret"`` (reference interpreter) or None
+    ``kind``: ``"compiled"`` (codegen), ``"interpret"`` (reference interpreter), ``"onnxruntime"``
+    (exported to ONNX in memory, run by onnxruntime; needs onnx and onnxruntime) or None
     (``$HYBRIDIZE_EXECUTOR``, default compiled when codegen is available)."""
     kind = kind or os.environ.get("HYBRIDIZE_EXECUTOR") or "compiled"
     if kind == "compiled":
@@ -66,8 +67,11 @@ def executor(graph: Graph, input_names: Sequence[str], shapes: Mapping[str, tupl
                                  dtypes=dict(dtypes),
                                  params={k: v for k, v in params.items() if k in var_names})
             return lambda inputs: prog(**inputs)
+    elif kind == "onnxruntime":
+        from ..onnx.session import ort_executor
+        return ort_executor(graph, input_names, shapes, dtypes, params)
     elif kind != "interpret":
-        raise HybridizeError(f"unknown executor {kind!r} (compiled or interpret)")
+        raise HybridizeError(f"unknown executor {kind!r} (compiled, interpret or onnxruntime)")
     from .interpret import evaluate
     fixed = dict(params)
     return lambda inputs: evaluate(graph, {**fixed, **inputs})
