@@ -16,6 +16,9 @@ measures), resnet18_v1 at batch 1 and 8, mobilenetv2_1.0, resnet50_v1, densenet1
   symbol JSON compiled by ``compile_graph`` (trace + passes + codegen), parameters from
   ``params_recipe``;
 - ``numpy``: the hand-written ``np.maximum(x @ W1.T + b1, 0)``... (MLP only);
+- ``onnxruntime``: the same graph and parameters exported by ``hybridize.runtime.onnx`` and run by
+  an onnxruntime ``InferenceSession`` (CPU, its default threads), when onnxruntime is installed;
+  outputs checked against the compiler's before timing;
 - ``mxnet imperative`` / ``mxnet hybridized``: real MXNet 1.9.1 (``hybridize(static_alloc=True,
   static_shape=True)``), when ``$HYBRIDIZE_MXNET_PYTHON`` names a Python that imports mxnet:
   one worker subprocess per system, driven round by round from here (a venv:
@@ -137,6 +140,20 @@ def timed(fn, calls: int) -> float:
     return (time.perf_counter() - t) / calls
 
 
+def onnxruntime_run(graph, params: dict, feeds: dict):
+    """A no-argument callable running ``graph`` in onnxruntime on ``feeds`` (None without onnxruntime)."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return None
+    from hybridize.runtime.onnx.export import graph_to_onnx
+    from hybridize.runtime.onnx.session import session
+    model = graph_to_onnx(graph, params, {k: v.shape for k, v in feeds.items()},
+                          {k: v.dtype for k, v in feeds.items()})
+    sess = session(model)
+    return lambda: sess.run(None, feeds)
+
+
 def mlp_systems(batch: int) -> tuple[dict, dict]:
     from hybridize.runtime import nd
     from hybridize.runtime.gluon import nn
@@ -174,8 +191,21 @@ def mlp_systems(batch: int) -> tuple[dict, dict]:
             nd.waitall()
             return (time.perf_counter() - t) / MLP_CALLS
         return run
-    return ({"ours imperative": chapter_loop(imp), "ours hybridized": chapter_loop(hyb),
-             "numpy": lambda: timed(numpy_mlp, MLP_CALLS)}, {})
+    systems = {"ours imperative": chapter_loop(imp), "ours hybridized": chapter_loop(hyb),
+               "numpy": lambda: timed(numpy_mlp, MLP_CALLS)}
+    import tempfile
+    from hybridize.runtime.graph import mxnet_json
+    from hybridize.runtime.graph import params as P
+    with tempfile.TemporaryDirectory() as tmp:
+        hyb.export(os.path.join(tmp, "mlp"))
+        graph = mxnet_json.load(os.path.join(tmp, "mlp-symbol.json"))
+        values = P.strip_prefixes(P.load(os.path.join(tmp, "mlp-0000.params")))
+    data = next(n.name for n in graph.variables() if n.name not in values)
+    ort_run = onnxruntime_run(graph, values, {data: x_np})
+    if ort_run is not None:
+        np.testing.assert_allclose(ort_run()[0], numpy_mlp(), rtol=1e-4, atol=1e-5)
+        systems["onnxruntime"] = lambda: timed(ort_run, MLP_CALLS)
+    return systems, {}
 
 
 def vision_systems(name: str, batch: int, with_imperative: bool) -> tuple[dict, dict]:
@@ -194,6 +224,11 @@ def vision_systems(name: str, batch: int, with_imperative: bool) -> tuple[dict, 
     info = {"load_ms": (t1 - t0) * 1e3, "compile_ms": (t2 - t1) * 1e3, "memory": prog.stats.get("memory", {}),
             "layout": prog.stats.get("layout", {})}
     systems = {"ours hybridized": lambda: timed(lambda: prog(x), 1)}
+    ort_run = onnxruntime_run(g, params, {inputs[0]: x})
+    if ort_run is not None:
+        y = prog(x)[0]
+        np.testing.assert_allclose(ort_run()[0], y, rtol=1e-3, atol=1e-4 * float(np.abs(y).max()))
+        systems["onnxruntime"] = lambda: timed(ort_run, 1)
     if with_imperative:
         values = dict(params)
         values[inputs[0]] = x
@@ -206,7 +241,7 @@ def vision_systems(name: str, batch: int, with_imperative: bool) -> tuple[dict, 
 # --------------------------------------------------------------------------------------------
 # the run
 # --------------------------------------------------------------------------------------------
-COLUMNS = ["ours imperative", "ours hybridized", "numpy", "mxnet imperative", "mxnet hybridized"]
+COLUMNS = ["ours imperative", "ours hybridized", "numpy", "onnxruntime", "mxnet imperative", "mxnet hybridized"]
 
 
 def fmt_time(seconds: float | None, unit: str) -> str:
@@ -274,11 +309,12 @@ def format_row(row: dict) -> str:
     cells = [fmt_time(m.get(c), row["unit"]) for c in COLUMNS]
     h = m.get("ours hybridized")
     return " | ".join([row["workload"]] + cells + [ratio(h, m.get("numpy")), ratio(h, m.get("mxnet hybridized")),
-                                                    ratio(m.get("ours imperative"), m.get("mxnet imperative"))])
+                                                    ratio(m.get("ours imperative"), m.get("mxnet imperative")),
+                                                    ratio(h, m.get("onnxruntime"))])
 
 
 HEADER = ["workload"] + COLUMNS + ["hybridized / numpy", "hybridized / mxnet hybridized",
-                                   "imperative / mxnet imperative"]
+                                   "imperative / mxnet imperative", "hybridized / onnxruntime"]
 
 
 def markdown(rows: list[dict], env: dict, argv: list[str]) -> str:

@@ -3,7 +3,8 @@
 Models: resnet18_v1 and mobilenet1.0 at batch 1 (1x3x224x224), and the seed chapter's MLP at
 batch 1 (1x512). Graphs are the MXNet fixtures' ``model-symbol.json``; parameters are rebuilt
 from ``params_recipe.py``. For each model and executor (compiled = ``codegen.compile_graph``,
-interpret = the reference interpreter) it reports the one-off costs (JSON load, first call
+interpret = the reference interpreter, onnxruntime = exported to ONNX and run by onnxruntime when it is
+installed) it reports the one-off costs (JSON load, first call
 including compilation) and the forward latency: each round times enough calls to last about
 ``--min-round`` seconds, the figure is the median (and min) over ``--rounds`` rounds of the time per
 call. Outputs are checked against MXNet's (rtol 1e-3) before timing. Writes
@@ -31,6 +32,11 @@ SHARED = Path(os.environ.get("HYBRIDIZE_SHARED", REPO.parent / "shared"))
 MODELS = SHARED / "fixtures" / "mxnet" / "models"
 CASES = [("resnet18_v1", (1, 3, 224, 224)), ("mobilenet1.0", (1, 3, 224, 224)), ("seed_mlp", (1, 512))]
 EXECUTORS = ["compiled", "interpret"]
+try:   # the onnxruntime backend (the model exported to ONNX in memory), when installed
+    import onnxruntime  # noqa: F401
+    EXECUTORS.append("onnxruntime")
+except ImportError:
+    pass
 
 
 def _recipe():

@@ -106,15 +106,21 @@ class GraphConverter:
 
     def run(self) -> None:
         for n in self.graph.nodes:
-            if n.op is None:
-                if (id(n), 0) not in self.values:
-                    raise ExportError(f"variable {n.name!r} has no value in the exported graph")
+            if n.op is None:     # bound by the caller (inputs, parameters, a body's inputs) or unused
                 continue
             conv = lookup(n.op)
             if conv is None:
                 raise ExportError(f"operator {n.op.name} (node {n.name!r}) has no ONNX equivalent in this exporter")
             skip = {i for i, nm in enumerate(n.input_names) if nm in conv.ignore_inputs}
-            ins = ["" if i in skip else self.values[(id(e.node), e.index)] for i, e in enumerate(n.inputs)]
+            ins = []
+            for i, e in enumerate(n.inputs):
+                if i in skip:
+                    ins.append("")
+                elif (id(e.node), e.index) in self.values:
+                    ins.append(self.values[(id(e.node), e.index)])
+                else:
+                    raise ExportError(f"variable {e.node.name!r} (read by {n.op.name} {n.name!r}) has no value "
+                                      "in the exported graph")
             if self.verbose:
                 _LOG.info("converting %s %s", n.op.name, n.name)
             outs = conv.fn(NodeView(self, n, ins))

@@ -100,6 +100,6 @@ def test_converters_are_keyed_by_the_registry_so_aliases_resolve() -> None:
     assert lookup(get_op("_plus")) is lookup(get_op("elemwise_add"))
     assert lookup(get_op("flatten")) is lookup(get_op("Flatten"))
     supported = get_operator_support()
-    assert {"Convolution", "BatchNorm", "LayerNorm", "Embedding",
+    assert {"Convolution", "BatchNorm", "LayerNorm", "Embedding", "_foreach", "_while_loop", "_cond", "_zeros",
             "_contrib_interleaved_matmul_selfatt_qk"} <= set(supported)
     assert "Custom" not in supported and "Softmax" not in supported   # canonical names only

@@ -1,0 +1,99 @@
+"""MXNet semantics the op fixtures do not pin, checked against our interpreter (itself checked
+against MXNet 1.9.1): pooling conventions with padding, loss outputs without their labels,
+LayerNorm on an inner axis, integer-valued ops, and every supported opset."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from onnx_support import checked, run
+from support import assert_close
+
+RNG = np.random.default_rng(7)
+
+
+def _matches_interpreter(out, feeds: dict, opset: int | None = None) -> None:
+    from hybridize.runtime.graph.interpret import evaluate
+    from hybridize.runtime.onnx import export_graph
+    from hybridize.runtime.onnx.export import graph_inputs
+
+    graph = out.graph()
+    names = [v.name for v in graph_inputs(graph, {})]
+    model = checked(export_graph(graph, {}, {k: feeds[k].shape for k in names},
+                                 [feeds[k].dtype for k in names], opset_version=opset))
+    ours = run(model, {k: feeds[k] for k in names})
+    refs = [np.asarray(v) for v in evaluate(graph, feeds)]
+    assert len(ours) == len(refs)
+    for a, b in zip(ours, refs):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        assert_close(a, b)
+
+
+@pytest.mark.parametrize("pool_type", ["max", "avg", "sum", "lp"])
+@pytest.mark.parametrize("convention", ["valid", "full"])
+@pytest.mark.parametrize("count_include_pad", [True, False])
+@pytest.mark.parametrize("geometry", [((3, 3), (2, 2), (1, 1)), ((2, 3), (2, 1), (0, 1)), ((3,), (2,), (1,))])
+def test_pooling_conventions_and_padding(pool_type, convention, count_include_pad, geometry) -> None:
+    from hybridize.runtime import sym
+
+    kernel, stride, pad = geometry
+    if pool_type != "avg" and not count_include_pad:
+        pytest.skip("count_include_pad only concerns average pooling")
+    x = sym.var("data")
+    y = sym.Pooling(x, kernel=kernel, stride=stride, pad=pad, pool_type=pool_type, pooling_convention=convention,
+                    count_include_pad=count_include_pad, p_value=2)
+    shape = (2, 3) + (7, 8)[:len(kernel)]
+    _matches_interpreter(y, {"data": RNG.normal(size=shape).astype(np.float32)})
+
+
+def test_loss_outputs_export_without_their_labels() -> None:
+    from hybridize.runtime import sym
+    from hybridize.runtime.onnx.export import graph_inputs
+
+    x = sym.var("data")
+    fc = sym.FullyConnected(x, num_hidden=4, no_bias=True, name="fc")
+    out = sym.Group([sym.SoftmaxOutput(fc, name="softmax"),
+                     sym.LogisticRegressionOutput(fc, name="logistic"),
+                     sym.SoftmaxOutput(sym.Reshape(fc, shape=(0, 2, 2)), multi_output=True, name="multi")])
+    assert [v.name for v in graph_inputs(out.graph(), {})] == ["data", "fc_weight"]
+    labels = {"softmax_label": np.zeros(3, np.float32), "logistic_label": np.zeros((3, 4), np.float32),
+              "multi_label": np.zeros((3, 2), np.float32)}     # the interpreter wants them; ONNX does not
+    _matches_interpreter(out, {"data": RNG.normal(size=(3, 5)).astype(np.float32),
+                               "fc_weight": RNG.normal(size=(4, 5)).astype(np.float32), **labels})
+
+
+def test_layer_norm_on_an_inner_axis_and_group_norm() -> None:
+    from hybridize.runtime import sym
+
+    x = sym.var("data")
+    y = sym.LayerNorm(x, sym.var("g"), sym.var("b"), axis=1, eps=1e-3) + \
+        sym.GroupNorm(x, sym.var("g2"), sym.var("b2"), num_groups=2)
+    _matches_interpreter(y, {"data": RNG.normal(size=(2, 4, 3, 2)).astype(np.float32),
+                             "g": RNG.normal(size=(4,)).astype(np.float32), "b": RNG.normal(size=(4,)).astype(np.float32),
+                             "g2": RNG.normal(size=(2,)).astype(np.float32),
+                             "b2": RNG.normal(size=(2,)).astype(np.float32)})
+
+
+def test_rounding_modulo_and_comparisons_follow_mxnet() -> None:
+    from hybridize.runtime import sym
+
+    x, y = sym.var("x"), sym.var("y")
+    out = sym.Group([sym.round(x), sym.fix(x), sym.broadcast_mod(x, y), sym.broadcast_greater(x, y),
+                     sym.logical_not(x > 0), sym.argmax(x, axis=1), sym.topk(x, k=2, ret_typ="both"),
+                     sym.sort(x, axis=0), sym.one_hot(sym.floor(sym.abs(x)), depth=3)])
+    xv = np.array([[-2.5, -1.5, 0.5, 1.5], [2.5, -0.4, 3.7, -3.7]], np.float32)
+    yv = np.array([[1.5, -2.0, 0.7, -1.0]], np.float32)
+    _matches_interpreter(out, {"x": xv, "y": yv})
+
+
+@pytest.mark.parametrize("opset", [13, 15, 17, 18, 21])
+def test_every_opset_writes_the_same_meaning(opset: int) -> None:
+    from hybridize.runtime import sym
+
+    x = sym.var("data")
+    parts = sym.split(x, num_outputs=2, axis=1)
+    y = sym.mean(parts[0], axis=(2,), keepdims=True) + sym.max(parts[1], axis=2, keepdims=True)
+    y = sym.broadcast_add(sym.broadcast_add(sym.tile(y, reps=(1, 2, 3)), sym.norm(x, axis=1, keepdims=True).sum()),
+                          sym.LayerNorm(x, sym.var("g"), sym.var("b")))
+    _matches_interpreter(sym.softmax(y, axis=1), {"data": RNG.normal(size=(2, 4, 3)).astype(np.float32),
+                                                  "g": np.ones(3, np.float32), "b": np.zeros(3, np.float32)}, opset)
