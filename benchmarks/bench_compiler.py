@@ -27,7 +27,7 @@ measures), resnet18_v1 at batch 1 and 8, mobilenetv2_1.0, resnet50_v1, densenet1
 Also prints compile time (trace + passes + codegen) and the memory plan (peak activation bytes
 against the liveness lower bound) of each compiled model. ``--kernels`` measures the
 convolution algorithms (Winograd vs im2col matmul) on ResNet's 3x3 shapes instead.
-``--markdown`` writes ``benchmarks/RESULTS-compiler.md`` with the command line.
+``--markdown`` writes ``benchmarks/RESULTS-compiler.md`` (or ``--output``) with the command line.
 """
 from __future__ import annotations
 
@@ -254,7 +254,7 @@ def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
     py = mxnet_python()
     rows = []
     env = {"python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
-           "cpus": os.cpu_count(), "mxnet": None}
+           "cpus": os.cpu_count(), "mxnet": None, "load_start": os.getloadavg()[0]}
     for name, batch in WORKLOADS:
         if args.only and name not in args.only:
             continue
@@ -295,6 +295,7 @@ def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
         row = {"workload": f"{name} batch {batch}", "unit": "us" if mlp else "ms", "median": med, "info": info}
         rows.append(row)
         print(format_row(row), flush=True)
+    env["load_end"] = os.getloadavg()[0]
     return rows, env
 
 
@@ -324,7 +325,9 @@ def markdown(rows: list[dict], env: dict, argv: list[str]) -> str:
                 if os.environ.get("HYBRIDIZE_MXNET_PYTHON") else ""), "",
              f"Machine: {env['cpus']} CPUs ({env['machine']}), Python {env['python']}, numpy {env['numpy']}"
              + (f", MXNet {env['mxnet']}" if env.get("mxnet") else ", MXNet not available") + ". "
-             "Medians over rounds in one process session, systems alternating round by round, "
+             + (f"Load average (1 min) {env['load_start']:.1f} at the start, {env['load_end']:.1f} at the end "
+                "(the machine is shared). " if "load_end" in env else "")
+             + "Medians over rounds in one process session, systems alternating round by round, "
              "with an idle pause before each sample. "
              "MLP: time per call over 1000 calls; vision models: mean time of one forward over a "
              "sample of about 0.3 s. "
@@ -391,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", help="model names to run (default: all workloads)")
     ap.add_argument("--no-imperative", action="store_true", help="skip the (slow) interpreter column of vision models")
     ap.add_argument("--markdown", action="store_true", help="write benchmarks/RESULTS-compiler.md")
+    ap.add_argument("--output", default=str(HERE / "RESULTS-compiler.md"),
+                    help="the file --markdown writes (default benchmarks/RESULTS-compiler.md)")
     ap.add_argument("--kernels", action="store_true", help="Winograd vs im2col convolution timings")
     ap.add_argument("--sample", type=float, default=0.3,
                     help="seconds per sample of a vision model (calls are repeated up to this)")
@@ -407,8 +412,8 @@ def main(argv: list[str] | None = None) -> int:
     print(" | ".join(HEADER))
     rows, env = run(args)
     if args.markdown:
-        (HERE / "RESULTS-compiler.md").write_text(markdown(rows, env, argv))
-        print(f"wrote {HERE / 'RESULTS-compiler.md'}")
+        Path(args.output).write_text(markdown(rows, env, argv))
+        print(f"wrote {args.output}")
     return 0
 
 

@@ -7,14 +7,13 @@
 The numpy runtime needs neither onnx nor onnxruntime: this package imports ``onnx`` only when a
 model is exported (``pip install 'hybridize[onnx]'``). One converter per operator family, each
 registered against the operator registry (``registry.py``); :func:`get_operator_support` lists
-the exportable operators. The file is written to a temporary name and renamed into place, so a
-failed export never leaves a file behind.
+the exportable operators. The file is written atomically (``hybridize.atomic``), so a failed
+export never leaves a file behind.
 """
 from __future__ import annotations
 
 import logging
 import os
-import tempfile
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -126,25 +125,16 @@ def export_graph(sym: Any, params: Any, in_shapes: Any = None, in_types: Any = n
 
 
 def save_model(model: Any, path: str | os.PathLike) -> str:
-    """Writes ``model`` to ``path`` through a temporary file in the same directory (no partial file)."""
+    """Writes ``model`` to ``path`` atomically (``hybridize.atomic``: a temporary file beside it,
+    renamed into place), so a failed export leaves no file behind."""
+    from ...atomic import write_bytes
+
     path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
+    data = model.SerializeToString()
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".", suffix=".onnx.tmp", dir=directory)
+        write_bytes(path, data)
     except OSError as e:
         raise ExportError(f"{path}: cannot write: {e.strerror or e}", path) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(model.SerializeToString())
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise ExportError(f"{path}: cannot write: {e.strerror or e}", path) from None
-        raise
     return path
 
 

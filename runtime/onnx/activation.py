@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .registry import converter
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -61,16 +63,32 @@ def leaky_relu(n):
     return [n.op("PRelu", x, g)]
 
 
+def _length_mask(n, axis: int) -> str:
+    """``use_length``: True where the position along ``axis`` is below that row's length."""
+    nd = n.ndim
+    steps = n.squeeze(n.dim(n.inputs[0], axis), [0])
+    pos = n.op("Range", n.const(np.asarray(0, np.int64)), steps, n.const(np.asarray(1, np.int64)))
+    if nd - 1 - axis:
+        pos = n.unsqueeze(pos, list(range(1, nd - axis)))
+    lens = n.inputs[1] if n.in_dtype(1) == np.int64 else n.cast(n.inputs[1], np.int64)
+    return n.op("Less", pos, n.unsqueeze(lens, [axis]))
+
+
 def _softmax(n, onnx_op: str, negate: bool = False):
     a = n.attrs
-    if a.use_length:
-        n.fail("use_length=True (a length-masked softmax) is not supported")
     x = n.inputs[0]
+    axis = int(a.axis) % n.ndim
     if negate:
         x = n.op("Neg", x)
     if a.temperature is not None and float(a.temperature) != 1.0:
         x = n.op("Div", x, n.scalar(float(a.temperature)))
-    y = n.op(onnx_op, x, axis=int(a.axis))
+    mask = None
+    if a.use_length:     # only the first `length` entries take part; the others come out 0
+        mask = _length_mask(n, axis)
+        x = n.op("Where", mask, x, n.scalar(-np.inf))
+    y = n.op(onnx_op, x, axis=axis)
+    if mask is not None:
+        y = n.op("Where", mask, y, n.scalar(0.0))
     if n.out_dtype(0) != n.in_dtype(0):
         y = n.cast(y, n.out_dtype(0))
     return [y]

@@ -1,5 +1,5 @@
-"""Indexing: take, pick, one_hot, gather_nd and SequenceMask (index tensors are cast to int64 and
-clipped or wrapped as MXNet's ``mode`` says)."""
+"""Indexing: take, pick, one_hot, gather_nd (index tensors are cast to int64 and clipped or wrapped
+as MXNet's ``mode`` says)."""
 from __future__ import annotations
 
 import numpy as np
@@ -63,25 +63,3 @@ def gather_nd(n):
     perm = list(range(1, m)) + [0]
     idx = n.op("Transpose", n.cast(idx, np.int64) if n.in_dtype(1) != np.int64 else idx, perm=perm)
     return [n.op("GatherND", n.inputs[0], idx)]
-
-
-@converter("SequenceMask")
-def sequence_mask(n):
-    a = n.attrs
-    x = n.inputs[0]
-    if not a.use_sequence_length:
-        return [n.op("Identity", x)]
-    ax = int(a.axis) % n.ndim
-    if ax not in (0, 1):
-        n.fail(f"axis {a.axis}")
-    nd = n.ndim
-    steps = n.squeeze(n.dim(x, ax), [0])
-    t = n.op("Range", n.const(np.asarray(0, np.int64)), steps, n.const(np.asarray(1, np.int64)))
-    lens = n.cast(n.inputs[1], np.int64) if n.in_dtype(1) != np.int64 else n.inputs[1]
-    if ax == 0:      # (T, N): t down the rows, lengths across
-        keep = n.op("Less", n.unsqueeze(t, [1]), n.unsqueeze(lens, [0]))
-    else:            # (N, T)
-        keep = n.op("Less", n.unsqueeze(t, [0]), n.unsqueeze(lens, [1]))
-    if nd > 2:
-        keep = n.unsqueeze(keep, list(range(2, nd)))
-    return [n.op("Where", keep, x, n.scalar(float(a.value)))]

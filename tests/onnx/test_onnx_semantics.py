@@ -98,3 +98,20 @@ def test_every_opset_writes_the_same_meaning(opset: int) -> None:
                           sym.LayerNorm(x, sym.var("g"), sym.var("b")))
     _matches_interpreter(sym.softmax(y, axis=1), {"data": RNG.normal(size=(2, 4, 3)).astype(np.float32),
                                                   "g": np.ones(3, np.float32), "b": np.zeros(3, np.float32)}, opset)
+
+
+def test_sequence_ops_masked_softmax_and_bert_helpers() -> None:
+    from hybridize.runtime import sym
+
+    x, lens, mask_len = sym.var("x"), sym.var("lens"), sym.var("mask_len")
+    outs = [sym.SequenceLast(x, lens, use_sequence_length=True), sym.SequenceLast(x),
+            sym.SequenceReverse(x, lens, use_sequence_length=True), sym.SequenceReverse(x),
+            sym.SequenceLast(sym.swapaxes(x, 0, 1), lens, use_sequence_length=True, axis=1),
+            sym.softmax(x, mask_len, axis=0, use_length=True), sym.log_softmax(x, axis=1, temperature=0.5),
+            sym.contrib.div_sqrt_dim(x), sym.contrib.arange_like(x, start=1.0, step=0.5, repeat=2),
+            sym.contrib.arange_like(x, axis=1), sym.smooth_l1(x, scalar=2.0)]
+    outs += list(sym.moments(x, axes=(0, 2)))
+    _matches_interpreter(sym.Group(outs), {
+        "x": RNG.normal(size=(5, 3, 2)).astype(np.float32),
+        "lens": np.array([5, 2, 0], np.float32),
+        "mask_len": np.array([[1, 2], [3, 5], [4, 1]], np.float32)})
