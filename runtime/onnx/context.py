@@ -231,7 +231,18 @@ class NodeView:
                         break
                 if found:
                     break
-            if found is None:
+            if found is None:       # a graph input of that size (a begin state's batch, ...)
+                for name, vshape, valt in self.conv.variable_sources():
+                    ax = next((k for k, (d2, a2) in enumerate(zip(vshape, valt)) if d2 == d and a2 == a), None)
+                    if ax is not None:
+                        found = (name, ax)
+                        break
+                if found is not None:
+                    if pending:
+                        parts.append(self.ints(pending))
+                        pending = []
+                    parts.append(self.dim(found[0], found[1]))
+                    continue
                 if not infer_ok or inferred:
                     self.fail(f"output dimension {j} depends on dynamic input dimensions in a way "
                               "ONNX shape arithmetic here does not express")

@@ -82,7 +82,8 @@ class GraphConverter:
         self._alt = alt
         self._dtypes = dtypes
         self.values = values          # (id(node), index) -> ONNX tensor name
-        self._consts = dict(consts or {})
+        self._consts: dict = dict(consts or {})
+        self._by_id: dict | None = None
         self.verbose = verbose
 
     def shape(self, key: tuple) -> tuple:
@@ -102,7 +103,40 @@ class GraphConverter:
         return np.dtype(self._dtypes.get(key, np.float32))
 
     def value(self, key: tuple) -> np.ndarray | None:
-        return self._consts.get(key)
+        """The constant value of an entry: a parameter, or an op of constants folded with the
+        registry's kernel (Gluon's fused RNN layers concatenate their weights in the graph);
+        None when it depends on an input or on randomness/mode."""
+        if key in self._consts:
+            return self._consts[key]
+        node = self._nodes_by_id().get(key[0])
+        if node is None or node.op is None or node.op.mode_dependent or node.op.name.startswith(("_random", "_sample")):
+            return None
+        args = []
+        for e in node.inputs:
+            v = self.value((id(e.node), e.index))
+            if v is None:
+                self._consts[key] = None
+                return None
+            args.append(v)
+        out = node.op.compute(node.resolved, *args)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        for k, o in enumerate(outs):
+            self._consts[(id(node), k)] = np.asarray(o)
+        return self._consts[key]
+
+    def variable_sources(self) -> list[tuple[str, tuple, tuple]]:
+        """(ONNX name, shape, perturbed shape) of this graph's bound non-constant variables."""
+        out = []
+        for n in self.graph.nodes:
+            key = (id(n), 0)
+            if n.op is None and key in self.values and self._consts.get(key) is None and key in self._shapes:
+                out.append((self.values[key], self.shape(key), self.alt_shape(key)))
+        return out
+
+    def _nodes_by_id(self) -> dict:
+        if self._by_id is None:
+            self._by_id = {id(n): n for n in self.graph.nodes}
+        return self._by_id
 
     def run(self) -> None:
         for n in self.graph.nodes:
