@@ -7,7 +7,8 @@
 run``). ``--input data=1,3,224,224`` gives an input's shape (``NAME=`` may be left out for a sole
 input; every input needs one: a variable without a value and without ``--input`` is reported as a
 parameter missing from the file). ``--dynamic-batch``
-leaves axis 0 of every input symbolic. Problems are one line on stderr: exit 1 for a model that
+leaves axis 0 of every input symbolic, except inputs whose first axis the model cannot vary (a
+loop limit of shape (1,)). Problems are one line on stderr: exit 1 for a model that
 cannot be exported or read (unsupported operator, missing parameter, unwritable output), 2 for a
 malformed command line (bad shape string, unknown input); the output file is written atomically
 or not at all.
@@ -109,7 +110,7 @@ def _export(graph: str, params_file: str | None, output: str, opset: int | None,
             raise _Fail(None, f"no shape for input {v.name!r}: give --input {v.name}=SHAPE", 2)
     dyn = {k: (0,) for k in names} if dynamic_batch else {}
     try:
-        onnx_model = graph_to_onnx(model.graph, model.params, shapes, None, dyn, opset)
+        onnx_model = graph_to_onnx(model.graph, model.params, shapes, None, dyn, opset, drop_fixed=True)
         save_model(onnx_model, output)
     except ExportError as e:
         if e.path is not None:
@@ -118,8 +119,9 @@ def _export(graph: str, params_file: str | None, output: str, opset: int | None,
     except HybridizeError as e:
         raise _Fail(graph, str(e)) from None
     opset_used = onnx_model.opset_import[0].version
-    ins = ", ".join(f"{k} ({'N' if dynamic_batch else shapes[k][0]}"
-                    + "".join(f", {d}" for d in shapes[k][1:]) + ")" for k in names)
+    dims = {i.name: ["N" if d.HasField("dim_param") or not d.HasField("dim_value") else str(d.dim_value)
+                     for d in i.type.tensor_type.shape.dim] for i in onnx_model.graph.input}
+    ins = ", ".join(f"{k} ({', '.join(dims[k])}{',' if len(dims[k]) == 1 else ''})" for k in names)
     return f"wrote {output} (ONNX opset {opset_used}; inputs {ins})"
 
 
@@ -130,7 +132,8 @@ def _export(graph: str, params_file: str | None, output: str, opset: int | None,
 @click.option("--output", "-o", required=True, metavar="MODEL.onnx", help="The ONNX file to write.")
 @click.option("--opset", type=click.IntRange(1, None), default=None, metavar="N",
               help="ONNX opset to write (default 17; 13 and later).")
-@click.option("--dynamic-batch", is_flag=True, help="Leave axis 0 of every input symbolic.")
+@click.option("--dynamic-batch", is_flag=True,
+              help="Leave axis 0 of every input symbolic (inputs whose axis 0 cannot vary stay fixed).")
 @click.option("--input", "-i", "inputs", multiple=True, metavar="[NAME=]SHAPE",
               help="An input's shape, e.g. data=1,3,224,224 (NAME may be omitted for a sole input).")
 def export_onnx(graph: str, params_file: str | None, output: str, opset: int | None, dynamic_batch: bool,

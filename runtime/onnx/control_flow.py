@@ -20,7 +20,7 @@ import numpy as np
 
 from ..base import ShapeError
 from ..graph.infer import infer_dtypes, infer_shapes
-from .context import Builder, ExportError, onnx_dtype
+from .context import Builder, onnx_dtype
 from .registry import converter
 
 
@@ -101,7 +101,6 @@ def foreach(n):
     sub = a.subgraphs[0]
     nd, ns = len(a.in_data_locs), len(a.in_state_locs)
     bound, inputs = {}, []
-    h = n.b.onnx.helper
     for k, loc in enumerate(a.in_state_locs):         # Scan body inputs: states first
         i = nd + k
         name = n.b.names.fresh(f"{n.name}_state{k}")

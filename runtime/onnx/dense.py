@@ -65,15 +65,11 @@ def dot(n):
         if len(ls) == 1 and len(rs) == 1:
             y = n.reshape(y, [1])          # MXNet: a vector dot product has shape (1,)
         return [y]
-    # N-d: lhs (..., k) x rhs (k, ...) through 2-d matrices, as MXNet defines it
-    if a.transpose_a or a.transpose_b:
-        if len(ls) != 2 and a.transpose_a or len(rs) != 2 and a.transpose_b:
-            n.fail("transpose_a/transpose_b on an N-d (N > 2) operand")
+    # N-d: through 2-d matrices as MXNet defines it: lhs (..., k) or, transposed, (k, ...); rhs
+    # (k, ...) or, transposed, (..., k)
     k = ls[0] if a.transpose_a else ls[-1]
-    lhs = transposed(n, 0) if a.transpose_a else lhs
-    rhs = transposed(n, 1) if a.transpose_b else rhs
-    l2 = n.reshape(lhs, [-1, k])
-    r2 = n.reshape(rhs, [k, -1])
+    l2 = n.op("Transpose", n.reshape(lhs, [k, -1]), perm=[1, 0]) if a.transpose_a else n.reshape(lhs, [-1, k])
+    r2 = n.op("Transpose", n.reshape(rhs, [-1, k]), perm=[1, 0]) if a.transpose_b else n.reshape(rhs, [k, -1])
     return [n.op("Reshape", n.op("MatMul", l2, r2), n.target_shape(0))]
 
 

@@ -185,9 +185,9 @@ def _alt_dim(d: int) -> int:
     return 2 * int(d) + 3
 
 
-def _alt_shapes(graph: Graph, known: dict, dynamic_axes: dict, lenient: bool) -> dict:
-    """Shape inference with every dynamic axis changed (see ``context.py``); ``lenient`` drops
-    the axes that cannot change on their own."""
+def _alt_shapes(graph: Graph, known: dict, dynamic_axes: dict, lenient: bool) -> tuple[dict, dict]:
+    """Shape inference with every dynamic axis changed (see ``context.py``), and the axes that
+    were changed; ``lenient`` drops the axes that cannot change on their own."""
     def attempt(axes: dict) -> dict:
         alt_known = dict(known)
         for name, ax in axes.items():
@@ -195,7 +195,7 @@ def _alt_shapes(graph: Graph, known: dict, dynamic_axes: dict, lenient: bool) ->
         return infer_shapes(graph, alt_known)
 
     try:
-        return attempt(dynamic_axes)
+        return attempt(dynamic_axes), dynamic_axes
     except ShapeError as e:
         if not lenient:
             raise ExportError(f"the model's shapes do not allow the dynamic axes {dynamic_axes} to vary "
@@ -211,7 +211,7 @@ def _alt_shapes(graph: Graph, known: dict, dynamic_axes: dict, lenient: bool) ->
                 pass
         free[name] = tuple(ok)
     try:
-        return attempt(free)
+        return attempt(free), free
     except ShapeError as e:
         raise ExportError(f"the model's shapes do not allow the dynamic axes {free} to vary together "
                           f"({e})") from None
@@ -220,11 +220,12 @@ def _alt_shapes(graph: Graph, known: dict, dynamic_axes: dict, lenient: bool) ->
 def graph_to_onnx(graph: Graph, params: Mapping[str, np.ndarray], in_shapes: Mapping[str, Sequence[int]],
                   in_dtypes: Mapping[str, Any] | None = None, dynamic_axes: Mapping[str, Sequence[int]] | None = None,
                   opset: int | None = None, verbose: bool = False, graph_name: str = "hybridize",
-                  lenient: bool = False):
+                  lenient: bool = False, drop_fixed: bool = False):
     """The ONNX model of ``graph``: inputs shaped ``in_shapes`` (concrete sizes, used for shape
     inference), ``dynamic_axes`` {input: axes} declared symbolic, parameters as initializers.
     ``lenient``: declared axes the model's shapes do not let vary (MXNet's ``dynamic=True``
-    declares every axis) stay declared but are treated as fixed inside the graph."""
+    declares every axis) stay declared but are treated as fixed inside the graph;
+    ``drop_fixed``: such axes are left static (``--dynamic-batch`` on an input without a batch)."""
     from .context import _onnx
     onnx = _onnx()
     opset = DEFAULT_OPSET if opset is None else int(opset)
@@ -251,7 +252,11 @@ def graph_to_onnx(graph: Graph, params: Mapping[str, np.ndarray], in_shapes: Map
         shapes = infer_shapes(graph, known)
     except ShapeError as e:
         raise ExportError(f"shape inference failed: {e}") from None
-    alt = _alt_shapes(graph, known, dynamic_axes, lenient) if any(dynamic_axes.values()) else shapes
+    alt = shapes
+    if any(dynamic_axes.values()):
+        alt, free = _alt_shapes(graph, known, dynamic_axes, lenient or drop_fixed)
+        if drop_fixed:
+            dynamic_axes = free
     dts = {k: v.dtype for k, v in params.items()}
     dts.update({v.name: np.dtype((in_dtypes or {}).get(v.name, np.float32)) for v in inputs})
     dtypes = infer_dtypes(graph, dts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -145,3 +146,18 @@ def test_the_numpy_runtime_imports_neither_onnx_nor_onnxruntime() -> None:
             "print(sorted(k for k in sys.modules if k.split('.')[0] in ('onnx', 'onnxruntime')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "[]\n"
+
+
+def test_dynamic_batch_leaves_inputs_without_a_batch_axis_static(tmp_path) -> None:
+    cf = Path(__file__).resolve().parent.parent / "runtime" / "data" / "control_flow"
+    out = tmp_path / "loop.onnx"
+    code, stdout, stderr = _cli("export-onnx", str(cf / "while_loop-symbol.json"), "-o", str(out),
+                                "--input", "data0=2,3", "--input", "data1=1", "--dynamic-batch")
+    assert (code, stderr) == (0, "")
+    assert stdout == f"wrote {out} (ONNX opset 17; inputs data1 (1,), data0 (N, 3))\n"
+    model = checked(onnx.load(str(out)))
+    io = np.load(cf / "control-flow-io.npz")
+    x3 = np.concatenate([io["x"], io["x"][:1]])
+    ys = run(model, {"data0": x3, "data1": io["loop_a_limit"]})
+    assert ys[3].shape == (3, 3)
+    np.testing.assert_allclose(ys[3][:2], io["loop_a_y3"], rtol=1e-5, atol=1e-6)

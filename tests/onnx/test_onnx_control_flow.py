@@ -89,3 +89,16 @@ def test_while_loop_and_cond_export_and_match_mxnet(kind: str, tag: str, runs, o
         f = {"data0": x3, "data1": io[f"{tag}_{r}_{second}"]}
         for y, ref in zip(run(dyn, f), _ours(graph, params, f)):
             np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_the_onnxruntime_backend_runs_control_flow_models_like_the_numpy_runtime() -> None:
+    from hybridize.runtime.graph.model import Model
+
+    io = np.load(DATA / "foreach-io.npz")
+    graph, params = _model("foreach")
+    feeds = {"data0": io["x"], "data1": io["h"], "data2": io["c"]}
+    ours = Model(graph, params).run(feeds)
+    theirs = Model(graph, params, executor="onnxruntime").run(feeds)
+    assert len(ours) == len(theirs) == 4
+    for a, b in zip(theirs, ours):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

@@ -24,7 +24,6 @@ def _sources(name: str):
 
 @pytest.mark.parametrize("name", MODELS)
 def test_model_exports_and_matches_mxnet_static_and_with_a_dynamic_batch(name: str) -> None:
-    from hybridize.runtime.graph import mxnet_json
     from hybridize.runtime.graph.model import Model
     from hybridize.runtime.onnx import export_graph, load_graph_and_params
 

@@ -115,3 +115,27 @@ def test_sequence_ops_masked_softmax_and_bert_helpers() -> None:
         "x": RNG.normal(size=(5, 3, 2)).astype(np.float32),
         "lens": np.array([5, 2, 0], np.float32),
         "mask_len": np.array([[1, 2], [3, 5], [4, 1]], np.float32)})
+
+
+def test_nd_dot_with_transposes() -> None:
+    from hybridize.runtime import sym
+
+    a, b, v = sym.var("a"), sym.var("b"), sym.var("v")
+    outs = [sym.dot(a, b), sym.dot(a, b, transpose_a=True, transpose_b=True), sym.dot(v, b),
+            sym.dot(a, v, transpose_a=True), sym.dot(b, b, transpose_b=True)]
+    _matches_interpreter(sym.Group(outs), {"a": RNG.normal(size=(3, 2, 3)).astype(np.float32),
+                                           "b": RNG.normal(size=(3, 4, 3)).astype(np.float32),
+                                           "v": RNG.normal(size=(3,)).astype(np.float32)})
+
+
+def test_adaptive_pooling_bilinear_resize_and_crop_as_mxnet_index_rules() -> None:
+    from hybridize.runtime import sym
+
+    x, like = sym.var("x"), sym.var("like")
+    outs = [sym.contrib.AdaptiveAvgPooling2D(x, output_size=s) for s in (1, (3, 4), (2, 5))]
+    outs += [sym.contrib.BilinearResize2D(x, height=9, width=4, align_corners=ac) for ac in (True, False)]
+    outs += [sym.contrib.BilinearResize2D(x, like, mode="like"),
+             sym.contrib.BilinearResize2D(x, mode="to_even_up"),
+             sym.Crop(x, h_w=(3, 4), offset=(1, 2), num_args=1), sym.Crop(x, like, center_crop=True, num_args=2)]
+    _matches_interpreter(sym.Group(outs), {"x": RNG.normal(size=(2, 3, 7, 6)).astype(np.float32),
+                                           "like": np.zeros((1, 1, 5, 3), np.float32)})
