@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -96,6 +97,16 @@ def test_deeper_vision_models_trace_infer_and_export_their_graph(tmp_path, name)
     path = str(tmp_path / "m-symbol.json")
     out.save(path)
     assert mx.sym.load(path).tojson() == out.tojson()
+
+
+def test_print_model_equals_mxnet():
+    """``print(model)`` before initialization (``Conv2D(None -> 64, ...)``) is MXNet's text for all 34
+    (sha1 of MXNet's ``repr``, recorded by tests/runtime/data/make_fidelity_cases.py)."""
+    recorded = json.loads((Path(__file__).parent.parent / "runtime" / "data" / "fidelity_cases.json")
+                          .read_text())["zoo_repr_sha1"]
+    assert sorted(recorded) == sorted(ALL)
+    ours = {name: hashlib.sha1(repr(vision.get_model(name)).encode()).hexdigest() for name in ALL}
+    assert ours == recorded
 
 
 @pytest.mark.parametrize("name", ["resnet18_v1", "mobilenetv2_0.25", "alexnet"])

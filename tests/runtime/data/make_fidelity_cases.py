@@ -1,7 +1,8 @@
 """Records MXNet 1.9.1's answers for ``tests/runtime/test_mxnet_fidelity.py`` (issue 12: train-mode
 state, arange with integer dtypes, -1 in unravel_index/ravel_multi_index shapes, shape inference
 backwards through transpose, PReLU with a full-shape gamma, deferred RNN input sizes, a
-224x224-kernel convolution). Run by hand with a Python that has real MXNet 1.9.1 (CI has none)::
+224x224-kernel convolution) and ``tests/gluon/test_model_zoo_vision.py`` (``print(model)`` of every
+vision model). Run by hand with a Python that has real MXNet 1.9.1 (CI has none)::
 
     /work/mxnet-venv/bin/python tests/runtime/data/make_fidelity_cases.py
 
@@ -168,6 +169,17 @@ y_hyb = conv(nd.array(xc)).asnumpy()
 ARRAYS.update({"conv224/y_imperative": y_imp,
                "conv224/y_hybrid": y_hyb})
 CASES["conv224"] = {"max_abs_imperative_vs_hybrid": float(np.abs(y_imp - y_hyb).max())}
+
+# -- model zoo: print(model) of every vision model before initialization (sha1 of the text) ---------
+import hashlib  # noqa: E402
+from mxnet.gluon.model_zoo import vision  # noqa: E402
+
+ZOO = ["resnet18_v1", "resnet34_v1", "resnet50_v1", "resnet101_v1", "resnet152_v1", "resnet18_v2", "resnet34_v2",
+       "resnet50_v2", "resnet101_v2", "resnet152_v2", "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn",
+       "vgg16_bn", "vgg19_bn", "alexnet", "densenet121", "densenet161", "densenet169", "densenet201",
+       "squeezenet1.0", "squeezenet1.1", "inceptionv3", "mobilenet1.0", "mobilenet0.75", "mobilenet0.5",
+       "mobilenet0.25", "mobilenetv2_1.0", "mobilenetv2_0.75", "mobilenetv2_0.5", "mobilenetv2_0.25"]
+CASES["zoo_repr_sha1"] = {name: hashlib.sha1(repr(vision.get_model(name)).encode()).hexdigest() for name in ZOO}
 
 with open(os.path.join(HERE, "fidelity_cases.json"), "w") as f:
     json.dump(CASES, f, indent=1, sort_keys=True)
