@@ -112,10 +112,10 @@ def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
     if not targets:
         return analysis
     # every class of the file: helpers may run with a base class as ``cls``
-    init_ndarrays, init_params, init_layers = {}, {}, {}
+    init_ndarrays, init_params = {}, {}
+    init_layers = _LazyLayers(index)
     for name, cls in index.classes.items():
         init_ndarrays[name], init_params[name] = _init_attributes(index, cls)
-        init_layers[name] = _init_layers(index, cls)
 
     decided: Optional[Evidence] = None
     interp: Optional[Interpreter] = None
@@ -184,7 +184,9 @@ def _init_layers(index: ModuleIndex, cls: ClassInfo) -> dict[str, str]:
     """``self.attr`` -> layer class for attributes that ``__init__`` (of the class or its bases in
     this file) only ever sets to a single-tensor Gluon layer (``self.fc = nn.Dense(3)``; see
     :mod:`.layers`) or ``None``. Any other assignment to the attribute, anywhere in those
-    ``__init__`` s, leaves it out: the attribute might hold some other block."""
+    ``__init__`` s (statements at any depth), leaves it out: it might hold some other block.
+    Computed on first use (the interpreter asks only for classes whose ``hybrid_forward`` calls
+    ``self.attr(...)``), by a statement walk: expressions are not visited."""
     from .layers import single_tensor_layer
 
     layers: dict[str, str] = {}
@@ -193,28 +195,47 @@ def _init_layers(index: ModuleIndex, cls: ClassInfo) -> dict[str, str]:
         init = owner.methods.get("__init__")
         if init is None:
             continue
-        for node in ast.walk(init.node):
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                value = node.value
-            elif isinstance(node, (ast.For, ast.With, ast.NamedExpr)):
-                targets = [node.target] if isinstance(node, (ast.For, ast.NamedExpr)) else [
-                    i.optional_vars for i in node.items if i.optional_vars is not None]
-                value = None
+        stack: list[ast.AST] = list(init.node.body)  # type: ignore[attr-defined]
+        while stack:
+            stmt = stack.pop()
+            for attr in ("body", "orelse", "finalbody", "handlers"):
+                block = getattr(stmt, attr, None)
+                if isinstance(block, list):
+                    stack.extend(block)
+            if isinstance(stmt, ast.Assign):
+                targets, value = stmt.targets, stmt.value
+            elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+                targets, value = [stmt.target], (stmt.value if isinstance(stmt, ast.AnnAssign) else None)
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                targets, value = [i.optional_vars for i in stmt.items if i.optional_vars is not None], None
             else:
                 continue
             for target in targets:
-                for t in ast.walk(target):
+                for t in ([target] if isinstance(target, ast.Attribute) else ast.walk(target)):
                     if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
                         continue
                     layer = None
-                    if target is t and isinstance(value, ast.Call) and not isinstance(node, ast.AugAssign):
+                    if t is target and isinstance(value, ast.Call):
                         layer = single_tensor_layer(K.strip_mxnet(_qualify(value.func, index)))
                     if layer is not None:
                         layers.setdefault(t.attr, layer)
-                    elif not (target is t and isinstance(value, ast.Constant) and value.value is None):
+                    elif not (t is target and isinstance(value, ast.Constant) and value.value is None):
                         other.add(t.attr)
     return {attr: layer for attr, layer in layers.items() if attr not in other}
+
+
+class _LazyLayers(dict):
+    """class name -> :func:`_init_layers` of that class, computed on first lookup."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        super().__init__()
+        self.index = index
+
+    def __missing__(self, name: str) -> dict[str, str]:
+        cls = self.index.classes.get(name)
+        found = _init_layers(self.index, cls) if cls is not None else {}
+        self[name] = found
+        return found
 
 
 def _class_chain(index: ModuleIndex, cls: ClassInfo) -> list[ClassInfo]:

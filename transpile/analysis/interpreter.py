@@ -110,7 +110,7 @@ class Interpreter:
         self.init_ndarrays = init_ndarrays
         self.init_params = init_params or {}
         #: class -> ``self.attr`` -> single-tensor Gluon layer class (``fc`` -> ``Dense``)
-        self.init_layers = init_layers or {}
+        self.init_layers = init_layers if init_layers is not None else {}
         self.stack: list[int] = []
         self.memo: dict[tuple, Value] = {}
         self.analysed_nested: set[int] = set()
@@ -1174,7 +1174,10 @@ class Interpreter:
                 owner, span = hit
                 site = Site(self.index.lines, span.qualname, function=span)
                 return self.call_function(span.node, node, args, site, owner, span.qualname, Env(), _SELF)
-            layer = self.init_layers.get(cls.name, {}).get(attr)
+            try:
+                layer = self.init_layers[cls.name].get(attr)  # (computed on first lookup)
+            except KeyError:
+                layer = None
             if layer is not None and len(node.args) == 1 and not node.keywords \
                     and not isinstance(node.args[0], ast.Starred):
                 return self.call_layer(node, args[0][1])
