@@ -4,6 +4,7 @@ from typing import Iterator
 from ..diagnostics import Severity
 from ..analysis import knowledge as K
 from ..analysis.events import Event, EventKind
+from ..convert.imperative_api import imperative_api_fix
 from .base import Report, Rule, example
 
 
@@ -35,7 +36,8 @@ def check(event: Event) -> Iterator[Report]:
         return  # ``else`` of ``if F is nd:``: only runs while tracing, where it is F
     if family == "ndarray":
         yield Report(event.node, f"`{text}` uses the imperative NDArray API inside `hybrid_forward`; "
-                                 f"it ignores hybridization and mixes NDArrays into the graph: use `F` instead")
+                                 f"it ignores hybridization and mixes NDArrays into the graph: use `F` instead",
+                     fix=lambda with_edits: imperative_api_fix(event, with_edits))
     elif family == "symbol":
         yield Report(event.node, f"`{text}` uses the symbolic API directly inside `hybrid_forward`; it "
                                  f"breaks imperative execution: use `F` instead")
@@ -58,9 +60,14 @@ RULE = Rule(
     ),
     fix_advice="Call `F.X(...)`; for a constant tensor register it in `__init__` with "
                "`self.mean = self.params.get_constant('mean', value)` and take it as a keyword "
-               "argument of `hybrid_forward` (parameters likewise: `hybrid_forward(self, F, x, weight)`).",
+               "argument of `hybrid_forward` (parameters likewise: `hybrid_forward(self, F, x, weight)`). "
+               "`--fix` replaces `nd.X`/`mx.nd.X`/`nd.contrib.X` by `F.X` where X is an MXNet operator "
+               "(generated into both namespaces with one signature; safe: imperatively `F` is `nd`); "
+               "hand-written NDArray functions (`nd.zeros(shape, ctx)`, `nd.array`, ...), `random` and "
+               "calls with `out=`/`ctx=` are left to you.",
     events=(EventKind.API_REF, EventKind.SELF_ATTR_READ, EventKind.PARAMETER_DATA),
     check=check,
+    fixable=True,
     valid=(
         example("if F is nd:\n    y = nd.relu(x)\nelse:\n    y = F.relu(x)\nreturn y"),
         example("return F.broadcast_sub(x, mean)", signature="self, F, x, mean"),
@@ -77,5 +84,14 @@ RULE = Rule(
         example("return F.broadcast_mul(x, self.weight.data())  # expect: HY007",
                 init="self.weight = self.params.get('weight', shape=(1, 2))"),
         example("mask = F.array([1.0, 0.0])  # expect: HY007\nreturn F.broadcast_mul(x, mask)"),
+        example("return x + nd.zeros((2, 3, 4))  # expect: HY007"),
+    ),
+    fix_examples=(
+        (example("y = nd.relu(x)\nreturn nd.softmax(y, axis=-1) + 1"),
+         example("y = F.relu(x)\nreturn F.softmax(y, axis=-1) + 1")),
+        ("import mxnet as mx\n" + example("h = F.relu(x)\nreturn mx.nd.contrib.div_sqrt_dim(mx.nd.broadcast_add(h, x))"),
+         "import mxnet as mx\n" + example("h = F.relu(x)\nreturn F.contrib.div_sqrt_dim(F.broadcast_add(h, x))")),
+        ("from mxnet.ndarray import transpose\n" + example("return transpose(x, axes=(1, 0, 2)) * 2"),
+         "from mxnet.ndarray import transpose\n" + example("return F.transpose(x, axes=(1, 0, 2)) * 2")),
     ),
 )
