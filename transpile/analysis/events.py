@@ -103,6 +103,14 @@ class Event:
     args: tuple[tuple[Value, ast.AST], ...] = ()
     call: Optional[ast.Call] = None
     extra: dict = field(default_factory=dict)
+    #: the interpreter's abstract values of the expressions it evaluated (``id(node) -> (node,
+    #: value, site)``), so a fix can ask what an expression near the event is (:meth:`value_of`)
+    values: Optional[dict] = field(default=None, repr=False, compare=False)
+
+    def value_of(self, node: ast.AST) -> Optional[Value]:
+        """The abstract value of ``node`` (an expression evaluated on the symbolic path), if known."""
+        hit = self.values.get(id(node)) if self.values is not None else None
+        return hit[1] if hit is not None and hit[0] is node else None
 
     def subject_text(self) -> str:
         node = self.subject if self.subject is not None else self.node

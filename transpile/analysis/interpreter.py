@@ -138,7 +138,7 @@ class Interpreter:
 
     def emit(self, kind: EventKind, node: ast.AST, **fields: Any) -> None:
         if self.emitting:
-            self.events.append(Event(kind, node, self.ctx.site, **fields))
+            self.events.append(Event(kind, node, self.ctx.site, values=self.values, **fields))
 
     def emit_api_ref(self, node: ast.AST, qual: str) -> None:
         """A reference into MXNet's nd/sym API; ``construct`` says whether it only runs while

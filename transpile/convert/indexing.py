@@ -201,5 +201,5 @@ def indexing_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     text = indexing_expression(base, key, F)
     if text is None:
         return None
-    new = cst.parse_expression(text).with_changes(lpar=sub.lpar, rpar=sub.rpar)
+    new = cst.parse_expression(text)  # a call: atomic, needs no parentheses
     return Fix(message, (_replace_edit(module, sub, new, where),), applicability)

@@ -5,6 +5,7 @@ from ..diagnostics import Severity
 from ..analysis import knowledge as K
 from ..analysis.events import Event, EventKind
 from ..analysis.values import Kind
+from ..convert.values import value_fix
 from .base import Report, Rule, example
 
 
@@ -12,7 +13,8 @@ def check(event: Event) -> Iterator[Report]:
     if event.kind is EventKind.METHOD_CALL:
         if event.name in K.CONCRETE_METHODS and event.value.kind in (Kind.TENSOR, Kind.MAYBE):
             yield Report(event.node, f"`.{event.name}()` needs the concrete value of a tensor, which a "
-                                     f"symbolic graph does not have; {event.why()}")
+                                     f"symbolic graph does not have; {event.why()}",
+                         fix=lambda with_edits: value_fix(event, with_edits))
     elif event.kind is EventKind.CALL and event.name.startswith("numpy."):
         func = event.name.split(".")[-1]
         if func in K.NUMPY_MATERIALISE and event.args and event.args[0][0].holds_tensor:
@@ -31,9 +33,14 @@ RULE = Rule(
         "build a graph; there are no numbers yet. `Symbol` has no `asnumpy`/`asscalar`, so the "
         "call fails at the first `net(x)` after `hybridize()` (the seed chapter's first exercise)."
     ),
-    fix_advice="Keep the computation in `F` operators; read values outside the block, after `net(x)`.",
+    fix_advice="Keep the computation in `F` operators; read values outside the block, after `net(x)`. "
+               "`--fix` does it where the value only scales/shifts a tensor (`x * s.asscalar()` -> "
+               "`F.broadcast_mul(x, F.BlockGrad(F.reshape(s, shape=(1,))))`: one element demanded, no "
+               "gradient, as before; `float(s.asscalar())` likewise); a value that leaves the graph "
+               "keeps the finding.",
     events=(EventKind.METHOD_CALL, EventKind.CALL),
     check=check,
+    fixable=True,
     valid=(
         example("y = self.fc(x)\nreturn F.relu(y)", init="self.fc = nn.Dense(2)"),
         example("w = self.table.item()\nreturn x * w", init="self.table = 3"),
@@ -43,5 +50,15 @@ RULE = Rule(
         example("y = self.fc(x)\nscale = y.asscalar()  # expect: HY001\nreturn y * scale",
                 init="self.fc = nn.Dense(2)"),
         "import numpy as np\n" + example("y = F.relu(x)\nreturn np.asarray(y)  # expect: HY001"),
+        example("s = F.sum(x)\nif s.asscalar() > 0:  # expect: HY001\n    x = x * 2\nreturn x"),
+    ),
+    fix_examples=(
+        (example("y = self.fc(x)\nscale = F.max(y)\nreturn y * scale.asscalar()", init="self.fc = nn.Dense(3)"),
+         example("y = self.fc(x)\nscale = F.max(y)\nreturn F.broadcast_mul(y, F.BlockGrad(F.reshape(scale, shape=(1,))))",
+                 init="self.fc = nn.Dense(3)")),
+        (example("y = F.sum(x)\nreturn x / float(y.asscalar())"),
+         example("y = F.sum(x)\nreturn F.broadcast_div(x, F.BlockGrad(F.reshape(y, shape=(1,))))")),
+        (example("m = F.mean(x)\nreturn (x - m.asscalar()) / 2"),
+         example("m = F.mean(x)\nreturn (F.broadcast_sub(x, F.BlockGrad(F.reshape(m, shape=(1,))))) / 2")),
     ),
 )

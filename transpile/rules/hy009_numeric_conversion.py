@@ -4,6 +4,7 @@ from typing import Iterator
 from ..diagnostics import Severity
 from ..analysis import knowledge as K
 from ..analysis.events import Event, EventKind
+from ..convert.values import value_fix
 from .base import Report, Rule, example
 
 
@@ -13,7 +14,8 @@ def check(event: Event) -> Iterator[Report]:
         func = name.split(".", 1)[1]
         if func in K.NUMERIC_BUILTINS and event.args and event.args[0][0].is_tensor:
             value, node = event.args[0]
-            yield Report(event.node, f"`{func}()` of a tensor needs its concrete value; {event.why(value, node)}")
+            yield Report(event.node, f"`{func}()` of a tensor needs its concrete value; {event.why(value, node)}",
+                         fix=lambda with_edits: value_fix(event, with_edits))
         return
     module, _, func = name.rpartition(".")
     if module in ("numpy", "math") and func not in K.NUMPY_MATERIALISE:
@@ -21,7 +23,8 @@ def check(event: Event) -> Iterator[Report]:
             if value.holds_tensor:
                 short = "np" if module == "numpy" else "math"
                 yield Report(event.node, f"`{short}.{func}()` converts a tensor to a concrete number/array; "
-                                         f"{event.why(value, node)}")
+                                         f"{event.why(value, node)}",
+                             fix=lambda with_edits: value_fix(event, with_edits))
                 return
 
 
@@ -36,9 +39,13 @@ RULE = Rule(
         "graph: gradients stop and the result is frozen into the hybridized model."
     ),
     fix_advice="Use the `F` operator (`F.exp`, `F.log`, `F.cast(t, dtype)`); keep Python numbers "
-               "for configuration only.",
+               "for configuration only. `--fix` turns `np.sum/max/min(t)` (which NumPy hands to the "
+               "NDArray's own method) next to a tensor into `F.sum/max/min(t)` with a `broadcast_*` "
+               "operator (`float(s.asscalar())` is HY001's fix; `float(s)` itself fails on MXNet 1.9.1's "
+               "NDArray, which has no `__float__`).",
     events=(EventKind.CALL,),
     check=check,
+    fixable=True,
     valid=(
         "import math\nimport numpy as np\n" + example("scale = math.sqrt(self.units)\nreturn F.exp(x) * scale * np.pi",
                                                       init="self.units = 4"),
@@ -46,5 +53,11 @@ RULE = Rule(
     invalid=(
         example("y = F.sum(x)\nreturn x / float(y)  # expect: HY009"),
         "import numpy as np\n" + example("return np.exp(F.relu(x))  # expect: HY009"),
+        example("y = F.sum(x)\nprint(float(y))  # expect: HY009, HY008\nreturn x"),
+        example("y = F.sum(x)\nreturn x * (float(y) + 1)  # expect: HY009"),
+    ),
+    fix_examples=(
+        ("import numpy as np\n" + example("h = F.relu(x)\nreturn h - np.max(h) + h * np.sum(h)"),
+         "import numpy as np\n" + example("h = F.relu(x)\nreturn F.broadcast_sub(h, F.max(h)) + F.broadcast_mul(h, F.sum(h))")),
     ),
 )

@@ -1,0 +1,134 @@
+"""HY001 / HY009: a tensor's concrete value that only feeds tensor arithmetic stays a tensor.
+
+``x * s.asscalar()``, ``x / float(s.asscalar())``: imperatively the number is read out of
+``s`` (which must hold exactly one element) and applied to every element of ``x``; the result is a
+tensor shaped like ``x``. The same, written with ``F``, keeps ``s`` in the graph:
+
+* ``x / s.asscalar()``  -> ``F.broadcast_div(x, F.BlockGrad(F.reshape(s, shape=(1,))))``
+
+``reshape`` to ``(1,)`` demands one element, as ``asscalar`` does, and broadcasts against
+any ``x``; ``BlockGrad`` keeps autograd as it was: a Python number carried no gradient, so neither
+does the converted value. Same for ``+``, ``-``, ``*``, ``**`` (either side).
+
+``np.sum(s)``, ``np.max(s)``, ``np.min(s)`` (``amax``, ``amin``) of an NDArray are ``s.sum()`` ...:
+NumPy hands the reduction to the array's own method, so they are already MXNet reductions with
+shape ``(1,)`` (gradient included) and become ``F.sum(s)`` ...; next to a tensor the arithmetic
+becomes the ``broadcast_*`` operator, as NDArray arithmetic is (``Symbol`` arithmetic is not).
+
+Everything else keeps the finding: ``s.item()`` and ``float(s)`` (MXNet 1.9.1's NDArray has no
+``item`` and no ``__float__``: they fail imperatively, so there is nothing to preserve); the value leaves the graph (printed, stored, compared in an
+``if``, passed to NumPy functions without an ``F`` twin, combined with Python numbers only, so
+the result would change type), or the other operand is not certainly a tensor. ``np.mean(s)`` is
+an error in MXNet 1.9.1 (``NDArray.mean`` has no ``dtype``), so there is nothing to preserve.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..analysis.events import Event, EventKind
+from ..diagnostics import Applicability, Fix
+from .fixes import _locate, _replace_edit
+from .indexing import f_name
+
+_BROADCAST = {"Add": "broadcast_add", "Sub": "broadcast_sub", "Mult": "broadcast_mul", "Div": "broadcast_div",
+              "Pow": "broadcast_power"}
+_NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
+
+
+def _concrete(event: Event) -> Optional[tuple[ast.Call, ast.expr, Optional[str]]]:
+    """(the expression that reads a value, the tensor it reads, the ``F`` reduction or ``None``)."""
+    node = event.node
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    if event.kind is EventKind.METHOD_CALL and event.name == "asscalar" and not node.args \
+            and isinstance(node.func, ast.Attribute):
+        wrapper = _parent_call(event, node)  # ``float(s.asscalar())`` reads the same number
+        if wrapper is not None and isinstance(wrapper.func, ast.Name) and wrapper.func.id == "float" \
+                and len(wrapper.args) == 1 and not wrapper.keywords:
+            return wrapper, node.func.value, None
+        return node, node.func.value, None
+    if event.kind is EventKind.CALL and event.name.startswith("numpy.") and len(node.args) == 1:
+        reduction = _NUMPY_REDUCTIONS.get(event.name[len("numpy."):])
+        if reduction is not None:
+            return node, node.args[0], reduction
+    return None
+
+
+def _parent_call(event: Event, node: ast.AST) -> Optional[ast.Call]:
+    fn = event.site.function.node if event.site.function is not None else None
+    for parent in ast.walk(fn) if fn is not None else ():
+        if isinstance(parent, ast.Call) and node in parent.args:
+            return parent
+    return None
+
+
+def _parent_binop(event: Event, node: ast.AST) -> Optional[ast.BinOp]:
+    fn = event.site.function.node if event.site.function is not None else None
+    if fn is None:
+        return None
+    for parent in ast.walk(fn):
+        if isinstance(parent, ast.BinOp) and (parent.left is node or parent.right is node):
+            return parent
+    return None
+
+
+def value_fix(event: Event, with_edits: bool) -> Optional[Fix]:
+    """The HY001/HY009 fix (see the module doc)."""
+    found = _concrete(event)
+    F = f_name(event.site)
+    if found is None or F is None:
+        return None
+    call, tensor_node, reduction = found
+    read = event.value_of(tensor_node)
+    if read is None or not read.is_tensor:
+        return None
+    binop = _parent_binop(event, call)
+    if binop is None or type(binop.op).__name__ not in _BROADCAST:
+        return None
+    other = binop.right if binop.left is call else binop.left
+    other_value = event.value_of(other)
+    if other_value is None or not other_value.is_tensor:
+        return None
+    message = f"Keep the value a tensor: `{F}.{_BROADCAST[type(binop.op).__name__]}`"
+    if not with_edits:
+        return Fix(message, (), Applicability.SAFE)
+    import libcst as cst
+
+    located = _locate(event.site, event.site.span(binop), cst.BinaryOperation)
+    if located is None:
+        return None
+    module, node, where = located
+    left, right = module.code_for_node(node.left), module.code_for_node(node.right)
+    inner_call = node.left if binop.left is call else node.right
+    inner_text = _tensor_text(module, inner_call, reduction, F)
+    if inner_text is None:
+        return None
+    if binop.left is call:
+        left = inner_text
+    else:
+        right = inner_text
+    text = f"{F}.{_BROADCAST[type(binop.op).__name__]}({left}, {right})"
+    new = cst.parse_expression(text)  # a call: atomic, needs no parentheses
+    return Fix(message, (_replace_edit(module, node, new, where),), Applicability.SAFE)
+
+
+def _tensor_text(module, call, reduction: Optional[str], F: str) -> Optional[str]:
+    """The ``F`` expression that replaces the concrete read ``call`` (a libcst Call)."""
+    import libcst as cst
+
+    if not isinstance(call, cst.Call):
+        return None
+    if isinstance(call.func, cst.Name) and call.func.value == "float" and len(call.args) == 1:
+        call = call.args[0].value                                  # float(t.asscalar())
+        if not isinstance(call, cst.Call):
+            return None
+    if isinstance(call.func, cst.Attribute) and not call.args:   # t.asscalar()
+        tensor = module.code_for_node(call.func.value)
+    elif len(call.args) == 1:
+        tensor = module.code_for_node(call.args[0].value)
+    else:
+        return None
+    if reduction is not None:
+        return f"{F}.{reduction}({tensor})"
+    return f"{F}.BlockGrad({F}.reshape({tensor}, shape=(1,)))"
