@@ -15,6 +15,9 @@ NumPy hands the reduction to the array's own method, so they are already MXNet r
 shape ``(1,)`` (gradient included) and become ``F.sum(s)`` ...; next to a tensor the arithmetic
 becomes the ``broadcast_*`` operator, as NDArray arithmetic is (``Symbol`` arithmetic is not).
 
+A read whose value is discarded (``t.asnumpy()`` as a statement: the seed chapter's first
+exercise) computes nothing the block uses: the statement is dropped.
+
 Everything else keeps the finding: ``s.item()`` and ``float(s)`` (MXNet 1.9.1's NDArray has no
 ``item`` and no ``__float__``: they fail imperatively, so there is nothing to preserve); the value leaves the graph (printed, stored, compared in an
 ``if``, passed to NumPy functions without an ``F`` twin, combined with Python numbers only, so
@@ -27,7 +30,7 @@ import ast
 from typing import Optional
 
 from ..analysis.events import Event, EventKind
-from ..diagnostics import Applicability, Fix
+from ..diagnostics import Applicability, Edit, Fix, Location
 from .fixes import _locate, _replace_edit
 from .indexing import f_name
 
@@ -73,8 +76,45 @@ def _parent_binop(event: Event, node: ast.AST) -> Optional[ast.BinOp]:
     return None
 
 
+def discarded_read_fix(event: Event, with_edits: bool) -> Optional[Fix]:
+    """``t.asnumpy()`` / ``t.asscalar()`` as a statement of its own: the value goes nowhere, so the
+    statement is dropped (``pass`` if it was alone in its block; a comment on its line is kept)."""
+    node = event.node
+    fn = event.site.function.node if event.site.function is not None else None
+    if fn is None or event.kind is not EventKind.METHOD_CALL or event.name not in ("asnumpy", "asscalar") \
+            or not isinstance(node, ast.Call) or node.args or node.keywords:
+        return None
+    owner = None
+    for parent in ast.walk(fn):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and any(isinstance(st, ast.Expr) and st.value is node for st in block):
+                owner = block
+    if owner is None:
+        return None
+    stmt = next(st for st in owner if isinstance(st, ast.Expr) and st.value is node)
+    row, col, end_row, end_col = event.site.span(stmt)
+    lines = event.site.lines
+    before, after = lines[row - 1][:col - 1], lines[end_row - 1][end_col - 1:]
+    rest = after.strip()
+    if before.strip() or (rest and not rest.startswith("#")):
+        return None  # shares its line with other code (``a; t.asnumpy()``)
+    message = "Drop the statement: its value is never used"
+    if not with_edits:
+        return Fix(message, (), Applicability.SAFE)
+    keep = ("pass  " + rest if rest else "pass") if len(owner) == 1 else rest
+    if keep:
+        edit = Edit(Location(row, col), Location(end_row, len(lines[end_row - 1].rstrip("\r\n")) + 1), keep)
+    else:
+        edit = Edit(Location(row, 1), Location(end_row + 1, 1), "")
+    return Fix(message, (edit,), Applicability.SAFE)
+
+
 def value_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     """The HY001/HY009 fix (see the module doc)."""
+    discarded = discarded_read_fix(event, with_edits)
+    if discarded is not None:
+        return discarded
     found = _concrete(event)
     F = f_name(event.site)
     if found is None or F is None:

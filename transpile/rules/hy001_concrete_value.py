@@ -36,8 +36,9 @@ RULE = Rule(
     fix_advice="Keep the computation in `F` operators; read values outside the block, after `net(x)`. "
                "`--fix` does it where the value only scales/shifts a tensor (`x * s.asscalar()` -> "
                "`F.broadcast_mul(x, F.BlockGrad(F.reshape(s, shape=(1,))))`: one element demanded, no "
-               "gradient, as before; `float(s.asscalar())` likewise); a value that leaves the graph "
-               "keeps the finding.",
+               "gradient, as before; `float(s.asscalar())` likewise) and drops a read whose value is "
+               "never used (`x.asnumpy()` as a statement); a value that leaves the graph keeps the "
+               "finding.",
     events=(EventKind.METHOD_CALL, EventKind.CALL),
     check=check,
     fixable=True,
