@@ -245,7 +245,9 @@ def edit(doc: dict, edits) -> dict:
         if not isinstance(node, dict):
             continue
         if kind == "attr":
-            node.setdefault("attrs", {})[arg[1]] = arg[2]
+            if not isinstance(node.get("attrs"), dict):
+                node["attrs"] = {}
+            node["attrs"][arg[1]] = arg[2]
         elif kind == "field":
             node[arg[1]] = copy.deepcopy(arg[2])
         elif kind == "op":
@@ -256,7 +258,10 @@ def edit(doc: dict, edits) -> dict:
             del nodes[arg[0] % len(nodes):]
         elif kind == "var_hint":
             variables = [n for n in nodes if isinstance(n, dict) and n.get("op") == "null"] or [node]
-            variables[arg[0] % len(variables)].setdefault("attrs", {})[arg[1]] = arg[2]
+            var = variables[arg[0] % len(variables)]
+            if not isinstance(var.get("attrs"), dict):
+                var["attrs"] = {}
+            var["attrs"][arg[1]] = arg[2]
     return doc
 
 
