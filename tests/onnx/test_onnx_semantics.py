@@ -139,3 +139,18 @@ def test_adaptive_pooling_bilinear_resize_and_crop_as_mxnet_index_rules() -> Non
              sym.Crop(x, h_w=(3, 4), offset=(1, 2), num_args=1), sym.Crop(x, like, center_crop=True, num_args=2)]
     _matches_interpreter(sym.Group(outs), {"x": RNG.normal(size=(2, 3, 7, 6)).astype(np.float32),
                                            "like": np.zeros((1, 1, 5, 3), np.float32)})
+
+
+def test_channels_last_convolutions_and_deconvolution_target_shape() -> None:
+    from hybridize.runtime import sym
+
+    x, w, b, xl, wl = sym.var("x"), sym.var("w"), sym.var("b"), sym.var("xl"), sym.var("wl")
+    outs = [sym.Deconvolution(x, w, b, kernel=(3, 3), stride=(2, 2), num_filter=4, target_shape=(t, t), no_bias=False)
+            for t in (10, 11)]
+    outs += [sym.Convolution(xl, wl, kernel=(3, 3), pad=(1, 1), num_filter=4, no_bias=True, layout="NHWC"),
+             sym.Pooling(xl, kernel=(2, 2), stride=(2, 2), pool_type="avg", layout="NHWC")]
+    _matches_interpreter(sym.Group(outs), {"x": RNG.normal(size=(2, 3, 5, 5)).astype(np.float32),
+                                           "w": RNG.normal(size=(3, 4, 3, 3)).astype(np.float32),
+                                           "b": RNG.normal(size=(4,)).astype(np.float32),
+                                           "xl": RNG.normal(size=(2, 6, 6, 3)).astype(np.float32),
+                                           "wl": RNG.normal(size=(4, 3, 3, 3)).astype(np.float32)})
