@@ -7,6 +7,10 @@ block is called imperatively (not hybridized), the call runs the block's compile
 as if ``hybridize()`` had been called on it: trace-only side effects have been removed by the
 transpiler, so the graph is the whole behaviour.
 
+``unsupported_api("mxnet.gluon.Trainer")`` stands where a transpiled module imported an MXNet name
+the runtime does not have (``from mxnet.gluon import Trainer``; HY012): the module (and its
+package) still imports, and the first use of the name raises naming it.
+
 An ``@imperative_only`` method runs unchanged with NDArrays; building its graph (the first call
 after ``hybridize()``, or an export) raises :class:`~hybridize.runtime.base.HybridizeError` naming
 the finding that kept the transpiler from converting it, instead of tracing code known to be wrong.
@@ -21,7 +25,7 @@ from typing import Any, Callable
 from .. import ndarray
 from ..base import HybridizeError
 
-__all__ = ["static_graph", "is_static_graph", "imperative_only"]
+__all__ = ["static_graph", "is_static_graph", "imperative_only", "unsupported_api"]
 
 
 def static_graph(fn: Callable) -> Callable:
@@ -65,3 +69,30 @@ def imperative_only(reason: str) -> Callable[[Callable], Callable]:
         return hybrid_forward
 
     return mark
+
+
+class unsupported_api:  # noqa: N801 - used like the name it replaces
+    """Placeholder for an MXNet name ``hybridize.runtime`` does not provide (see the module
+    docstring). Attributes are placeholders too (``io.NDArrayIter``); calling one, or subclassing
+    it, raises ``HybridizeError`` naming the MXNet name."""
+
+    def __init__(self, name: str) -> None:
+        self._hybridize_name = name
+
+    def _fail(self) -> HybridizeError:
+        return HybridizeError(f"`{self._hybridize_name}` is not provided by hybridize.runtime (HY012: "
+                              f"hybridize transpile reported it); keep this code on MXNet")
+
+    def __getattr__(self, attr: str) -> "unsupported_api":
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return unsupported_api(f"{self._hybridize_name}.{attr}")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise self._fail()
+
+    def __mro_entries__(self, bases: tuple) -> tuple:
+        raise self._fail()
+
+    def __repr__(self) -> str:
+        return f"<unsupported MXNet name {self._hybridize_name}>"

@@ -339,6 +339,7 @@ class _Rewriter(cst.CSTTransformer):
         self.commented = 0
         self.resolved_guards = 0
         self.mapped_imports = 0
+        self.stubbed = 0
         self._classes: list[str] = []
         self._scopes: list[str] = []
         self._path: list[str] = []
@@ -477,26 +478,57 @@ class _Rewriter(cst.CSTTransformer):
             return updated
         self.mapped_imports += 1
         if not plan.moved:
-            return updated.with_changes(relative=[], module=cst.parse_expression(plan.module))
+            mapped = updated.with_changes(relative=[], module=cst.parse_expression(plan.module))
+            return self._stub_unsupported(mapped, plan.module)
         # some names are submodules outside the tree, the others stay relative: two statements
         assert not isinstance(updated.names, cst.ImportStar)
         stay = [a for a in updated.names if (_dotted(a.name) or "") not in plan.moved]
         move = [a for a in updated.names if (_dotted(a.name) or "") in plan.moved]
         tail = updated.names[-1].comma if updated.lpar is not None else cst.MaybeSentinel.DEFAULT
+        moved = self._stub_unsupported(updated.with_changes(relative=[], module=cst.parse_expression(plan.module),
+                                                            names=_alias_list(move, tail)), plan.module)
         return cst.FlattenSentinel([  # type: ignore[return-value]
             updated.with_changes(names=_alias_list(stay, tail)),
-            updated.with_changes(relative=[], module=cst.parse_expression(plan.module),
-                                 names=_alias_list(move, tail)),
+            *(moved if isinstance(moved, cst.FlattenSentinel) else [moved]),
         ])
+
+    def _stub_unsupported(self, node: cst.ImportFrom, runtime_module: Optional[str]):
+        """``from hybridize.runtime.gluon import Trainer``: names the runtime lacks (HY012) are bound
+        to ``unsupported_api("mxnet.gluon.Trainer")`` instead, so the module still imports and the
+        first use raises naming the name; the others stay in the import."""
+        from .surface import missing_part
+        from .imports import MXNET, RUNTIME
+
+        if isinstance(node.names, cst.ImportStar) or not runtime_module or not runtime_module.startswith(RUNTIME):
+            return node
+        lacking = [a for a in node.names if missing_part(f"{runtime_module}.{_dotted(a.name)}") is not None]
+        if not lacking:
+            return node
+        keep = [a for a in node.names if a not in lacking]
+        out: list = []
+        if keep:
+            tail = node.names[-1].comma if node.lpar is not None else cst.MaybeSentinel.DEFAULT
+            out.append(node.with_changes(names=_alias_list(keep, tail)))
+        out.append(cst.parse_statement(
+            f"from {MARKER_MODULE} import unsupported_api as _hybridize_unsupported\n").body[0])
+        for alias in lacking:
+            name = _dotted(alias.name) or ""
+            bound = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
+            mxnet_name = MXNET + f"{runtime_module}.{name}"[len(RUNTIME):]
+            out.append(cst.parse_statement(f"{bound} = _hybridize_unsupported({mxnet_name!r})\n").body[0])
+        self.stubbed += len(lacking)
+        return cst.FlattenSentinel(out)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,
                                   updated: cst.SimpleStatementLine):
-        """A lone ``from`` import split in two (see :meth:`leave_ImportFrom`) becomes two lines."""
-        if len(original.body) == 1 and len(updated.body) == 2 and isinstance(original.body[0], cst.ImportFrom):
-            first, second = updated.body
+        """A lone ``from`` import split in several statements (see :meth:`leave_ImportFrom`)
+        becomes one line each."""
+        if len(original.body) == 1 and len(updated.body) >= 2 and isinstance(original.body[0], cst.ImportFrom):
+            first, *rest = updated.body
             return cst.FlattenSentinel([
                 updated.with_changes(body=[first.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]),
-                cst.SimpleStatementLine(body=[second])])
+                *(cst.SimpleStatementLine(body=[s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+                  for s in rest)])
         return updated
 
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:

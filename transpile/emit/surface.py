@@ -231,7 +231,7 @@ def surface_findings(text: str, path: str, package: Optional[str] = None, tree: 
         detail = f"`{_runtime(where[0])}` has no `{where[1]}`" if len(where) == 2 else "no such module"
         name = api_name(use.name, missing)
         out.append(Finding(label or path, CODE, f"`{name}`{how} is not provided by hybridize.runtime: "
-                           f"{detail}; the transpiled module would fail when this line runs",
+                           f"{detail}; the transpiled module raises where it uses it",
                            Severity.ERROR, start, end))
     return out
 

@@ -21,7 +21,9 @@ RULE = Rule(
     fix_advice="Keep training and data loading on MXNet (transpile the model modules only), or "
                "replace the name by what the runtime offers (`autograd.record()` + `loss.backward()` "
                "instead of `autograd.backward`); `--keep-going` still writes the module, with its "
-               "imports mapped and the finding in its header.",
+               "imports mapped, the finding in its header, and a name imported from the runtime that "
+               "it lacks (`from mxnet.gluon import Trainer`) bound to a placeholder that raises naming "
+               "it when used, so the package still imports.",
     events=(),
     check=None,
     reported_by="hybridize transpile",
