@@ -8,6 +8,13 @@ accepted too. Prints one line per output (``out0 <name>: shape (1, 1000), dtype 
 with ``--output``, writes them to an ``.npz`` as ``out0``, ``out1``, ... (atomically).
 ``--params`` defaults to the ``prefix-0000.params`` next to ``prefix-symbol.json``.
 
+Batch inference: an input given several times (``--input x1.npy --input x2.npy`` for a sole
+input, ``--input data=a.npy --input data=b.npy``), or an ``.npz`` holding several arrays (its
+*items*, in file order), runs the model once per item; items may differ in shape (one compiled
+program per shape). Every input then needs the same number of items, or one, which all runs
+share. Lines read ``item3 out0 <name>: ...`` and the ``.npz`` holds ``out0_3`` for output 0 of
+item 3. One item behaves exactly as a single run.
+
 Every problem is one line on stderr, ``hybridize run: <file>: <problem>``: exit status 1 for bad
 files or data (unreadable model, missing parameter, input of the wrong shape, ...), 2 for a
 malformed command line. Library errors are turned into lines here, at the edge, and only here.
@@ -60,15 +67,26 @@ class _Command(click.Command):
             raise  # pragma: no cover
 
 
-def _load_array(file: str, max_bytes: Any = None) -> np.ndarray:
-    """An input array (.npy, or .npz holding one), every declared size checked (:mod:`.graph.npyfile`)."""
+def _load_items(file: str, max_bytes: Any = None) -> list[np.ndarray]:
+    """The items of an input file: a ``.npy``'s array, or every array of a ``.npz`` in file
+    order; every declared size checked first (:mod:`.graph.npyfile`)."""
     from .base import LoadError
-    from .graph.npyfile import load_array_file
+    from .graph.npyfile import load_array_file, load_npz
 
     try:
-        return load_array_file(file, max_bytes)
+        with open(file, "rb") as fp:
+            zipped = fp.read(2) == b"PK"
+    except OSError:
+        zipped = False  # load_array_file names the problem
+    try:
+        if not zipped:
+            return [load_array_file(file, max_bytes)]
+        items = list(load_npz(file, max_bytes).values())
     except LoadError as e:
         raise _Fail(e.path or file, e.problem) from None
+    if not items:
+        raise _Fail(file, "holds no arrays; an input file must hold at least one")
+    return items
 
 
 def _parse_specs(specs: tuple[str, ...]) -> list[tuple[str | None, str]]:
@@ -85,7 +103,9 @@ def _parse_specs(specs: tuple[str, ...]) -> list[tuple[str | None, str]]:
 
 
 def _assign(model: Any, specs: list[tuple[str | None, str]]) -> list[tuple[str, str]]:
-    """(input name, file) for every --input; unnamed ones take the model's remaining inputs."""
+    """(input name, file) for every --input; unnamed ones take the model's remaining inputs (all
+    of them the sole remaining input's items, when only one remains). A name given several
+    times gets several files: a batch."""
     names = model.input_names
     named = [(n, f) for n, f in specs if n is not None]
     unnamed = [f for n, f in specs if n is None]
@@ -96,14 +116,14 @@ def _assign(model: Any, specs: list[tuple[str | None, str]]) -> list[tuple[str, 
         if n not in names:
             raise _Fail(None, f"--input {n}={f}: {n!r} is a parameter of the model, not an input "
                               f"(its inputs: {', '.join(names) or 'none'})", 2)
-    if len({n for n, _ in named}) != len(named):
-        dup = next(n for n, _ in named if [m for m, _ in named].count(n) > 1)
-        raise _Fail(None, f"--input {dup}=...: given more than once", 2)
     if not unnamed:
         return named
     free = [n for n in names if n not in {m for m, _ in named}]
     if len(unnamed) == 1 and len(free) > 1 and "data" in free:
         free = ["data"]   # Gluon's data input; the others will be reported as missing parameters
+    if len(free) == 1 or (not free and len(names) == 1):
+        target = (free or names)[0]   # one input, several files: a batch, in command-line order
+        return [(n if n is not None else target, f) for n, f in specs]
     if len(unnamed) != len(free):
         raise _Fail(None, f"the model has {len(free)} unassigned input(s) ({', '.join(free) or 'none'}); "
                           f"name each one with --input NAME=FILE", 2)
@@ -116,7 +136,7 @@ def _fmt_shape(shape: tuple) -> str:
 
 def _run(graph: str, params_file: str | None, input_specs: tuple[str, ...], output: str | None,
          executor: str | None, max_load_bytes: str | None = None) -> None:
-    from .base import HybridizeError, LoadError, ShapeError
+    from .base import LoadError
     from .graph import params as _params
     from .graph.model import Model
 
@@ -129,26 +149,50 @@ def _run(graph: str, params_file: str | None, input_specs: tuple[str, ...], outp
         raise _Fail(None, "no --input given (the model's inputs: "
                           f"{', '.join(model.input_names) or 'none'})", 2)
     pairs = _assign(model, specs)
-    arrays = {name: _load_array(file, max_load_bytes) for name, file in pairs}
-    files = dict(pairs)
+    items: dict[str, list[tuple[np.ndarray, str]]] = {}   # input -> [(array, the file it came from)]
+    for name, file in pairs:
+        items.setdefault(name, []).extend((a, file) for a in _load_items(file, max_load_bytes))
+    count = max((len(v) for v in items.values()), default=1)
+    uneven = {n: len(v) for n, v in items.items() if len(v) not in (1, count)}
+    if uneven:
+        listing = ", ".join(f"{n}: {len(v)}" for n, v in items.items())
+        raise _Fail(None, f"the inputs have different numbers of items ({listing}); give each input "
+                          f"{count} items or one, shared by every run", 2)
+    results: dict[str, np.ndarray] = {}
+    lines: list[str] = []   # printed once every item has run: a failing item leaves no partial report
+    for k in range(count):
+        chosen = {n: v[k if len(v) > 1 else 0] for n, v in items.items()}
+        outs = _run_one(model, graph, {n: a for n, (a, _) in chosen.items()},
+                        {n: f for n, (_, f) in chosen.items()}, f"item {k}: " if count > 1 else "")
+        for i, (name, arr) in enumerate(zip(model.output_names, outs)):
+            arr = np.asarray(arr)
+            label = f"item{k} out{i}" if count > 1 else f"out{i}"
+            lines.append(f"{label} {name}: shape {_fmt_shape(arr.shape)}, dtype {arr.dtype.name}")
+            results[f"out{i}_{k}" if count > 1 else f"out{i}"] = arr
+    for line in lines:
+        click.echo(line)
+    if output:
+        try:
+            _params.save_npz(output, results)
+        except OSError as e:
+            raise _Fail(output, f"cannot write: {e.strerror or e}") from None
+
+
+def _run_one(model: Any, graph: str, arrays: dict[str, np.ndarray], files: dict[str, str],
+             item: str) -> list:
+    """One forward; a failure names the file to blame (``item`` prefixes the problem in a batch)."""
+    from .base import HybridizeError, LoadError, ShapeError
+
     try:
-        outs = model.run(arrays)
+        return model.run(arrays)
     except LoadError as e:
         raise _Fail(e.path or graph, e.problem) from None
     except ShapeError as e:
         m = re.match(r"input '([^']*)'", str(e))
         blame = files.get(m.group(1)) if m else (next(iter(files.values())) if len(files) == 1 else graph)
-        raise _Fail(blame or graph, str(e)) from None
+        raise _Fail(blame or graph, item + str(e)) from None
     except HybridizeError as e:
-        raise _Fail(graph, str(e)) from None
-    for i, (name, arr) in enumerate(zip(model.output_names, outs)):
-        arr = np.asarray(arr)
-        click.echo(f"out{i} {name}: shape {_fmt_shape(arr.shape)}, dtype {arr.dtype.name}")
-    if output:
-        try:
-            _params.save_npz(output, {f"out{i}": np.asarray(a) for i, a in enumerate(outs)})
-        except OSError as e:
-            raise _Fail(output, f"cannot write: {e.strerror or e}") from None
+        raise _Fail(graph, item + str(e)) from None
 
 
 @click.command("run", cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
@@ -157,7 +201,8 @@ def _run(graph: str, params_file: str | None, input_specs: tuple[str, ...], outp
               help="Parameter file (.params from export or save_parameters, or .npz); "
                    "default: prefix-0000.params next to prefix-symbol.json.")
 @click.option("--input", "-i", "inputs", multiple=True, metavar="[NAME=]FILE.npy",
-              help="An input array (.npy, or .npz holding one array); NAME may be omitted for a sole input.")
+              help="An input array (.npy, or .npz); NAME may be omitted for a sole input. Repeat an "
+                   "input, or give an .npz of several arrays, to run a batch: one run per item.")
 @click.option("--output", "-o", metavar="OUT.npz", help="Write the outputs as out0, out1, ... to this .npz.")
 @click.option("--executor", type=click.Choice(["compiled", "interpret"]), default=None,
               help="numpy backend: compiled (default) or the reference interpreter.")

@@ -198,10 +198,10 @@ def test_bad_input_files(tmp_path) -> None:
     junk = tmp_path / "junk.npy"
     junk.write_bytes(b"definitely not numpy")
     assert "not a .npy or .npz file" in fails(1, MLP / "model-symbol.json", "--input", junk)
-    two = tmp_path / "two.npz"
-    np.savez(two, a=np.zeros(2), b=np.zeros(2))
-    assert fails(1, MLP / "model-symbol.json", "--input", two) == \
-        f"hybridize run: {two}: holds 2 arrays (a, b); an input file must hold exactly one"
+    empty = tmp_path / "empty.npz"
+    np.savez(empty)
+    assert fails(1, MLP / "model-symbol.json", "--input", empty) == \
+        f"hybridize run: {empty}: holds no arrays; an input file must hold at least one"
     obj = tmp_path / "obj.npy"
     np.save(obj, np.array([{"x": 1}], dtype=object), allow_pickle=True)
     assert "pickled objects" in fails(1, MLP / "model-symbol.json", "--input", obj)
@@ -246,8 +246,12 @@ def test_several_inputs_and_outputs(tmp_path) -> None:
         np.testing.assert_array_equal(np.concatenate([z["out0"], z["out1"]], axis=1), xa + xb)
     assert fails(2, tmp_path / "two-symbol.json", "--input", tmp_path / "a.npy") == \
         "hybridize run: the model has 2 unassigned input(s) (a, b); name each one with --input NAME=FILE"
+    # a repeated input is a batch (tests/deploy/test_batch_run.py): every input needs as many items, or one
     assert fails(2, tmp_path / "two-symbol.json", "--input", f"a={tmp_path / 'a.npy'}",
-                 "--input", f"a={tmp_path / 'b.npy'}") == "hybridize run: --input a=...: given more than once"
+                 "--input", f"a={tmp_path / 'a.npy'}", "--input", f"a={tmp_path / 'a.npy'}",
+                 "--input", f"b={tmp_path / 'b.npy'}", "--input", f"b={tmp_path / 'b.npy'}") == \
+        ("hybridize run: the inputs have different numbers of items (a: 3, b: 2); give each input 3 items "
+         "or one, shared by every run")
 
 
 def test_parameter_given_as_input(x_npy) -> None:
