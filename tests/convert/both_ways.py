@@ -137,6 +137,7 @@ class BothWays:
     after: str
     inputs: list
     params: dict[str, np.ndarray]
+    block: str = "Net"
     original: list[np.ndarray] = field(default_factory=list)            # before, imperative
     converted_imperative: list[np.ndarray] = field(default_factory=list)
     converted_hybridized: list[np.ndarray] = field(default_factory=list)
@@ -154,11 +155,11 @@ def convert(before: str, code: Optional[str], after: Optional[str] = None) -> st
     return fixed
 
 
-def _build(text: str, label: str):
+def _build(text: str, label: str, block: Optional[str] = None):
     import hybridize.runtime as mx
 
     namespace = load_module(text, label)
-    name = block_class_name(text)
+    name = block or block_class_name(text)
     net = namespace[name]()
     net.initialize()
     return mx, net, name
@@ -176,20 +177,21 @@ def _call(mx: Any, net: Any, inputs: list) -> list[np.ndarray]:
 
 
 def both_ways(before: str, after: Optional[str] = None, code: Optional[str] = None, seed: int = 0,
-              converted: Optional[str] = None) -> BothWays:
-    """Convert ``before`` (unless ``converted`` is given) and demand equal outputs both ways."""
+              converted: Optional[str] = None, block: Optional[str] = None) -> BothWays:
+    """Convert ``before`` (unless ``converted`` is given) and demand equal outputs both ways
+    (``block``: the class to build, when the module has several)."""
     fixed = converted if converted is not None else convert(before, code, after)
-    mx, original, name = _build(before, "original")
+    mx, original, name = _build(before, "original", block)
     params = {n: p for n, p in original._collect_params_with_prefix().items()}
     specs = input_specs(before, forward_inputs(before, name, list(original._reg_params)))
     inputs = make_inputs(specs, seed)
     _call(mx, original, inputs)                                  # finishes deferred initialization
     values = param_values({n: p.shape for n, p in params.items()}, seed)
     _set_params(original, values)
-    result = BothWays(before, fixed, inputs, values)
+    result = BothWays(before, fixed, inputs, values, block=name)
     result.original = _call(mx, original, inputs)
 
-    _, net, _ = _build(fixed, "converted")
+    _, net, _ = _build(fixed, "converted", name)
     _call(mx, net, inputs)
     _set_params(net, values)
     result.converted_imperative = _call(mx, net, inputs)
@@ -237,7 +239,7 @@ def on_mxnet(results: dict[str, BothWays], python: str) -> dict[str, dict]:
             np.savez(base.with_suffix(".npz"), **arrays)
             cases.append({"id": key, "before": str(base.with_suffix(".before.py")),
                           "after": str(base.with_suffix(".after.py")), "data": str(base.with_suffix(".npz")),
-                          "ninputs": len(r.inputs), "out": str(base.with_suffix(".out.npz"))})
+                          "ninputs": len(r.inputs), "out": str(base.with_suffix(".out.npz")), "block": r.block})
         manifest = Path(tmp) / "manifest.json"
         manifest.write_text(json.dumps(cases), encoding="utf-8")
         proc = subprocess.run([python, str(MXNET_SCRIPT), str(manifest)], capture_output=True, text=True,

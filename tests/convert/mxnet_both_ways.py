@@ -12,12 +12,14 @@ import traceback
 import numpy as np
 
 
-def _block(path):
+def _block(path, name=None):
     import ast
 
     text = open(path, encoding="utf-8").read()
     namespace = {"__name__": "mxnet_both_ways_case"}
     exec(compile(text, path, "exec"), namespace)
+    if name:
+        return namespace[name]
     classes = [n for n in ast.parse(text).body if isinstance(n, ast.ClassDef)]
     names = [c.name for c in classes]
     if "Net" in names:
@@ -33,8 +35,8 @@ def _flatten(out):
     return [out.asnumpy()]
 
 
-def _run(mx, path, inputs, params, hybridize):
-    net = _block(path)()
+def _run(mx, path, inputs, params, hybridize, name=None):
+    net = _block(path, name)()
     net.initialize()
     if hybridize:
         net.hybridize()
@@ -70,7 +72,7 @@ def main(manifest):
                     inputs.append(arrays["input:%d" % j])
             out = {}
             for which, path, hybrid in (("original", case["before"], False), ("hybridized", case["after"], True)):
-                for i, value in enumerate(_run(mx, path, inputs, params, hybrid)):
+                for i, value in enumerate(_run(mx, path, inputs, params, hybrid, case.get("block"))):
                     out["%s:%d" % (which, i)] = value
             np.savez(case["out"], **out)
             status[case["id"]] = ""
