@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     python benchmarks/bench_check.py                 # both benchmarks, 3 runs each, jobs = CPUs
     python benchmarks/bench_check.py --jobs 2 --runs 5 --keep /tmp/tree
+    python benchmarks/bench_check.py --long-methods --runs 3   # cost against the size of one method
 
 Every run is a fresh ``hybridize-check`` process (interpreter start-up and imports included, as in
 CI or a pre-commit hook), timed from outside. The generated tree mixes four renamed copies of the
@@ -187,12 +188,46 @@ def report(name: str, path: Path, jobs: int, runs: int) -> str:
     return line
 
 
+def long_method(lines: int, aug: bool) -> str:
+    """One ``hybrid_forward`` of ``lines`` statements ``x = F.relu(x)``; every tenth is ``x += 1``
+    (``aug``: a finding with a fix to render each) or ``x = x + 1`` (clean)."""
+    body = [("        x += 1" if aug else "        x = x + 1") if i % 10 == 9 else "        x = F.relu(x)"
+            for i in range(lines)]
+    return ("from mxnet.gluon import nn\n\n\nclass Net(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            + "\n".join(body) + "\n        return x\n")
+
+
+def long_methods(runs: int) -> None:
+    """The checker's cost must stay linear in the size of a method: JSON output renders every
+    fix's edits, so a method with a fixable finding every tenth line against the same clean."""
+    with tempfile.TemporaryDirectory(prefix="bench-long-") as tmp:
+        for lines in (2000, 8000):
+            best = {}
+            for aug in (False, True):
+                path = Path(tmp) / f"m{lines}{'aug' if aug else ''}.py"
+                path.write_text(long_method(lines, aug))
+                walls = []
+                for _ in range(runs):
+                    start = time.perf_counter()
+                    subprocess.run(["hybridize-check", "--exit-zero", "--isolated", "--output-format", "json", str(path)],
+                                   stdout=subprocess.DEVNULL, check=True)
+                    walls.append(time.perf_counter() - start)
+                best[aug] = min(walls)
+            print(f"{lines}-line method, json output: clean {best[False]:.2f} s, a fix every tenth line "
+                  f"{best[True]:.2f} s ({best[True] / best[False]:.1f}x); load average {os.getloadavg()[0]:.1f}",
+                  flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--jobs", type=int, default=0, help="worker processes (0 = one per CPU)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, default=None, help="generate the tree here and keep it")
+    parser.add_argument("--long-methods", action="store_true", help="only the long-method scaling benchmark")
     args = parser.parse_args()
+    if args.long_methods:
+        long_methods(args.runs)
+        return
     jobs = args.jobs or len(os.sched_getaffinity(0))
     report("corpus (cold)", CORPUS, jobs, args.runs)
     tmp = None
