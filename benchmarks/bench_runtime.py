@@ -110,7 +110,7 @@ def main(argv=None) -> int:
             np.testing.assert_allclose(out, y, rtol=1e-3, atol=1e-4 * float(np.abs(y).max()))
             med, best, calls = _time_rounds(lambda: model.run({"data": x}), args.rounds, args.min_round)
             rows.append((name, shape, kind, t_json, t_first, med, best, calls))
-            print(f"{name:14s} {str(shape):18s} {kind:9s} json {t_json * 1e3:7.1f} ms  first call "
+            print(f"{name:14s} {str(shape):18s} {kind:11s} json {t_json * 1e3:7.1f} ms  first call "
                   f"{t_first * 1e3:8.1f} ms  median {_fmt(med)} ms/forward  (min {_fmt(best)}, {calls} calls x "
                   f"{args.rounds} rounds)", flush=True)
 

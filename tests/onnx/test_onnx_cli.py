@@ -161,3 +161,22 @@ def test_dynamic_batch_leaves_inputs_without_a_batch_axis_static(tmp_path) -> No
     ys = run(model, {"data0": x3, "data1": io["loop_a_limit"]})
     assert ys[3].shape == (3, 3)
     np.testing.assert_allclose(ys[3][:2], io["loop_a_y3"], rtol=1e-5, atol=1e-6)
+
+
+def test_without_onnx_installed_export_is_one_clear_line(tmp_path, monkeypatch) -> None:
+    import hybridize.runtime as mx
+
+    for mod in ("onnx", "onnxruntime"):
+        monkeypatch.setitem(sys.modules, mod, None)       # `import onnx` raises ImportError
+    with pytest.raises(mx.onnx.ExportError, match=r"needs the onnx package: pip install 'hybridize\[onnx\]'"):
+        mx.onnx.export_model(str(MLP / "model-symbol.json"), str(MLP / "model-0000.params"), [(2, 512)],
+                             onnx_file_path=str(tmp_path / "m.onnx"))
+    code, stdout, stderr = _cli("export-onnx", str(MLP / "model-symbol.json"), "-o", str(tmp_path / "m.onnx"),
+                                "--input", "data=2,512")
+    assert code == 1 and stdout == "" and stderr.count("\n") == 1
+    assert "needs the onnx package" in stderr
+    np.save(tmp_path / "x.npy", ms.io("seed_mlp")["x"])
+    code, _, stderr = _cli("run", str(MLP / "model-symbol.json"), "--input", str(tmp_path / "x.npy"),
+                           "--backend", "onnxruntime")
+    assert code == 1 and stderr.count("\n") == 1 and "needs the onnx package" in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
