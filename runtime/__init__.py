@@ -15,12 +15,20 @@ random = ndarray.random  # type: ignore[attr-defined]  # mx.random: seed, unifor
 __version__ = "1.9.1"  # the MXNet version whose semantics this runtime follows
 
 
+_UTIL_NAMES = ("is_np_shape", "set_np_shape", "np_shape", "use_np_shape", "is_np_array", "np_array",
+               "use_np_array", "use_np", "set_np", "reset_np")
+
+
 def __getattr__(attr: str):
     # gluon, init, initializer and friends load on first use (they are heavier)
     import importlib
     lazy = {"gluon": ".gluon", "init": ".initializer", "initializer": ".initializer", "util": ".util",
             "contrib": ".contrib", "operator": ".operator", "onnx": ".onnx",
+            "test_utils": ".test_utils", "executor": ".executor", "runtime": ".runtime",
             "viz": ".visualization", "visualization": ".visualization"}
+    if attr in _UTIL_NAMES:  # mx.use_np_shape, mx.np_shape, ... (MXNet re-exports them from mxnet.util)
+        from . import util
+        return getattr(util, attr)
     if attr in lazy:
         mod = importlib.import_module(lazy[attr], __name__)
         globals()[attr] = mod

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MXNetError", "HybridizeError", "ShapeError", "LoadError", "UnknownOpError", "data_dir",
+__all__ = ["MXNetError", "HybridizeError", "ShapeError", "LoadError", "UnknownOpError", "NoGradientError", "NotImplementedForSymbol",
+           "py_str", "data_dir",
            "numeric_types", "integer_types", "string_types"]
 
 numeric_types = (float, int)
@@ -27,6 +28,28 @@ class ShapeError(HybridizeError, ValueError):
     """Shapes that do not fit an operator, or an input of the wrong shape."""
 
 
+class NoGradientError(HybridizeError, NotImplementedError):
+    """Something that needs gradients (``Executor.backward``, gradient checks): the runtime is forward only."""
+
+
+class NotImplementedForSymbol(HybridizeError):
+    """A function that exists for NDArray only, called on a Symbol (``mxnet.base.NotImplementedForSymbol``)."""
+
+    def __init__(self, function, alias=None, *args):
+        super().__init__()
+        self.function = getattr(function, "__name__", str(function))
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self) -> str:
+        msg = f"Function {self.function}"
+        if self.alias:
+            msg += f' (namely operator "{self.alias}")'
+        if self.args:
+            msg += " with arguments ({})".format(", ".join(self.args))
+        return msg + " is not implemented for Symbol and only available in NDArray."
+
+
 class UnknownOpError(HybridizeError, KeyError):
     """An operator name the registry does not know."""
 
@@ -41,6 +64,11 @@ class LoadError(HybridizeError):
         self.path = None if path is None else os.fspath(path)
         self.problem = problem
         super().__init__(f"{self.path}: {problem}" if self.path else problem)
+
+
+def py_str(x: "bytes | str") -> str:
+    """``bytes`` decoded as UTF-8 (``mxnet.base.py_str``); ``str`` unchanged."""
+    return x.decode("utf-8") if isinstance(x, bytes) else x
 
 
 def data_dir() -> str:

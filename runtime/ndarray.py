@@ -197,6 +197,12 @@ class NDArray:
         self._grad = None
 
 
+# names mxnet.ndarray.ndarray exports that user test code imports
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+py_slice = slice  # the builtin (``slice`` here is the operator)
+
+
 def _index(key: Any) -> Any:
     if isinstance(key, NDArray):
         return key._data.astype(np.int64)

@@ -72,31 +72,35 @@ class Symbol:
         return Symbol(ins) if ins else None
 
     def attr(self, key: str) -> str | None:
+        """The attribute ``key`` of the head node as a string (``lr_mult`` reads ``__lr_mult__``)."""
         if len(self._outputs) != 1:
             return None
-        node = self._outputs[0].node
-        if key in node.extra:
-            return node.extra[key]
-        if node.op is not None and key in node.attrs:
-            return node.op.format_attrs({key: node.attrs[key]})[key]
-        return None
+        return _node_attrs(self._outputs[0].node).get(key)
 
-    def list_attr(self) -> dict[str, str]:
-        node = self._outputs[0].node
-        out = dict(node.extra)
-        if node.op is not None:
-            out.update(node.op.format_attrs(node.attrs))
-        return out
+    def list_attr(self, recursive: bool = False) -> dict[str, str]:
+        """Attributes of the head node: op parameters and annotations, the hidden keys
+        (``__lr_mult__``, ``__ctx_group__``, ...) also without underscores, as MXNet lists them."""
+        if recursive:
+            raise DeprecationWarning("Symbol.list_attr with recursive=True has been deprecated. "
+                                     "Please use attr_dict instead.")
+        return _node_attrs(self._outputs[0].node)
 
     def attr_dict(self) -> dict[str, dict[str, str]]:
+        """Node name -> its attributes (as :meth:`list_attr`), for every node that has some."""
         out = {}
         for n in self.graph().nodes:
-            d = dict(n.extra)
-            if n.op is not None:
-                d.update(n.op.format_attrs(n.attrs))
+            d = _node_attrs(n)
             if d:
                 out[n.name] = d
         return out
+
+    def _set_attr(self, **kwargs: Any) -> None:
+        """Sets string annotations on the head node (``lr_mult`` is stored as ``__lr_mult__``)."""
+        node = self._outputs[0].node
+        for k, v in kwargs.items():
+            if not isinstance(v, str):
+                raise ValueError("Set Attr only accepts string values")
+            node.extra[_hidden_key(k)] = v
 
     def __len__(self) -> int:
         return len(self._outputs)
@@ -144,33 +148,63 @@ class Symbol:
                     known[nm] = s
         return known
 
-    def infer_shape_partial(self, *args: Any, **kwargs: Any) -> tuple:
+    def _infer_shapes(self, args: tuple, kwargs: dict) -> tuple:
+        """(argument, output, auxiliary) shapes; None where nothing is known."""
         g = self.graph()
-        shapes = infer_shapes(g, self._shape_query(args, kwargs))
-        get = lambda n: shapes.get((id(n), 0), ())  # noqa: E731
-        return ([get(n) for n in g.arguments()],
-                [shapes.get((id(e.node), e.index), ()) for e in g.outputs],
-                [get(n) for n in g.aux_variables()])
+        shapes = infer_shapes(g, self._shape_query(args, kwargs), override_hints=True)
+        get = lambda key: shapes.get(key)  # noqa: E731
+        return ([get((id(n), 0)) for n in g.arguments()], [get((id(e.node), e.index)) for e in g.outputs],
+                [get((id(n), 0)) for n in g.aux_variables()])
+
+    def infer_shape_partial(self, *args: Any, **kwargs: Any) -> tuple:
+        """As :meth:`infer_shape`, but unknown shapes are ``()`` and unknown dimensions 0 (no warning)."""
+        arg, out, aux = self._infer_shapes(args, kwargs)
+        fix = lambda ss: [() if s is None else tuple(s) for s in ss]  # noqa: E731
+        return fix(arg), fix(out), fix(aux)
 
     def infer_shape(self, *args: Any, **kwargs: Any) -> tuple:
-        """(argument shapes, output shapes, auxiliary shapes), as MXNet; raises if some stay unknown."""
-        arg, out, aux = self.infer_shape_partial(*args, **kwargs)
-        g = self.graph()
-        for n, s in zip(g.arguments(), arg):
-            if not s or 0 in s:
-                raise ShapeError(f"cannot infer the shape of argument {n.name!r} from the given shapes")
-        return arg, out, aux
+        """(argument shapes, output shapes, auxiliary shapes), as MXNet. When some shape stays
+        unknown it warns and returns ``(None, None, None)``; shapes that contradict raise."""
+        arg, out, aux = self._infer_shapes(args, kwargs)
+        # a 0 in a variable's shape means "unknown" (legacy shapes); an op may compute a 0 (empty slice)
+        if any(_incomplete_shape(s) for s in arg + aux) or any(s is None for s in out):
+            import warnings
+            warnings.warn("Cannot decide shape for the following arguments (0s in shape means unknown "
+                          "dimensions). Consider providing them as input:\n" +
+                          "\n".join(f"\t{n}: {s if s is not None else ()}"
+                                    for n, s in zip(self.list_arguments(), arg) if _incomplete_shape(s)),
+                          stacklevel=2)
+            return None, None, None
+        return [tuple(s) for s in arg], [tuple(s) for s in out], [tuple(s) for s in aux]
 
-    def infer_type(self, *args: Any, **kwargs: Any) -> tuple:
+    def infer_type_partial(self, *args: Any, **kwargs: Any) -> tuple:
+        """(argument, output, auxiliary) dtypes as numpy types, None where unknown, as MXNet."""
         g = self.graph()
-        known = dict(kwargs)
-        for nm, d in zip(self.list_arguments(), args):
+        known = {}
+        names = self.list_arguments()
+        if len(args) > len(names):
+            raise ValueError(f"infer_type: {len(args)} positional types for {len(names)} arguments")
+        for nm, d in zip(names, args):
             if d is not None:
                 known[nm] = d
-        dt = infer_dtypes(g, known)
-        t = lambda n: dt[(id(n), 0)].type  # noqa: E731
-        return ([t(n) for n in g.arguments()], [dt[(id(e.node), e.index)].type for e in g.outputs],
-                [t(n) for n in g.aux_variables()])
+        for nm, d in kwargs.items():
+            if d is not None:
+                known[nm] = d
+        dt = _partial_dtypes(g, known)
+        t = lambda key: dt[key].type if dt.get(key) is not None else None  # noqa: E731
+        return ([t((id(n), 0)) for n in g.arguments()], [t((id(e.node), e.index)) for e in g.outputs],
+                [t((id(n), 0)) for n in g.aux_variables()])
+
+    def infer_type(self, *args: Any, **kwargs: Any) -> tuple:
+        """As :meth:`infer_type_partial`; ``(None, None, None)`` with a warning if a type stays unknown."""
+        arg, out, aux = self.infer_type_partial(*args, **kwargs)
+        if any(t is None for t in arg + out + aux):
+            import warnings
+            warnings.warn("Cannot decide type for the following arguments. Consider providing them as input:\n" +
+                          "\n".join(f"\t{n}: {t}" for n, t in zip(self.list_arguments(), arg) if t is None),
+                          stacklevel=2)
+            return None, None, None
+        return arg, out, aux
 
     # -- serialization -----------------------------------------------------------------------
     def tojson(self) -> str:
@@ -190,6 +224,65 @@ class Symbol:
         self._outputs = list(mxnet_json.loads(state["handle"]).outputs)
 
     # -- execution ---------------------------------------------------------------------------
+    def bind(self, ctx: Any, args: Any, args_grad: Any = None, grad_req: Any = "write",
+             aux_states: Any = None, group2ctx: dict | None = None, shared_exec: Any = None) -> Any:
+        """An :class:`~.executor.Executor` over the given arrays (list in ``list_arguments()`` order
+        or dict by name; shared, not copied), as MXNet's ``Symbol.bind``."""
+        from .executor import bind
+        return bind(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+
+    def simple_bind(self, ctx: Any, grad_req: Any = "write", type_dict: dict | None = None,
+                    stype_dict: dict | None = None, group2ctx: dict | None = None,
+                    shared_arg_names: list | None = None, shared_exec: Any = None,
+                    shared_buffer: dict | None = None, **kwargs: Any) -> Any:
+        """An executor with every array allocated (zeros) from the input shapes in ``kwargs``."""
+        from .executor import simple_bind
+        return simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_arg_names,
+                           shared_exec, shared_buffer, **kwargs)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> "Symbol":
+        """Composition: a copy of this graph with free variables replaced, ``net(data=other)``."""
+        s = self.__copy__()
+        s._compose(*args, **kwargs)
+        return s
+
+    def _compose(self, *args: Any, **kwargs: Any) -> None:
+        """Replaces variables by name (kwargs) or, for an atomic symbol, in argument order (args)."""
+        kwargs.pop("name", None)
+        if args and kwargs:
+            raise TypeError("compose only accept input Symbols either as positional or keyword arguments, not both")
+        for v in list(args) + list(kwargs.values()):
+            if not isinstance(v, Symbol):
+                raise TypeError("Compose expect `Symbol` as arguments")
+        g = self.graph().copy()
+        variables = {n.name: n for n in g.arguments()}
+        if args:
+            heads = {id(e.node) for e in g.outputs}
+            if not all(n.op is None or id(n) in heads for n in g.nodes):
+                raise HybridizeError("General composition only support kwargs for now "
+                                     "(positional inputs need an atomic symbol)")
+            if len(args) > len(variables):
+                raise HybridizeError(f"compose: {len(args)} inputs for {len(variables)} arguments")
+            kwargs = dict(zip(self.list_arguments(), args))
+        unknown = [k for k in kwargs if k not in variables]
+        if unknown:
+            raise HybridizeError(f"compose: {', '.join(unknown)} not found among the arguments "
+                                 f"{list(variables)}")
+        repl = {id(variables[k]): _entry(v, None, k) for k, v in kwargs.items()}
+        for n in g.nodes:
+            n.inputs = [repl.get(id(e.node), e) for e in n.inputs]
+        self._outputs = [repl.get(id(e.node), e) for e in g.outputs]
+
+    def _gen_atomic_symbol(self) -> "Symbol":
+        """A new node with the head's op and attributes whose inputs are fresh variables named after
+        the op's inputs (``data``, ``weight``, ...): compose it to apply the op to other symbols."""
+        node = self._outputs[0].node
+        if node.op is None:
+            raise HybridizeError("_gen_atomic_symbol: the head of this symbol is a variable, not an op")
+        inputs = [Entry(Node(None, nm), 0) for nm in node.input_names]
+        new = Node(node.op, node.name, node.attrs, inputs, node.extra)
+        return Symbol([Entry(new, i) for i in range(new.num_outputs)])
+
     def eval(self, ctx: Any = None, **kwargs: Any) -> list:
         """Runs the graph on NDArrays given by variable name; returns a list of NDArrays."""
         from .graph.interpret import evaluate
@@ -217,9 +310,73 @@ def _is_tensor(v: Any) -> bool:
     return isinstance(v, Symbol)
 
 
-def _entry(v: Symbol, op: OpDef, slot: str) -> Entry:
+# Annotations MXNet also lists without underscores (``__lr_mult__`` is listed as ``lr_mult`` too) and
+# stores with them when set without (MXSymbolSetAttr's hidden keys).
+HIDDEN_KEYS = ("lr_mult", "wd_mult", "ctx_group", "force_mirroring", "mirror_stage")
+
+
+def _hidden_key(key: str) -> str:
+    return f"__{key}__" if key in HIDDEN_KEYS else key
+
+
+def _node_attrs(node: Node) -> dict[str, str]:
+    """A node's attributes as MXNet lists them: annotations, hidden keys mirrored, op parameters."""
+    out: dict[str, str] = {}
+    for k, v in node.extra.items():
+        out[k] = v
+        if k.startswith("__") and k.endswith("__") and k[2:-2] in HIDDEN_KEYS:
+            out[k[2:-2]] = v
+    if node.op is not None:
+        out.update(node.op.format_attrs(node.attrs))
+    return out
+
+
+def _incomplete_shape(s: Any) -> bool:
+    return s is None or any(int(d) <= 0 for d in s)
+
+
+def _partial_dtypes(graph: Graph, known: dict) -> dict:
+    """(id(node), index) -> dtype or None: MXNet's type inference without a float32 default. An
+    op whose inputs are all known gives its outputs' types; a variable feeding an op next to known
+    inputs takes their (first) type, as MXNet's element-wise and layer rules do (FullyConnected's
+    weight is float64 next to float64 data), except next to integer inputs (indices), where it takes
+    float32 (Embedding's weight next to int32 indices)."""
+    from .graph.infer import var_dtype_hint
+    dt: dict = {}
+    for n in graph.variables():
+        d = known.get(n.name)
+        dt[(id(n), 0)] = np.dtype(d) if d is not None else var_dtype_hint(n)
+    for _ in range(4):
+        changed = False
+        for n in graph.nodes:
+            if n.op is None:
+                continue
+            ins = [dt.get((id(e.node), e.index)) for e in n.inputs]
+            if any(d is None for d in ins):
+                have = [d for d in ins if d is not None]
+                if not have:
+                    continue
+                fill = have[0] if have[0].kind in "fc" else np.dtype(np.float32)
+                for e, d in zip(n.inputs, ins):
+                    if d is None and e.node.op is None:
+                        dt[(id(e.node), 0)] = fill
+                        changed = True
+                ins = [dt.get((id(e.node), e.index)) for e in n.inputs]
+                if any(d is None for d in ins):
+                    continue
+            outs = n.op.dtypes(n.resolved, ins)
+            for i, d in enumerate(outs):
+                if dt.get((id(n), i)) is None:
+                    dt[(id(n), i)] = np.dtype(d)
+                    changed = True
+        if not changed:
+            break
+    return dt
+
+
+def _entry(v: Symbol, op: OpDef | None, slot: str) -> Entry:
     if len(v._outputs) != 1:
-        raise HybridizeError(f"{op.name}: input {slot!r} is a group of {len(v._outputs)} symbols; "
+        raise HybridizeError(f"{op.name if op else 'compose'}: input {slot!r} is a group of {len(v._outputs)} symbols; "
                              "pass a single output (index it)")
     return v._outputs[0]
 
@@ -235,7 +392,8 @@ def create(op: OpDef, inputs: list, given: dict, name: str | None, hint: str,
             entries.append(Entry(Node(None, f"{node_name}_{slot}"), 0))
         else:
             entries.append(_entry(v, op, slot))
-    extra = {k: (v if isinstance(v, str) else format_value(v)) for k, v in {**current_attrs(), **(attr or {})}.items()}
+    extra = {_hidden_key(k): (v if isinstance(v, str) else format_value(v))
+             for k, v in {**current_attrs(), **(attr or {})}.items()}
     node = Node(op, node_name, given, entries, extra)
     return Symbol([Entry(node, i) for i in range(node.num_outputs)])
 
@@ -328,7 +486,7 @@ def var(name: str, attr: dict | None = None, shape: Any = None, lr_mult: float |
     """A variable (data input or parameter), annotated as MXNet does (``__shape__``, ``__dtype__``, ...)."""
     if not isinstance(name, str):
         raise TypeError("Expect a string for variable `name`")
-    extra: dict[str, str] = {k: (v if isinstance(v, str) else format_value(v))
+    extra: dict[str, str] = {_hidden_key(k): (v if isinstance(v, str) else format_value(v))
                              for k, v in {**current_attrs(), **(attr or {})}.items()}
     if shape is not None:
         extra["__shape__"] = format_value(tuple(shape))

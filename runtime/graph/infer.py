@@ -53,10 +53,12 @@ def _merge(old: tuple | None, new: tuple | None, what: str) -> tuple | None:
     return tuple(merged)
 
 
-def infer_shapes(graph: Graph, known: dict[str, tuple]) -> dict[tuple[int, int], tuple]:
+def infer_shapes(graph: Graph, known: dict[str, tuple], override_hints: bool = False) -> dict[tuple[int, int], tuple]:
     """Maps (id(node), output index) -> shape for every entry; variables included (index 0).
 
-    ``known`` gives shapes of variables by name. Variable shapes that stay incomplete after a
+    ``known`` gives shapes of variables by name. A variable's ``__shape__`` hint must agree with its
+    known shape (a declared model input is checked), unless ``override_hints`` (``Symbol.infer_shape``:
+    in MXNet the given shape wins). Variable shapes that stay incomplete after a
     forward sweep are refined from their consumers, then the sweep repeats (at most a few times,
     as each pass only adds information).
     """
@@ -66,7 +68,8 @@ def infer_shapes(graph: Graph, known: dict[str, tuple]) -> dict[tuple[int, int],
         hint = var_shape_hint(n)
         if s is not None:
             s = tuple(int(d) for d in s)
-            if hint is not None and len(hint) == len(s) and any(h and h != d for h, d in zip(hint, s)):
+            if (not override_hints and hint is not None and len(hint) == len(s)
+                    and any(h and h != d for h, d in zip(hint, s))):
                 raise ShapeError(f"variable {n.name}: expected shape {hint}, got {s}")
         else:
             s = hint

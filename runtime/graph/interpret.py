@@ -4,18 +4,20 @@ Slow but obviously right; the compiled executor (``codegen``) is tested against 
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
 from ..base import HybridizeError
-from .ir import Graph
+from .ir import Graph, Node
 
 __all__ = ["evaluate"]
 
 
-def evaluate(graph: Graph, values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-    """Outputs of ``graph`` given every variable's value by name."""
+def evaluate(graph: Graph, values: Mapping[str, np.ndarray],
+             monitor: Callable[[Node, list, list], None] | None = None) -> list[np.ndarray]:
+    """Outputs of ``graph`` given every variable's value by name. ``monitor(node, inputs, outputs)``
+    is called after each op (the executor's monitor callback)."""
     from .infer import complete_shape_attrs, infer_shapes, needs_shape_completion
 
     if needs_shape_completion(graph):
@@ -37,4 +39,6 @@ def evaluate(graph: Graph, values: Mapping[str, np.ndarray]) -> list[np.ndarray]
                 env[(id(n), i)] = o
         else:
             env[(id(n), 0)] = out
+        if monitor is not None:
+            monitor(n, args, [env[(id(n), i)] for i in range(n.num_outputs)])
     return [env[(id(e.node), e.index)] for e in graph.outputs]

@@ -166,3 +166,24 @@ register(OpDef("_ravel_multi_index", _ravel, params=(Param("shape", Shape),), al
                infer_shape=shape_fn(lambda a, s: tuple(s[1:]) or (1,))))
 register(OpDef("_unravel_index", _unravel, params=(Param("shape", Shape),), aliases=("unravel_index",),
                infer_shape=shape_fn(lambda a, s: (len(a.shape),) + tuple(s))))
+
+
+def _allclose(attrs, a, b):
+    """allclose: 1 (uint8, shape ()) when |a - b| <= atol + rtol |b| everywhere, as numpy.allclose."""
+    _allclose_shape(attrs, [a.shape, b.shape])
+    with np.errstate(invalid="ignore"):
+        ok = np.isclose(a, b, rtol=attrs.rtol, atol=attrs.atol, equal_nan=attrs.equal_nan)
+    return np.asarray(ok.all(), dtype=np.uint8)
+
+
+def _allclose_shape(attrs, in_shapes):
+    sa, sb = in_shapes
+    if sa is not None and sb is not None and tuple(sa) != tuple(sb):
+        raise ShapeError(f"allclose: a has shape {tuple(sa)}, b has shape {tuple(sb)} (they must be equal)")
+    return [sa if sa is not None else sb] * 2, [()]
+
+
+register(OpDef("_contrib_allclose", _allclose, inputs=("a", "b"),
+               params=(Param("rtol", Float, 1e-5), Param("atol", Float, 1e-8), Param("equal_nan", Bool, True)),
+               infer_shape=_allclose_shape, infer_type=lambda a, d: [np.dtype(np.uint8)],
+               doc="allclose(a, b, rtol, atol, equal_nan): scalar uint8, 1 if all elements are close."))

@@ -10,7 +10,7 @@ def test_lazy_submodules_load_on_first_use() -> None:
     assert mx.nd is mx.ndarray and mx.sym is mx.symbol
 
 
-@pytest.mark.parametrize("name", ["io", "metric", "test_utils", "kvstore"])
+@pytest.mark.parametrize("name", ["io", "metric", "kvstore"])
 def test_modules_we_do_not_have_are_attribute_errors(name: str) -> None:
     assert not hasattr(mx, name)
     with pytest.raises(AttributeError, match=name):

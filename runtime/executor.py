@@ -1,0 +1,286 @@
+"""MXNet's Executor API (``Symbol.bind`` / ``simple_bind``), forward only, on the graph interpreter.
+
+An executor holds one NDArray per argument, auxiliary state and output, in the symbol's
+``list_arguments()`` / ``list_auxiliary_states()`` / ``list_outputs()`` order. ``bind`` keeps the
+caller's arrays (writing into them before ``forward()`` changes the next result, as in MXNet);
+``simple_bind`` allocates zeros from inferred shapes and dtypes. ``forward(is_train)`` runs the graph
+through the reference interpreter (``graph.interpret``) with the autograd training flag set to
+``is_train`` (Dropout, BatchNorm batch statistics) and rebinds the data of the same output NDArray
+objects. ``backward`` raises :class:`~.base.NoGradientError`: the runtime computes no gradients.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from . import autograd
+from .base import HybridizeError, NoGradientError, ShapeError
+from .context import Context, current_context
+from .graph.infer import infer_dtypes, infer_shapes
+from .graph.interpret import evaluate
+from .ndarray import NDArray
+
+__all__ = ["Executor"]
+
+
+def _as_arrays(key: str, given: Any, names: Sequence[str], allow_missing: bool) -> list:
+    """``given`` (list in ``names`` order, or dict by name) as a list aligned with ``names``."""
+    if isinstance(given, (list, tuple)):
+        if len(given) != len(names):
+            raise ValueError(f"Length of {key} does not match the number of arguments")
+        out = list(given)
+        for a in out:
+            if not (isinstance(a, NDArray) or a is None and allow_missing):
+                raise TypeError("Only accept list of NDArrays or dict of str to NDArray")
+        return out
+    if isinstance(given, Mapping):
+        out = []
+        for n in names:
+            if n in given:
+                if not isinstance(given[n], NDArray):
+                    raise TypeError("Only accept list of NDArrays or dict of str to NDArray")
+                out.append(given[n])
+            elif allow_missing:
+                out.append(None)
+            else:
+                raise ValueError(f"key `{n}` is missing in `{key}`")
+        return out
+    raise TypeError("Only accept list of NDArrays or dict of str to NDArray")
+
+
+def _grad_reqs(grad_req: Any, names: Sequence[str]) -> dict[str, str]:
+    if isinstance(grad_req, str):
+        reqs = {n: grad_req for n in names}
+    elif isinstance(grad_req, (list, tuple)):
+        reqs = dict(zip(names, grad_req))
+    elif isinstance(grad_req, Mapping):
+        reqs = {n: grad_req.get(n, "null") for n in names}
+    else:
+        raise TypeError("grad_req must be a str, a list of str or a dict of str to str")
+    for n, r in reqs.items():
+        if r not in ("write", "add", "null", "inplace"):
+            raise ValueError(f"grad_req of {n!r} must be 'write', 'add' or 'null', got {r!r}")
+    return reqs
+
+
+class Executor:
+    """A bound symbol: argument/auxiliary/output arrays plus ``forward``. Made by ``Symbol.bind``."""
+
+    def __init__(self, symbol: Any, ctx: Context | None, arg_arrays: list, grad_arrays: list,
+                 grad_req: dict[str, str], aux_arrays: list, group2ctx: dict | None = None):
+        self._symbol = symbol
+        self._ctx = ctx if ctx is not None else current_context()
+        self._group2ctx = group2ctx
+        self._grad_req = grad_req
+        self.arg_arrays: list[NDArray] = arg_arrays
+        self.grad_arrays: list[NDArray | None] = grad_arrays
+        self.aux_arrays: list[NDArray] = aux_arrays
+        self._monitor: Callable | None = None
+        self._monitor_all = False
+        self.outputs: list[NDArray] = self._allocate_outputs()
+
+    # -- construction ---------------------------------------------------------------------------
+    def _allocate_outputs(self) -> list[NDArray]:
+        """Zero outputs of the inferred shapes/dtypes (checks that the bound arrays fit the graph)."""
+        g = self._symbol.graph()
+        names = self._symbol.list_arguments() + self._symbol.list_auxiliary_states()
+        arrays = self.arg_arrays + self.aux_arrays
+        shapes = infer_shapes(g, {n: a.shape for n, a in zip(names, arrays)})
+        dtypes = infer_dtypes(g, {n: np.dtype(a.dtype) for n, a in zip(names, arrays)})
+        outs = []
+        for e in g.outputs:
+            s = shapes.get((id(e.node), e.index))
+            outs.append(NDArray(np.zeros(s if s is not None and all(int(d) >= 0 for d in s) else (0,),
+                                         dtype=dtypes[(id(e.node), e.index)])))
+        return outs
+
+    # -- dictionaries ----------------------------------------------------------------------------
+    @staticmethod
+    def _get_dict(names: Sequence[str], arrays: Sequence[Any]) -> dict:
+        if len(set(names)) != len(names):
+            raise ValueError(f"Duplicate names detected, {list(names)}")
+        return dict(zip(names, arrays))
+
+    @property
+    def arg_dict(self) -> dict[str, NDArray]:
+        """Argument name -> its NDArray (the bound array itself)."""
+        return self._get_dict(self._symbol.list_arguments(), self.arg_arrays)
+
+    @property
+    def grad_dict(self) -> dict[str, NDArray | None]:
+        return self._get_dict(self._symbol.list_arguments(), self.grad_arrays)
+
+    @property
+    def aux_dict(self) -> dict[str, NDArray]:
+        return self._get_dict(self._symbol.list_auxiliary_states(), self.aux_arrays)
+
+    @property
+    def output_dict(self) -> dict[str, NDArray]:
+        return self._get_dict(self._symbol.list_outputs(), self.outputs)
+
+    # -- running ---------------------------------------------------------------------------------
+    def forward(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:
+        """Computes the outputs; ``kwargs`` first copy new values into arguments (same shapes)."""
+        if kwargs:
+            arg_dict = self.arg_dict
+            for name, array in kwargs.items():
+                if not isinstance(array, (NDArray, np.ndarray)):
+                    raise ValueError("only accept keyword argument of NDArrays and numpy.ndarray")
+                if name not in arg_dict:
+                    raise TypeError(f"Unknown argument {name}")
+                if arg_dict[name].shape != array.shape:
+                    raise ValueError(f"Shape not match! Argument {name}, need: {arg_dict[name].shape}, "
+                                     f"received: {array.shape}")
+                arg_dict[name][:] = array
+        values = {n: a._data for n, a in zip(self._symbol.list_arguments(), self.arg_arrays)}
+        values.update({n: a._data for n, a in zip(self._symbol.list_auxiliary_states(), self.aux_arrays)})
+        prev = autograd.set_training(is_train)
+        try:
+            results = evaluate(self._symbol.graph(), values, monitor=self._monitor_hook())
+        finally:
+            autograd.set_training(prev)
+        for out, r in zip(self.outputs, results):
+            out._data = np.asarray(r)
+        return self.outputs
+
+    def _monitor_hook(self) -> Callable | None:
+        if self._monitor is None:
+            return None
+        cb, all_ = self._monitor, self._monitor_all
+
+        def hook(node: Any, inputs: list, outputs: list) -> None:
+            if all_:
+                for name, v in zip(node.input_names, inputs):
+                    cb(f"{node.name}_{name}", NDArray(np.asarray(v)))
+            for name, v in zip(node.output_names(), outputs):
+                cb(name, NDArray(np.asarray(v)))
+        return hook
+
+    def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
+        raise NoGradientError("Executor.backward: the hybridize runtime computes no gradients "
+                              "(forward only); bind with grad_req='null' and call forward()")
+
+    def set_monitor_callback(self, callback: Callable[[str, NDArray], Any], monitor_all: bool = False) -> None:
+        """``callback(name, array)`` after every op of a forward: each output (``fc1_output``), and
+        with ``monitor_all`` each input first (``fc1_data``, ``fc1_weight``)."""
+        self._monitor = callback
+        self._monitor_all = bool(monitor_all)
+
+    # -- parameters and shapes -------------------------------------------------------------------
+    def copy_params_from(self, arg_params: Mapping[str, NDArray], aux_params: Mapping[str, NDArray] | None = None,
+                         allow_extra_params: bool = False) -> None:
+        """Copies values (cast to each destination's dtype) into the bound arrays, by name."""
+        arg_dict, aux_dict = self.arg_dict, self.aux_dict
+        for name, array in arg_params.items():
+            if name in arg_dict:
+                array.astype(arg_dict[name].dtype).copyto(arg_dict[name])
+            elif not allow_extra_params:
+                raise ValueError(f'Find name "{name}" that is not in the arguments')
+        for name, array in (aux_params or {}).items():
+            if name in aux_dict:
+                array.astype(aux_dict[name].dtype).copyto(aux_dict[name])
+            elif not allow_extra_params:
+                raise ValueError(f"Find name {name} that is not in the auxiliary states")
+
+    def reshape(self, partial_shaping: bool = False, allow_up_sizing: bool = False, **kwargs: Any) -> "Executor":
+        """A new executor for new input shapes that shares memory with this one, as MXNet's:
+        an array whose shape changes becomes a view of the old one's memory when it fits; a larger
+        one needs ``allow_up_sizing``; an argument not named in ``kwargs`` may change shape only
+        with ``partial_shaping``."""
+        sym = self._symbol
+        arg_shapes, _, aux_shapes = sym.infer_shape(**{k: v for k, v in kwargs.items() if isinstance(v, tuple)})
+        if arg_shapes is None:
+            raise ShapeError("Executor.reshape: cannot infer every shape from " + str(kwargs))
+
+        def refit(name: str, old: NDArray | None, shape: tuple, what: str) -> NDArray | None:
+            if old is None:
+                return None
+            shape = tuple(shape)
+            if old.shape == shape:
+                return old
+            if name not in kwargs and not partial_shaping:
+                raise AssertionError(f"New shape of {what} {name!r} {shape} does not match its original shape "
+                                     f"{old.shape}; consider setting partial_shaping=True")
+            size = int(np.prod(shape))
+            if size > old.size:
+                if not allow_up_sizing:
+                    raise AssertionError(f"New shape of {what} {name!r} {shape} is larger than its original "
+                                         f"shape {old.shape}; consider setting allow_up_sizing=True")
+                return NDArray(np.zeros(shape, dtype=old._data.dtype))
+            flat = old._data.reshape(-1)  # a view when the array is contiguous: memory is shared
+            return NDArray(flat[:size].reshape(shape))
+
+        names = sym.list_arguments()
+        args = [refit(n, a, s, "argument") for n, a, s in zip(names, self.arg_arrays, arg_shapes)]
+        grads = [refit(n, g, s, "gradient") if g is not None else None
+                 for n, g, s in zip(names, self.grad_arrays, arg_shapes)]
+        aux = [refit(n, a, s, "aux state") for n, a, s in zip(sym.list_auxiliary_states(), self.aux_arrays, aux_shapes)]
+        new = Executor(sym, self._ctx, args, grads, self._grad_req, aux, self._group2ctx)
+        new._monitor, new._monitor_all = self._monitor, self._monitor_all
+        return new
+
+    def debug_str(self) -> str:
+        """The bound graph, one node a line."""
+        return str(self._symbol.graph())
+
+
+def bind(symbol: Any, ctx: Context | None, args: Any, args_grad: Any = None, grad_req: Any = "write",
+         aux_states: Any = None, group2ctx: dict | None = None, shared_exec: Any = None) -> Executor:
+    """``Symbol.bind``: an executor over the caller's arrays (shared, not copied)."""
+    arg_names = symbol.list_arguments()
+    aux_names = symbol.list_auxiliary_states()
+    arg_arrays = _as_arrays("args", args, arg_names, False)
+    if args_grad is None:
+        grads: list = [None] * len(arg_names)
+    else:
+        grads = _as_arrays("args_grad", args_grad, arg_names, True)
+    reqs = _grad_reqs(grad_req, arg_names)
+    grads = [None if reqs[n] == "null" else g for n, g in zip(arg_names, grads)]
+    aux_arrays = _as_arrays("aux_states", [] if aux_states is None and not aux_names else
+                            (aux_states if aux_states is not None else {}), aux_names, False)
+    return Executor(symbol, ctx, arg_arrays, grads, reqs, aux_arrays, group2ctx)
+
+
+def simple_bind(symbol: Any, ctx: Context | None, grad_req: Any = "write", type_dict: Mapping | None = None,
+                stype_dict: Mapping | None = None, group2ctx: dict | None = None,
+                shared_arg_names: Sequence[str] | None = None, shared_exec: Executor | None = None,
+                shared_buffer: dict | None = None, **kwargs: Any) -> Executor:
+    """``Symbol.simple_bind``: allocates every argument, gradient and auxiliary array (zeros) from
+    the shapes in ``kwargs`` and the dtypes in ``type_dict`` (the rest inferred)."""
+    for name, st in (stype_dict or {}).items():
+        if st != "default":
+            raise HybridizeError(f"simple_bind: storage type {st!r} of {name!r} is not supported (dense only)")
+    shapes = {k: v for k, v in kwargs.items() if isinstance(v, tuple)}
+    arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
+    unknown = [f"{n}: {s}" for n, s in zip(symbol.list_arguments(), arg_shapes) if not s or 0 in s]
+    if unknown or any(not s or 0 in s for s in aux_shapes):
+        raise ShapeError("simple_bind error: cannot infer the shapes of " + ", ".join(unknown) +
+                         " from " + ", ".join(f"{k}: {v}" for k, v in shapes.items()))
+    arg_t, _, aux_t = symbol.infer_type_partial(**{k: np.dtype(v) for k, v in (type_dict or {}).items()})
+    arg_types = [np.dtype(t if t is not None else np.float32) for t in arg_t]
+    aux_types = [np.dtype(t if t is not None else np.float32) for t in aux_t]
+    arg_names = symbol.list_arguments()
+    reqs = _grad_reqs(grad_req if grad_req is not None else "null", arg_names)
+    shared = set(shared_arg_names or ())
+
+    def alloc(name: str, shape: tuple, dtype: np.dtype) -> NDArray:
+        if shared_exec is not None and name in shared:
+            cand = shared_exec.arg_dict.get(name)
+            if cand is not None and cand.shape == tuple(shape) and np.dtype(cand.dtype) == dtype:
+                return cand
+        if shared_buffer is not None and name in shared_buffer:
+            buf = shared_buffer[name]
+            size = int(np.prod(shape))
+            if np.dtype(buf.dtype) == dtype and buf.size >= size:
+                return NDArray(buf._data.reshape(-1)[:size].reshape(shape))
+        arr = NDArray(np.zeros(shape, dtype=dtype))
+        if shared_buffer is not None:
+            shared_buffer[name] = arr
+        return arr
+
+    args = [alloc(n, tuple(s), t) for n, s, t in zip(arg_names, arg_shapes, arg_types)]
+    grads = [None if reqs[n] == "null" else NDArray(np.zeros(tuple(s), dtype=t))
+             for n, s, t in zip(arg_names, arg_shapes, arg_types)]
+    aux = [NDArray(np.zeros(tuple(s), dtype=t)) for s, t in zip(aux_shapes, aux_types)]
+    return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx)

@@ -1,0 +1,594 @@
+"""``mxnet.test_utils`` on numpy: the helpers users' own MXNet test suites import.
+
+Tolerances, comparison and random-input helpers behave as MXNet 1.9.1's (same defaults per dtype,
+same error messages' content); executor-based checks (``check_symbolic_forward``,
+``simple_forward``, ``check_consistency``) go through :meth:`Symbol.bind`. Everything that needs
+gradients (``check_numeric_gradient``, ``check_symbolic_backward``, the backward half of
+``check_consistency``) raises ``NoGradientError`` (a ``NotImplementedError``) naming why; sparse arrays and downloads are
+not offered (dense CPU arrays only).
+"""
+from __future__ import annotations
+
+import numbers
+import os
+import sys
+from collections import OrderedDict
+from contextlib import contextmanager
+from typing import Any, Callable
+
+import numpy as np
+import numpy.testing as npt
+
+from . import ndarray as nd
+from .base import NoGradientError
+from .context import Context, current_context
+from .ndarray import NDArray
+from .symbol import Symbol
+from .util import getenv, setenv, use_np  # noqa: F401  (MXNet's test_utils re-exports them)
+
+__all__ = ["default_context", "set_default_context", "default_dtype", "default_rtols", "default_atols",
+           "default_numeric_eps", "effective_dtype", "get_tolerance", "get_tols", "get_atol", "get_rtol",
+           "get_etol", "random_arrays", "random_uniform_arrays", "random_sample", "rand_ndarray",
+           "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_coord_2d", "np_reduce", "same",
+           "checkShapes", "almost_equal", "assert_almost_equal", "assert_allclose",
+           "assert_almost_equal_with_err", "assert_almost_equal_ignore_nan", "assert_exception", "retry",
+           "simple_forward", "check_symbolic_forward", "check_symbolic_backward", "check_numeric_gradient",
+           "check_consistency", "same_array", "discard_stderr", "same_symbol_structure", "environment",
+           "collapse_sum_like", "list_gpus", "download", "create_2d_tensor", "create_vector",
+           "get_identity_mat", "get_identity_mat_batch", "assign_each", "assign_each2", "is_cd_run",
+           "is_op_runnable", "new_matrix_with_real_eigvals_2d", "new_matrix_with_real_eigvals_nd",
+           "new_orthonormal_matrix_2d", "new_sym_matrix_with_real_eigvals_2d",
+           "new_sym_matrix_with_real_eigvals_nd", "compare_ndarray_tuple"]
+
+
+# -- contexts and default tolerances -------------------------------------------------------------
+def default_context() -> Context:
+    """The context tests run on: the current one (always a CPU here)."""
+    return current_context()
+
+
+def set_default_context(ctx: Context) -> None:
+    """Makes ``ctx`` the current context of this thread (what ``default_context()`` returns)."""
+    Context._state.value = ctx
+
+
+def default_dtype() -> type:
+    return np.float32
+
+
+_INT_KINDS = [np.bool_, np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64]
+
+
+def default_rtols() -> dict:
+    """Relative tolerance per dtype, as MXNet's (float16 1e-2, float32 1e-4, float64 1e-5, ints 0)."""
+    return {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-5,
+            **{np.dtype(t): 0 for t in _INT_KINDS}}
+
+
+def default_atols() -> dict:
+    """Absolute tolerance per dtype, as MXNet's (float16 1e-1, float32 1e-3, float64 1e-20, ints 0)."""
+    return {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-20,
+            **{np.dtype(t): 0 for t in _INT_KINDS}}
+
+
+def default_numeric_eps() -> dict:
+    return {np.dtype(np.float16): 1.0 / 2 ** 6, np.dtype(np.float32): 1.0 / 2 ** 9,
+            np.dtype(np.float64): 1.0 / 2 ** 14}
+
+
+def effective_dtype(dat: Any) -> np.dtype:
+    """The dtype that decides tolerances (no TF32 GPUs here: the array's own dtype)."""
+    return np.dtype(dat.dtype)
+
+
+def get_tolerance(dat: Any, tol: Any, default_tol: dict) -> float:
+    """``tol`` if it is a number, else its entry (or the default's) for ``dat``'s dtype."""
+    if isinstance(tol, numbers.Number):
+        return tol
+    dtype = effective_dtype(dat)
+    tol = {} if tol is None else tol
+    return tol.get(dtype, default_tol.get(dtype, 0))
+
+
+def get_tols(x: Any, y: Any, rtol: Any, atol: Any) -> tuple:
+    """(rtol, atol) for comparing ``x`` and ``y``: the larger default of their two dtypes."""
+    x = np.array(x) if isinstance(x, numbers.Number) else x
+    y = np.array(y) if isinstance(y, numbers.Number) else y
+    return (max(get_tolerance(x, rtol, default_rtols()), get_tolerance(y, rtol, default_rtols())),
+            max(get_tolerance(x, atol, default_atols()), get_tolerance(y, atol, default_atols())))
+
+
+def get_atol(atol: Any = None, dtype: Any = np.dtype(np.float64)) -> float:
+    return default_atols()[np.dtype(dtype)] if atol is None else atol
+
+
+def get_rtol(rtol: Any = None, dtype: Any = np.dtype(np.float64)) -> float:
+    return default_rtols()[np.dtype(dtype)] if rtol is None else rtol
+
+
+def get_etol(etol: Any = None) -> float:
+    return 0 if etol is None else etol
+
+
+# -- random inputs ---------------------------------------------------------------------------------
+def random_arrays(*shapes: tuple) -> Any:
+    """Standard-normal float32 numpy arrays, one per shape (a single array for a single shape)."""
+    arrays = [np.array(np.random.randn(), dtype=default_dtype()) if len(s) == 0
+              else np.random.randn(*s).astype(default_dtype()) for s in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def random_uniform_arrays(*shapes: tuple, **kwargs: Any) -> list:
+    low = kwargs.pop("low", 0.0)
+    high = kwargs.pop("high", 1.0)
+    dtype = kwargs.pop("dtype", default_dtype())
+    if kwargs:
+        raise TypeError("Got unexpected argument/s : " + str(kwargs.keys()))
+    return [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
+
+
+def random_sample(population: list, k: int) -> list:
+    assert 0 <= k <= len(population)
+    pop = population[:]
+    np.random.shuffle(pop)
+    return pop[0:k]
+
+
+def rand_ndarray(shape: tuple, stype: str = "default", density: Any = None, dtype: Any = None,
+                 modifier_func: Any = None, shuffle_csr_indices: bool = False, distribution: Any = None,
+                 ctx: Context | None = None) -> NDArray:
+    """A standard-normal NDArray of ``shape`` (dense storage only)."""
+    if stype != "default":
+        raise NotImplementedError(f"rand_ndarray: storage type {stype!r} is not supported "
+                                  "(the runtime has dense arrays only)")
+    return nd.array(random_arrays(shape), dtype=dtype, ctx=ctx or default_context())
+
+
+def rand_shape_2d(dim0: int = 10, dim1: int = 10, allow_zero_size: bool = False) -> tuple:
+    low = 0 if allow_zero_size else 1
+    return np.random.randint(low, dim0 + 1), np.random.randint(low, dim1 + 1)
+
+
+def rand_shape_3d(dim0: int = 10, dim1: int = 10, dim2: int = 10, allow_zero_size: bool = False) -> tuple:
+    low = 0 if allow_zero_size else 1
+    return np.random.randint(low, dim0 + 1), np.random.randint(low, dim1 + 1), np.random.randint(low, dim2 + 1)
+
+
+def rand_shape_nd(num_dim: int, dim: int = 10, allow_zero_size: bool = False) -> tuple:
+    low = 0 if allow_zero_size else 1
+    return tuple(np.random.randint(low, dim + 1, size=num_dim))
+
+
+def rand_coord_2d(x_low: int, x_high: int, y_low: int, y_high: int) -> tuple:
+    return (np.random.randint(x_low, x_high, dtype=np.int64), np.random.randint(y_low, y_high, dtype=np.int64))
+
+
+def create_2d_tensor(rows: int, columns: int, dtype: Any = np.int64) -> NDArray:
+    a = np.arange(0, rows).reshape(rows, 1)
+    return nd.array(np.broadcast_to(a, shape=(a.shape[0], columns)), dtype=dtype)
+
+
+def create_vector(size: int, dtype: Any = np.int64) -> NDArray:
+    return nd.arange(0, size, dtype=dtype)
+
+
+def get_identity_mat(size: int) -> NDArray:
+    return nd.array(np.eye(size))
+
+
+def get_identity_mat_batch(size: int) -> NDArray:
+    return nd.array(np.stack([np.eye(size)] * 2))
+
+
+def assign_each(the_input: np.ndarray, function: Callable | None) -> np.ndarray:
+    """``function`` applied to every element (a copy when ``function`` is None)."""
+    if function is None:
+        return np.array(the_input)
+    return np.vectorize(function, otypes=[the_input.dtype])(the_input) if the_input.size else np.array(the_input)
+
+
+def assign_each2(input1: np.ndarray, input2: np.ndarray, function: Callable | None) -> np.ndarray:
+    if function is None:
+        return np.array(input1)
+    assert input1.shape == input2.shape
+    return np.vectorize(function, otypes=[input1.dtype])(input1, input2) if input1.size else np.array(input1)
+
+
+def np_reduce(dat: np.ndarray, axis: Any, keepdims: bool, numpy_reduce_func: Callable) -> np.ndarray:
+    """``numpy_reduce_func`` over several axes one at a time (MXNet's reference reductions)."""
+    axis = [axis] if isinstance(axis, int) else (list(axis) if axis is not None else list(range(dat.ndim)))
+    ret = dat
+    for i in reversed(sorted(axis)):
+        ret = numpy_reduce_func(ret, axis=i)
+    if keepdims:
+        shape = list(dat.shape)
+        for i in axis:
+            shape[i] = 1
+        ret = ret.reshape(tuple(shape))
+    return ret
+
+
+# -- comparisons -----------------------------------------------------------------------------------
+def _numpy(x: Any) -> Any:
+    return x.asnumpy() if isinstance(x, NDArray) else x
+
+
+def same(a: Any, b: Any) -> bool:
+    """Exactly equal values and shapes."""
+    return np.array_equal(_numpy(a), _numpy(b))
+
+
+def checkShapes(a: Any, b: Any) -> None:  # noqa: N802  (MXNet's name)
+    if a.shape != b.shape:
+        raise AssertionError(npt.build_err_msg([a, b], err_msg=f"a.shape = {a.shape} and b.shape = {b.shape} are not equal"))
+
+
+def almost_equal(a: Any, b: Any, rtol: Any = None, atol: Any = None, equal_nan: bool = False,
+                 use_broadcast: bool = True) -> bool:
+    """np.allclose with MXNet's default tolerances (float64's when not given)."""
+    a, b = _numpy(a), _numpy(b)
+    if not use_broadcast:
+        checkShapes(a, b)
+    return bool(np.allclose(a, b, rtol=get_rtol(rtol), atol=get_atol(atol), equal_nan=equal_nan))
+
+
+def _find_max_violation(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> tuple:
+    with np.errstate(invalid="ignore"):
+        absdiff = np.where(np.equal(a, b), 0, np.abs(a - b))
+        violation = absdiff / (atol + rtol * np.abs(b) + 1e-20)
+    loc = np.argmax(violation)
+    return tuple(int(i) for i in np.unravel_index(loc, violation.shape)), np.max(violation)
+
+
+def _location_error(a: np.ndarray, b: np.ndarray, index: tuple, names: tuple, max_error: bool = False) -> str:
+    return "Location of %serror: %s, %s=%.8f, %s=%.8f" % ("maximum " if max_error else "", str(index),
+                                                          names[0], a[index], names[1], b[index])
+
+
+def assert_almost_equal(a: Any, b: Any, rtol: Any = None, atol: Any = None, names: tuple = ("a", "b"),
+                        equal_nan: bool = False, use_broadcast: bool = True, mismatches: tuple = (10, 10)) -> None:
+    """Raises AssertionError naming the worst element unless ``a`` and ``b`` are close.
+
+    Tolerances default per dtype (the larger of the two arrays' defaults), as MXNet's."""
+    if not use_broadcast:
+        checkShapes(a, b)
+    rtol, atol = get_tols(a, b, rtol, atol)
+    a, b = _numpy(a), _numpy(b)
+    if getattr(a, "dtype", None) == np.bool_ and getattr(b, "dtype", None) == np.bool_:
+        np.testing.assert_equal(a, b)
+        return
+    if almost_equal(a, b, rtol, atol, equal_nan=equal_nan):
+        return
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        a, b = np.broadcast_arrays(a, b)
+    index, rel = _find_max_violation(a, b, rtol, atol)
+    if index != ():
+        msg = "Error %f exceeds tolerance rtol=%e, atol=%e.\n%s" % (
+            rel, rtol, atol, _location_error(a, b, index, names, max_error=True))
+    else:
+        msg = "Error %f exceeds tolerance rtol=%e, atol=%e.\n" % (rel, rtol, atol)
+    with np.printoptions(threshold=4, suppress=True):
+        raise AssertionError(npt.build_err_msg([a, b], err_msg=msg, names=names))
+
+
+def assert_allclose(a: Any, b: Any, rtol: float = 1e-07, atol: float = 0, equal_nan: bool = True) -> None:
+    assert_almost_equal(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def assert_almost_equal_with_err(a: Any, b: Any, rtol: Any = None, atol: Any = None, etol: Any = None,
+                                 names: tuple = ("a", "b"), equal_nan: bool = False,
+                                 mismatches: tuple = (10, 10)) -> None:
+    """Like assert_almost_equal, but a fraction ``etol`` of the elements may be off."""
+    etol = get_etol(etol)
+    if etol <= 0:
+        assert_almost_equal(a, b, rtol=rtol, atol=atol, names=names, equal_nan=equal_nan)
+        return
+    rtol, atol = get_tols(a, b, rtol, atol)
+    a, b = _numpy(a), _numpy(b)
+    equals = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    err = 1 - np.count_nonzero(equals) / equals.size
+    if err > etol:
+        index, rel = _find_max_violation(a, b, rtol, atol)
+        msg = "Error %f exceeds tolerance rtol=%e, atol=%e (mismatch %f%% > %f%%).\n%s" % (
+            rel, rtol, atol, 100 * err, 100 * etol, _location_error(a, b, index, names, max_error=True))
+        raise AssertionError(npt.build_err_msg([a, b], err_msg=msg, names=names))
+
+
+def assert_almost_equal_ignore_nan(a: Any, b: Any, rtol: Any = None, atol: Any = None,
+                                   names: tuple = ("a", "b")) -> None:
+    a, b = np.copy(_numpy(a)), np.copy(_numpy(b))
+    nan_mask = np.logical_or(np.isnan(a), np.isnan(b))
+    a[nan_mask] = 0
+    b[nan_mask] = 0
+    assert_almost_equal(a, b, rtol, atol, names)
+
+
+def assert_exception(f: Callable, exception_type: type, *args: Any, **kwargs: Any) -> None:
+    """Fails unless ``f(*args, **kwargs)`` raises ``exception_type``."""
+    try:
+        f(*args, **kwargs)
+    except exception_type:
+        return
+    raise AssertionError(f"{getattr(f, '__name__', f)} did not raise {exception_type.__name__}")
+
+
+def compare_ndarray_tuple(t1: Any, t2: Any, rtol: Any = None, atol: Any = None) -> None:
+    if t1 is None or t2 is None:
+        return
+    if isinstance(t1, tuple):
+        for s1, s2 in zip(t1, t2):
+            compare_ndarray_tuple(s1, s2, rtol, atol)
+    else:
+        assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
+
+
+def same_array(array1: NDArray, array2: NDArray) -> bool:
+    """Do the two NDArrays share memory? (Writes to ``array1`` and undoes it, as MXNet's.)"""
+    array1[:] += 1
+    if not same(array1.asnumpy(), array2.asnumpy()):
+        array1[:] -= 1
+        return False
+    array1[:] -= 1
+    return same(array1.asnumpy(), array2.asnumpy())
+
+
+def collapse_sum_like(a: np.ndarray, shape: tuple) -> np.ndarray:
+    """``a`` summed over the axes that ``shape`` broadcasts (``shape`` must broadcast to ``a``)."""
+    assert len(a.shape) >= len(shape)
+    if np.prod(shape) == 0 or a.size == 0:
+        return np.zeros(shape, dtype=a.dtype)
+    ndim_diff = len(a.shape) - len(shape)
+    axes = list(range(ndim_diff))
+    for i, s in enumerate(shape):
+        if s != a.shape[i + ndim_diff]:
+            assert s == 1
+            axes.append(i + ndim_diff)
+    return np.sum(a, axis=tuple(axes)).reshape(shape)
+
+
+def same_symbol_structure(sym1: Symbol, sym2: Symbol) -> bool:
+    """Same op at every node position of the two graphs' JSON."""
+    import json
+    n1, n2 = json.loads(sym1.tojson())["nodes"], json.loads(sym2.tojson())["nodes"]
+    return all(a["op"] == b["op"] for a, b in zip(n1, n2))
+
+
+# -- running symbols -------------------------------------------------------------------------------
+def _sorted_dict(d: dict) -> OrderedDict:
+    return OrderedDict(sorted(d.items(), key=lambda t: t[0]))
+
+
+def _parse_location(sym: Symbol, location: Any, ctx: Context, dtype: Any = np.float32) -> OrderedDict:
+    """Argument name -> NDArray from a list (in ``list_arguments()`` order) or a dict of all of them."""
+    assert isinstance(location, (dict, list, tuple))
+    if isinstance(location, dict):
+        if set(location.keys()) != set(sym.list_arguments()):
+            raise ValueError("Symbol arguments and keys of the given location do not match."
+                             f"symbol args:{set(sym.list_arguments())}, location.keys():{set(location.keys())}")
+    else:
+        location = dict(zip(sym.list_arguments(), location))
+    return _sorted_dict({k: nd.array(v, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype)
+                         if isinstance(v, np.ndarray) else v for k, v in location.items()})
+
+
+def _parse_aux_states(sym: Symbol, aux_states: Any, ctx: Context, dtype: Any = np.float32) -> dict | None:
+    if aux_states is None:
+        return None
+    if isinstance(aux_states, dict):
+        if set(aux_states.keys()) != set(sym.list_auxiliary_states()):
+            raise ValueError("Symbol aux_states names and given aux_states do not match."
+                             f"symbol aux_names:{set(sym.list_auxiliary_states())}, "
+                             f"aux_states.keys:{set(aux_states.keys())}")
+    else:
+        aux_states = dict(zip(sym.list_auxiliary_states(), aux_states))
+    return {k: nd.array(v, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype) for k, v in aux_states.items()}
+
+
+def simple_forward(sym: Symbol, ctx: Context | None = None, is_train: bool = False, **inputs: Any) -> Any:
+    """Runs ``sym`` on numpy inputs given by name; numpy output (a list if several)."""
+    exe = sym.bind(ctx or default_context(), args={k: nd.array(v) for k, v in inputs.items()})
+    exe.forward(is_train=is_train)
+    outputs = [x.asnumpy() for x in exe.outputs]
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+def check_symbolic_forward(sym: Symbol, location: Any, expected: Any, rtol: Any = None, atol: Any = None,
+                           aux_states: Any = None, ctx: Context | None = None, equal_nan: bool = False,
+                           dtype: Any = np.float32) -> list:
+    """Binds ``sym`` at ``location`` (list or dict of numpy arrays), runs forward (inference) and
+    compares every output with ``expected`` (list, or dict by output name); returns the outputs."""
+    assert dtype == "asnumpy" or dtype in (np.float16, np.float32, np.float64)
+    ctx = ctx or default_context()
+    location = _parse_location(sym, location, ctx, dtype)
+    aux = _parse_aux_states(sym, aux_states, ctx, dtype)
+    if isinstance(expected, dict):
+        expected = [expected[k] for k in sym.list_outputs()]
+    exe = sym.bind(ctx=ctx, args=location, aux_states=aux, grad_req="null")
+    exe.forward(is_train=False)
+    for name, expect, output in zip(sym.list_outputs(), expected, exe.outputs):
+        assert_almost_equal(expect, output, rtol, atol, (f"EXPECTED_{name}", f"FORWARD_{name}"),
+                            equal_nan=equal_nan)
+    return exe.outputs
+
+
+def _no_gradients(what: str) -> NoGradientError:
+    return NoGradientError(f"{what}: the hybridize runtime computes no gradients (forward only)")
+
+
+def check_symbolic_backward(*args: Any, **kwargs: Any) -> None:
+    raise _no_gradients("check_symbolic_backward")
+
+
+def check_numeric_gradient(*args: Any, **kwargs: Any) -> None:
+    raise _no_gradients("check_numeric_gradient")
+
+
+def check_consistency(sym: Any, ctx_list: list, scale: float = 1.0, grad_req: Any = "write",
+                      arg_params: dict | None = None, aux_params: dict | None = None, tol: Any = None,
+                      raise_on_err: bool = True, ground_truth: Any = None, equal_nan: bool = False,
+                      use_uniform: bool = False, rand_type: Any = np.float64) -> list:
+    """Runs ``sym`` (or one symbol per context) under every ``ctx_list`` entry (a dict with ``ctx``,
+    input shapes and ``type_dict``) from the same random inputs and checks all forward outputs agree
+    with the most precise run, as MXNet's. Only ``grad_req='null'`` is possible: the backward half
+    of MXNet's check needs gradients."""
+    if grad_req != "null" and not (isinstance(grad_req, dict) and set(grad_req.values()) <= {"null"}):
+        raise _no_gradients("check_consistency with grad_req != 'null'")
+    if tol is None:
+        tol = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-5,
+               np.dtype(np.uint8): 0, np.dtype(np.int32): 0, np.dtype(np.int64): 0}
+    elif isinstance(tol, numbers.Number):
+        tol = {np.dtype(t): tol for t in (np.float16, np.float32, np.float64, np.uint8, np.int32, np.int64)}
+    syms = sym if isinstance(sym, list) else [sym] * len(ctx_list)
+    assert len(syms) == len(ctx_list)
+    output_names = syms[0].list_outputs()
+    arg_names = syms[0].list_arguments()
+    exe_list = []
+    for s, spec in zip(syms, ctx_list):
+        spec = dict(spec)
+        assert s.list_arguments() == arg_names and s.list_outputs() == output_names
+        exe_list.append(s.simple_bind(grad_req="null", **spec))
+    arg_params = {} if arg_params is None else dict(arg_params)
+    aux_params = {} if aux_params is None else dict(aux_params)
+    for n, arr in exe_list[0].arg_dict.items():
+        if n not in arg_params:
+            arg_params[n] = (np.random.uniform(-0.9, 0.9, arr.shape) if use_uniform
+                             else np.random.normal(size=arr.shape, scale=scale)).astype(rand_type)
+    for n in exe_list[0].aux_dict:
+        aux_params.setdefault(n, 0)
+    for exe in exe_list:
+        for name, arr in exe.arg_dict.items():
+            arr[:] = arg_params[name]
+        for name, arr in exe.aux_dict.items():
+            arr[:] = aux_params[name]
+    dtypes = [np.dtype(exe.outputs[0].dtype) for exe in exe_list]
+    max_idx = int(np.argmax([d.itemsize if d.kind == "f" else 0 for d in dtypes]))
+    for exe in exe_list:
+        exe.forward(is_train=False)
+    gt = ground_truth or {n: o.asnumpy() for n, o in zip(output_names, exe_list[max_idx].outputs)}
+    for i, exe in enumerate(exe_list):
+        if i == max_idx:
+            continue
+        rt, at = tol[dtypes[i]], tol[dtypes[i]]
+        for name, arr in zip(output_names, exe.outputs):
+            gtarr = gt[name].astype(dtypes[i], copy=False)
+            try:
+                assert_almost_equal(arr, gtarr, rtol=rt, atol=at, equal_nan=equal_nan)
+            except AssertionError:
+                if raise_on_err:
+                    raise
+    return gt
+
+
+# -- environment -----------------------------------------------------------------------------------
+def retry(n: int) -> Callable:
+    """Runs a stochastic test up to ``n`` times; fails only if every run fails."""
+    assert n > 0
+
+    def decorate(f: Callable) -> Callable:
+        def wrapper(*args: Any, **kwargs: Any) -> None:
+            for i in range(n):
+                try:
+                    f(*args, **kwargs)
+                    return
+                except AssertionError:
+                    if i == n - 1:
+                        raise
+        return wrapper
+    return decorate
+
+
+@contextmanager
+def discard_stderr():
+    """Silences file descriptor 2 inside the block (C-level output included)."""
+    with open(os.devnull, "w") as bit_bucket:
+        try:
+            fileno = sys.stderr.fileno()
+        except (AttributeError, ValueError, OSError):  # not a real file (captured)
+            yield
+            return
+        old = os.dup(fileno)
+        try:
+            os.dup2(bit_bucket.fileno(), fileno)
+            yield
+        finally:
+            os.dup2(old, fileno)
+            os.close(old)
+
+
+@contextmanager
+def environment(*args: Any):
+    """Sets environment variables for the block, restoring them after (even on error).
+
+    ``environment('NAME', 'value')`` or ``environment({'A': '1', 'B': None})`` (None unsets)."""
+    if len(args) == 1 and isinstance(args[0], dict):
+        env_vars = args[0]
+    else:
+        assert len(args) == 2, "Expecting one dict arg or two args: env var name and value"
+        env_vars = {args[0]: args[1]}
+    snapshot = {k: os.environ.get(k) for k in env_vars}
+
+    def apply(d: dict) -> None:
+        for k, v in d.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    apply(env_vars)
+    try:
+        yield
+    finally:
+        apply(snapshot)
+
+
+def list_gpus() -> range:
+    """No GPUs here."""
+    return range(0)
+
+
+def download(url: str, fname: str | None = None, dirname: str | None = None, overwrite: bool = False,
+             retries: int = 5) -> str:
+    raise NotImplementedError("test_utils.download: the hybridize runtime never downloads")
+
+
+def is_cd_run() -> bool:
+    return os.environ.get("CD_JOB", 0) == "1"
+
+
+def is_op_runnable() -> bool:
+    """Every registered op runs on this (CPU) context."""
+    return True
+
+
+def has_tvm_ops() -> bool:
+    return False
+
+
+# -- matrices for the linalg tests ---------------------------------------------------------------------
+def new_matrix_with_real_eigvals_2d(n: int) -> np.ndarray:
+    """A random n x n matrix with real eigenvalues (similar to a diagonal one)."""
+    shape = (n, n)
+    q = np.ones(shape)
+    while np.abs(np.linalg.det(q)) < 1e-2:
+        q = np.random.uniform(-1.0, 1.0, size=shape)
+    return np.dot(np.dot(q, np.diag(np.random.uniform(-1.0, 1.0, n))), np.linalg.inv(q))
+
+
+def new_matrix_with_real_eigvals_nd(shape: tuple) -> np.ndarray:
+    n = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    return np.array([new_matrix_with_real_eigvals_2d(shape[-1]) for _ in range(n)]).reshape(shape)
+
+
+def new_orthonormal_matrix_2d(n: int) -> np.ndarray:
+    q, _ = np.linalg.qr(np.random.uniform(-1.0, 1.0, (n, n)))
+    return q
+
+
+def new_sym_matrix_with_real_eigvals_2d(n: int) -> np.ndarray:
+    q = new_orthonormal_matrix_2d(n)
+    return np.dot(np.dot(q, np.diag(np.random.uniform(-1.0, 1.0, n))), q.T)
+
+
+def new_sym_matrix_with_real_eigvals_nd(shape: tuple) -> np.ndarray:
+    n = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    return np.array([new_sym_matrix_with_real_eigvals_2d(shape[-1]) for _ in range(n)]).reshape(shape)

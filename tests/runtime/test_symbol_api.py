@@ -1,0 +1,92 @@
+"""Symbol API as MXNet 1.9.1 documents and behaves: composition, partial inference, attributes."""
+import warnings
+
+import numpy as np
+import pytest
+
+import hybridize.runtime as mx
+from hybridize.runtime.base import MXNetError
+
+
+def test_calling_a_symbol_composes_it_and_leaves_the_original_alone():
+    data = mx.sym.var("data")
+    net = mx.sym.FullyConnected(data, num_hidden=3, name="fc1") * 2
+    other = mx.sym.var("x") * 3
+    composed = net(data=other)
+    assert composed.list_arguments() == ["x", "fc1_weight", "fc1_bias"]
+    assert net.list_arguments() == ["data", "fc1_weight", "fc1_bias"]
+    assert composed.infer_shape(x=(2, 5))[1] == [(2, 3)]
+    with pytest.raises(MXNetError, match="nope"):
+        net(nope=other)
+    with pytest.raises(MXNetError, match="kwargs"):
+        net(other)  # MXNet: general composition only supports keyword arguments
+
+
+def test_an_atomic_symbol_composes_positionally_or_by_input_name():
+    fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=4, name="fc")
+    atomic = fc._gen_atomic_symbol()
+    assert atomic.list_arguments() == ["data", "weight", "bias"]
+    x, w, b = mx.sym.var("x"), mx.sym.var("w"), mx.sym.var("b")
+    assert atomic(data=x, weight=w, bias=b).list_arguments() == ["x", "w", "b"]
+    assert atomic(x, w, b).infer_shape(x=(2, 3))[0] == [(2, 3), (4, 3), (4,)]
+    rnn = mx.sym.RNN(mx.sym.var("d"), mx.sym.var("p"), mx.sym.var("h0"), mx.sym.var("h1"), state_size=10,
+                     num_layers=2, bidirectional=True, state_outputs=True, mode="lstm")
+    assert len(rnn._gen_atomic_symbol().list_outputs()) == 3
+
+
+def test_infer_shape_returns_none_for_incomplete_input_and_partial_gives_what_is_known():
+    fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert fc.infer_shape() == (None, None, None)
+    assert "Cannot decide shape" in str(w[0].message)
+    assert fc.infer_shape_partial() == ([(), (), ()], [()], [])
+    assert fc.infer_shape_partial(data=(2,)) == ([(2,), (3, 1), (3,)], [(2, 3)], [])
+    with pytest.raises(MXNetError):  # contradicting shapes still raise
+        (mx.sym.var("a") + mx.sym.var("b")).infer_shape(a=(2, 3), b=(3, 2))
+
+
+def test_a_var_shape_is_a_hint_the_caller_can_override():
+    c = mx.sym.var("c", shape=(2, 3))
+    assert (c * 2).infer_shape() == ([(2, 3)], [(2, 3)], [])
+    assert (c * 2).infer_shape(c=(4, 5)) == ([(4, 5)], [(4, 5)], [])
+
+
+def test_infer_type_partial_and_unknown_types():
+    s = mx.sym.var("x") + mx.sym.var("y")
+    assert s.infer_type(x="float64") == ([np.float64, np.float64], [np.float64], [])
+    assert s.infer_type_partial() == ([None, None], [None], [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert mx.sym.var("z").infer_type() == (None, None, None)
+    fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3)
+    assert fc.infer_type(data="float64")[0] == [np.float64] * 3  # weight and bias follow the data
+    emb = mx.sym.Embedding(mx.sym.var("d"), input_dim=3, output_dim=2)
+    assert emb.infer_type(d="int32") == ([np.int32, np.float32], [np.float32], [])
+    assert mx.sym.var("q", dtype="float16").infer_type() == ([np.float16], [np.float16], [])
+
+
+def test_children_and_internals():
+    data = mx.sym.var("data")
+    fc = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
+    assert fc.get_children().list_outputs() == ["data", "fc_weight", "fc_bias"]
+    assert data.get_children() is None
+    act = mx.sym.relu(fc, name="act")
+    assert act.get_internals().list_outputs() == ["data", "fc_weight", "fc_bias", "fc_output", "act_output"]
+    assert act.get_internals()["fc_output"].list_outputs() == ["fc_output"]
+
+
+def test_hidden_attributes_are_mirrored_as_mxnet_lists_them():
+    a = mx.sym.var("a", shape=(2, 3), lr_mult=2.0, wd_mult=0.5, attr={"__ctx_group__": "g", "foo": "bar"})
+    assert a.list_attr() == {"__ctx_group__": "g", "ctx_group": "g", "foo": "bar", "__shape__": "(2, 3)",
+                             "__lr_mult__": "2.0", "lr_mult": "2.0", "__wd_mult__": "0.5", "wd_mult": "0.5"}
+    assert a.attr("lr_mult") == "2.0" and a.attr("__lr_mult__") == "2.0" and a.attr("missing") is None
+    b = mx.sym.var("b", attr={"lr_mult": "3"})  # set without underscores: stored with them
+    assert b.list_attr() == {"__lr_mult__": "3", "lr_mult": "3"}
+    b._set_attr(mirror_stage="1")
+    assert b.attr("__mirror_stage__") == "1"
+    fc = mx.sym.FullyConnected(a, num_hidden=4, name="fc", attr={"__ctx_group__": "dev1"})
+    assert fc.attr_dict()["fc"] == {"__ctx_group__": "dev1", "ctx_group": "dev1", "num_hidden": "4"}
+    assert '"__lr_mult__": "2.0"' in fc.tojson() and '"lr_mult"' not in fc.tojson()  # JSON keeps one spelling
+    with pytest.raises(ValueError, match="string"):
+        b._set_attr(lr_mult=2)

@@ -1,0 +1,183 @@
+#!/usr/bin/env python
+"""Runs MXNet 1.9.1's own Python unit tests against ``hybridize.runtime`` and counts what passes.
+
+    python tools/mxnet_unittests/run.py /tmp/mxtests/tests/python/unittest [--files test_symbol ...]
+        [--json out.json] [--timeout 60] [--failures]
+
+Get the tests (never commit them): ``fetch`` github:apache/mxnet, then
+``git -C <mirror> archive 1.9.1 tests/python/unittest tests/python/common | tar -x -C /tmp/mxtests``.
+
+How it works
+- ``mxnet`` and every ``mxnet.*`` import resolve to ``hybridize.runtime`` (``shim/mxnet_alias.py``, a
+  pytest plugin with a meta-path finder); ``nose.tools`` is a small stand-in (``shim/nose``). MXNet's
+  ``common.py`` and ``tests/python/common/models.py`` are used as they are.
+- Each file runs in its own pytest process; each test has a wall-clock limit (``--timeout``).
+- A test file that fails to import fails all its in-scope tests (they are counted from the source).
+
+Scope (decided from the source, before anything runs; a test is out of scope if its own body or any
+module-level function of the same file it calls, transitively, matches one of these):
+- ``gradients``: backward passes, autograd.grad, attach_grad, numeric/symbolic gradient checks,
+  Trainer steps, check_consistency (it runs backward);
+- ``module``: the Module/FeedForward API (``mx.mod``, ``mx.model``, ``.fit(``);
+- ``numpy``: ``mx.np``/``npx``/``use_np``/``np_shape``/``set_np`` (MXNet's NumPy-compatible front end);
+- ``sparse``: sparse storage (``stype``, ``tostype``, ``csr``, ``row_sparse``, ``mx.nd.sparse``);
+- ``gpu``: GPUs, cuDNN/CUDA;
+- ``devices``: several devices (``cpu(1)``, ``group2ctx``, kvstore);
+- ``download``: downloads and pretrained weights;
+- ``skipped``: tests MXNet 1.9.1 itself skips (``@unittest.skip``) or that are not test functions
+  pytest can run (generator tests).
+Everything else is in scope.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FILES = ["test_gluon", "test_gluon_rnn", "test_gluon_contrib", "test_gluon_model_zoo", "test_symbol",
+         "test_ndarray", "test_operator", "test_loss", "test_init", "test_attr"]
+
+# (category, regex over the source of a test and the helpers it calls)
+OUT_OF_SCOPE = [
+    ("gradients", r"\.backward\(|autograd\.grad\(|\battach_grad\b|check_numeric_gradient|"
+                  r"check_symbolic_backward|numeric_grad\(|\bmark_variables\b|\.step\(|"
+                  r"\bcheck_consistency\(|\bcheck_speed\(|\.grad\b|grad_arrays|grad_dict|args_grad"),
+    ("module", r"\bmx\.mod\b|\bmx\.module\b|\bmx\.model\b|\.fit\(|\bFeedForward\b|\bModule\("),
+    ("numpy", r"\bmx\.np\b|\bnpx\b|\buse_np\b|\bnp_shape\b|\bset_np\b|_mx_np\b|\bmx\.numpy\b|"
+              r"\bis_np_array\b|\bnp_array\(|\bset_np_shape\b|\bnumpy_extension\b"),
+    ("sparse", r"\bstype\b|\btostype\b|\bcsr\b|row_sparse|\bsparse\b|\bmxsps\b|\bsps\."),
+    ("gpu", r"\bgpu\(|num_gpus|cudnn|\bcuda\b|\bmx\.gpu\b"),
+    ("devices", r"\bcpu\(\s*[1-9]|group2ctx|\bkvstore\b|\bkv\.|ctx_list=\[|\bcontexts\b"),
+    ("download", r"\bdownload\(|pretrained\s*=\s*(?!False)\w|\bget_model_file\b|\bparallel_download\b"),
+]
+
+
+def _called_names(fn: ast.AST) -> set[str]:
+    return {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)} | \
+        {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
+
+
+def classify(path: str) -> dict[str, str]:
+    """test name -> "in" or the out-of-scope category, for every module-level ``test_*`` function."""
+    src = open(path, encoding="utf-8").read()
+    tree = ast.parse(src)
+    funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    own = {name: ast.get_source_segment(src, node) or "" for name, node in {**funcs, **classes}.items()}
+
+    def category_of(text: str) -> str | None:
+        for cat, rx in OUT_OF_SCOPE:
+            if re.search(rx, text):
+                return cat
+        return None
+
+    memo: dict[str, str | None] = {}
+
+    def reach(name: str, stack: tuple = ()) -> str | None:
+        if name in memo:
+            return memo[name]
+        if name in stack:
+            return None
+        text = own[name]
+        cat = category_of(text)
+        if cat is None:
+            for callee in sorted(_called_names(funcs[name] if name in funcs else classes[name])):
+                if callee in own and callee != name:
+                    cat = reach(callee, stack + (name,))
+                    if cat:
+                        break
+        memo[name] = cat
+        return cat
+
+    out = {}
+    for name, node in funcs.items():
+        if not name.startswith("test"):
+            continue
+        decos = " ".join(ast.get_source_segment(src, d) or "" for d in node.decorator_list)
+        if re.search(r"\bskip\b|\bskipIf\b", decos) or any(isinstance(n, (ast.Yield, ast.YieldFrom))
+                                                            for n in ast.walk(node)):
+            out[name] = "skipped"
+            continue
+        out[name] = reach(name) or "in"
+    return out
+
+
+def run_file(unittest_dir: str, stem: str, selected: list[str], timeout: int) -> dict[str, dict]:
+    """Runs the selected tests of one file; test name -> {"outcome", "message"}."""
+    with tempfile.TemporaryDirectory(prefix="mxut-") as tmp:
+        sel = os.path.join(tmp, "select.json")
+        rep = os.path.join(tmp, "report.jsonl")
+        with open(sel, "w") as f:
+            json.dump(selected, f)
+        env = dict(os.environ, MXUT_SELECT=sel, MXUT_REPORT=rep, MXUT_TIMEOUT=str(timeout),
+                   PYTHONPATH=os.pathsep.join([os.path.join(HERE, "shim"), os.environ.get("PYTHONPATH", "")]),
+                   MXNET_TEST_SEED="1", MXNET_MODULE_SEED="1")
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mxnet_alias",
+               "--rootdir", unittest_dir, "-o", "python_files=test_*.py", "-W", "ignore",
+               os.path.join(unittest_dir, stem + ".py")]
+        proc = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True,
+                              timeout=timeout * max(len(selected), 1) + 120)
+        results: dict[str, dict] = {}
+        if os.path.exists(rep):
+            for line in open(rep):
+                r = json.loads(line)
+                name = r["nodeid"].split("::")[-1].split("[")[0]
+                prev = results.get(name)
+                if prev is None or r["outcome"] != "passed":  # parametrized: all must pass
+                    results[name] = {"outcome": r["outcome"], "message": r["message"]}
+        if not results:
+            lines = (proc.stdout + proc.stderr).splitlines()
+            tail = [ln[1:] for ln in lines if ln.startswith("E ")][-1:] or [ln for ln in lines if "Error" in ln][:1]
+            msg = "file did not run: " + (tail[0].strip() if tail else f"pytest exit {proc.returncode}")
+            results = {t: {"outcome": "failed", "message": msg} for t in selected}
+        for t in selected:
+            results.setdefault(t, {"outcome": "failed", "message": "not collected"})
+        return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("unittest_dir", help="MXNet 1.9.1's tests/python/unittest")
+    ap.add_argument("--files", nargs="*", default=FILES)
+    ap.add_argument("--timeout", type=int, default=60, help="seconds per test")
+    ap.add_argument("--json", help="write every test's scope and outcome here")
+    ap.add_argument("--failures", action="store_true", help="list failing in-scope tests with their error")
+    a = ap.parse_args(argv)
+    report, tot_in, tot_pass = {}, 0, 0
+    print(f"{'file':24} {'tests':>5} {'in scope':>8} {'passed':>6}   pass rate")
+    for stem in a.files:
+        path = os.path.join(a.unittest_dir, stem + ".py")
+        if not os.path.isfile(path):
+            print(f"{stem}: not found in {a.unittest_dir}", file=sys.stderr)
+            return 2
+        scope = classify(path)
+        selected = sorted(t for t, c in scope.items() if c == "in")
+        t0 = time.time()
+        results = run_file(a.unittest_dir, stem, selected, a.timeout) if selected else {}
+        passed = sorted(t for t, r in results.items() if r["outcome"] == "passed")
+        tot_in += len(selected)
+        tot_pass += len(passed)
+        rate = f"{100 * len(passed) / len(selected):.0f} %" if selected else "-"
+        print(f"{stem:24} {len(scope):5} {len(selected):8} {len(passed):6}   {rate:>6}  ({time.time() - t0:.0f} s)",
+              flush=True)
+        report[stem] = {t: {"scope": c, **results.get(t, {})} for t, c in scope.items()}
+        if a.failures:
+            for t in selected:
+                if results[t]["outcome"] != "passed":
+                    print(f"    FAIL {t}: {results[t]['message']}")
+    print(f"{'total':24} {'':5} {tot_in:8} {tot_pass:6}   {100 * tot_pass / max(tot_in, 1):.1f} %")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(report, f, indent=1, sort_keys=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
