@@ -150,8 +150,10 @@ class Executor:
         cb, all_ = self._monitor, self._monitor_all
 
         def hook(node: Any, inputs: list, outputs: list) -> None:
-            if all_:
-                for name, v in zip(node.input_names, inputs):
+            if all_:  # each input: a variable's own value first (``data``), then as the op's input (``fc_data``)
+                for e, name, v in zip(node.inputs, node.input_names, inputs):
+                    if e.node.op is None:
+                        cb(e.node.name, NDArray(np.asarray(v)))
                     cb(f"{node.name}_{name}", NDArray(np.asarray(v)))
             for name, v in zip(node.output_names(), outputs):
                 cb(name, NDArray(np.asarray(v)))
@@ -163,7 +165,7 @@ class Executor:
 
     def set_monitor_callback(self, callback: Callable[[str, NDArray], Any], monitor_all: bool = False) -> None:
         """``callback(name, array)`` after every op of a forward: each output (``fc1_output``), and
-        with ``monitor_all`` each input first (``fc1_data``, ``fc1_weight``)."""
+        with ``monitor_all`` each input first (a variable under its own name, then ``fc1_data``)."""
         self._monitor = callback
         self._monitor_all = bool(monitor_all)
 

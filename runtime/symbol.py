@@ -17,7 +17,7 @@ import numpy as np
 from . import _frontend
 from .attribute import current_attrs
 from . import name as _name
-from .base import HybridizeError, ShapeError
+from .base import HybridizeError, NotImplementedForSymbol, ShapeError
 from .graph.infer import infer_dtypes, infer_shapes
 from .graph.ir import Entry, Graph, Node, topo_order
 from .ops.attrs import format_value
@@ -28,6 +28,14 @@ __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "zeros", "
 # mshadow type flags, as MXNet writes them into ``__dtype__``
 DTYPE_TO_MX = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5, "int64": 6,
                "bool": 7}
+
+
+class _SymbolTruthValue(NotImplementedForSymbol, NotImplementedError):
+    """``bool(symbol)``: MXNet's NotImplementedForSymbol, with the way out."""
+
+    def __str__(self) -> str:
+        return (super().__str__() + " The truth value of a Symbol is unknown until it runs: use F.where "
+                "or F.contrib.cond instead of a Python condition")
 
 
 class Symbol:
@@ -68,7 +76,11 @@ class Symbol:
         return Symbol(entries)
 
     def get_children(self) -> "Symbol | None":
-        ins = [e for o in self._outputs for e in o.node.inputs]
+        """The inputs of the head node(s), each head node once (None for a variable)."""
+        heads: dict[int, Node] = {}
+        for o in self._outputs:
+            heads.setdefault(id(o.node), o.node)
+        ins = [e for n in heads.values() for e in n.inputs]
         return Symbol(ins) if ins else None
 
     def attr(self, key: str) -> str | None:
@@ -127,8 +139,7 @@ class Symbol:
         return "<Symbol group [" + ", ".join(self.list_outputs()) + "]>"
 
     def __bool__(self) -> bool:
-        raise NotImplementedError("the truth value of a Symbol is unknown until it runs: use F.where "
-                                  "or F.contrib.cond instead of a Python condition")
+        raise _SymbolTruthValue(self.__bool__, "bool")
 
     def __copy__(self) -> "Symbol":
         return Symbol(list(self._outputs))
@@ -335,6 +346,18 @@ def _incomplete_shape(s: Any) -> bool:
     return s is None or any(int(d) <= 0 for d in s)
 
 
+def _fixed_output_types(n: Node, ins: list, dt: dict) -> None:
+    """Outputs whose type does not depend on the unknown inputs (``Cast``'s dtype attribute) are known."""
+    try:
+        a = n.op.dtypes(n.resolved, [d if d is not None else np.dtype(np.float16) for d in ins])
+        b = n.op.dtypes(n.resolved, [d if d is not None else np.dtype(np.float64) for d in ins])
+    except Exception:  # noqa: BLE001 - an op that rejects the probe types has no fixed type
+        return
+    for i, (x, y) in enumerate(zip(a, b)):
+        if np.dtype(x) == np.dtype(y) and dt.get((id(n), i)) is None:
+            dt[(id(n), i)] = np.dtype(x)
+
+
 def _partial_dtypes(graph: Graph, known: dict) -> dict:
     """(id(node), index) -> dtype or None: MXNet's type inference without a float32 default. An
     op whose inputs are all known gives its outputs' types; a variable feeding an op next to known
@@ -355,6 +378,7 @@ def _partial_dtypes(graph: Graph, known: dict) -> dict:
             if any(d is None for d in ins):
                 have = [d for d in ins if d is not None]
                 if not have:
+                    _fixed_output_types(n, ins, dt)
                     continue
                 fill = have[0] if have[0].kind in "fc" else np.dtype(np.float32)
                 for e, d in zip(n.inputs, ins):
@@ -386,14 +410,17 @@ def create(op: OpDef, inputs: list, given: dict, name: str | None, hint: str,
     """Adds one op node (plus variables for missing inputs) and returns its outputs."""
     node_name = _name.current().get(name, hint)
     names = input_names if input_names is not None else op.input_names(op.resolve(given))
-    entries = []
-    for slot, v in zip(names, inputs):
-        if v is None:
-            entries.append(Entry(Node(None, f"{node_name}_{slot}"), 0))
-        else:
-            entries.append(_entry(v, op, slot))
     extra = {_hidden_key(k): (v if isinstance(v, str) else format_value(v))
              for k, v in {**current_attrs(), **(attr or {})}.items()}
+    entries = []
+    var_attrs = None
+    for slot, v in zip(names, inputs):
+        if v is None:
+            if var_attrs is None:  # as MXNet: a variable it creates carries the op's attributes
+                var_attrs = {**extra, **op.format_attrs(given)} if extra else {}
+            entries.append(Entry(Node(None, f"{node_name}_{slot}", extra=var_attrs), 0))
+        else:
+            entries.append(_entry(v, op, slot))
     node = Node(op, node_name, given, entries, extra)
     return Symbol([Entry(node, i) for i in range(node.num_outputs)])
 
@@ -403,8 +430,10 @@ def _make_function(op: OpDef, called_as: str):
     hint = _frontend.placement(called_as)[1].lower()
 
     def fn(*args: Any, **kwargs: Any) -> Symbol:
+        hidden = {k: kwargs.pop(k) for k in HIDDEN_KEYS if k in kwargs and op.param(k) is None}
         call = _frontend.bind_call(op, args, kwargs, _is_tensor)
-        return create(op, call.inputs, call.given, call.name, hint, call.attr, call.input_names)
+        attr = {**(call.attr or {}), **{k: str(v) for k, v in hidden.items()}} if hidden else call.attr
+        return create(op, call.inputs, call.given, call.name, hint, attr, call.input_names)
     return fn
 
 

@@ -26,19 +26,10 @@ from .ndarray import NDArray
 from .symbol import Symbol
 from .util import getenv, setenv, use_np  # noqa: F401  (MXNet's test_utils re-exports them)
 
-__all__ = ["default_context", "set_default_context", "default_dtype", "default_rtols", "default_atols",
-           "default_numeric_eps", "effective_dtype", "get_tolerance", "get_tols", "get_atol", "get_rtol",
-           "get_etol", "random_arrays", "random_uniform_arrays", "random_sample", "rand_ndarray",
-           "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_coord_2d", "np_reduce", "same",
-           "checkShapes", "almost_equal", "assert_almost_equal", "assert_allclose",
-           "assert_almost_equal_with_err", "assert_almost_equal_ignore_nan", "assert_exception", "retry",
-           "simple_forward", "check_symbolic_forward", "check_symbolic_backward", "check_numeric_gradient",
-           "check_consistency", "same_array", "discard_stderr", "same_symbol_structure", "environment",
-           "collapse_sum_like", "list_gpus", "download", "create_2d_tensor", "create_vector",
-           "get_identity_mat", "get_identity_mat_batch", "assign_each", "assign_each2", "is_cd_run",
-           "is_op_runnable", "new_matrix_with_real_eigvals_2d", "new_matrix_with_real_eigvals_nd",
-           "new_orthonormal_matrix_2d", "new_sym_matrix_with_real_eigvals_2d",
-           "new_sym_matrix_with_real_eigvals_nd", "compare_ndarray_tuple"]
+mx = sys.modules[__package__]  # ``mx`` too, as MXNet's test_utils (``import mxnet as mx``)
+
+# No __all__: ``from mxnet.test_utils import *`` exports every public name, modules included (np, sys,
+# os, mx), as MXNet's module does; test files rely on it.
 
 
 # -- contexts and default tolerances -------------------------------------------------------------

@@ -124,7 +124,8 @@ def test_monitor_callback_sees_every_op_output_and_with_monitor_all_its_inputs()
     seen.clear()
     exe.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
     exe.forward()
-    assert seen == ["fc_data", "fc_weight", "fc_bias", "fc_output", "act_data", "act_output"]
+    assert seen == ["x", "fc_data", "fc_weight", "fc_weight", "fc_bias", "fc_bias", "fc_output",
+                    "act_data", "act_output"]
 
 
 def test_backward_says_there_are_no_gradients():

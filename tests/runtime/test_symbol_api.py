@@ -90,3 +90,38 @@ def test_hidden_attributes_are_mirrored_as_mxnet_lists_them():
     assert '"__lr_mult__": "2.0"' in fc.tojson() and '"lr_mult"' not in fc.tojson()  # JSON keeps one spelling
     with pytest.raises(ValueError, match="string"):
         b._set_attr(lr_mult=2)
+
+
+def test_truth_value_of_a_symbol_is_not_implemented_for_symbol():
+    from hybridize.runtime.base import NotImplementedForSymbol
+    with pytest.raises(NotImplementedForSymbol, match="Function __bool__ .namely operator \"bool\". is not implemented"):
+        bool(mx.sym.var("x"))
+
+
+def test_children_list_each_head_node_once():
+    sliced = mx.sym.SliceChannel(mx.sym.var("data"), num_outputs=3, name="slice")
+    assert sliced.get_children().list_outputs() == ["data"]
+    assert mx.sym.Concat(*list(sliced)).get_children().list_outputs() == [
+        "slice_output0", "slice_output1", "slice_output2"]
+
+
+def test_partial_type_inference_knows_outputs_fixed_by_attributes():
+    mlp = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.Cast(mx.sym.var("data"), dtype="float32"),
+                                                     num_hidden=8, name="fc1"), name="softmax")
+    assert mlp.infer_type_partial() == ([None, np.float32, np.float32, np.float32], [np.float32], [])
+    assert mlp.infer_type(data=np.float16)[0] == [np.float16, np.float32, np.float32, np.float32]
+
+
+def test_variables_an_op_creates_carry_its_attributes_and_hidden_keys_are_keywords():
+    data = mx.sym.var("data", attr={"mood": "angry"})
+    conv = mx.sym.Convolution(data=data, name="conv", kernel=(1, 1), num_filter=1,
+                              attr={"__mood__": "so so"}, lr_mult=1)
+    d = conv.attr_dict()
+    assert d["data"] == {"mood": "angry"}
+    assert d["conv"] == {"__mood__": "so so", "__lr_mult__": "1", "lr_mult": "1", "kernel": "(1, 1)",
+                         "num_filter": "1"}
+    assert d["conv_weight"] == d["conv_bias"] == d["conv"]  # MXNet copies them onto conv_weight/conv_bias
+    plain = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=2, name="fc")
+    # MXNet copies the parameters (num_hidden) even without annotations; the runtime copies only when
+    # there are annotations, so the JSON of plain graphs stays as it was (a known difference)
+    assert "fc_weight" not in plain.attr_dict()
