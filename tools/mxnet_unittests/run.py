@@ -23,7 +23,7 @@ module-level function of the same file it calls, transitively, matches one of th
 - ``sparse``: sparse storage (``stype``, ``tostype``, ``csr``, ``row_sparse``, ``mx.nd.sparse``);
 - ``gpu``: GPUs, cuDNN/CUDA;
 - ``devices``: several devices (``cpu(1)``, ``group2ctx``, kvstore);
-- ``download``: downloads and pretrained weights;
+- ``download``: downloads, pretrained weights and the datasets that download (WikiText2, MNIST, ...);
 - ``skipped``: tests MXNet 1.9.1 itself skips (``@unittest.skip``) or that are not test functions
   pytest can run (generator tests).
 Everything else is in scope.
@@ -55,7 +55,8 @@ OUT_OF_SCOPE = [
     ("sparse", r"\bstype\b|\btostype\b|\bcsr\b|row_sparse|\bsparse\b|\bmxsps\b|\bsps\."),
     ("gpu", r"\bgpu\(|num_gpus|cudnn|\bcuda\b|\bmx\.gpu\b"),
     ("devices", r"\bcpu\(\s*[1-9]|group2ctx|\bkvstore\b|\bkv\.|ctx_list=\[|\bcontexts\b"),
-    ("download", r"\bdownload\(|pretrained\s*=\s*(?!False)\w|\bget_model_file\b|\bparallel_download\b"),
+    ("download", r"\bdownload\(|pretrained\s*=\s*(?!False)\w|\bget_model_file\b|\bparallel_download\b|"
+                 r"\b(WikiText2|WikiText103|MNIST|FashionMNIST|CIFAR10|CIFAR100)\("),
 ]
 
 
