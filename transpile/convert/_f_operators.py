@@ -101,6 +101,7 @@ F_OPERATORS = frozenset({
     'contrib.MultiBoxTarget',
     'contrib.ROIAlign',
     'contrib.SyncBatchNorm',
+    'contrib.allclose',
     'contrib.arange_like',
     'contrib.bipartite_matching',
     'contrib.boolean_mask',
