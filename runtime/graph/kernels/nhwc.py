@@ -755,11 +755,13 @@ def time_conv(x_shape: tuple, attrs: Any, dtype: Any, rounds: int = 3) -> float:
 def tune_conv_algo(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple,
                    budget: list | None = None) -> str | None:
     """The fastest of ``candidates`` for this convolution, measured on this machine (cached per
-    shape, attrs and thread count); None when the convolution is too big to time cheaply or the
+    shape, attrs and thread count: in this process, and across processes in the persistent tuning
+    cache, ``graph/tune_cache.py``); None when the convolution is too big to time cheaply or the
     compile's timing ``budget`` (``[seconds left]``, decremented here) is spent."""
     import time
     import types
 
+    from .. import tune_cache
     from .parallel import num_threads
 
     N, H, W, C = x_shape
@@ -767,9 +769,16 @@ def tune_conv_algo(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple,
     OH, OW = conv_out_hw(H, W, types.SimpleNamespace(**attrs))
     if 2.0 * N * OH * OW * C * kh * kw * attrs["num_filter"] > TUNE_MAX_FLOPS:
         return None
-    key = (tuple(x_shape), tuple(sorted((k, v) for k, v in attrs.items() if k != "algo")), np.dtype(dtype).str,
-           candidates, num_threads())
+    threads = num_threads()
+    plain = {k: v for k, v in attrs.items() if k != "algo"}
+    key = (tuple(x_shape), tuple(sorted(plain.items())), np.dtype(dtype).str, candidates, threads)
     if key not in _TUNED:
+        disk_key = {"op": "conv2d_nhwc", "x_shape": list(x_shape), "attrs": plain, "dtype": np.dtype(dtype).str,
+                    "candidates": list(candidates)}
+        stored = tune_cache.load(disk_key, candidates, threads)
+        if stored is not None:
+            _TUNED[key] = stored
+            return stored
         if budget is not None and budget[0] <= 0:
             return None
         start = time.perf_counter()
@@ -782,6 +791,7 @@ def tune_conv_algo(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple,
             if budget is not None:
                 budget[0] -= time.perf_counter() - start
         _TUNED[key] = min(candidates, key=times.__getitem__)
+        tune_cache.store(disk_key, candidates, _TUNED[key], times, threads)
     return _TUNED[key]
 
 

@@ -11,7 +11,8 @@ pooling) needs no transpose either.
 The lowering also picks each convolution's algorithm (see ``kernels/nhwc.py``):
 ``dw`` for depthwise; for 3x3 stride-1 convolutions the fastest of im2col ``gemm``, ``wino``
 (Winograd F(2x2,3x3)) and ``wino4`` (F(4x4,3x3)), timed on the actual shape at compile time
-(cached per process; ``HYBRIDIZE_AUTOTUNE=0`` uses a fixed rule instead). ``ctx.options["winograd"]``
+(cached per process and across processes in the tuning cache, ``graph/tune_cache.py``,
+``HYBRIDIZE_CACHE_DIR``; ``HYBRIDIZE_AUTOTUNE=0`` uses a fixed rule instead). ``ctx.options["winograd"]``
 forces a choice: False = never Winograd, True or ``"f2"`` = F(2x2,3x3), ``"f4"`` = F(4x4,3x3). ``group`` for
 other grouped convolutions, ``gemm`` (one matmul, 1x1 convolutions need no patch copy) else.
 Weights are re-laid-out by static ``_hy_conv_weight`` nodes (evaluated at ``bind_params``).
