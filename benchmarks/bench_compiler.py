@@ -412,7 +412,12 @@ def main(argv: list[str] | None = None) -> int:
     print(" | ".join(HEADER))
     rows, env = run(args)
     if args.markdown:
-        Path(args.output).write_text(markdown(rows, env, argv))
+        text = markdown(rows, env, argv)
+        old = Path(args.output).read_text() if Path(args.output).exists() else ""
+        begin, end = "<!-- first-call:begin -->", "<!-- first-call:end -->"
+        if begin in old and end in old:       # bench_first_call.py's section is kept
+            text = text.rstrip("\n") + "\n\n" + old[old.index(begin):old.index(end) + len(end)] + "\n"
+        Path(args.output).write_text(text)
         print(f"wrote {args.output}")
     return 0
 
