@@ -1,11 +1,29 @@
-"""Suite-wide isolation: every test gets its own empty tuning cache (``HYBRIDIZE_CACHE_DIR``).
+"""Suite-wide isolation: the tests never touch the user's tuning cache (``HYBRIDIZE_CACHE_DIR``).
 
-Without it the tests would write convolution verdicts into the user's real ``~/.cache/hybridize``
-and read back verdicts of earlier tests or earlier runs, so whether a test times anything would
-depend on history. Subprocesses the tests start inherit the variable."""
+Without it the tests would write convolution verdicts into the real ``~/.cache/hybridize`` and read
+back verdicts of earlier tests or earlier runs, so whether a test times anything would depend on
+history. The whole session (module- and session-scoped fixtures included) points at one temporary
+directory, removed at the end; each test then gets its own empty one. Subprocesses the tests start
+inherit the variable."""
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import pytest
+
+_session_cache: list[str] = []
+
+
+def pytest_configure(config) -> None:
+    _session_cache.append(tempfile.mkdtemp(prefix="hy-test-cache-"))
+    os.environ["HYBRIDIZE_CACHE_DIR"] = _session_cache[0]
+
+
+def pytest_unconfigure(config) -> None:
+    for folder in _session_cache:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
