@@ -117,3 +117,32 @@ def install(namespace: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -
                 order.insert(d, s)
             return transpose(tensor, axes=tuple(order))
         namespace.setdefault("moveaxis", moveaxis)
+
+    hist_op = internal._histogram
+
+    def histogram(a: Any, bins: Any = 10, range: Any = None, **kwargs: Any) -> Any:  # noqa: A002 - MXNet's name
+        """Histogram of ``a`` (flattened): given edges (a tensor) or ``bins`` equal bins over ``range``,
+        as MXNet's histogram; NDArray without a range: numpy's answer, as MXNet does."""
+        if is_tensor(bins):
+            return hist_op(a, bins, **kwargs)
+        if isinstance(bins, int) and not isinstance(bins, bool):
+            if range is None:
+                if symbolic:
+                    raise ValueError("null range is not supported in symbol mode")
+                import warnings
+
+                import numpy as np
+                warnings.warn("range is not specified, using numpy's result to ensure consistency with numpy")
+                res, edges = np.histogram(a.asnumpy(), bins=bins)
+                return namespace["array"](res), namespace["array"](edges)
+            return hist_op(a, bin_cnt=bins, range=range, **kwargs)
+        raise ValueError("bins argument should be either an integer or an NDArray")
+    namespace.setdefault("histogram", histogram)
+
+    if not symbolic:
+        onehot_op = internal._onehot_encode
+
+        def onehot_encode(indices: Any, out: Any) -> Any:
+            """One-hot rows written into ``out`` (deprecated in MXNet: use one_hot)."""
+            return onehot_op(indices, out, out=out)
+        namespace.setdefault("onehot_encode", onehot_encode)

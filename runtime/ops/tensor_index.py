@@ -73,7 +73,8 @@ def _pick_shape(attrs, d, i):
 register(OpDef("pick", _pick, inputs=("data", "index"),
                params=(Param("axis", IntOrNone, -1), Param("keepdims", Bool, False),
                        Param("mode", Enum("wrap", "clip"), "clip")),
-               infer_shape=shape_fn(_pick_shape), fluent=True))
+               infer_shape=shape_fn(_pick_shape), fluent=True,
+               aliases=("choose_element_0index", "_npx_pick")))
 
 
 # -- one_hot -----------------------------------------------------------------------------------------

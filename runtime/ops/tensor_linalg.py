@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from ._util import OptStr, prod, shape_fn
+from ._nnutil import merge_shape
+from ._util import OptStr, known, prod, shape_fn
 from .attrs import Bool, Float, Int, Param
 from .registry import OpDef, register
 
@@ -115,6 +116,12 @@ def _gemm2(attrs, a, b):
 
 
 def _gemm2_shape(attrs, ls, rs):
+    nd = len(ls)
+    ax = attrs.axis + nd if attrs.axis < 0 else attrs.axis
+    if nd < 2 or len(rs) != nd:
+        raise ShapeError(f"linalg.gemm: inputs must be tensors of matrices of equal rank, got {tuple(ls)} and {tuple(rs)}")
+    if not 0 <= ax < nd - 1:
+        raise ShapeError(f"linalg.gemm: Invalid row axis ({attrs.axis})")
     a, b = _gemm2_mats(attrs, np.empty(ls, dtype=np.bool_), np.empty(rs, dtype=np.bool_))
     if a.shape[-1] != b.shape[-2] or a.shape[:-2] != b.shape[:-2]:
         raise ShapeError(f"linalg.gemm2: shape mismatch {tuple(ls)} x {tuple(rs)}")
@@ -127,7 +134,7 @@ def _gemm2_shape(attrs, ls, rs):
 register(OpDef("_linalg_gemm2", _gemm2, inputs=("A", "B"),
                params=(Param("transpose_a", Bool, False), Param("transpose_b", Bool, False),
                        Param("alpha", Float, 1.0), Param("axis", Int, -2)),
-               infer_shape=shape_fn(_gemm2_shape)))
+               infer_shape=shape_fn(_gemm2_shape), aliases=("linalg_gemm2",)))
 
 
 def _gemm(attrs, a, b, c):
@@ -136,10 +143,19 @@ def _gemm(attrs, a, b, c):
     return out.astype(a.dtype, copy=False)
 
 
+def _gemm_shape(attrs, in_shapes):
+    """MXNet's LaMatrixMultMacOpShape: the output from A and B; C must have the output's shape."""
+    a, b, c = in_shapes
+    if not (known(a) and known(b)):
+        return list(in_shapes), [None]
+    out = _gemm2_shape(attrs, tuple(a), tuple(b))
+    return [a, b, merge_shape(c, out, "linalg.gemm: C")], [out]
+
+
 register(OpDef("_linalg_gemm", _gemm, inputs=("A", "B", "C"),
                params=(Param("transpose_a", Bool, False), Param("transpose_b", Bool, False),
                        Param("alpha", Float, 1.0), Param("beta", Float, 1.0), Param("axis", Int, -2)),
-               infer_shape=shape_fn(lambda a, l, r, c: _gemm2_shape(a, l, r))))
+               infer_shape=_gemm_shape, aliases=("linalg_gemm",)))
 
 
 def _khatri_rao(attrs, *mats):

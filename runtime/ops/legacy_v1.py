@@ -1,0 +1,153 @@
+"""MXNet 1.9.1's deprecated operators still found in old models and code: ``BatchNorm_v1``,
+``fill_element_0index`` and ``_onehot_encode`` (``nd.onehot_encode``).
+
+``BatchNorm_v1`` (``src/operator/batch_norm_v1-inl.h``) differs from ``BatchNorm``: the channel
+axis is always 1 and data is 2-D or 4-D float32 (``real_t``); ``output_mean_var`` returns the
+mean and the *variance* (BatchNorm returns the inverse standard deviation); at inference (or with
+``use_global_stats``) the extra outputs are the moving statistics. Training mode normalizes with
+the batch statistics; the moving averages are updated in MXNet's backward pass only, so a forward
+pass (all this runtime runs) leaves them alone, as MXNet's forward does.
+
+``fill_element_0index(lhs, mhs, rhs)``: a copy of the matrix ``lhs`` with ``out[i, int(rhs[i])] =
+mhs[i]`` (an index outside the row leaves it alone). ``_onehot_encode(indices, out)``: rows of
+``out``'s shape with a 1 at ``int(indices[i])`` (none when out of range). Both are float32-only
+legacy NDArray functions in MXNet.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import Bool, Float, Param
+from ._nnutil import merge_shape
+from .registry import OpDef, register
+
+
+def _float32_only(name: str, *arrays: np.ndarray) -> None:
+    for a in arrays:
+        if a.dtype != np.float32:
+            raise ShapeError(f"{name}: only supports float32 as input/output, got {a.dtype.name}")
+
+
+# -- BatchNorm_v1 ---------------------------------------------------------------------------------------
+def _training() -> bool:
+    from .. import autograd
+    return autograd.is_training()
+
+
+def _bn_v1_nout(attrs) -> int:
+    return 3 if attrs.output_mean_var else 1
+
+
+def _bn_v1(attrs, data, gamma, beta, moving_mean, moving_var):
+    """BatchNorm_v1: batch normalization over axis 1 (the deprecated MXNet 0.x operator)."""
+    _float32_only("BatchNorm_v1", data, gamma, beta, moving_mean, moving_var)
+    if data.ndim not in (2, 4):
+        raise ShapeError(f"BatchNorm_v1: data must be 2-D or 4-D, got shape {data.shape}")
+    C = data.shape[1]
+    bshape = (1, C) + (1,) * (data.ndim - 2)
+    slope = np.ones(C, np.float32) if attrs.fix_gamma else gamma
+    eps = np.float32(attrs.eps)
+    if _training() and not attrs.use_global_stats:
+        red = (0,) + tuple(range(2, data.ndim))
+        scale = np.float32(C / data.size)
+        mean = (data.sum(axis=red, dtype=np.float32) * scale).astype(np.float32)
+        centered = data - mean.reshape(bshape)
+        var = (np.square(centered).sum(axis=red, dtype=np.float32) * scale).astype(np.float32)
+        out = slope.reshape(bshape) * centered / np.sqrt((var + eps).reshape(bshape)) + beta.reshape(bshape)
+    else:
+        std = np.sqrt(moving_var + eps)
+        out = (slope / std).reshape(bshape) * data + (beta - slope * moving_mean / std).reshape(bshape)
+        mean, var = moving_mean.copy(), moving_var.copy()
+    out = out.astype(np.float32, copy=False)
+    return (out, mean, var) if attrs.output_mean_var else out
+
+
+def _bn_v1_shape(attrs, in_shapes):
+    ins = list(in_shapes)
+    d = ins[0]
+    if d is None or len(d) == 0:
+        return ins, [None] * _bn_v1_nout(attrs)
+    if len(d) < 2:
+        raise ShapeError(f"BatchNorm_v1: data must have a channel axis, got shape {tuple(d)}")
+    C = d[1]
+    for i in range(1, 5):
+        ins[i] = merge_shape(ins[i], (C,), "BatchNorm_v1 parameter")
+    outs = [tuple(d)] + [(C,), (C,)][: _bn_v1_nout(attrs) - 1]
+    return ins, outs
+
+
+def _bn_v1_type(attrs, in_dtypes):
+    d = np.dtype(in_dtypes[0] if in_dtypes and in_dtypes[0] is not None else np.float32)
+    p = np.dtype(np.float32) if d == np.float16 else d
+    return [d] + [p] * (_bn_v1_nout(attrs) - 1)
+
+
+@dataclass(eq=False)
+class _BatchNormV1(OpDef):
+    """BatchNorm_v1's outputs are ``output``, ``mean``, ``var`` (the last two visible with
+    ``output_mean_var`` only)."""
+
+    def output_names(self, attrs: Any) -> list[str]:
+        return ["output", "mean", "var"][: _bn_v1_nout(attrs)]
+
+
+register(_BatchNormV1(
+    "BatchNorm_v1", _bn_v1,
+    params=(Param("eps", Float, 1e-3), Param("momentum", Float, 0.9), Param("fix_gamma", Bool, True),
+            Param("use_global_stats", Bool, False), Param("output_mean_var", Bool, False)),
+    inputs=("data", "gamma", "beta", "moving_mean", "moving_var"), aux=("moving_mean", "moving_var"),
+    num_outputs=_bn_v1_nout, infer_shape=_bn_v1_shape, infer_type=_bn_v1_type, mode_dependent=True,
+))
+
+
+# -- fill_element_0index / _onehot_encode ---------------------------------------------------------------------
+def _fill_element_0index(attrs, lhs, mhs, rhs):
+    """fill_element_0index: a copy of matrix ``lhs`` with ``out[i, int(rhs[i])] = mhs[i]``."""
+    _float32_only("fill_element_0index", lhs, mhs, rhs)
+    _fill_shape(attrs, [lhs.shape, mhs.shape, rhs.shape])
+    out = lhs.copy()
+    idx = rhs.astype(np.int64)
+    rows = np.nonzero((idx >= 0) & (idx < lhs.shape[1]))[0]
+    out[rows, idx[rows]] = mhs[rows]
+    return out
+
+
+def _fill_shape(attrs, in_shapes):
+    ls, ms, rs = in_shapes
+    if any(s is None or len(s) == 0 for s in in_shapes):
+        return list(in_shapes), [ls if ls else None]
+    if len(ls) != 2 or len(ms) != 1 or len(rs) != 1:
+        raise ShapeError("fill_element_0index: fill_row_element only support 2D Matrix, 1D value and 1D index")
+    if not ls[0] == ms[0] == rs[0]:
+        raise ShapeError("fill_element_0index: choose_row_element index vector, value vector and matrix shape mismatch")
+    return list(in_shapes), [tuple(ls)]
+
+
+register(OpDef("fill_element_0index", _fill_element_0index, inputs=("lhs", "mhs", "rhs"),
+               infer_shape=_fill_shape))
+
+
+def _onehot_encode(attrs, index, proptype):
+    """_onehot_encode: rows shaped like ``proptype`` with a 1 at column ``int(index[i])``."""
+    _float32_only("_onehot_encode", index, proptype)
+    _onehot_shape(attrs, [index.shape, proptype.shape])
+    idx = index.astype(np.int64)
+    return (np.arange(proptype.shape[1])[None, :] == idx[:, None]).astype(np.float32)
+
+
+def _onehot_shape(attrs, in_shapes):
+    i, p = in_shapes
+    if i is None or p is None or len(i) == 0 or len(p) == 0:
+        return list(in_shapes), [p if p else None]
+    if len(i) != 1 or len(p) != 2:
+        raise ShapeError("_onehot_encode: OneHotEncode only support 1d index.")
+    if i[0] != p[0]:
+        raise ShapeError("_onehot_encode: OneHotEncode shape inconsistent")
+    return list(in_shapes), [tuple(p)]
+
+
+register(OpDef("_onehot_encode", _onehot_encode, inputs=("lhs", "rhs"), infer_shape=_onehot_shape))

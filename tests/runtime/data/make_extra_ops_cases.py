@@ -1,0 +1,296 @@
+"""Records MXNet 1.9.1's answers for ``tests/runtime/test_extra_ops.py`` (issue 12, "Ops": the
+operators MXNet has that the runtime lacked: the LAPACK-style ``linalg`` family, Correlation,
+histogram, RROIAlign, PSROIPooling, Proposal/MultiProposal, all_finite, choose/fill_element_0index,
+onehot_encode, the ``image`` operators, BatchNorm_v1, ...). Run by hand with a Python that has real
+MXNet 1.9.1 (CI has none and never runs this)::
+
+    /tmp/mxnet-venv/bin/python tests/runtime/data/make_extra_ops_cases.py
+
+It writes, next to this file:
+
+- ``extra_ops_cases.json``: ``cases``: one entry per call: ``case`` (name), ``func`` (the function
+  path under ``mx.nd`` / ``mx.sym``, e.g. ``linalg.potrf``), ``op`` (the operator MXNet writes in
+  symbol JSON), ``kwargs`` (lists stand for tuples), ``json_attrs`` (what ``tojson()`` wrote),
+  ``num_inputs``, ``num_outputs``, ``output_names`` (``list_outputs()`` without the node name),
+  ``output_dtypes``, ``out_shapes`` (``infer_shape`` from the input
+  shapes, or null when MXNet cannot infer them), ``tol`` (relative tolerance; 0 = exact);
+  ``errors``: calls MXNet refuses (``func``, ``kwargs``, ``error``: MXNet's message line).
+- ``extra_ops_cases.npz``: ``<case>/in<i>`` and ``<case>/out<i>``.
+
+Inputs are small and deterministic (fixed seeds).
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+import mxnet as mx
+
+assert mx.__version__ == "1.9.1", mx.__version__
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES: list[dict] = []
+ERRORS: list[dict] = []
+ARRAYS: dict[str, np.ndarray] = {}
+
+
+def _tuples(v):
+    return tuple(v) if isinstance(v, list) else v
+
+
+def _resolve(root, func: str):
+    obj = root
+    for part in func.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _message(err: Exception) -> str:
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    for ln in lines:
+        if ln.startswith("MXNetError:") or "Check failed" in ln or "Invalid Parameter" in ln:
+            return ln[:300]
+    return (lines[-1] if lines else type(err).__name__)[:300]
+
+
+def _bound_forward(func: str, inputs: list, input_kw: list, train: bool, call: dict) -> list:
+    """MXNet's ``nd.X`` cannot take an op's auxiliary states (BatchNorm_v1): run a bound symbol."""
+    s = _resolve(mx.sym, func)(**{k: mx.sym.var(f"in{i}") for i, k in enumerate(input_kw)}, **call)
+    arrays = {f"in{i}": mx.nd.array(x, dtype=x.dtype) for i, x in enumerate(inputs)}
+    aux = {n: arrays.pop(n) for n in s.list_auxiliary_states()}
+    ex = s.bind(mx.cpu(), arrays, aux_states=aux)
+    return ex.forward(is_train=train)
+
+
+def record(case: str, func: str, inputs: list, tol: float = 1e-5, train: bool = False, legacy_op: str = "",
+           input_kw: list | None = None, **kwargs) -> None:
+    """Calls ``mx.nd.<func>`` and ``mx.sym.<func>``; stores inputs, outputs, attrs, inferred shapes.
+
+    ``train``: the call runs under ``autograd.train_mode()``. ``legacy_op``: a legacy NDArray
+    function MXNet cannot build a Symbol of (the op name is given, no symbol facts are recorded).
+    ``input_kw``: the inputs are passed by these keywords (and MXNet's answer comes from a bound
+    symbol: its ``nd.X`` has no way to pass auxiliary states)."""
+    inputs = [np.asarray(x) for x in inputs]
+    call = {k: _tuples(v) for k, v in kwargs.items()}
+    if input_kw:
+        res = _bound_forward(func, inputs, input_kw, train, call)
+    else:
+        with (mx.autograd.train_mode() if train else mx.autograd.predict_mode()):
+            res = _resolve(mx.nd, func)(*[mx.nd.array(x, dtype=x.dtype) for x in inputs], **call)
+    outs = [r.asnumpy() for r in (res if isinstance(res, (list, tuple)) else [res])]
+    entry = {"case": case, "func": func, "kwargs": kwargs, "num_inputs": len(inputs), "num_outputs": len(outs),
+             "output_dtypes": [o.dtype.name for o in outs], "tol": tol, "train": train, "symbolic": not legacy_op,
+             "input_kw": input_kw}
+    if legacy_op:
+        entry.update(op=legacy_op, json_attrs={}, output_names=None, out_shapes=None)
+    else:
+        if input_kw:
+            s = _resolve(mx.sym, func)(**{k: mx.sym.var(f"in{i}") for i, k in enumerate(input_kw)}, **call)
+        else:
+            s = _resolve(mx.sym, func)(*[mx.sym.var(f"in{i}") for i in range(len(inputs))], **call)
+        node = json.loads(s.tojson())["nodes"][-1]
+        assert len(s.list_outputs()) == len(outs), (case, s.list_outputs(), len(outs))
+        try:
+            _, out_shapes, _ = s.infer_shape(**{f"in{i}": x.shape for i, x in enumerate(inputs)})
+            out_shapes = None if out_shapes is None else [list(o) for o in out_shapes]
+        except mx.MXNetError:
+            out_shapes = None
+        prefix = node["name"] + "_"
+        entry.update(op=node["op"], json_attrs=node.get("attrs", {}),
+                     output_names=[n[len(prefix):] if n.startswith(prefix) else n for n in s.list_outputs()],
+                     out_shapes=out_shapes)
+    assert case not in {c["case"] for c in CASES}, case
+    CASES.append(entry)
+    for i, x in enumerate(inputs):
+        ARRAYS[f"{case}/in{i}"] = x
+    for i, o in enumerate(outs):
+        ARRAYS[f"{case}/out{i}"] = o
+
+
+def record_error(case: str, func: str, inputs: list, **kwargs) -> None:
+    """A call MXNet refuses (bad attributes or inputs): its message line."""
+    inputs = [np.asarray(x) for x in inputs]
+    call = {k: _tuples(v) for k, v in kwargs.items()}
+    try:
+        res = _resolve(mx.nd, func)(*[mx.nd.array(x, dtype=x.dtype) for x in inputs], **call)
+        for r in (res if isinstance(res, (list, tuple)) else [res]):
+            r.asnumpy()
+    except mx.MXNetError as err:
+        ERRORS.append({"case": case, "func": func, "kwargs": kwargs, "num_inputs": len(inputs),
+                       "error": _message(err)})
+        for i, x in enumerate(inputs):
+            ARRAYS[f"error/{case}/in{i}"] = x
+        return
+    raise AssertionError(f"{case}: MXNet accepted the call")
+
+
+def f32(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float32)
+
+
+def spd(rs, batch, n, dtype=np.float32) -> np.ndarray:
+    a = rs.uniform(-1, 1, size=batch + (n, n))
+    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype)
+
+
+# -- linalg ----------------------------------------------------------------------------------------------
+def linalg_cases() -> None:
+    rs = np.random.RandomState(12)
+    a23 = f32(rs.uniform(-1, 1, (2, 3)))
+    b34 = f32(rs.uniform(-1, 1, (3, 4)))
+    record("gemm2_plain", "linalg.gemm2", [a23, b34])
+    record("gemm2_alias_t", "linalg_gemm2", [f32(rs.uniform(-1, 1, (2, 3, 2))), f32(rs.uniform(-1, 1, (2, 4, 3)))],
+           transpose_a=True, transpose_b=True, alpha=0.5)
+    record("gemm2_axis", "linalg.gemm2", [f32(rs.uniform(-1, 1, (2, 3, 4, 5))), f32(rs.uniform(-1, 1, (2, 6, 4, 5)))],
+           axis=1, transpose_b=True)
+    record("gemm_plain", "linalg.gemm", [a23, b34, f32(rs.uniform(-1, 1, (2, 4)))], alpha=2.0, beta=0.5)
+    record("gemm_alias_axis", "linalg_gemm", [f32(rs.uniform(-1, 1, (3, 2, 4))), f32(rs.uniform(-1, 1, (3, 2, 5))),
+                                              f32(rs.uniform(-1, 1, (4, 2, 5)))], axis=0, transpose_a=True)
+    record_error("gemm_axis_invalid", "linalg.gemm2", [a23, b34], axis=-1)
+    record_error("gemm2_mismatch", "linalg.gemm2", [a23, a23])
+
+    a = spd(rs, (), 4)
+    a_lower_only = a.copy()
+    a_lower_only[np.triu_indices(4, 1)] = 99.0          # potrf reads one triangle only
+    record("potrf_lower", "linalg.potrf", [a_lower_only])
+    record("potrf_upper", "linalg.potrf", [np.ascontiguousarray(a_lower_only.T)], lower=False)
+    record("potrf_batch_f64", "linalg.potrf", [spd(rs, (2, 2), 3, np.float64)])
+    record("potrf_alias", "linalg_potrf", [spd(rs, (3,), 2)])
+    record_error("potrf_not_pd", "linalg.potrf", [f32(-np.eye(3))])
+    record_error("potrf_float16", "linalg.potrf", [np.eye(2, dtype=np.float16)])
+    record_error("potrf_not_square", "linalg.potrf", [f32(np.ones((2, 3)))])
+    low = np.linalg.cholesky(spd(rs, (2,), 3).astype(np.float64)).astype(np.float32)
+    low_garbage = low.copy()
+    low_garbage[:, 0, 2] = 5.0
+    record("potri_lower", "linalg.potri", [low_garbage])
+    record("potri_upper", "linalg.potri", [np.ascontiguousarray(np.swapaxes(low, -1, -2))], lower=False)
+    record_error("potri_zero_diag", "linalg.potri", [f32([[1, 0], [2, 0]])])
+
+    t = f32(rs.uniform(0.5, 2, (2, 3, 3)))
+    b = f32(rs.uniform(-1, 1, (2, 3, 4)))
+    br = f32(rs.uniform(-1, 1, (2, 4, 3)))
+    for name in ("trmm", "trsm"):
+        record(f"{name}_default", f"linalg.{name}", [t, b])
+        record(f"{name}_upper_t", f"linalg.{name}", [t, b], lower=False, transpose=True, alpha=-1.5)
+        record(f"{name}_right", f"linalg.{name}", [t, br], rightside=True)
+        record(f"{name}_right_t_upper", f"linalg_{name}", [t, br], rightside=True, transpose=True, lower=False, alpha=2.0)
+        record_error(f"{name}_mismatch", f"linalg.{name}", [t, br])
+        record_error(f"{name}_not_square", f"linalg.{name}", [b, b])
+    record("trsm_zero_pivot", "linalg.trsm", [f32([[0, 0], [1, 1]]), f32(np.ones((2, 2)))])
+
+    record("sumlogdiag_2d", "linalg.sumlogdiag", [a])
+    record("sumlogdiag_batch_f64", "linalg_sumlogdiag", [spd(rs, (2, 3), 2, np.float64)])
+    m = f32(rs.uniform(-1, 1, (2, 4, 4)))
+    for k in (0, 1, -2):
+        record(f"extractdiag_{k}", "linalg.extractdiag", [m], offset=k)
+        record(f"makediag_{k}", "linalg.makediag", [f32(rs.uniform(-1, 1, (2, 3)))], offset=k)
+    record("extractdiag_2d", "linalg_extractdiag", [m[0]])
+    record_error("extractdiag_bad_offset", "linalg.extractdiag", [m], offset=4)
+    record_error("extractdiag_not_square", "linalg.extractdiag", [f32(np.ones((2, 3)))])
+    for k, lower in ((0, True), (0, False), (1, True), (-1, False), (2, True), (-3, True)):
+        record(f"extracttrian_{k}_{lower}", "linalg.extracttrian", [m], offset=k, lower=lower)
+        n = 4 - abs(k)
+        record(f"maketrian_{k}_{lower}", "linalg.maketrian", [f32(rs.uniform(-1, 1, (2, n * (n + 1) // 2)))],
+               offset=k, lower=lower)
+    record("maketrian_1d", "linalg_maketrian", [f32(np.arange(1, 7))])
+    record_error("maketrian_bad_size", "linalg.maketrian", [f32(np.ones((2, 5)))])
+    record_error("extracttrian_bad_offset", "linalg.extracttrian", [m], offset=-4)
+
+    record("syrk_default", "linalg.syrk", [a23])
+    record("syrk_t_alpha", "linalg.syrk", [f32(rs.uniform(-1, 1, (2, 3, 2)))], transpose=True, alpha=2.5)
+    record("syrk_alias_f64", "linalg_syrk", [rs.uniform(-1, 1, (2, 2, 3))])
+    record("gelqf_2d", "linalg.gelqf", [f32([[1, 2, 3], [4, 5, 6]])])
+    record("gelqf_batch", "linalg_gelqf", [f32(rs.uniform(-1, 1, (2, 3, 5)))])
+    record("gelqf_square_f64", "linalg.gelqf", [rs.uniform(-1, 1, (3, 3))])
+    record_error("gelqf_tall", "linalg.gelqf", [f32(np.ones((3, 2)))])
+    sym_a = f32(rs.uniform(-1, 1, (2, 4, 4)))
+    record("syevd_lower_only", "linalg.syevd", [sym_a])     # not symmetric: the lower triangle counts
+    record("syevd_2d_f64", "linalg.syevd", [spd(rs, (), 3, np.float64)])
+    record("syevd_doc", "linalg.syevd", [f32([[1, 2], [2, 4]])])
+    record_error("syevd_not_square", "linalg.syevd", [f32(np.ones((2, 3)))])
+    inv_in = f32(rs.uniform(-1, 1, (2, 3, 3)) + 2 * np.eye(3))
+    record("inverse_batch", "linalg.inverse", [inv_in])
+    record("inverse_alias_f64", "linalg_inverse", [rs.uniform(-1, 1, (3, 3)) + 3 * np.eye(3)])
+    record_error("inverse_singular", "linalg.inverse", [f32(np.zeros((2, 2)))])
+    record("det_2d", "linalg.det", [f32([[1, 4], [2, 3]])])
+    record("det_batch", "linalg_det", [inv_in], tol=1e-4)
+    record("det_singular", "linalg.det", [f32([[1, 2], [2, 4]])])
+    record("slogdet_batch", "linalg.slogdet", [f32([[[2, 3], [1, 4]], [[1, 2], [2, 4]], [[1, 2], [4, 3]]])])
+    record("slogdet_f64_4d", "linalg_slogdet", [rs.uniform(-1, 1, (2, 2, 3, 3))])
+    record_error("det_float16", "linalg.det", [np.eye(2, dtype=np.float16)])
+    record_error("det_not_square", "linalg.det", [f32(np.ones((2, 3)))])
+
+
+# -- histogram, all_finite, element_0index, onehot_encode, BatchNorm_v1 ------------------------------------
+def misc_cases() -> None:
+    rs = np.random.RandomState(3)
+    x = f32([[0, 1], [2, 2], [3, 4]])
+    record("histogram_doc_cnt", "histogram", [x], bins=5, range=(0, 5))
+    record("histogram_doc_bins", "histogram", [x, f32([0., 2.1, 3.])])
+    data = f32(rs.normal(0, 1, (4, 25)))
+    data[0, :3] = [np.nan, np.inf, -np.inf]
+    record("histogram_cnt_f32", "histogram", [data], bins=7, range=(-1.3, 1.1))
+    record("histogram_cnt_edges", "_internal._histogram", [f32(np.linspace(-1, 1, 41))], bin_cnt=10, range=(-1, 1))
+    record("histogram_cnt_empty_range", "histogram", [f32([1, 1, 2, 0.7])], bins=3, range=(1, 1))
+    record("histogram_cnt_f64", "histogram", [rs.uniform(0, 10, 50)], bins=6, range=(2.5, 8.25))
+    record("histogram_cnt_int", "histogram", [np.arange(-3, 17, dtype=np.int32)], bins=4, range=(0, 12))
+    record("histogram_bins_uneven", "histogram", [data, f32([-2, -0.5, 0, 0.1, 1.7])])
+    record("histogram_bins_edge_values", "_internal._histogram", [f32([0, 1, 2, 3, 3, 5, 6]), f32([0, 1, 3, 6])])
+    record("histogram_bins_f64", "histogram", [rs.uniform(-1, 1, 30), np.array([-1, -0.2, 0.3, 1.0])])
+    record_error("histogram_range_reversed", "histogram", [x], bins=3, range=(2, 1))
+
+    record("all_finite_ok", "all_finite", [f32(rs.uniform(-1, 1, (3, 4)))])
+    record("all_finite_inf", "all_finite", [f32([[1, 2], [np.inf, 0]])])
+    record("all_finite_nan_f16", "all_finite", [np.array([1, np.nan], dtype=np.float16)])
+    record("all_finite_f64_big", "all_finite", [np.array([1.0, 1e300])])    # inf as float32
+    record("multi_all_finite_ok", "multi_all_finite", [f32([1, 2]), f32(np.ones((2, 3)))], num_arrays=2)
+    record("multi_all_finite_nan", "multi_all_finite", [f32([1, 2]), f32([3, np.nan, 4]), f32([5])], num_arrays=3)
+    record("multi_all_finite_init", "multi_all_finite", [f32([1, 2])], init_output=True)
+
+    m = f32(np.arange(12).reshape(3, 4))
+    record("choose_element_0index", "choose_element_0index", [m, f32([0, 3, 1])])
+    record("choose_element_0index_axis0", "choose_element_0index", [m, f32([2, 0, 1, 5])], axis=0)
+    record("fill_element_0index", "fill_element_0index", [m, f32([9, 8, 7]), f32([1, 5, -1])],
+           legacy_op="fill_element_0index")
+    record("fill_element_0index_trunc", "fill_element_0index", [m, f32([9, 8, 7]), f32([1.7, 3.2, 0])],
+           legacy_op="fill_element_0index")
+    record("onehot_encode", "onehot_encode", [f32([1, 3.9, -1, 4]), np.zeros((4, 4), np.float32)],
+           legacy_op="_onehot_encode")
+    record("onehot_encode_internal", "_internal._onehot_encode", [f32([0, 2]), np.ones((2, 3), np.float32)],
+           legacy_op="_onehot_encode")
+
+    kw = ["data", "gamma", "beta", "moving_mean", "moving_var"]
+    d4 = f32(rs.normal(1, 2, (2, 3, 2, 2)))
+    g, b = f32(rs.uniform(0.5, 1.5, 3)), f32(rs.uniform(-1, 1, 3))
+    mm, mv = f32(rs.uniform(-1, 1, 3)), f32(rs.uniform(0.5, 2, 3))
+    record("batchnorm_v1_infer", "BatchNorm_v1", input_kw=kw, inputs=[d4, g, b, mm, mv])
+    record("batchnorm_v1_infer_gamma", "BatchNorm_v1", input_kw=kw, inputs=[d4, g, b, mm, mv], fix_gamma=False, eps=0.01,
+           output_mean_var=True)
+    record("batchnorm_v1_train", "BatchNorm_v1", input_kw=kw, inputs=[d4, g, b, mm, mv], train=True, fix_gamma=False, tol=1e-4)
+    record("batchnorm_v1_train_mean_var", "BatchNorm_v1", input_kw=kw, inputs=[f32(rs.normal(0, 3, (5, 4))), g[:1].repeat(4),
+                                                           b[:1].repeat(4), mm[:1].repeat(4), mv[:1].repeat(4)],
+           train=True, output_mean_var=True, momentum=0.5, tol=1e-4)
+    record("batchnorm_v1_global", "BatchNorm_v1", input_kw=kw, inputs=[d4, g, b, mm, mv], train=True, use_global_stats=True,
+           output_mean_var=True, fix_gamma=False)
+
+
+SECTIONS = [linalg_cases, misc_cases]
+
+
+def main() -> None:
+    for section in SECTIONS:
+        section()
+    with open(os.path.join(HERE, "extra_ops_cases.json"), "w", encoding="utf-8") as f:
+        f.write('{"mxnet_version": "%s",\n"cases": [\n' % mx.__version__)
+        f.write(",\n".join(json.dumps(c, sort_keys=True) for c in CASES))
+        f.write('\n],\n"errors": [\n')
+        f.write(",\n".join(json.dumps(c, sort_keys=True) for c in ERRORS))
+        f.write("\n]}\n")
+    np.savez_compressed(os.path.join(HERE, "extra_ops_cases.npz"), **ARRAYS)
+    print(f"{len(CASES)} cases, {len(ERRORS)} errors, {len(ARRAYS)} arrays")
+
+
+if __name__ == "__main__":
+    main()
