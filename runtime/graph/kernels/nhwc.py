@@ -115,6 +115,10 @@ def act_lines(em: Any, buf: str, act: tuple, shape: tuple | None = None, dtype: 
             z = em.bind("zeros", zeros_like_view(tuple(shape), dtype))
             return [f"_maximum({buf}, {z}, out={buf})"]
         return [f"_maximum({buf}, 0, out={buf})"]
+    if kind == "clip" and np.dtype(dtype).kind == "f":     # one vectorized pass (see fastpath.clip_)
+        lo = em.bind("lo", np.dtype(dtype).type(act[1]))
+        hi = em.bind("hi", np.dtype(dtype).type(act[2]))
+        return [f"{buf}.clip({lo}, {hi}, out={buf})"]
     if kind == "clip" and big:
         f = em.bind("clip", clip_)
         return [f"{f}({buf}, {float(act[1])!r}, {float(act[2])!r})"]
