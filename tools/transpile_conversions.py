@@ -4,9 +4,10 @@
 
 For every ``*.py`` file under PATHs that defines ``hybrid_forward``: the checker's findings on the
 file as written, then the conversions ``hybridize transpile`` applies (every rule fix, safe and
-unsafe, to a fixpoint: ``check.checker.fix_source(unsafe=True)``, exactly as
-``emit.output.convert_module``), then the findings left. Per rule: found, converted (the multiset
-difference), left; per module: converted completely (no error left) or not. ``--details`` lists
+unsafe but never one that may change the results, to a fixpoint: ``emit.output.apply_conversions``,
+exactly what ``emit.output.convert_module`` applies), then the findings left. Per rule: found,
+converted (the multiset difference), left; per module: converted completely (no error left) or
+not. ``--details`` lists
 every module with a conversion and the methods it touched (for the both-ways verification).
 Nothing is written.
 """
@@ -20,7 +21,8 @@ import sys
 from collections import Counter
 from typing import Iterable
 
-from hybridize.transpile.check.checker import check_source, fix_source
+from hybridize.transpile.check.checker import check_source
+from hybridize.transpile.emit.output import apply_conversions
 from hybridize.transpile.diagnostics import Severity
 from hybridize.transpile.source import decode_source, mentions_hybrid_forward
 
@@ -70,7 +72,8 @@ def measure(paths: list[str]):
         if not before:
             continue
         modules["with findings"] += 1
-        converted_text, applied, after = fix_source(text, path, unsafe=True)
+        converted_text, applied = apply_conversions(text, path)
+        after = check_source(converted_text, path, with_edits=False) if applied else before
         found.update(f.code for f in before)
         left.update(f.code for f in after)
         if applied:

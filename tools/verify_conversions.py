@@ -4,7 +4,7 @@
 
 For each case (a block of a downloaded package whose module the conversions touched and that loads
 on its own, i.e. imports only ``mxnet``/``numpy``): the original module and the converted one
-(``fix_source(unsafe=True)``, as ``hybridize transpile`` applies it) are executed on
+(``emit.output.apply_conversions``, what ``hybridize transpile`` applies) are executed on
 ``hybridize.runtime`` with ``mxnet`` mapped (``tests/convert/both_ways.load_module``); the block is
 built with the case's arguments, its parameters set to the same seeded random values, and called
 with the same seeded inputs. The converted block must equal the original imperatively, and, where
@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE.parent / "tests" / "convert"))
 
 from both_ways import assert_same, flatten, load_module  # noqa: E402
 
-from hybridize.transpile.check.checker import fix_source  # noqa: E402
+from hybridize.transpile.emit.output import apply_conversions  # noqa: E402
 
 #: (file under RW_ROOT, or ``corpus:`` + a file under ../shared/corpus, class, constructor kwargs,
 #: input shapes, hybridize the converted block?)
@@ -140,7 +140,7 @@ def _package_case(root: Path, case) -> str:
         NLP_PRELUDE.update(_nlp_prelude())
     path = src_root / (module.replace(".", "/") + ".py")
     text = path.read_text(encoding="utf-8")
-    converted, applied, _ = fix_source(text, str(path), unsafe=True)
+    converted, applied = apply_conversions(text, str(path))
     rng = np.random.RandomState(0)
     arrays = [rng.randint(0, s[1], size=s[2]).astype(np.float32) if s[0] == "int"
               else (np.abs(rng.standard_normal(s)) + 0.1).astype(np.float32) for s in specs]
@@ -183,7 +183,7 @@ def main(argv=None) -> int:
         if rel.startswith("corpus:mxnet/gluon/"):  # MXNet's own relative imports, made absolute to load alone
             text = text.replace("from .. import", "from mxnet import").replace("from ..", "from mxnet.") \
                        .replace("from .", "from mxnet.gluon.")
-        converted, applied, _ = fix_source(text, str(path), unsafe=True)
+        converted, applied = apply_conversions(text, str(path))
         rng = np.random.RandomState(0)
         # positive inputs: losses take logs of targets, depths are positive
         inputs = [(np.abs(rng.standard_normal(s)) + 0.1).astype(np.float32) for s in shapes]

@@ -50,6 +50,13 @@ class Fix:
     message: str
     edits: tuple[Edit, ...]
     applicability: Applicability = Applicability.SAFE
+    #: The fix may change what the code *computes*, not only what a caller or a debugger could see:
+    #: imperatively another live reference (a name, a view, a container, ``self``) observed the
+    #: in-place update the fix turns into a rebinding, or a view the fix turns into a copy is
+    #: written through. Always unsafe. ``--unsafe-fixes`` applies it when the user asks for it;
+    #: ``hybridize transpile`` never does (``fix_source(exact=True)``): its output must compute
+    #: what the original computes imperatively.
+    changes_results: bool = False
 
 
 @dataclass(frozen=True)

@@ -311,10 +311,14 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
 
 
 def fix_source(text: str, path: str, config: Optional[Config] = None, unsafe: bool = False,
-               applied: Optional[list[tuple[str, Severity]]] = None) -> tuple[str, int, list[Finding]]:
+               applied: Optional[list[tuple[str, Severity]]] = None,
+               exact: bool = False) -> tuple[str, int, list[Finding]]:
     """Apply fixes until none apply; returns (new text, number of fixes applied, remaining findings).
 
-    ``applied``, if given, receives the (code, severity) of every fix applied."""
+    ``applied``, if given, receives the (code, severity) of every fix applied. ``exact``: never apply
+    a fix that may change what the code computes (:attr:`Fix.changes_results`), even with
+    ``unsafe``: the conversions of ``hybridize transpile``. Every round re-checks the text, so a
+    fix skipped for aliasing stays skipped until the aliasing itself is gone."""
     config = config or Config()
     fixed = 0
     findings = check_source(text, path, config)
@@ -323,7 +327,8 @@ def fix_source(text: str, path: str, config: Optional[Config] = None, unsafe: bo
         picked: list[tuple[str, Severity]] = []
         taken: list[tuple[Location, Location]] = []
         for f in findings:
-            if f.fix is None or (f.fix.applicability is Applicability.UNSAFE and not unsafe):
+            if f.fix is None or (f.fix.applicability is Applicability.UNSAFE and not unsafe) \
+                    or (exact and f.fix.changes_results):
                 continue
             spans = [(e.start, e.end) for e in f.fix.edits]
             if any(s < te and ts < e for s, e in spans for ts, te in taken):
@@ -457,7 +462,7 @@ def _process_notebook(path: str, data: bytes, config: Config, mode: str, unsafe:
             if fix is not None:  # edits are applied to the virtual module only; shown per cell
                 fix = Fix(fix.message, tuple(Edit(Location(nb.locate(e.start.row)[1], e.start.column),
                                                   Location(nb.locate(e.end.row)[1], e.end.column), e.content)
-                                             for e in fix.edits), fix.applicability)
+                                             for e in fix.edits), fix.applicability, fix.changes_results)
             message = re.sub(r"\bline (\d+)\b", lambda m: "cell {} line {}".format(*nb.locate(int(m.group(1)))), f.message)
             out.append(dataclasses.replace(f, cell=cell, start=Location(row, f.start.column), message=message,
                                            end=Location(end_row, f.end.column), fix=fix))

@@ -113,11 +113,12 @@ def assignment_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     if event.extra.get("escaped"):
         reasons.append("it was stored on `self` or in a container")
     applicability = Applicability.UNSAFE if reasons else Applicability.SAFE
+    changes = bool(aliases) or bool(event.extra.get("escaped"))  # another live reference saw the update
     message = f"Rebind `{name}` to a functional update (`{F}.where` over the region)"
     if reasons:
         message += " (unsafe: " + "; ".join(reasons) + ")"
     if not with_edits:
-        return Fix(message, (), applicability)
+        return Fix(message, (), applicability, changes)
     import libcst as cst
 
     kind = cst.AugAssign if op is not None else cst.Assign
@@ -139,4 +140,4 @@ def assignment_fix(event: Event, with_edits: bool) -> Optional[Fix]:
         new = update if whole else f"{F}.where({mask}, {update}, {name})"
     text = f"{name} = {new}"
     replacement = cst.parse_statement(text + "\n").body[0]
-    return Fix(message, (_replace_edit(module, node, replacement, where),), applicability)
+    return Fix(message, (_replace_edit(module, node, replacement, where),), applicability, changes)

@@ -385,11 +385,13 @@ def augassign_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     if event.extra.get("escaped"):
         reasons.append("it was stored on `self` or in a container")
     applicability = Applicability.UNSAFE if reasons else Applicability.SAFE
+    # another live reference would stop seeing the update: the results may change
+    changes = bool(aliases) or bool(event.extra.get("escaped"))
     message = f"Rewrite as `{name} = {name} {symbol} ...`"
     if reasons:
         message += " (unsafe: " + "; ".join(reasons) + ")"
     if not with_edits:
-        return Fix(message, (), applicability)
+        return Fix(message, (), applicability, changes)
     import libcst as cst
 
     found = _locate(event.site, event.site.span(stmt), cst.AugAssign)
@@ -410,4 +412,4 @@ def augassign_fix(event: Event, with_edits: bool) -> Optional[Fix]:
                                   whitespace_after_equal=node.operator.whitespace_after)],
         value=binop,
     )
-    return Fix(message, (_replace_edit(module, node, assign, where),), applicability)
+    return Fix(message, (_replace_edit(module, node, assign, where),), applicability, changes)

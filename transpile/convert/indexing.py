@@ -190,7 +190,7 @@ def indexing_fix(event: Event, with_edits: bool) -> Optional[Fix]:
         message += " (unsafe: the function updates tensors in place, and the result is no longer a view)"
     applicability = Applicability.UNSAFE if unsafe else Applicability.SAFE
     if not with_edits:
-        return Fix(message, (), applicability)
+        return Fix(message, (), applicability, unsafe)
     import libcst as cst
 
     found = _locate(event.site, event.site.span(node), cst.Subscript)
@@ -202,4 +202,4 @@ def indexing_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     if text is None:
         return None
     new = cst.parse_expression(text)  # a call: atomic, needs no parentheses
-    return Fix(message, (_replace_edit(module, sub, new, where),), applicability)
+    return Fix(message, (_replace_edit(module, sub, new, where),), applicability, unsafe)

@@ -220,10 +220,12 @@ def transpile_file(inp: Input, file: str, config=None, convert: bool = True) -> 
 def convert_module(text: str, file: str, tree: Tree, label: str, config=None, convert: bool = True) -> Rewritten:
     """Convert, check and rewrite one module (the pipeline of ``hybridize transpile``).
 
-    1. Conversions: every rule fix, safe *and* unsafe, applied to a fixpoint
-       (``check.checker.fix_source``). The output is a new file, and an unsafe fix is unsafe only
-       for imperative aliasing (a name another reference shares is rebound instead of updated in
-       place), which a static graph cannot observe: Symbols are never updated in place.
+    1. Conversions (:func:`apply_conversions`): every rule fix, safe *and* unsafe, except those
+       that may change what the code computes (``Fix.changes_results``: an in-place update another
+       live reference observed, a view written through), applied to a fixpoint. What an applied
+       unsafe fix may still change is invisible to the results: the caller's own input array is no
+       longer updated in place, or branches assumed to have one shape fail loudly when the graph
+       is built.
     2. What remains is checked (the checker's findings, plus HY012 for MXNet names the runtime
        lacks). No error left: the converted text is rewritten into ``@static_graph`` code.
     3. Checker errors left: the module is refused; its findings are those of the *original* text
@@ -238,7 +240,7 @@ def convert_module(text: str, file: str, tree: Tree, label: str, config=None, co
     original, analysis = analyse_for_transpile(text, label, config)
     converted_text, applied, findings = text, 0, original
     if convert and any(f.fix is not None for f in original):
-        converted_text, applied = _convert(text, label, config)
+        converted_text, applied = apply_conversions(text, label, config)
         if applied:
             findings, analysis = analyse_for_transpile(converted_text, label, config)
     surface = surface_findings(converted_text, file, package, tree, label, config)
@@ -260,13 +262,15 @@ def convert_module(text: str, file: str, tree: Tree, label: str, config=None, co
     return result
 
 
-def _convert(text: str, label: str, config) -> tuple[str, int]:
-    """``fix_source`` with unsafe fixes (see :func:`convert_module`); the original text if the
-    result does not parse (a converter bug must not break the transpile)."""
+def apply_conversions(text: str, label: str, config=None) -> tuple[str, int]:
+    """The conversions ``hybridize transpile`` applies (see :func:`convert_module`): ``fix_source``
+    with unsafe fixes but only exact ones; the original text if the result does not parse (a
+    converter bug must not break the transpile). The tools that measure and verify conversions
+    call this, so they see exactly what transpile emits."""
     from ..check.checker import fix_source
     from ..source import SourceError, parse_python
 
-    new_text, applied, _ = fix_source(text, label, config, unsafe=True)
+    new_text, applied, _ = fix_source(text, label, config, unsafe=True, exact=True)
     try:
         parse_python(new_text)
     except SourceError:
