@@ -1374,8 +1374,22 @@ class Interpreter:
                 self.saw_tensor(value, node)
         origin = self.origin(Category.F_OP, node)
         if ops & K.NESTED_OUTPUT_OPS:
-            # (outputs, states): each part may itself be a list of tensors
-            return seq(origin, self.maybe(("call", id(node), "item"), replace(origin, category=Category.ELEMENT)))
+            # (outputs, states): the outputs' structure is whatever the body returns (undecided);
+            # the final states have the structure of the initial ones (``init_states`` /
+            # ``loop_vars``, the third argument): a list of tensors stays a list of tensors
+            element = replace(origin, category=Category.ELEMENT)
+            outputs = self.maybe(("call", id(node), "item"), element)
+            initial = next((v for a, v in args if a.keyword in ("init_states", "loop_vars")), None)
+            positional = [v for a, v in args if a.keyword is None and not a.star]
+            if initial is None and len(positional) >= 3 and len(positional) == len(node.args):
+                initial = positional[2]
+            if initial is not None and initial.kind is Kind.TENSOR:
+                return seq(origin, elements=(outputs, tensor(element)))
+            if initial is not None and initial.kind is Kind.SEQ and initial.elements is not None \
+                    and all(e.kind is Kind.TENSOR for e in initial.elements):
+                states = seq(element, elements=tuple(tensor(element) for _ in initial.elements))
+                return seq(origin, elements=(outputs, states))
+            return seq(origin, outputs)
         if _multi_output(ops, node):
             return seq(origin, tensor(replace(origin, category=Category.ELEMENT)))
         if "cond" in ops:

@@ -493,10 +493,18 @@ def _indent_unit(src: _Source, stmt: ast.stmt, body: Sequence[ast.stmt]) -> str:
 
 
 def _edit(site: Site, first: ast.stmt, last: ast.stmt, lines: list[str]) -> Edit:
-    """Replace the statements ``first..last`` (their whole lines, trailing comments included)."""
+    """Replace the statements ``first..last`` (their whole lines, trailing comments included); a
+    comment after the ``if ...:`` header stays, on the statement that now does the choosing."""
     row, col, _, _ = site.span(first)
     end_row = last.end_lineno or last.lineno
     end_line = site.lines[end_row - 1].rstrip("\r\n")
+    if isinstance(first, ast.If):
+        test_row = first.test.end_lineno or first.test.lineno
+        rest = site.lines[test_row - 1].rstrip("\r\n").encode("utf-8")[first.test.end_col_offset or 0:].decode(
+            "utf-8", "replace")
+        comment = rest[rest.find(":") + 1:].strip() if ":" in rest else ""
+        if comment.startswith("#"):
+            lines = lines[:-1] + [f"{lines[-1]}  {comment}"]
     content = "\n".join(lines)
     indent = lines[0][: len(lines[0]) - len(lines[0].lstrip())]
     return Edit(Location(row, col), Location(end_row, len(end_line) + 1), content[len(indent):])

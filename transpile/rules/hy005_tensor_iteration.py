@@ -3,13 +3,21 @@ from typing import Iterator
 
 from ..diagnostics import Severity
 from ..analysis.events import Event, EventKind
+from ..convert.loops import row_loop_fix, unpack_fix
 from .base import Report, Rule, example
+
+_CELL = "self.cell = nn.Dense(4, flatten=False)"
+#: How the iteration was written -> the conversion that may repair it (``transpile/convert/loops.py``).
+_FIXES = {"for loop": row_loop_fix, "`enumerate()`": row_loop_fix, "`zip()`": row_loop_fix,
+          "unpacking": unpack_fix}
 
 
 def check(event: Event) -> Iterator[Report]:
     if event.value.is_tensor:
+        fix = _FIXES.get(event.construct)
         yield Report(event.node, f"iterating over tensor `{event.subject_text()}` ({event.construct}): a "
-                                 f"`Symbol` iterates over its outputs (one), not over rows; {event.why()}")
+                                 f"`Symbol` iterates over its outputs (one), not over rows; {event.why()}",
+                     fix=(lambda with_edits: fix(event, with_edits)) if fix is not None else None)
 
 
 RULE = Rule(
@@ -24,7 +32,17 @@ RULE = Rule(
         "(`F.split(x, num_outputs=2)`) is fine."
     ),
     fix_advice="Split explicitly: `F.split(t, num_outputs=n, axis=0)` (n static), or use "
-               "`F.contrib.foreach` to loop over the first axis.",
+               "`F.contrib.foreach` to loop over the first axis. `--fix` converts a `for` loop over rows "
+               "(`for r in t`, `enumerate(t)`, `zip(t, u)`) whose body only assigns names and appends to "
+               "lists into `F.contrib.foreach`: names carried from row to row become its states, each "
+               "list filled once per row one of its outputs, and `F.stack(*lst)`, `F.concat(*lst, dim=0|1)` "
+               "or `F.add_n(*lst)` after the loop the same computation on the stacked output (`F.reshape` "
+               "with codes -3/-2, `F.swapaxes`, `F.sum`). Unsafe (`--unsafe-fixes`) with several tensors "
+               "(equal lengths are assumed), without a list (over zero rows `foreach` fails), or when the "
+               "function writes tensors in place (rows were views). `a, b = t` becomes `F.split` + "
+               "`F.squeeze` (unsafe: another length raises MXNetError instead of ValueError). Left to you: "
+               "`break`/`continue`/`return`, `if`s or side effects in the body, a counter used as a "
+               "number, other uses of the list.",
     events=(EventKind.ITERATE,),
     check=check,
     valid=(
@@ -35,5 +53,43 @@ RULE = Rule(
         example("y = F.relu(x)\nfor row in y:  # expect: HY005\n    pass\nreturn y"),
         example("y = F.relu(x)\nfor i, row in enumerate(y):  # expect: HY005\n    pass\nreturn y"),
         example("y = F.relu(x)\nfirst, second = y  # expect: HY005\nreturn first"),
+    ),
+    fixable=True,
+    fix_examples=(
+        (example("h = F.relu(x)\nrows = []\nfor r in h:\n    rows.append(r * 2)\nreturn F.concat(*rows, dim=0)"),
+         example("h = F.relu(x)\ndef loop_body(r, states):\n    return r * 2, []\nrows, _ = F.contrib.foreach(loop_body, h, [])\n"
+                 "return F.reshape(rows, shape=(-3, -2))")),
+        (example("h = F.zeros_like(F.sum(x, axis=0))\nouts = []\nfor r in x:\n    h = F.tanh(self.cell(r) + h)\n"
+                 "    outs.append(h)\nreturn F.stack(*outs), h", init=_CELL),
+         example("h = F.zeros_like(F.sum(x, axis=0))\ndef loop_body(r, h):\n    h = F.tanh(self.cell(r) + h)\n"
+                 "    return h, h\nouts, h = F.contrib.foreach(loop_body, x, h)\nreturn outs, h", init=_CELL)),
+        (example("h = self.cell(x)\nouts = []\nfor i, r in enumerate(h):\n    s = F.sigmoid(r)\n    outs.append(s * r)\n"
+                 "return F.stack(*outs, axis=1)", init=_CELL),
+         example("h = self.cell(x)\ndef loop_body(r, states):\n    s = F.sigmoid(r)\n    return s * r, []\n"
+                 "outs, _ = F.contrib.foreach(loop_body, h, [])\nreturn F.swapaxes(outs, dim1=0, dim2=1)", init=_CELL)),
+        (example("h = F.relu(x)\nc = F.zeros_like(F.sum(h, axis=0))\nlows = []\nhighs = []\nfor r in h:\n"
+                 "    c = c + r\n    lows.append(F.minimum(c, r))\n    highs.append(F.maximum(c, r))\n"
+                 "return F.concat(*lows), F.stack(*highs), c"),
+         example("h = F.relu(x)\nc = F.zeros_like(F.sum(h, axis=0))\ndef loop_body(r, c):\n    c = c + r\n"
+                 "    lows_row = F.minimum(c, r)\n    highs_row = F.maximum(c, r)\n    return [lows_row, highs_row], c\n"
+                 "[lows, highs], c = F.contrib.foreach(loop_body, h, c)\n"
+                 "return F.reshape(F.swapaxes(lows, dim1=0, dim2=1), shape=(0, -3, -2)), highs, c")),
+    ),
+    unsafe_fix_examples=(
+        (example("a = F.relu(x)\nb = F.sigmoid(x)\nouts = []\nfor p, q in zip(a, b):\n    outs.append(p * q)\n"
+                 "return F.add_n(*outs)"),
+         example("a = F.relu(x)\nb = F.sigmoid(x)\ndef loop_body(rows, states):\n    p, q = rows\n    return p * q, []\n"
+                 "outs, _ = F.contrib.foreach(loop_body, [a, b], [])\nreturn F.sum(outs, axis=0)")),
+        (example("h = F.relu(x)\nlo = F.zeros_like(F.sum(h, axis=0))\nhi = lo\nfor r in h:\n    lo = F.minimum(lo, r)\n"
+                 "    hi = F.maximum(hi, r)\nreturn hi - lo"),
+         example("h = F.relu(x)\nlo = F.zeros_like(F.sum(h, axis=0))\nhi = lo\ndef loop_body(r, states):\n"
+                 "    lo, hi = states\n    lo = F.minimum(lo, r)\n    hi = F.maximum(hi, r)\n    return [], [lo, hi]\n"
+                 "_, [lo, hi] = F.contrib.foreach(loop_body, h, [lo, F.identity(hi)])\nreturn hi - lo")),
+        (example("y = F.relu(x)\nfirst, second = y\nreturn first - second", inputs={"x": (2, 3)}),
+         example("y = F.relu(x)\nfirst, second = [F.squeeze(part, axis=0) for part in F.split(y, num_outputs=2, axis=0)]\n"
+                 "return first - second", inputs={"x": (2, 3)})),
+        (example("y = F.sum(x, axis=(1, 2))\nfirst, second = y\nreturn first * second"),
+         example("y = F.sum(x, axis=(1, 2))\nfirst, second = [F.squeeze(part, axis=0) for part in F.split(y, num_outputs=2, axis=0)]\n"
+                 "return first * second")),
     ),
 )
