@@ -177,3 +177,28 @@ def test_potrf_potri_roundtrip_and_trsm_solves() -> None:
     b = rs.uniform(-1, 1, (3, 5, 2))
     x = nd.linalg.trsm(low, nd.array(b, dtype="float64")).asnumpy()
     np.testing.assert_allclose(np.tril(low.asnumpy()) @ x, b, atol=1e-12)
+
+
+# -- ROI / proposal specifics ------------------------------------------------------------------------------
+def test_roi_batch_index_outside_the_batch_is_refused() -> None:
+    """MXNet reads memory outside the batch for such rois; the runtime names the problem instead."""
+    from hybridize.runtime import nd
+    from hybridize.runtime.base import ShapeError
+
+    data = nd.zeros((1, 8, 4, 4))
+    with pytest.raises(ShapeError, match="batch index 1"):
+        nd.contrib.PSROIPooling(data, nd.array([[1, 0, 0, 2, 2]]), spatial_scale=1.0, output_dim=2, pooled_size=2)
+    with pytest.raises(ShapeError, match="batch index"):
+        nd.contrib.RROIAlign(data, nd.array([[-1, 1, 1, 2, 2, 0]]), pooled_size=(2, 2), spatial_scale=1.0)
+
+
+def test_proposal_names_and_shapes() -> None:
+    from hybridize.runtime import sym
+
+    c, b, i = sym.var("c"), sym.var("b"), sym.var("i")
+    p = sym.contrib.Proposal(c, b, i, rpn_post_nms_top_n=7, output_score=True, name="rpn")
+    assert p.list_outputs() == ["rpn_output", "rpn_score"]
+    args, outs, _ = p.infer_shape(c=(1, 24, 5, 6))
+    assert args == [(1, 24, 5, 6), (1, 48, 5, 6), (1, 3)] and outs == [(7, 5), (7, 1)]
+    m = sym.contrib.MultiProposal(c, b, i, rpn_post_nms_top_n=4)
+    assert m.infer_shape(c=(3, 24, 5, 6))[1] == [(12, 5)]

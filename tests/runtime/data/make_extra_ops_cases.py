@@ -276,7 +276,97 @@ def misc_cases() -> None:
            output_mean_var=True, fix_gamma=False)
 
 
-SECTIONS = [linalg_cases, misc_cases]
+# -- Correlation, PSROIPooling, RROIAlign -------------------------------------------------------------------
+def vision_cases() -> None:
+    rs = np.random.RandomState(5)
+    a = f32(rs.normal(0, 1, (2, 3, 7, 8)))
+    b = f32(rs.normal(0, 1, (2, 3, 7, 8)))
+    record("correlation_default", "Correlation", [a, b])
+    record("correlation_flownet", "Correlation", [a, b], kernel_size=3, max_displacement=2, stride1=1, stride2=1,
+           pad_size=2)
+    record("correlation_strides", "Correlation", [a, b], kernel_size=1, max_displacement=4, stride1=2, stride2=2,
+           pad_size=4)
+    record("correlation_subtract", "Correlation", [a, b], kernel_size=3, max_displacement=1, pad_size=1,
+           is_multiply=False)
+    record("correlation_odd_stride", "Correlation", [a, b], kernel_size=3, max_displacement=3, stride1=3, stride2=2,
+           pad_size=3)
+    record("correlation_f64", "Correlation", [a.astype(np.float64), b.astype(np.float64)], max_displacement=2,
+           pad_size=1)
+    record_error("correlation_even_kernel", "Correlation", [a, b], kernel_size=2)
+    record_error("correlation_too_small", "Correlation", [a, b], max_displacement=5)
+
+    data = f32(rs.uniform(-1, 1, (2, 2 * 3 * 3, 6, 7)))
+    rois = f32([[0, 0, 0, 5, 4], [1, 1.5, 2.5, 6.4, 5.5], [0, 2, 2, 2, 2], [1, -3, -2, 3, 20], [0, 4.5, 0.4, 1, 1]])
+    record("psroipooling_basic", "contrib.PSROIPooling", [data, rois], spatial_scale=1.0, output_dim=2, pooled_size=3)
+    record("psroipooling_scaled", "contrib.PSROIPooling", [data, rois * f32([1, 2, 2, 2, 2])], spatial_scale=0.5, output_dim=2,
+           pooled_size=3, group_size=3)
+    data8 = f32(rs.uniform(-1, 1, (1, 3 * 2 * 2, 9, 9)))
+    record("psroipooling_group_lt_pool", "contrib.PSROIPooling", [data8, f32([[0, 0, 0, 8, 8], [0, 1.2, 3.7, 7.9, 6.1]])],
+           spatial_scale=1.0, output_dim=3, pooled_size=4, group_size=2)
+    record("psroipooling_f64", "contrib.PSROIPooling", [data.astype(np.float64), rois.astype(np.float64)],
+           spatial_scale=0.75, output_dim=2, pooled_size=3)
+    record_error("psroipooling_scale_range", "contrib.PSROIPooling", [data, rois], spatial_scale=2.0, output_dim=2,
+                 pooled_size=3)
+
+    feat = f32(rs.uniform(-1, 1, (2, 3, 10, 12)))
+    rrois = f32([[0, 5, 4, 6, 3, 0], [1, 6.5, 5.2, 8, 4, 30], [0, 3, 7, 4, 6, -45], [1, 11, 9, 3, 2, 90],
+                 [0, 0.5, 0.5, 0.5, 0.2, 10], [1, 20, 3, 5, 5, 180]])
+    record("rroialign_adaptive", "contrib.RROIAlign", [feat, rrois], pooled_size=(2, 3), spatial_scale=1.0)
+    record("rroialign_ratio", "contrib.RROIAlign", [feat, rrois * f32([1, 2, 2, 2, 2, 1])], pooled_size=(3, 3),
+           spatial_scale=0.5, sampling_ratio=2)
+    record("rroialign_f64", "contrib.RROIAlign", [feat.astype(np.float64), rrois.astype(np.float64)],
+           pooled_size=(2, 2), spatial_scale=0.8, sampling_ratio=3)
+    record_error("rroialign_rois_width", "contrib.RROIAlign", [feat, rois], pooled_size=(2, 2), spatial_scale=1.0)
+
+
+# -- Proposal / MultiProposal ----------------------------------------------------------------------------------
+def rpn_inputs(rs, n: int, a: int, h: int, w: int, ties: bool = False) -> tuple:
+    logits = rs.normal(0, 1, (n, 2, a, h, w))
+    prob = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    if ties:
+        prob = np.round(prob, 1)
+    cls_prob = f32(prob.reshape(n, 2 * a, h, w))
+    bbox_pred = f32(rs.normal(0, 0.3, (n, 4 * a, h, w)))
+    return cls_prob, bbox_pred
+
+
+def proposal_cases() -> None:
+    rs = np.random.RandomState(8)
+    small = dict(scales=(2, 4), ratios=(0.5, 1, 2), feature_stride=8)
+    c, b = rpn_inputs(rs, 1, 6, 5, 6)
+    info = f32([[40, 38, 1.0]])                    # the last two columns are padding
+    record("proposal_small", "contrib.Proposal", [c, b, info], rpn_pre_nms_top_n=50, rpn_post_nms_top_n=12,
+           rpn_min_size=4, output_score=True, **small)
+    record("proposal_no_score", "contrib.Proposal", [c, b, info], rpn_pre_nms_top_n=-1, rpn_post_nms_top_n=8,
+           threshold=0.5, rpn_min_size=6, **small)
+    record("proposal_cycle", "contrib.Proposal", [c, b, info], rpn_pre_nms_top_n=5, rpn_post_nms_top_n=9,
+           threshold=0.3, rpn_min_size=2, output_score=True, **small)       # fewer kept than rows: repeats
+    record("proposal_min_size_scaled", "contrib.Proposal", [c, b, f32([[40, 48, 1.7]])], rpn_post_nms_top_n=15,
+           rpn_min_size=10, output_score=True, **small)                    # many boxes filtered (grown, -1)
+    record("proposal_filtered_kept", "contrib.Proposal", [c, b, f32([[40, 48, 1.7]])], rpn_pre_nms_top_n=-1,
+           rpn_post_nms_top_n=40, threshold=0.95, rpn_min_size=14, output_score=True, **small)  # -1 boxes, grown
+    record("proposal_iou_loss", "contrib.Proposal", [c, b * 4, info], rpn_post_nms_top_n=10, rpn_min_size=3,
+           iou_loss=True, output_score=True, **small)
+    ct, bt = rpn_inputs(rs, 1, 6, 4, 4, ties=True)
+    record("proposal_ties", "contrib.Proposal", [ct, bt, f32([[32, 32, 1.0]])], rpn_post_nms_top_n=20,
+           rpn_min_size=1, threshold=0.6, output_score=True, **small)
+    cd, bd = rpn_inputs(rs, 1, 12, 3, 4)
+    record("proposal_defaults", "contrib.Proposal", [cd, bd, f32([[48, 64, 1.0]])], rpn_post_nms_top_n=7,
+           output_score=True)
+    record_error("proposal_batch", "contrib.Proposal", [np.concatenate([c, c]), np.concatenate([b, b]),
+                                                         np.concatenate([info, info])], **small)
+    record_error("proposal_anchor_count", "contrib.Proposal", [c, b, info], scales=(2,), ratios=(1,))
+    cm, bm = rpn_inputs(rs, 3, 6, 5, 6)
+    infos = f32([[40, 48, 1.0], [33, 20, 0.6], [40, 44, 1.5]])
+    record("multiproposal_batch", "contrib.MultiProposal", [cm, bm, infos], rpn_pre_nms_top_n=60,
+           rpn_post_nms_top_n=10, rpn_min_size=5, output_score=True, **small)
+    record("multiproposal_no_score", "contrib.MultiProposal", [cm, bm, infos], rpn_pre_nms_top_n=12,
+           rpn_post_nms_top_n=16, threshold=0.4, rpn_min_size=3, **small)
+    record("multiproposal_iou_loss", "contrib.MultiProposal", [cm[:2], bm[:2] * 3, infos[:2]],
+           rpn_post_nms_top_n=6, iou_loss=True, output_score=True, rpn_min_size=2, **small)
+
+
+SECTIONS = [linalg_cases, misc_cases, vision_cases, proposal_cases]
 
 
 def main() -> None:

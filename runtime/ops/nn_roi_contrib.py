@@ -1,0 +1,223 @@
+"""``_contrib_PSROIPooling`` (R-FCN's position-sensitive ROI pooling) and ``_contrib_RROIAlign``
+(ROIAlign over rotated boxes) with MXNet 1.9.1's CPU semantics.
+
+PSROIPooling (``src/operator/contrib/psroi_pooling.cc``): ``rois`` rows are ``[batch, x1, y1, x2,
+y2]``; corners are rounded (half away from zero), the end corner gets +1, both are scaled by
+``spatial_scale`` and the box is at least 0.1 wide. Output bin ``(ph, pw)`` of output channel
+``c`` averages input channel ``(c * group_size + gh) * group_size + gw`` (``gh, gw`` the bin's
+group) over the integer window ``[floor(start), ceil(end))`` clipped to the map; an empty window
+gives 0. ``group_size`` 0 means ``pooled_size``. Arithmetic is in the data's dtype, as MXNet's.
+
+RROIAlign (``src/operator/contrib/rroi_align.cc``): ``rois`` rows are ``[batch, cx, cy, w, h,
+theta_degrees]``; each bin averages ``grid_h * grid_w`` bilinear samples (``sampling_ratio`` per
+axis, or ``ceil(roi_size / pooled_size)`` when it is not positive) taken on the box rotated by
+theta around its centre; samples beyond one pixel outside the map count as 0.
+
+Both loop over the output bins (a small fixed count) and are vectorized over ROIs and channels.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import ShapeError
+from .attrs import Float, Int, Param, Shape
+from ._nnutil import merge_shape
+from .registry import OpDef, register
+
+
+def _c_round(v: np.ndarray) -> np.ndarray:
+    """C's round(): halves away from zero."""
+    return np.sign(v) * np.floor(np.abs(v) + 0.5)
+
+
+def _batch_index(name: str, rois: np.ndarray, n: int) -> np.ndarray:
+    """The rois' batch column as indices; MXNet reads outside the batch silently, this refuses."""
+    b = rois[:, 0].astype(np.int64)
+    if b.size and (b.min() < 0 or b.max() >= n):
+        raise ShapeError(f"{name}: rois refer to batch index {int(b.max() if b.max() >= n else b.min())}, "
+                         f"the data has {n} image(s)")
+    return b
+
+
+def _check_scale(name: str, ss: float) -> None:
+    if not 0.0 <= ss <= 1.0:
+        raise ShapeError(f"{name}: spatial_scale must be in [0, 1], got {ss}")
+
+
+# -- PSROIPooling ---------------------------------------------------------------------------------------
+def _group(attrs) -> int:
+    return attrs.group_size if attrs.group_size > 0 else attrs.pooled_size
+
+
+def _psroi_check(attrs, dshape, rshape) -> None:
+    _check_scale("PSROIPooling", attrs.spatial_scale)
+    if len(dshape) != 4:
+        raise ShapeError(f"PSROIPooling: data should be a 4D tensor, got shape {tuple(dshape)}")
+    if len(rshape) != 2 or rshape[1] != 5:
+        raise ShapeError(f"PSROIPooling: bbox should be a 2D tensor of shape [batch, 5], got {tuple(rshape)}")
+    if attrs.pooled_size < 1 or attrs.output_dim < 1:
+        raise ShapeError("PSROIPooling: pooled_size and output_dim must be positive")
+    g = _group(attrs)
+    if dshape[1] and dshape[1] < attrs.output_dim * g * g:
+        raise ShapeError(f"PSROIPooling: data has {dshape[1]} channels, output_dim * group_size**2 = "
+                         f"{attrs.output_dim * g * g} are needed")
+
+
+def _psroi_pooling(attrs, data, rois):
+    """PSROIPooling: average of each bin over its own group of input channels."""
+    _psroi_check(attrs, data.shape, rois.shape)
+    N, C, H, W = data.shape
+    R = rois.shape[0]
+    dt = data.dtype.type
+    P, OD, G = attrs.pooled_size, attrs.output_dim, _group(attrs)
+    ss = dt(attrs.spatial_scale)
+    r = rois.astype(data.dtype, copy=False)
+    b = _batch_index("PSROIPooling", r, N)
+    x1 = _c_round(r[:, 1]).astype(data.dtype) * ss
+    y1 = _c_round(r[:, 2]).astype(data.dtype) * ss
+    x2 = (_c_round(r[:, 3].astype(np.float64)) + 1.0).astype(data.dtype) * ss
+    y2 = (_c_round(r[:, 4].astype(np.float64)) + 1.0).astype(data.dtype) * ss
+    rw = np.maximum(x2 - x1, dt(0.1))
+    rh = np.maximum(y2 - y1, dt(0.1))
+    bh, bw = rh / dt(P), rw / dt(P)
+    out = np.zeros((R, OD, P, P), dtype=data.dtype)
+    ctop = np.arange(OD)
+    for i in range(P):
+        hs = np.clip(np.floor(dt(i) * bh + y1).astype(np.int64), 0, H)
+        he = np.clip(np.ceil(dt(i + 1) * bh + y1).astype(np.int64), 0, H)
+        gh = min(max(int(np.floor(dt(i) * dt(G) / dt(P))), 0), G - 1)
+        for j in range(P):
+            ws = np.clip(np.floor(dt(j) * bw + x1).astype(np.int64), 0, W)
+            we = np.clip(np.ceil(dt(j + 1) * bw + x1).astype(np.int64), 0, W)
+            gw = min(max(int(np.floor(dt(j) * dt(G) / dt(P))), 0), G - 1)
+            chans = (ctop * G + gh) * G + gw                                     # (OD,)
+            mh = max(int((he - hs).max(initial=0)), 1)
+            mw = max(int((we - ws).max(initial=0)), 1)
+            hi = hs[:, None] + np.arange(mh)[None, :]                            # (R, mh)
+            wi = ws[:, None] + np.arange(mw)[None, :]
+            ok = (hi < he[:, None])[:, :, None] & (wi < we[:, None])[:, None, :]  # (R, mh, mw)
+            vals = data[b[:, None, None, None], chans[None, :, None, None],
+                        np.minimum(hi, H - 1)[:, None, :, None], np.minimum(wi, W - 1)[:, None, None, :]]
+            total = np.where(ok[:, None], vals, dt(0)).sum(axis=(2, 3), dtype=data.dtype)   # (R, OD)
+            area = ((he - hs) * (we - ws)).astype(data.dtype)
+            empty = (he <= hs) | (we <= ws)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[:, :, i, j] = np.where(empty[:, None], dt(0), total / area[:, None])
+    return out
+
+
+def _psroi_shape(attrs, in_shapes):
+    d, r = in_shapes
+    ins = list(in_shapes)
+    if r is not None and len(r) > 0:
+        ins[1] = r = merge_shape(r, (r[0], 5), "PSROIPooling rois")
+    if d is None or len(d) == 0 or r is None or len(r) == 0:
+        return ins, [None]
+    _psroi_check(attrs, d, r)
+    return ins, [(r[0], attrs.output_dim, attrs.pooled_size, attrs.pooled_size)]
+
+
+register(OpDef(
+    "_contrib_PSROIPooling", _psroi_pooling, inputs=("data", "rois"),
+    params=(Param("spatial_scale", Float), Param("output_dim", Int), Param("pooled_size", Int),
+            Param("group_size", Int, 0)),
+    infer_shape=_psroi_shape,
+))
+
+
+# -- RROIAlign ---------------------------------------------------------------------------------------------
+def _rroi_pooled(attrs) -> tuple[int, int]:
+    ps = tuple(attrs.pooled_size)
+    if len(ps) != 2 or min(ps) <= 0:
+        raise ShapeError(f"RROIAlign: pooled_size must be two positive integers (h, w), got {ps}")
+    return ps
+
+
+def _rroi_check(attrs, dshape, rshape) -> None:
+    _check_scale("RROIAlign", attrs.spatial_scale)
+    _rroi_pooled(attrs)
+    if len(dshape) != 4:
+        raise ShapeError(f"RROIAlign: data should be a 4D tensor, got shape {tuple(dshape)}")
+    if len(rshape) != 2 or rshape[1] != 6:
+        raise ShapeError(f"RROIAlign: bbox should be a 2D tensor of shape [batch, 6], got {tuple(rshape)}")
+
+
+def _rroi_align(attrs, data, rois):
+    """RROIAlign: ROIAlign over boxes rotated by theta degrees around their centres."""
+    _rroi_check(attrs, data.shape, rois.shape)
+    N, C, H, W = data.shape
+    R = rois.shape[0]
+    PH, PW = _rroi_pooled(attrs)
+    dt = data.dtype.type
+    ss = dt(attrs.spatial_scale)
+    r = rois.astype(data.dtype, copy=False)
+    b = _batch_index("RROIAlign", r, N)
+    cw, ch = r[:, 1] * ss, r[:, 2] * ss
+    rw = np.maximum(r[:, 3] * ss, dt(1.0))
+    rh = np.maximum(r[:, 4] * ss, dt(1.0))
+    theta = (r[:, 5].astype(np.float64) * np.pi / 180.0).astype(data.dtype)
+    cos_t, sin_t = np.cos(theta), np.sin(theta)
+    start_h, start_w = -rh / dt(2.0), -rw / dt(2.0)
+    bh, bw = rh / dt(PH), rw / dt(PW)
+    if attrs.sampling_ratio > 0:
+        gh = np.full(R, attrs.sampling_ratio, np.int64)
+        gw = gh.copy()
+    else:
+        gh = np.ceil(rh / dt(PH)).astype(np.int64)
+        gw = np.ceil(rw / dt(PW)).astype(np.int64)
+    count = (gh * gw).astype(data.dtype)
+    mgh, mgw = max(int(gh.max(initial=1)), 1), max(int(gw.max(initial=1)), 1)
+    iy = np.arange(mgh, dtype=data.dtype)[None, :, None]        # (1, mgh, 1)
+    ix = np.arange(mgw, dtype=data.dtype)[None, None, :]        # (1, 1, mgw)
+    ok = (np.arange(mgh)[None, :, None] < gh[:, None, None]) & (np.arange(mgw)[None, None, :] < gw[:, None, None])
+    col = lambda v: v[:, None, None]  # noqa: E731 - per-ROI value against the (R, mgh, mgw) grid
+    out = np.zeros((R, C, PH, PW), dtype=data.dtype)
+    flat = data.reshape(N, C, H * W)
+    for ph in range(PH):
+        yy = col(start_h) + dt(ph) * col(bh) + (iy + dt(0.5)) * col(bh) / col(gh.astype(data.dtype))
+        for pw in range(PW):
+            xx = col(start_w) + dt(pw) * col(bw) + (ix + dt(0.5)) * col(bw) / col(gw.astype(data.dtype))
+            x = xx * col(cos_t) + yy * col(sin_t) + col(cw)
+            y = yy * col(cos_t) - xx * col(sin_t) + col(ch)
+            outside = (y < -1.0) | (y > H) | (x < -1.0) | (x > W)
+            y = np.maximum(y, dt(0))
+            x = np.maximum(x, dt(0))
+            y_low, x_low = y.astype(np.int64), x.astype(np.int64)
+            ytop, xtop = y_low >= H - 1, x_low >= W - 1
+            y_low = np.where(ytop, H - 1, y_low)
+            x_low = np.where(xtop, W - 1, x_low)
+            y_high = np.where(ytop, H - 1, y_low + 1)
+            x_high = np.where(xtop, W - 1, x_low + 1)
+            y = np.where(ytop, y_low.astype(data.dtype), y)
+            x = np.where(xtop, x_low.astype(data.dtype), x)
+            ly, lx = y - y_low.astype(data.dtype), x - x_low.astype(data.dtype)
+            hy, hx = dt(1.0) - ly, dt(1.0) - lx
+            keep = ok & ~outside
+            acc = np.zeros((R, C), dtype=data.dtype)
+            for yi, xi, wgt in ((y_low, x_low, hy * hx), (y_low, x_high, hy * lx),
+                                (y_high, x_low, ly * hx), (y_high, x_high, ly * lx)):
+                pos = (yi * W + xi).reshape(R, -1)                               # (R, S)
+                v = np.take_along_axis(flat[b], pos[:, None, :], axis=2)          # (R, C, S)
+                wv = np.where(keep, wgt, dt(0)).reshape(R, 1, -1)
+                acc += (v * wv).sum(axis=2, dtype=data.dtype)
+            out[:, :, ph, pw] = acc / count[:, None]
+    return out
+
+
+def _rroi_shape(attrs, in_shapes):
+    d, r = in_shapes
+    ins = list(in_shapes)
+    if r is not None and len(r) > 0:
+        ins[1] = r = merge_shape(r, (r[0], 6), "RROIAlign rois")
+    if d is None or len(d) == 0 or r is None or len(r) == 0:
+        return ins, [None]
+    _rroi_check(attrs, d, r)
+    PH, PW = _rroi_pooled(attrs)
+    return ins, [(r[0], d[1], PH, PW)]
+
+
+register(OpDef(
+    "_contrib_RROIAlign", _rroi_align, inputs=("data", "rois"),
+    params=(Param("pooled_size", Shape), Param("spatial_scale", Float), Param("sampling_ratio", Int, -1)),
+    infer_shape=_rroi_shape,
+))
