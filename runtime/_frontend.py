@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from .base import OperatorArgumentError
 from .ops.attrs import AttrError
 from .ops.registry import Attrs, OpDef
 
@@ -40,7 +41,8 @@ _SIMPLE = frozenset((int, float, str, bool, type(None), tuple, type))
 
 
 def bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callable[[Any], bool]) -> BoundCall:
-    """Sorts a call's arguments into inputs and attributes; raises ``TypeError`` naming the op."""
+    """Sorts a call's arguments into inputs and attributes; raises ``OperatorArgumentError`` (an
+    MXNetError and a TypeError) naming the op."""
     key = None
     if op.variadic is None and "out" not in kwargs:
         nones = ()
@@ -104,7 +106,7 @@ def _bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callab
     if rest:
         free = [p for p in op.params if p.name not in kwargs and p.name != op.variadic]
         if len(rest) > len(free):
-            raise TypeError(f"{op.name}: too many positional arguments")
+            raise OperatorArgumentError(f"{op.name}: too many positional arguments")
         for p, v in zip(free, rest):
             given[p.name] = v
     kw_inputs: dict[str, Any] = {}
@@ -128,21 +130,21 @@ def _bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callab
         given = op.coerce_attrs(given)
         attrs = op.resolve(given)
     except AttrError as e:
-        raise TypeError(str(e)) from None
+        raise OperatorArgumentError(str(e)) from None
     names = op.input_names(attrs)
     if len(pos_inputs) > len(names) and all(v is None for v in pos_inputs[len(names):]):
         # MXNet skips None inputs: Dense calls FullyConnected(x, weight, None, no_bias=True)
         pos_inputs = pos_inputs[: len(names)]
     inputs: list[Any] = list(pos_inputs[: len(names)]) + [None] * max(0, len(names) - len(pos_inputs))
     if len(pos_inputs) > len(names):
-        raise TypeError(f"{op.name}: takes {len(names)} input(s) ({', '.join(names)}), got {len(pos_inputs)}")
+        raise OperatorArgumentError(f"{op.name}: takes {len(names)} input(s) ({', '.join(names)}), got {len(pos_inputs)}")
     for k, v in kw_inputs.items():
         if v is None and k not in names and k in _possible_inputs(op, given):
             # MXNet's generated functions skip inputs passed as None: octave convolutions call
             # F.Convolution(x, weight=w, bias=None, no_bias=True)
             continue
         if k not in names:
-            raise TypeError(f"{op.name}: unexpected argument {k!r} (inputs: {', '.join(names) or 'none'};"
+            raise OperatorArgumentError(f"{op.name}: unexpected argument {k!r} (inputs: {', '.join(names) or 'none'};"
                             f" attributes: {', '.join(p.name for p in op.params) or 'none'})")
         inputs[names.index(k)] = v
     return BoundCall(op, inputs, names, given, attrs, name, attr, out)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 __all__ = ["MXNetError", "HybridizeError", "ShapeError", "LoadError", "UnknownOpError", "NoGradientError", "NotImplementedForSymbol",
+           "OperatorError", "OperatorArgumentError", "CustomOpError",
            "py_str", "data_dir",
            "numeric_types", "integer_types", "string_types"]
 
@@ -16,8 +17,14 @@ integer_types = (int,)
 string_types = (str,)
 
 
-class HybridizeError(Exception):
-    """Base class of every error the runtime raises on purpose."""
+class HybridizeError(RuntimeError):
+    """Base class of every error the runtime raises on purpose.
+
+    It is ``mxnet.base.MXNetError`` too (a RuntimeError, as MXNet's): ``except MXNetError`` catches
+    what MXNet would raise one for, and the typed subclasses below let the runtime's own code (and
+    the command line, which prints them as one line) tell the cases apart. Several also derive from
+    the builtin exception that describes them (``ShapeError`` is a ValueError, ``UnknownOpError`` a
+    KeyError), so ``except ValueError`` keeps working where it did."""
 
 
 # Gluon code catches ``mxnet.base.MXNetError``; keep that spelling working.
@@ -48,6 +55,21 @@ class NotImplementedForSymbol(HybridizeError):
         if self.args:
             msg += " with arguments ({})".format(", ".join(self.args))
         return msg + " is not implemented for Symbol and only available in NDArray."
+
+
+class OperatorError(HybridizeError, ValueError):
+    """An operator refused its inputs (MXNet's CHECK failures inside an operator: shapes that do not
+    fit, a zero block size, an index out of range ...). Names the operator and the input shapes."""
+
+
+class OperatorArgumentError(HybridizeError, TypeError):
+    """A call's arguments do not fit the operator: an unknown or badly typed attribute, too many
+    inputs (MXNet's parameter parser raises MXNetError for these)."""
+
+
+class CustomOpError(HybridizeError):
+    """An exception inside a Python ``CustomOp.forward``, re-raised as MXNet does (MXNetError); the
+    original is chained as ``__cause__``."""
 
 
 class UnknownOpError(HybridizeError, KeyError):

@@ -14,10 +14,12 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import _frontend
+from .base import HybridizeError, OperatorArgumentError, OperatorError
 from .context import Context, cpu, current_context
 from .ops.registry import Attrs, OpDef, get_op
 
 __all__ = ["NDArray", "array", "zeros", "ones", "full", "empty", "arange", "waitall", "save", "load",
+           "load_frombuffer", "from_numpy", "to_dlpack_for_read", "to_dlpack_for_write", "from_dlpack",
            "concatenate"]
 
 _CPU = cpu()
@@ -26,12 +28,14 @@ _CPU = cpu()
 class NDArray:
     """An n-dimensional array on the CPU; the value behind it is a numpy array (``_data``)."""
 
-    __slots__ = ("_data", "_grad", "__weakref__")
+    __slots__ = ("_data", "_grad", "_ctx", "__weakref__")
     __array_priority__ = 1000.0
 
-    def __init__(self, data: np.ndarray):
+    def __init__(self, data: np.ndarray, ctx: Context | None = None):
         self._data = data
         self._grad = None
+        # the CPU-kind context asked for (cpu(1), cpu_shared(0), ...); None is cpu(0), the default
+        self._ctx = ctx
 
     # -- metadata ---------------------------------------------------------------------------
     @property
@@ -52,9 +56,14 @@ class NDArray:
 
     @property
     def context(self) -> Context:
-        return _CPU
+        return self._ctx or _CPU
 
     ctx = context
+
+    @property
+    def writable(self) -> bool:
+        """Whether the array can be written to (always: read-only NDArrays are not made here)."""
+        return True
 
     @property
     def stype(self) -> str:
@@ -66,6 +75,9 @@ class NDArray:
 
     @property
     def T(self) -> "NDArray":
+        """The transpose (a copy); ``self`` when it has fewer than two axes, as MXNet."""
+        if self._data.ndim < 2:
+            return self
         return transpose(self)  # type: ignore[name-defined]  # noqa: F821
 
     # -- conversion -------------------------------------------------------------------------
@@ -91,7 +103,7 @@ class NDArray:
         return NDArray(self._data.astype(dt))
 
     def copy(self) -> "NDArray":
-        return NDArray(self._data.copy())
+        return NDArray(self._data.copy(), self._ctx)
 
     def copyto(self, other: "NDArray | Context") -> "NDArray":
         if isinstance(other, NDArray):
@@ -99,10 +111,15 @@ class NDArray:
                 raise ValueError(f"copyto: shape mismatch {self.shape} vs {other.shape}")
             other._data[...] = self._data
             return other
-        return self.copy()
+        return NDArray(self._data.copy(), _placed(other))
 
     def as_in_context(self, context: Context) -> "NDArray":
-        return self
+        """``self`` when it is already in ``context``, else a copy there (as MXNet). A GPU context
+        stays on the CPU (``mx.gpu()`` warned once on creation)."""
+        ctx = _placed(context)
+        if ctx == self._ctx:
+            return self
+        return NDArray(self._data.copy(), ctx)
 
     as_in_ctx = as_in_context
 
@@ -121,10 +138,24 @@ class NDArray:
         self._grad = NDArray(np.zeros_like(self._data))
 
     def detach(self) -> "NDArray":
-        return NDArray(self._data)
+        return NDArray(self._data, self._ctx)
+
+    def backward(self, out_grad: Any = None, retain_graph: bool = False, train_mode: bool = True) -> None:
+        """Gradients are not computed by this runtime (forward only)."""
+        from .base import NoGradientError
+        raise NoGradientError("NDArray.backward: this runtime computes no gradients (forward only)")
+
+    def _dense(self) -> np.ndarray:
+        """``_data``, made C-contiguous in place first if it is not: MXNet's arrays always are, so
+        its reshapes and contiguous slices are views; numpy's would be copies of a strided array."""
+        data = self._data
+        if not data.flags.c_contiguous:
+            data = self._data = np.ascontiguousarray(data)
+        return data
 
     def reshape(self, *shape: Any, **kwargs: Any) -> "NDArray":
-        """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes and ``reverse``."""
+        """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes and ``reverse``.
+        The result shares memory with ``self`` (MXNet's ``NDArray.reshape`` is a view)."""
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
             shape = tuple(shape[0])
         if shape:
@@ -134,7 +165,89 @@ class NDArray:
             attrs = op.resolve(op.coerce_attrs(kwargs))
         except ValueError as e:
             raise TypeError(str(e)) from None
-        return NDArray(op.compute(attrs, self._data))  # a view when possible, as MXNet's NDArray.reshape
+        return NDArray(op.compute(attrs, self._dense()), self._ctx)
+
+    # -- views: MXNet's fluent flatten/expand_dims/squeeze take inplace=True for a view ----------
+    def flatten(self, inplace: bool = False) -> "NDArray":
+        """Shape ``(d1, d2*...*dk)``: a copy, or with ``inplace=True`` a view sharing memory."""
+        return flatten(self) if not inplace else self.reshape((0, -1))  # type: ignore[name-defined]  # noqa: F821
+
+    def expand_dims(self, axis: int, inplace: bool = False) -> "NDArray":
+        """A new axis of size 1 at ``axis``: a copy, or with ``inplace=True`` a view sharing memory."""
+        if not inplace:
+            return expand_dims(self, axis=axis)  # type: ignore[name-defined]  # noqa: F821
+        new_shape = list(self.shape)
+        assert -len(new_shape) - 1 <= axis <= len(new_shape), \
+            "axis {} is out of range for {}d array".format(axis, len(new_shape))
+        if axis < 0:
+            axis += len(new_shape) + 1
+        new_shape.insert(axis, 1)
+        return self.reshape(new_shape)
+
+    def squeeze(self, axis: Any = None, inplace: bool = False) -> "NDArray":
+        """Size-1 axes removed: a copy, or with ``inplace=True`` a view sharing memory (MXNet's
+        checks raise AssertionError there, as in MXNet)."""
+        if not inplace:
+            return squeeze(self, axis=axis)  # type: ignore[name-defined]  # noqa: F821
+        new_shape = list(self.shape)
+        axes = [axis] if isinstance(axis, (int, np.integer)) else axis
+        if axes:
+            assert len(axes) == len(set(axes)), "axis {} contains duplicate which is not allowed.".format(axes)
+            resolved = [i if i >= 0 else i + len(self.shape) for i in axes]
+            for arg_axis, actual in zip(axes, resolved):
+                assert -len(new_shape) <= arg_axis < len(new_shape), \
+                    "axis {} is out of range for {}d array".format(arg_axis, len(new_shape))
+                assert new_shape[actual] == 1, \
+                    "Squeeze target axis {} must be size 1, got {}.".format(arg_axis, new_shape[actual])
+            for i in sorted(resolved, reverse=True):
+                del new_shape[i]
+        else:
+            new_shape = [d for d in new_shape if d != 1]
+        return self.reshape(new_shape or [1])
+
+    def broadcast_to(self, shape: Any) -> "NDArray":
+        """Broadcasts to ``shape`` (MXNet's Python-level method: leading axes of size 1 are added,
+        only size-1 axes grow, anything else is a ValueError naming both shapes)."""
+        cur_shape = self.shape
+        err_str = ("operands could not be broadcast together with remapped shapes[original->remapped]: "
+                   "{} and requested shape {}".format(cur_shape, shape))
+        if len(shape) < len(cur_shape):
+            raise ValueError(err_str)
+        cur_shape = (1,) * (len(shape) - len(cur_shape)) + cur_shape
+        cur_arr = np.array(cur_shape)
+        axes = np.nonzero(cur_arr != np.array(shape))
+        if (cur_arr[axes] != 1).any():
+            raise ValueError(err_str)
+        if cur_shape != self.shape:
+            return broadcast_to(self.reshape(cur_shape), shape=shape)  # type: ignore[name-defined]  # noqa: F821
+        return broadcast_to(self, shape=tuple(shape))  # type: ignore[name-defined]  # noqa: F821
+
+    def broadcast_like(self, other: "NDArray") -> "NDArray":
+        """Broadcasts to ``other``'s shape (``broadcast_to(other.shape)``, as MXNet's method)."""
+        return self.broadcast_to(other.shape)
+
+    def slice_assign(self, rhs: "NDArray", begin: Any, end: Any, step: Any) -> "NDArray":
+        """Writes ``rhs`` into ``self[begin:end:step]`` in place and returns ``self``."""
+        return _internal._slice_assign(self, rhs, begin=begin, end=end, step=step, out=self)  # type: ignore[name-defined]  # noqa: F821
+
+    def slice_assign_scalar(self, value: float, begin: Any, end: Any, step: Any) -> "NDArray":
+        """Writes ``value`` into ``self[begin:end:step]`` in place and returns ``self``."""
+        return _internal._slice_assign_scalar(self, value, begin=begin, end=end, step=step, out=self)  # type: ignore[name-defined]  # noqa: F821
+
+    # -- interop ---------------------------------------------------------------------------
+    def to_dlpack_for_read(self) -> Any:
+        """A DLPack capsule (``"dltensor"``) viewing this array's memory."""
+        return to_dlpack_for_read(self)
+
+    def to_dlpack_for_write(self) -> Any:
+        """A DLPack capsule (``"dltensor"``) viewing this array's memory, for writing."""
+        return to_dlpack_for_write(self)
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self._dense().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple:
+        return (1, 0)  # kDLCPU
 
     # -- Python protocol ---------------------------------------------------------------------
     def __repr__(self) -> str:
@@ -170,10 +283,47 @@ class NDArray:
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __getitem__(self, key: Any) -> "NDArray":
-        out = self._data[_index(key)]
+        """MXNet's indexing: basic indexing (ints, slices, ``None``, ``...``) gives a view sharing
+        memory when the selected elements are contiguous in memory and a copy otherwise; advanced
+        indexing gives a copy; a result with no axes left has shape ``(1,)``."""
+        idx = _index(key)
+        if _is_basic(idx):
+            data = self._dense()
+            out = data[idx]
+            if not isinstance(out, np.ndarray) or out.ndim == 0:
+                # every axis indexed by an integer: one element, still a view in MXNet
+                out = data[(idx if isinstance(idx, tuple) else (idx,)) + (None,)].reshape(1)
+            elif not out.flags.c_contiguous:
+                out = out.copy()
+            return NDArray(out, self._ctx)
+        out = self._data[idx]
         if not isinstance(out, np.ndarray) or out.ndim == 0:
             out = np.asarray(out, dtype=self._data.dtype).reshape(1)
-        return NDArray(out)
+        return NDArray(out, self._ctx)
+
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key: tuple, shape: tuple) -> bool:
+        """Whether slicing ``shape`` with ``slc_key`` (one ``slice`` per axis) selects a contiguous
+        block (MXNet's rule: from right to left, once an axis is sliced to a proper subset, every
+        axis further left must select at most one element; steps other than 1 break contiguity
+        for more than one element)."""
+        assert len(slc_key) == len(shape)
+        lens = [len(range(*s.indices(n))) for s, n in zip(slc_key, shape)]
+        if int(np.prod(lens)) in (0, 1):
+            return True
+        is_subset = False
+        for s, n, k in zip(reversed(slc_key), reversed(shape), reversed(lens)):
+            step = s.indices(n)[2]
+            if k == 0:
+                return True
+            if k > 1 and (step > 1 or step < 0):
+                return False
+            if is_subset:
+                if k > 1:
+                    return False
+            elif k < n:
+                is_subset = True
+        return True
 
     def __setitem__(self, key: Any, value: Any) -> None:
         v = value._data if isinstance(value, NDArray) else value
@@ -189,12 +339,27 @@ class NDArray:
                 raise
             self._data[idx] = v.reshape(v.shape[extra:])
 
+    # -- pickling: MXNet's state, ``{'handle': bytearray}`` holding the array in the format of
+    # ``nd.save`` (one array, no list header), so pickles move between MXNet and this runtime
+    def __reduce__(self) -> tuple:
+        return NDArray, (None,), self.__getstate__()
+
     def __getstate__(self) -> dict:
-        return {"data": self._data}
+        from .graph import params as _params
+        try:
+            return {"handle": _params.dump_array(self._data)}
+        except TypeError:  # a dtype MXNet cannot hold (int16, uint32, complex ...): numpy's own pickle
+            return {"handle": None, "data": self._data}
 
     def __setstate__(self, state: dict) -> None:
-        self._data = state["data"]
+        from .graph import params as _params
+        handle = state.get("handle")
+        if handle is None and "data" in state:  # see __getstate__, and the runtime's earlier pickles
+            self._data = np.asarray(state["data"])
+        else:
+            self._data = np.zeros((0,), np.float32) if handle is None else _params.load_array(handle)
         self._grad = None
+        self._ctx = None
 
 
 # names mxnet.ndarray.ndarray exports that user test code imports
@@ -211,21 +376,39 @@ def _index(key: Any) -> Any:
     return key
 
 
+_BASIC = (int, np.integer, slice, type(None), type(Ellipsis))
+
+
+def _is_basic(idx: Any) -> bool:
+    """Whether an index is basic (ints, slices, None, Ellipsis only), as MXNet tells them apart."""
+    if isinstance(idx, tuple):
+        return all(isinstance(k, _BASIC) and not isinstance(k, bool) for k in idx)
+    return isinstance(idx, _BASIC) and not isinstance(idx, bool)
+
+
+def _placed(ctx: Any) -> "Context | None":
+    """The context an array records: a CPU-kind context other than cpu(0) as given; None for
+    cpu(0), for no context and for a GPU (which runs on the CPU here, see ``context.gpu``)."""
+    if ctx is None or not isinstance(ctx, Context) or ctx.device_type == "gpu" or ctx == _CPU:
+        return None
+    return ctx
+
+
 def _is_tensor(v: Any) -> bool:
     return isinstance(v, NDArray)
 
 
-def _wrap(result: Any, out: Any = None) -> Any:
+def _wrap(result: Any, out: Any = None, ctx: "Context | None" = None) -> Any:
     if isinstance(result, (tuple, list)):
         if out is not None:
             for o, r in zip(out, result):
                 o._data[...] = r
             return out
-        return [NDArray(r) for r in result]
+        return [NDArray(r, ctx) for r in result]
     if out is not None:
         out._data[...] = result
         return out
-    return NDArray(result)
+    return NDArray(result, ctx)
 
 
 def invoke(op: OpDef, arrays: list, attrs: Attrs, out: Any = None) -> Any:
@@ -237,12 +420,75 @@ def _make_function(op: OpDef, called_as: str):
     def fn(*args: Any, **kwargs: Any) -> Any:
         call = _frontend.bind_call(op, args, kwargs, _is_tensor)
         arrays = []
+        ctx = None
         for nm, v in zip(call.input_names, call.inputs):
             if v is None:
-                raise TypeError(f"{op.name}: missing input {nm!r}")
-            arrays.append(v._data if isinstance(v, NDArray) else np.asarray(v))
-        return _wrap(_own(op.compute(call.attrs, *arrays), arrays), call.out)
+                raise OperatorArgumentError(f"{op.name}: missing input {nm!r}")
+            if isinstance(v, NDArray):
+                arrays.append(v._data)
+                if ctx is None:
+                    ctx = _propagated(v._ctx)  # results live where the inputs live
+            else:
+                arrays.append(np.asarray(v))
+        if not arrays:
+            if "ctx" in kwargs:
+                ctx = _placed(kwargs["ctx"])  # creation ops: nd.random.uniform(shape=..., ctx=...)
+            _require_known_shape(op, call.attrs.get("shape"))
+        elif op.name in _NO_ZERO_SIZE and any(a.size == 0 for a in arrays):
+            _refuse_zero_size(op, call.attrs, arrays)
+        return _wrap(_own(_compute(op, call.attrs, arrays), arrays), call.out, ctx)
     return fn
+
+
+# what a kernel raises when its inputs do not fit: MXNet's operators raise MXNetError for these
+_KERNEL_FAILURES = (ValueError, IndexError, TypeError, ZeroDivisionError, AssertionError, KeyError, OverflowError)
+
+
+def _compute(op: OpDef, attrs: Any, arrays: list) -> Any:
+    """``op.compute``, with a kernel's failure on inputs that do not fit (numpy's ValueError on a
+    shape mismatch, a ZeroDivisionError on a zero size ...) raised as MXNet raises it: an
+    ``OperatorError`` (an MXNetError) naming the operator and the input shapes."""
+    try:
+        return op.compute(attrs, *arrays)
+    except HybridizeError:
+        raise
+    except _KERNEL_FAILURES as e:
+        shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
+        raise OperatorError(f"{op.name}: {type(e).__name__}: {e} (input shapes: {shapes or 'none'})") from e
+
+
+def _require_known_shape(op: OpDef, shape: Any) -> None:
+    """MXNet's default (legacy) shape semantics read a 0 in a shape as "unknown": an imperative
+    creation operator (``zeros((5, 0))``, ``random.uniform(shape=(0, 2))``) fails shape inference."""
+    if isinstance(shape, tuple) and 0 in shape:
+        raise OperatorError(f"Operator {op.name} inferring shapes failed: shape {shape} has a 0 dimension, "
+                            "which MXNet's default shape semantics read as unknown (zero-size arrays need "
+                            "nd.empty / nd.array, or numpy shape semantics)")
+
+
+# Reductions and orderings MXNet refuses on a zero-size input (its default shape semantics read the
+# 0 as unknown, so shape inference fails); sum/mean/prod/nansum/nanprod over all axes still work.
+_NO_ZERO_SIZE = frozenset(("min", "max", "min_axis", "max_axis", "argmax", "argmin", "norm", "topk", "sort",
+                           "argsort", "softmax", "log_softmax", "softmin", "sum", "sum_axis", "mean", "prod",
+                           "nansum", "nanprod"))
+_IDENTITY_REDUCTIONS = frozenset(("sum", "sum_axis", "mean", "prod", "nansum", "nanprod"))
+
+
+def _refuse_zero_size(op: OpDef, attrs: Any, arrays: list) -> None:
+    from .util import is_np_shape
+    if is_np_shape():
+        return
+    if op.name in _IDENTITY_REDUCTIONS and attrs.get("axis") in (None, ()) and not attrs.get("exclude"):
+        return
+    shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
+    raise OperatorError(f"Operator {op.name} inferring shapes failed: a zero-size input ({shapes}) has an unknown "
+                        "dimension in MXNet's default shape semantics")
+
+
+def _propagated(ctx: "Context | None") -> "Context | None":
+    """The context of an operator's result from its first input's: cpu(n) propagates, the
+    pinned and shared host memories do not (results land in cpu(0)), as in MXNet."""
+    return ctx if ctx is not None and ctx.device_typeid == 1 else None
 
 
 def _own(result: Any, inputs: list) -> Any:
@@ -270,12 +516,12 @@ def _arith(broadcast: str, scalar: str | None, rscalar: str | None = None, rever
     def method(self: NDArray, other: Any) -> NDArray:
         if isinstance(other, NDArray):
             a, b = (other._data, self._data) if reverse else (self._data, other._data)
-            return NDArray(b_op.compute(None, a, b))
+            return NDArray(_compute(b_op, None, [a, b]), _propagated(self._ctx))
         if isinstance(other, (int, float, np.number, bool)):
             op = r_op if reverse else s_op
             if op is None:
                 return NotImplemented
-            return NDArray(_scalar_call(op, self._data, other))
+            return NDArray(_scalar_call(op, self._data, other), _propagated(self._ctx))
         if isinstance(other, np.ndarray):
             return method(self, NDArray(other))
         return NotImplemented
@@ -358,44 +604,47 @@ def _install_fluent() -> None:
 def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
     """An NDArray holding a copy of ``source_array``; float32 unless ``dtype`` (or an NDArray source) says otherwise."""
     if isinstance(source_array, NDArray):
-        return NDArray(np.array(source_array._data, dtype=dtype or source_array._data.dtype))
-    return NDArray(np.array(source_array, dtype=np.float32 if dtype is None else np.dtype(dtype)))
+        return NDArray(np.array(source_array._data, dtype=dtype or source_array._data.dtype), _placed(ctx))
+    return NDArray(np.array(source_array, dtype=np.float32 if dtype is None else np.dtype(dtype)), _placed(ctx))
 
 
 def empty(shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
-    return NDArray(np.empty(_shape(shape), dtype=np.dtype(dtype or np.float32)))
+    return NDArray(np.empty(_shape(shape), dtype=np.dtype(dtype or np.float32)), _placed(ctx))
 
 
 def _create(op_name: str, out: "NDArray | None" = None, **attrs: Any) -> NDArray:
     """Runs a no-input creation op of the registry (``_zeros``, ``_full``, ...): one source of truth."""
     op = get_op(op_name)
+    ctx = _placed(attrs.get("ctx"))
     for key in [k for k in attrs if k in ("name", "attr", "ctx") or (k.startswith("__") and k.endswith("__"))]:
         attrs.pop(key)  # frontend keywords and __annotations__ MXNet's creation functions accept
     given = op.coerce_attrs({k: v for k, v in attrs.items() if v is not None})
-    return _wrap(op.compute(op.resolve(given)), out)
+    return _wrap(op.compute(op.resolve(given)), out, ctx)
 
 
 def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None,
           **kwargs: Any) -> NDArray:
     """``_zeros``: an array of zeros (float32 unless ``dtype``)."""
-    return _create("_zeros", shape=_shape(shape), dtype=dtype, **kwargs)
+    _require_known_shape(get_op("_zeros"), _shape(shape))
+    return _create("_zeros", shape=_shape(shape), dtype=dtype, ctx=ctx, **kwargs)
 
 
 def ones(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
     """``_ones``: an array of ones (float32 unless ``dtype``)."""
-    return _create("_ones", shape=_shape(shape), dtype=dtype, **kwargs)
+    _require_known_shape(get_op("_ones"), _shape(shape))
+    return _create("_ones", shape=_shape(shape), dtype=dtype, ctx=ctx, **kwargs)
 
 
 def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None, out: NDArray | None = None) -> NDArray:
     """``_full``: an array filled with ``val``."""
-    return _create("_full", out=out, shape=_shape(shape), value=float(val), dtype=dtype)
+    return _create("_full", out=out, shape=_shape(shape), value=float(val), dtype=dtype, ctx=ctx)
 
 
 def arange(start: float, stop: float | None = None, step: float = 1.0, repeat: int = 1,
            infer_range: bool | None = None, ctx: Context | None = None, dtype: Any = None) -> NDArray:
     """``_arange``: values in [start, stop) (``[0, start)`` when ``stop`` is None), each ``repeat`` times."""
     return _create("_arange", start=start, stop=stop, step=step, repeat=repeat, infer_range=infer_range,
-                   dtype=dtype)
+                   dtype=dtype, ctx=ctx)
 
 
 def _shape(shape: Any) -> tuple:
@@ -410,10 +659,29 @@ def waitall() -> None:
     """Computation is synchronous here: nothing to wait for."""
 
 
+# -- files, buffers and other libraries' arrays ------------------------------------------------
 def save(fname: str, data: Any) -> None:
-    """Saves NDArrays (a list or a name->array dict) in MXNet's binary ``.params`` format."""
+    """Saves an NDArray, a list of NDArrays or a dict of str -> NDArray in MXNet's binary format
+    (``.npz`` when ``fname`` ends so). One array is saved as a list of one, as MXNet does; other
+    values raise MXNet's errors (TypeError for non-NDArray items, ValueError for other containers)."""
     from .graph import params as _params
+    if isinstance(data, NDArray):
+        data = [data]
+    if isinstance(data, dict):
+        if any(not isinstance(k, str) for k in data) or any(not isinstance(v, NDArray) for v in data.values()):
+            raise TypeError("save only accept dict str->NDArray or list of NDArray")
+    elif isinstance(data, list):
+        if any(not isinstance(v, NDArray) for v in data):
+            raise TypeError("save only accept dict str->NDArray or list of NDArray")
+    else:
+        raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs or a list of NDarrays.")
     _params.save(fname, data)
+
+
+def _wrap_loaded(loaded: Any) -> Any:
+    if isinstance(loaded, dict):
+        return {k: v if isinstance(v, NDArray) else NDArray(v) for k, v in loaded.items()}
+    return [v if isinstance(v, NDArray) else NDArray(v) for v in loaded]
 
 
 def load(fname: str, max_bytes: Any = None) -> Any:
@@ -421,10 +689,48 @@ def load(fname: str, max_bytes: Any = None) -> Any:
     declares is checked before allocating; ``max_bytes`` raises the load limit (default
     ``$HYBRIDIZE_MAX_LOAD_BYTES`` or 2 GiB) for a genuinely huge file."""
     from .graph import params as _params
-    loaded = _params.load(fname, max_bytes)
-    if isinstance(loaded, dict):
-        return {k: v if isinstance(v, NDArray) else NDArray(v) for k, v in loaded.items()}
-    return [v if isinstance(v, NDArray) else NDArray(v) for v in loaded]
+    return _wrap_loaded(_params.load(fname, max_bytes))
+
+
+def load_frombuffer(buf: "bytes | bytearray | str") -> Any:
+    """``load`` from the bytes of a file written by ``save`` (list or dict of NDArrays). Garbled or
+    truncated bytes raise MXNetError (``LoadError``), as MXNet's loader does."""
+    from .graph import params as _params
+    if isinstance(buf, str):
+        buf = buf.encode("latin-1")
+    if not isinstance(buf, (bytes, bytearray, memoryview)):
+        raise TypeError("buf required to be a string or bytes")
+    return _wrap_loaded(_params.loads(bytearray(buf)))  # a private copy: the arrays are writable views of it
+
+
+def from_numpy(ndarray: np.ndarray, zero_copy: bool = True, array_cls: type = NDArray) -> NDArray:
+    """An NDArray backed by a numpy array. With ``zero_copy`` (the default, as MXNet) it shares the
+    numpy array's memory and marks the numpy array read-only (MXNet's rule: the NDArray owns the
+    memory now); that needs a C-contiguous array of a DLPack dtype, else ValueError. Without it, a copy
+    keeping the dtype."""
+    from . import _interop
+    if not zero_copy:
+        return array(ndarray, dtype=ndarray.dtype)
+    return array_cls(_interop.take_numpy(ndarray))
+
+
+def to_dlpack_for_read(data: NDArray) -> Any:
+    """A DLPack capsule (``"dltensor"``, consumable once) viewing ``data``'s memory."""
+    from . import _interop
+    return _interop.to_dlpack(data._dense())
+
+
+def to_dlpack_for_write(data: NDArray) -> Any:
+    """A DLPack capsule (``"dltensor"``, consumable once) viewing ``data``'s memory, for writing."""
+    from . import _interop
+    return _interop.to_dlpack(data._dense())
+
+
+def from_dlpack(dlpack: Any) -> NDArray:
+    """An NDArray sharing the memory of a DLPack capsule (MXNet's, this runtime's, PyTorch's ...) or
+    of an object with ``__dlpack__``. A capsule can be consumed once (MXNet: ValueError after)."""
+    from . import _interop
+    return NDArray(_interop.from_dlpack(dlpack))
 
 
 # -- the generated namespace -------------------------------------------------------------------

@@ -16,12 +16,14 @@ There is no autograd in this runtime: ``backward`` is never called. Auxiliary st
 """
 from __future__ import annotations
 
+import collections
 import threading
 from typing import Any
 
 from .base import HybridizeError
 
-__all__ = ["CustomOp", "CustomOpProp", "register", "get_registered"]
+__all__ = ["CustomOp", "CustomOpProp", "register", "get_registered", "get_all_registered_operators",
+           "get_operator_arguments", "OperatorArguments"]
 
 
 class CustomOp:
@@ -116,3 +118,24 @@ def get_registered(op_type: str) -> type:
     except KeyError:
         raise HybridizeError(f"Cannot find custom operator {op_type!r}: register its CustomOpProp with "
                              f"@mxnet.operator.register({op_type!r})") from None
+
+
+# -- the operator registry, as MXNet's C API lists it ---------------------------------------------
+def get_all_registered_operators() -> list:
+    """Every operator name the runtime knows, aliases included (``MXListAllOpNames``)."""
+    from .ops.registry import all_names
+    return [name for name, _ in all_names()]
+
+
+OperatorArguments = collections.namedtuple("OperatorArguments", ["narg", "names", "types"])
+
+
+def get_operator_arguments(op_name: str) -> OperatorArguments:
+    """An operator's arguments as MXNet describes them (``MXSymbolGetAtomicSymbolInfo``): its inputs
+    (``'NDArray-or-Symbol'``, a variadic list as ``'NDArray-or-Symbol[]'``), then its attributes in
+    declaration order with dmlc's type strings (``"{'relu', 'tanh'}, required"``,
+    ``"int, optional, default='1'"``). An unknown name raises MXNetError."""
+    from .ops.registry import get_op
+    from .ops._describe import argument_types
+    names, types = argument_types(get_op(op_name))
+    return OperatorArguments(len(names), names, types)

@@ -4,7 +4,8 @@
                   [--backend numpy|onnxruntime]
 
 A sole data input may be given as ``--input x.npy``; ``.npz`` files holding one array are
-accepted too. Prints one line per output (``out0 <name>: shape (1, 1000), dtype float32``) and,
+accepted too. An input whose dtype is not the model's (float32 unless the variable says otherwise)
+is cast to it, as MXNet does, and a note on stderr says so. Prints one line per output (``out0 <name>: shape (1, 1000), dtype float32``) and,
 with ``--output``, writes them to an ``.npz`` as ``out0``, ``out1``, ... (atomically).
 ``--params`` defaults to the ``prefix-0000.params`` next to ``prefix-symbol.json``.
 
@@ -152,6 +153,7 @@ def _run(graph: str, params_file: str | None, input_specs: tuple[str, ...], outp
     items: dict[str, list[tuple[np.ndarray, str]]] = {}   # input -> [(array, the file it came from)]
     for name, file in pairs:
         items.setdefault(name, []).extend((a, file) for a in _load_items(file, max_load_bytes))
+    _note_casts(model, items)
     count = max((len(v) for v in items.values()), default=1)
     uneven = {n: len(v) for n, v in items.items() if len(v) not in (1, count)}
     if uneven:
@@ -176,6 +178,19 @@ def _run(graph: str, params_file: str | None, input_specs: tuple[str, ...], outp
             _params.save_npz(output, results)
         except OSError as e:
             raise _Fail(output, f"cannot write: {e.strerror or e}") from None
+
+
+def _note_casts(model: Any, items: dict[str, list[tuple[np.ndarray, str]]]) -> None:
+    """Says so (one note per file and dtype, on stderr) when an input's dtype is not the model's:
+    the model casts it (MXNet feeds data in the variable's dtype, float32 unless ``__dtype__``)."""
+    seen: set = set()
+    for name, pairs in items.items():
+        want = model.input_dtype(name)
+        for arr, file in pairs:
+            if arr.dtype != want and (file, arr.dtype) not in seen:
+                seen.add((file, arr.dtype))
+                click.echo(f"{PROG}: note: {file}: input {name!r} is {arr.dtype.name}; the model takes "
+                           f"{want.name}, so it is cast to {want.name}", err=True)
 
 
 def _run_one(model: Any, graph: str, arrays: dict[str, np.ndarray], files: dict[str, str],

@@ -40,7 +40,7 @@ def default_context() -> Context:
 
 def set_default_context(ctx: Context) -> None:
     """Makes ``ctx`` the current context of this thread (what ``default_context()`` returns)."""
-    Context._state.value = ctx
+    Context._default_ctx.value = ctx
 
 
 def default_dtype() -> type:

@@ -94,7 +94,7 @@ class Parameter:
                  differentiable: bool = True, stype: str = "default", grad_stype: str = "default"):
         self._var = None
         self._data: list | None = None
-        self._grad: list | None = None
+        self._grad_buf: list | None = None  # allocated on first use, see _grad
         self._ctx_list: list | None = None
         self._trainer = None
         self._deferred_init: tuple = ()
@@ -136,8 +136,8 @@ class Parameter:
         if self._grad_req == req:
             return
         self._grad_req = req
-        if req == "null" and self._grad is not None:
-            self._grad = None
+        if req == "null" and self._grad_buf is not None:
+            self._grad_buf = None
         elif self._data is not None:
             self._init_grad()
 
@@ -249,11 +249,23 @@ class Parameter:
     def _init_grad(self) -> None:
         # Gradient buffers are made on first use (grad()): this runtime records no gradients,
         # so eagerly allocating them would only double the memory of every model.
-        self._grad = None
+        self._grad_buf = None
+
+    @property
+    def _grad(self) -> list | None:
+        """MXNet's gradient buffers: a list once initialized with ``grad_req`` other than 'null',
+        else None. Made when first asked for (here or by ``grad()``): nothing computes gradients in
+        this runtime, so allocating them with the data would only double every model's memory."""
+        self._ensure_grad()
+        return self._grad_buf
+
+    @_grad.setter
+    def _grad(self, value: list | None) -> None:
+        self._grad_buf = value
 
     def _ensure_grad(self) -> None:
-        if self._grad is None and self._data is not None and self.grad_req != "null":
-            self._grad = [NDArray(np.zeros_like(self._data[0]._data))]
+        if self._grad_buf is None and self._data is not None and self.grad_req != "null":
+            self._grad_buf = [NDArray(np.zeros_like(self._data[0]._data))]
 
     def _reduce(self) -> NDArray:
         """The parameter's value (a copy), as saved by ``save_parameters`` / ``export``."""
@@ -266,7 +278,7 @@ class Parameter:
             warnings.warn("Parameter '%s' is already initialized, ignoring. Set force_reinit=True to "
                           "re-initialize." % self.name, stacklevel=2)
             return
-        self._data = self._grad = None
+        self._data = self._grad_buf = None
         ctx = _as_list_ctx(ctx)
         if init is None:
             init = default_init if self.init is None else self.init
@@ -323,15 +335,15 @@ class Parameter:
 
     def grad(self, ctx: Any = None) -> NDArray:
         self._ensure_grad()
-        if self._data is not None and self._grad is None:
+        if self._data is not None and self._grad_buf is None:
             raise RuntimeError("Cannot get gradient array for Parameter '%s' because grad_req='null'" % (self.name))
-        return self._check_and_get(self._grad, ctx)
+        return self._check_and_get(self._grad_buf, ctx)
 
     def list_grad(self) -> list:
         self._ensure_grad()
-        if self._data is not None and self._grad is None:
+        if self._data is not None and self._grad_buf is None:
             raise RuntimeError("Cannot get gradient array for Parameter '%s' because grad_req='null'" % (self.name))
-        return self._check_and_get(self._grad, list)
+        return self._check_and_get(self._grad_buf, list)
 
     def list_ctx(self) -> list:
         if self._data is None:
@@ -341,9 +353,9 @@ class Parameter:
         return self._ctx_list
 
     def zero_grad(self) -> None:
-        if self._grad is None:
+        if self._grad_buf is None:
             return
-        for g in self._grad:
+        for g in self._grad_buf:
             g._data[...] = 0
 
     def var(self) -> symbol.Symbol:
@@ -361,8 +373,8 @@ class Parameter:
             return
         self._data = [_ParamArray(d._data.astype(np.dtype(dtype))) for d in self._data]
         _bump()
-        if self._grad is not None:
-            self._grad = [NDArray(g._data.astype(np.dtype(dtype))) for g in self._grad]
+        if self._grad_buf is not None:
+            self._grad_buf = [NDArray(g._data.astype(np.dtype(dtype))) for g in self._grad_buf]
 
 
 class Constant(Parameter):

@@ -151,6 +151,11 @@ class Model:
     def output_names(self) -> list[str]:
         return [e.node.output_names()[e.index] for e in self.graph.outputs]
 
+    def input_dtype(self, name: str) -> np.dtype:
+        """The dtype input ``name`` is fed as (its ``__dtype__`` hint, else float32): arrays of
+        another dtype are cast to it by :meth:`run`, as MXNet's executors do."""
+        return self._dtypes[name]
+
     def _consumer(self, var: Node) -> str:
         for n in self.graph.nodes:
             if any(e.node is var for e in n.inputs):

@@ -40,7 +40,7 @@ from ...atomic import open_for_write, write_bytes
 from ..base import LoadError
 from .load_limit import Budget, checked_nbytes
 
-__all__ = ["load", "save", "loads", "dumps", "load_npz", "save_npz", "split_arg_aux", "join_arg_aux",
+__all__ = ["load", "save", "loads", "dumps", "dump_array", "load_array", "load_npz", "save_npz", "split_arg_aux", "join_arg_aux",
            "strip_prefixes", "LIST_MAGIC", "NDARRAY_V2_MAGIC", "NDARRAY_V3_MAGIC"]
 
 LIST_MAGIC = 0x112
@@ -344,6 +344,26 @@ def dumps(data: Params) -> bytes:
         parts.append(struct.pack("<Q", len(raw)))
         parts.append(raw)
     return b"".join(parts)
+
+
+def dump_array(value: Any) -> bytearray:
+    """One array in MXNet's per-array format (``NDArray::Save`` to a memory stream: what MXNet's
+    ``NDArray.__getstate__`` pickles, from ``MXNDArraySaveRawBytes``)."""
+    return bytearray(b"".join(_array_bytes(value, "array")))
+
+
+def load_array(data: bytes | bytearray) -> np.ndarray:
+    """The array of :func:`dump_array`'s bytes (a writable copy); garbled bytes raise LoadError."""
+    r = _Reader(bytes(data))
+    r.what = "the array"
+    try:
+        arr = _read_array(r, None, Budget(None))
+    except _Truncated as t:
+        detail = f": {t.args[0]}" if t.args else ""
+        raise LoadError(None, f"truncated array bytes ({len(data)} bytes){detail}") from None
+    if r.pos != len(data):
+        raise LoadError(None, f"garbled: {len(data) - r.pos} unexpected bytes after the array")
+    return np.zeros((0,), np.float32) if arr is None else np.array(arr)
 
 
 def save(path: str | os.PathLike, data: Params) -> None:

@@ -11,6 +11,8 @@ import operator
 from numbers import Number
 from typing import Any, Callable
 
+import numpy as np
+
 __all__ = ["install"]
 
 # name: (NDArray tensor op, scalar op, reversed scalar op (None: commutative), python fallback)
@@ -64,6 +66,21 @@ def _binary(name: str, tensor_fn: Callable, scalar_fn: Callable, rscalar_fn: Cal
     return fn
 
 
+def _axis_tuple(axes: Any, ndim: int, what: str) -> tuple:
+    """``axes`` (an int or a sequence) normalized as numpy's ``normalize_axis_tuple`` does, with
+    MXNet's ValueErrors: out of range ("<what> Got <axis>"), or "repeated axis"."""
+    seq = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
+    out = []
+    for a in seq:
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{what}. Got {a}")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError("repeated axis")
+    return tuple(out)
+
+
 def install(namespace: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -> None:
     """Adds the functions to a namespace (``nd``'s or ``sym``'s module globals) unless already there."""
     internal = namespace["_internal"]
@@ -104,14 +121,13 @@ def install(namespace: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -
         transpose = namespace["transpose"]
 
         def moveaxis(tensor: Any, source: Any, destination: Any) -> Any:
-            """Moves axes of an array to new positions (a transpose), as MXNet's nd.moveaxis."""
+            """Moves axes of an array to new positions (a transpose), as MXNet's nd.moveaxis: an
+            axis out of range, a repeated axis or lists of different lengths raise ValueError."""
             nd_ = len(tensor.shape)
-            src = [source] if isinstance(source, int) else list(source)
-            dst = [destination] if isinstance(destination, int) else list(destination)
-            src = [a % nd_ for a in src]
-            dst = [a % nd_ for a in dst]
+            src = _axis_tuple(source, nd_, "Source should verify 0 <= source < tensor.ndim")
+            dst = _axis_tuple(destination, nd_, f"Destination should verify 0 <= destination < tensor.ndim ({nd_})")
             if len(src) != len(dst):
-                raise ValueError("moveaxis: source and destination must have the same number of elements")
+                raise ValueError("`source` and `destination` arguments must have the same number of elements")
             order = [n for n in range(nd_) if n not in src]
             for d, s in sorted(zip(dst, src)):
                 order.insert(d, s)

@@ -98,7 +98,17 @@ class AttrType:
         return self.coerce(parse_literal(text) if isinstance(text, str) else text)
 
 
+def _plain(v: Any) -> Any:
+    """A numpy array given as an attribute, read as MXNet reads it: its frontend passes
+    ``str(value)``, so a 0-d array is its number and a 1-element array ``"[5]"`` a 1-tuple, while
+    ``np.array([2, 3])`` prints ``"[2 3]"`` (no commas), which MXNet refuses and so does this."""
+    if isinstance(v, np.ndarray):
+        return v.item() if v.ndim == 0 else str(v)
+    return v
+
+
 def _int(v: Any) -> int:
+    v = _plain(v)
     if isinstance(v, str):
         v = parse_literal(v)
     if isinstance(v, (bool, np.bool_)):
@@ -123,6 +133,7 @@ class WholeFloat(float):
 
 
 def _float(v: Any) -> float:
+    v = _plain(v)
     if isinstance(v, str):
         v = parse_literal(v)
     if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
@@ -135,6 +146,7 @@ def _float(v: Any) -> float:
 
 
 def _bool(v: Any) -> bool:
+    v = _plain(v)
     if isinstance(v, str):
         v = parse_literal(v)
     if isinstance(v, (bool, np.bool_, int, np.integer)):
@@ -149,6 +161,7 @@ def _str(v: Any) -> str:
 
 
 def _shape(v: Any) -> tuple:
+    v = _plain(v)
     if isinstance(v, str):
         v = parse_literal(v)
     if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
@@ -168,6 +181,7 @@ def _or_none(inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 def _axis(v: Any) -> Any:
     """Reduction axis: None, an int, or a tuple of ints (MXNet prints ``()`` for 'all')."""
+    v = _plain(v)
     if isinstance(v, str):
         v = parse_literal(v)
     if v is None:

@@ -86,8 +86,12 @@ def _run(attrs: Attrs, op, arrays: tuple):
     out_dtypes = _infer_type(attrs, [a.dtype for a in arrays])
     in_data = [NDArray(a) for a in arrays]
     out_data = [NDArray(np.zeros(s, dtype=d)) for s, d in zip(out_shapes, out_dtypes)]
-    op.forward(is_train=autograd.is_training(), req=["write"] * len(out_data), in_data=in_data,
-               out_data=out_data, aux=[])
+    try:
+        op.forward(is_train=autograd.is_training(), req=["write"] * len(out_data), in_data=in_data,
+                   out_data=out_data, aux=[])
+    except Exception as e:  # noqa: BLE001 - MXNet re-raises anything from a CustomOp as MXNetError
+        from ..base import CustomOpError
+        raise CustomOpError(f"Error in CustomOp.forward of {attrs.op_type!r}: {type(e).__name__}: {e}") from e
     outs = [o.asnumpy() for o in out_data]
     return outs[0] if len(outs) == 1 else tuple(outs)
 

@@ -1,6 +1,7 @@
 """Activations, softmax family, Dropout and BlockGrad, with MXNet 1.9.1 semantics.
 
-- ``Activation``: relu, sigmoid, log_sigmoid, mish, tanh, softrelu, softsign.
+- ``Activation``: relu, sigmoid, tanh, softrelu, softsign (MXNet 1.9.1's choices: log_sigmoid and
+  mish are act_types of MXNet 2 only, refused as 1.9.1 refuses them).
 - ``LeakyReLU``: leaky, prelu (``gamma`` input, per channel on axis 1), elu, selu, gelu (erf
   form), rrelu (slope ``(lower_bound + upper_bound) / 2`` at inference, random per element in
   training mode).
@@ -50,8 +51,6 @@ def _softrelu(x):
 _ACT = {
     "relu": lambda x: np.maximum(x, x.dtype.type(0)),
     "sigmoid": _sigmoid,
-    "log_sigmoid": lambda x: (-_softrelu(-x)).astype(x.dtype, copy=False),
-    "mish": lambda x: (x * np.tanh(_softrelu(x))).astype(x.dtype, copy=False),
     "tanh": np.tanh,
     "softrelu": _softrelu,
     "softsign": lambda x: (x / (1 + np.abs(x))).astype(x.dtype, copy=False),
@@ -64,8 +63,7 @@ def _activation(attrs, x):
 
 
 register(OpDef("Activation", _activation,
-               params=(Param("act_type", Enum("relu", "sigmoid", "log_sigmoid", "mish", "tanh", "softrelu",
-                                              "softsign")),),
+               params=(Param("act_type", Enum("relu", "sigmoid", "softrelu", "softsign", "tanh")),),
                infer_shape=same_shape))
 
 

@@ -37,9 +37,20 @@ def _geometry(attrs, nsp: int):
         raise ShapeError(f"Pooling: kernel {kernel} does not fit {nsp} spatial dimension(s)")
     stride = tuple(attrs.stride) if len(attrs.stride) else (1,) * nsp
     pad = tuple(attrs.pad) if len(attrs.pad) else (0,) * nsp
-    if len(stride) != nsp or len(pad) != nsp:
+    if attrs.pooling_convention == "same":
+        if nsp != 1:
+            raise ShapeError("Pooling: the 'same' convention supports 1-D pooling only (as MXNet)")
+        given = tuple(attrs.pad) or (0,)
+        if any(given[:3]):
+            raise ShapeError(f"Pooling: the 'same' pooling convention disables the use of pad parameter (pad={given})")
+        if len(given) < 3:
+            # MXNet 1.9.1 checks pad[0], pad[1] and pad[2] and fails on a shorter pad, the default included
+            raise ShapeError(f"Pooling: with pooling_convention='same' MXNet 1.9.1 reads pad[0..2]: pass pad=(0, 0, 0) "
+                             f"(got pad={tuple(attrs.pad)})")
+    if len(stride) < nsp or len(pad) < nsp:
         raise ShapeError("Pooling: stride and pad must have as many dimensions as kernel")
-    return kernel, stride, pad
+    # MXNet reads stride[i] and pad[i] per spatial axis: further entries are ignored
+    return kernel, stride[:nsp], pad[:nsp]
 
 
 def _out_dim(n: int, k: int, s: int, p: int, conv: str) -> int:
@@ -65,8 +76,6 @@ def _pool_shape(attrs, in_shapes):
     if attrs.global_pool:
         osp = (1,) * len(sp)
     else:
-        if attrs.pooling_convention == "same" and len(sp) != 1:
-            raise ShapeError("Pooling: the 'same' convention supports 1-D pooling only (as MXNet)")
         kernel, stride, pad = _geometry(attrs, len(sp))
         osp = tuple(_out_dim(n, k, s, p, attrs.pooling_convention) for n, k, s, p in zip(sp, kernel, stride, pad))
     out = (d[0],) + osp + (d[-1],) if cl else (d[0], d[1]) + osp

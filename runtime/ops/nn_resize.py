@@ -52,7 +52,7 @@ register(OpDef(
     "Pad", _pad,
     params=(Param("mode", Enum("constant", "edge", "reflect"), "constant"), Param("pad_width", Shape),
             Param("constant_value", Float, 0.0)),
-    infer_shape=_pad_shape, aliases=("pad",),
+    infer_shape=_pad_shape, aliases=("pad",), fluent=True,
 ))
 
 

@@ -80,6 +80,8 @@ register(OpDef("pick", _pick, inputs=("data", "index"),
 # -- one_hot -----------------------------------------------------------------------------------------
 def _one_hot(attrs, indices):
     """one_hot: ``on_value`` at each index along a new last axis of size ``depth``, else ``off_value``."""
+    if attrs.depth < 0:
+        raise ShapeError(f"one_hot: depth must be a non-negative integer, got {attrs.depth}")
     idx = _as_index(indices)
     dt = np.dtype(attrs.dtype)
     hit = idx[..., None] == np.arange(attrs.depth)

@@ -61,6 +61,11 @@ def _arange_values(attrs):
         start, stop = 0.0, start
     if step == 0:
         raise ShapeError("arange: step cannot be 0")
+    if attrs.repeat <= 0:
+        raise ShapeError(f"arange: repeat must be > 0, got {attrs.repeat}")
+    if (step > 0 and not start < stop) or (step < 0 and not start > stop):
+        # MXNet's RangeShape: an empty range is an error, not an empty array
+        raise ShapeError(f"arange: invalid range (start, stop, step) = ({start:g}, {stop:g}, {step:g})")
     n = int(np.ceil((stop - start) / step))
     return start, step, max(n, 0)
 

@@ -532,9 +532,11 @@ register(OpDef("_slice_assign_scalar", _slice_assign_scalar,
 def _slice_axis_range(attrs, shape):
     ax = norm_axis(attrs.axis, len(shape))
     n = shape[ax]
+    if n == 0:  # a zero-size (or, during inference, unknown) axis: MXNet takes begin = end = 0
+        return ax, 0, 0
     b = attrs.begin + n if attrs.begin < 0 else attrs.begin
     e = n if attrs.end is None else (attrs.end + n if attrs.end < 0 else attrs.end)
-    if not (0 <= b < e <= n) and not (0 <= b <= e <= n):
+    if not 0 <= b < e <= n:  # MXNet's GetSliceAxisParams: begin < end <= size (an empty slice is an error)
         raise ShapeError(f"slice_axis: invalid range [{attrs.begin}, {attrs.end}) for axis of size {n}")
     return ax, b, e
 
@@ -715,8 +717,17 @@ register(OpDef("size_array", lambda a, x: np.asarray([x.size], dtype=np.int64),
 
 
 # -- depth/space -------------------------------------------------------------------------------------
+def _block(attrs, op: str, s) -> int:
+    """MXNet's checks shared by depth_to_space/space_to_depth: a 4-D input, a positive block size."""
+    if len(s) != 4:
+        raise ShapeError(f"{op}: requires exactly a 4-D input (N, C, H, W), got shape {tuple(s)}")
+    if attrs.block_size <= 0:
+        raise ShapeError(f"{op}: block_size must be a positive integer value, got {attrs.block_size}")
+    return attrs.block_size
+
+
 def _d2s_shape(attrs, s):
-    b = attrs.block_size
+    b = _block(attrs, "depth_to_space", s)
     if len(s) != 4 or s[1] % (b * b):
         raise ShapeError(f"depth_to_space: needs a 4-D input with channels divisible by {b * b}, got {tuple(s)}")
     return (s[0], s[1] // (b * b), s[2] * b, s[3] * b)
@@ -724,15 +735,15 @@ def _d2s_shape(attrs, s):
 
 def _depth_to_space(attrs, x):
     """depth_to_space: (N, C, H, W) -> (N, C/b^2, H*b, W*b), DCR order as MXNet."""
+    _d2s_shape(attrs, x.shape)
     n, c, h, w = x.shape
     b = attrs.block_size
-    _d2s_shape(attrs, x.shape)
     y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
     return y.reshape(n, c // (b * b), h * b, w * b)
 
 
 def _s2d_shape(attrs, s):
-    b = attrs.block_size
+    b = _block(attrs, "space_to_depth", s)
     if len(s) != 4 or s[2] % b or s[3] % b:
         raise ShapeError(f"space_to_depth: needs a 4-D input with H and W divisible by {b}, got {tuple(s)}")
     return (s[0], s[1] * b * b, s[2] // b, s[3] // b)
@@ -740,9 +751,9 @@ def _s2d_shape(attrs, s):
 
 def _space_to_depth(attrs, x):
     """space_to_depth: (N, C, H, W) -> (N, C*b^2, H/b, W/b), the inverse of depth_to_space."""
+    _s2d_shape(attrs, x.shape)
     n, c, h, w = x.shape
     b = attrs.block_size
-    _s2d_shape(attrs, x.shape)
     y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
     return y.reshape(n, c * b * b, h // b, w // b)
 
@@ -755,10 +766,18 @@ register(OpDef("space_to_depth", _space_to_depth, params=(Param("block_size", In
 
 # -- diag, arange_like ---------------------------------------------------------------------------------
 def _diag(attrs, x):
-    """diag: a 1-D input becomes a diagonal matrix; otherwise the k-th diagonal of (axis1, axis2)."""
+    """diag: a 1-D input becomes a diagonal matrix; otherwise the k-th diagonal of (axis1, axis2).
+    As MXNet's DiagShapeImpl: the axes must differ, and a ``k`` beyond the matrix is an error
+    ("Diagonal does not exist"), while ``k`` exactly at its edge gives an empty diagonal."""
     if x.ndim == 1:
         return np.diag(x, attrs.k)
-    return np.diagonal(x, attrs.k, norm_axis(attrs.axis1, x.ndim), norm_axis(attrs.axis2, x.ndim)).copy()
+    a1, a2 = norm_axis(attrs.axis1, x.ndim), norm_axis(attrs.axis2, x.ndim)
+    if a1 == a2:
+        raise ShapeError(f"diag: axis1 and axis2 cannot refer to the same axis {a1}")
+    h, w = x.shape[a1], x.shape[a2]
+    if (w - attrs.k if attrs.k > 0 else w) < 0 or (h + attrs.k if attrs.k < 0 else h) < 0:
+        raise ShapeError(f"diag: Diagonal does not exist (k={attrs.k} for a {h}x{w} matrix)")
+    return np.diagonal(x, attrs.k, a1, a2).copy()
 
 
 register(OpDef("diag", _diag, params=(Param("k", Int, 0), Param("axis1", Int, 0), Param("axis2", Int, 1)),

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from hybridize.runtime import autograd, nd, sym
+from hybridize.runtime import MXNetError, autograd, nd, sym
 from hybridize.runtime.ops.registry import get_op
 
 RNG = np.random.default_rng(0)
@@ -260,9 +260,9 @@ def test_leaky_relu_variants():
     x3 = rand(2, 3, 4)
     close(nd.LeakyReLU(nd.array(x3), nd.array(gamma), act_type="prelu").asnumpy(),
           np.where(x3 > 0, x3, x3 * gamma.reshape(1, 3, 1)))
-    for act, fn in [("log_sigmoid", lambda v: -np.log1p(np.exp(-v))),
-                    ("mish", lambda v: v * np.tanh(np.log1p(np.exp(v))))]:
-        close(nd.Activation(nd.array(x), act_type=act).asnumpy(), fn(x.astype(np.float64)))
+    for act in ("log_sigmoid", "mish"):  # MXNet 2's act_types: MXNet 1.9.1 refuses them (MXNetError)
+        with pytest.raises(MXNetError):
+            nd.Activation(nd.array(x), act_type=act)
 
 
 def test_softmax_options():
