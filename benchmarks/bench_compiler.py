@@ -353,7 +353,7 @@ def markdown(rows: list[dict], env: dict, argv: list[str]) -> str:
 def kernels_bench(rounds: int) -> None:
     """Winograd F(2x2,3x3) against im2col + one matmul, on the 3x3 stride-1 shapes of ResNets."""
     from types import SimpleNamespace
-    from hybridize.runtime.graph.kernels.nhwc import build_conv, conv_weight
+    from hybridize.runtime.graph.kernels.conv import build_conv, conv_weight
     print("N H C K | gemm ms | wino ms | wino/gemm")
     for N, H, C in [(1, 56, 64), (1, 28, 128), (1, 14, 256), (1, 7, 512), (8, 56, 64), (8, 28, 128), (8, 14, 256),
                     (8, 7, 512), (1, 56, 128), (1, 28, 32), (1, 14, 48)]:
@@ -369,7 +369,7 @@ def kernels_bench(rounds: int) -> None:
             wp = conv_weight(w, algo, 1)
             out = np.empty((N, H, H, K), np.float32)
             bufs = [np.empty(s, d) for s, d in scratch]
-            fn(x, wp, out, *bufs)
+            fn(x, wp, out, *bufs)     # bias-free: no optional operands
             outs[algo] = out.copy()
             res[algo] = (fn, wp, out, bufs)
         np.testing.assert_allclose(outs["wino"], outs["gemm"], rtol=1e-3, atol=1e-3 * float(np.abs(outs["gemm"]).max()))

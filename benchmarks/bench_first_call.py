@@ -17,7 +17,7 @@ process; two figures per sample:
 batch, so nothing is timed. Cold and warm samples alternate round by round (load drifts on a shared
 machine hit both alike); figures are medians (min in brackets). The last column counts the 3x3
 convolution shapes whose algorithm was chosen by measurement and how many kernel timings that took
-(convolutions above ``nhwc.TUNE_MAX_FLOPS``, e.g. every 3x3 layer of resnet18 at batch 8, are never
+(convolutions above ``conv.tune.TUNE_MAX_FLOPS``, e.g. every 3x3 layer of resnet18 at batch 8, are never
 timed: the fixed rule decides, so there is nothing to cache).
 
 The model's parameters are the fixtures' deterministic recipe (``params_recipe.py``), written once to a
@@ -55,14 +55,14 @@ t1 = time.perf_counter()
 model = Model.load(sys.argv[1], sys.argv[2])
 x = np.load(sys.argv[3])
 t2 = time.perf_counter()
-from hybridize.runtime.graph.kernels import nhwc
+from hybridize.runtime.graph.kernels.conv import tune
 timed = []
-_time_conv = nhwc.time_conv
-nhwc.time_conv = lambda *a, **k: timed.append(1) or _time_conv(*a, **k)
+_time_conv = tune.time_conv
+tune.time_conv = lambda *a, **k: timed.append(1) or _time_conv(*a, **k)
 y = model.run({model.input_names[0]: x})
 t3 = time.perf_counter()
 print(json.dumps({"import": t1 - t0, "load": t2 - t1, "compile_forward": t3 - t2, "first_call": t3 - t1,
-                  "tuned": len(nhwc._TUNED), "timed": len(timed), "out": float(np.abs(y[0]).sum())}))
+                  "tuned": len(tune._TUNED), "timed": len(timed), "out": float(np.abs(y[0]).sum())}))
 """
 
 
@@ -148,7 +148,7 @@ def section(rows: list[dict], args: argparse.Namespace, argv: list[str], load_be
     lines += [f"| {r['scenario']} | {r['first']} | {r['cli']} | {r['tuned']} / {r['timed']} |" for r in rows]
     untimed = [r["scenario"].split(",")[0] for r in rows if "cold" in r["scenario"] and not r["timed"]]
     if untimed:
-        lines += ["", f"{', '.join(untimed)}: no convolution is timed (all above `nhwc.TUNE_MAX_FLOPS`, the fixed "
+        lines += ["", f"{', '.join(untimed)}: no convolution is timed (all above `conv.tune.TUNE_MAX_FLOPS`, the fixed "
                   "rule decides), so the cache has nothing to save there: cold and warm differ only by noise."]
     lines += ["", END, ""]
     return "\n".join(lines)

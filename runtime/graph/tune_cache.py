@@ -1,6 +1,6 @@
 """The persistent tuning cache: convolution algorithm choices measured once per machine, not per process.
 
-Autotuning (``kernels/nhwc.py::tune_conv_algo``) times every candidate algorithm of a 3x3 convolution
+Autotuning (``kernels/conv/tune.py::tune_conv_algo``) times every candidate algorithm of a 3x3 convolution
 on its exact shape; that costs most of a first call. Its verdicts are stored here, in a user cache
 directory, so the next process (and the next model sharing a layer shape) skips the timing.
 

@@ -65,9 +65,9 @@ def test_winograd_f4_matches(shape, pad, act):
 def test_winograd_f4_in_bands_on_the_pool_matches(shape, pad, monkeypatch):
     """Bands of tile rows run in parallel, each with its own padded rows; ragged bottom/right edges,
     several images, a residual and an activation fused."""
-    from hybridize.runtime.graph.kernels import nhwc
+    from hybridize.runtime.graph.kernels.conv import wino4
     monkeypatch.setenv("HYBRIDIZE_THREADS", "3")
-    monkeypatch.setattr(nhwc, "WINO_BAND_WORK", 1.0)
+    monkeypatch.setattr(wino4, "WINO_BAND_WORK", 1.0)
     x = sym.var("data")
     c = sym.Convolution(x, kernel=(3, 3), num_filter=7, pad=(pad, pad), name="c")
     if pad <= 1:         # a same-shaped residual: the 1x1 convolution of the (cropped) input
@@ -82,11 +82,11 @@ def test_winograd_f4_in_bands_on_the_pool_matches(shape, pad, monkeypatch):
 
 def test_winograd_f4_weight_transform_is_exact_for_a_delta_filter():
     """U = G g G^T, then the transforms, reproduce a 3x3 filter that picks one tap."""
-    from hybridize.runtime.graph.kernels.nhwc import _W4_AT, _W4_BT, winograd4_weight
+    from hybridize.runtime.graph.kernels.conv.wino4 import _W4_AT, _W4_BT, weight
     g = np.zeros((1, 1, 3, 3))
     g[0, 0, 1, 2] = 1.0
     d = np.random.default_rng(0).standard_normal((6, 6))
-    u = winograd4_weight(g)[:, 0, 0].reshape(6, 6).T        # stored as (column b, row a)
+    u = weight(g)[:, 0, 0].reshape(6, 6).T        # stored as (column b, row a)
     y = _W4_AT @ (u * (_W4_BT @ d @ _W4_BT.T)) @ _W4_AT.T
     np.testing.assert_allclose(y, d[1:5, 2:6], rtol=1e-10, atol=1e-10)
 
@@ -96,10 +96,10 @@ def test_gemm_splits_rows_or_output_channels(shape, num_filter, split, monkeypat
     """Deep layers at small batch (fewer output rows than channels) split the matmul by columns,
     so that no thread re-reads the weights; others by rows. Both give the reference result."""
     monkeypatch.setenv("HYBRIDIZE_THREADS", "2")
-    from hybridize.runtime.graph.kernels import nhwc
+    from hybridize.runtime.graph.kernels import conv
     built = []
-    real = nhwc.build_conv
-    monkeypatch.setattr(nhwc, "build_conv", lambda *a: built.append(real(*a)[0]) or real(*a))
+    real = conv.build_conv
+    monkeypatch.setattr(conv, "build_conv", lambda *a: built.append(real(*a)[0]) or real(*a))
     x = sym.var("data")
     y = sym.Convolution(x, kernel=(3, 3), num_filter=num_filter, pad=(1, 1), stride=(2, 2), name="c")
     y = sym.relu(y + 1)
@@ -164,11 +164,11 @@ def test_concat_mixed_layouts():
 
 # -- algorithm choice ----------------------------------------------------------------------------
 def test_3x3_algorithm_is_the_fastest_measured_and_measured_once(monkeypatch):
-    from hybridize.runtime.graph.kernels import nhwc
-    monkeypatch.setattr(nhwc, "_TUNED", {})
+    from hybridize.runtime.graph.kernels.conv import tune
+    monkeypatch.setattr(tune, "_TUNED", {})
     timed = []
     fake = {"gemm": 3.0, "wino": 1.0, "wino4": 2.0}
-    monkeypatch.setattr(nhwc, "time_conv", lambda shape, a, dtype: timed.append(a.algo) or fake[a.algo])
+    monkeypatch.setattr(tune, "time_conv", lambda shape, a, dtype: timed.append(a.algo) or fake[a.algo])
     x = sym.var("data")
     y = sym.Convolution(x, kernel=(3, 3), num_filter=6, pad=(1, 1), name="c")
     y = sym.Convolution(sym.relu(y), kernel=(3, 3), num_filter=6, pad=(1, 1), name="d")   # same shape
@@ -180,18 +180,18 @@ def test_3x3_algorithm_is_the_fastest_measured_and_measured_once(monkeypatch):
 def test_time_conv_runs_every_candidate_kernel():
     import types
 
-    from hybridize.runtime.graph.kernels import nhwc
+    from hybridize.runtime.graph.kernels.conv import tune
     for algo in ("gemm", "wino", "wino4"):
         a = types.SimpleNamespace(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1,
                                   algo=algo, act=(), has_bias=True, has_res=False)
-        t = nhwc.time_conv((1, 6, 6, 3), a, np.float32, rounds=1)
+        t = tune.time_conv((1, 6, 6, 3), a, np.float32, rounds=1)
         assert np.isfinite(t) and t > 0      # a duration, not a speed claim
 
 
 def test_without_autotuning_a_fixed_rule_decides(monkeypatch):
-    from hybridize.runtime.graph.kernels import nhwc
+    from hybridize.runtime.graph.kernels.conv import tune
     monkeypatch.setenv("HYBRIDIZE_AUTOTUNE", "0")
-    monkeypatch.setattr(nhwc, "time_conv", lambda *a: pytest.fail("timed although autotuning is off"))
+    monkeypatch.setattr(tune, "time_conv", lambda *a: pytest.fail("timed although autotuning is off"))
     x = sym.var("data")
     y = sym.Convolution(x, kernel=(3, 3), num_filter=32, pad=(1, 1), name="c")
     prog = check(y, {"data": (1, 32, 16, 16)})
@@ -199,11 +199,11 @@ def test_without_autotuning_a_fixed_rule_decides(monkeypatch):
 
 
 def test_huge_convolutions_are_not_timed(monkeypatch):
-    from hybridize.runtime.graph.kernels import nhwc
-    monkeypatch.setattr(nhwc, "TUNE_MAX_FLOPS", 1.0)
+    from hybridize.runtime.graph.kernels.conv import tune
+    monkeypatch.setattr(tune, "TUNE_MAX_FLOPS", 1.0)
     attrs = dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1, act=(),
                  has_bias=True, has_res=False)
-    assert nhwc.tune_conv_algo((1, 8, 8, 4), attrs, np.float32, ("gemm", "wino4")) is None
+    assert tune.tune_conv_algo((1, 8, 8, 4), attrs, np.float32, ("gemm", "wino4")) is None
 
 
 @pytest.mark.parametrize("act", [None, "relu", "sigmoid"])
@@ -231,10 +231,10 @@ def test_thread_count_follows_the_affinity_mask_and_the_environment(monkeypatch)
 
 def test_autotuning_stops_when_the_compile_budget_is_spent(monkeypatch):
     """Big inputs with many distinct convolutions: timing is bounded per compile, the rest use the rule."""
-    from hybridize.runtime.graph.kernels import nhwc
-    monkeypatch.setattr(nhwc, "_TUNED", {})
-    monkeypatch.setattr(nhwc, "TUNE_BUDGET_SECONDS", 0.0)
-    monkeypatch.setattr(nhwc, "time_conv", lambda *a: pytest.fail("timed past the budget"))
+    from hybridize.runtime.graph.kernels.conv import tune
+    monkeypatch.setattr(tune, "_TUNED", {})
+    monkeypatch.setattr(tune, "TUNE_BUDGET_SECONDS", 0.0)
+    monkeypatch.setattr(tune, "time_conv", lambda *a: pytest.fail("timed past the budget"))
     x = sym.var("data")
     y = sym.Convolution(x, kernel=(3, 3), num_filter=32, pad=(1, 1), name="c")
     prog = check(y, {"data": (1, 32, 16, 16)})
@@ -242,7 +242,7 @@ def test_autotuning_stops_when_the_compile_budget_is_spent(monkeypatch):
     budget = [1e-9]
     attrs = dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1, act=(),
                  has_bias=True, has_res=False)
-    monkeypatch.setattr(nhwc, "time_conv", lambda *a: 1.0)
-    assert nhwc.tune_conv_algo((1, 8, 8, 4), attrs, np.float32, ("gemm", "wino4"), budget) == "gemm"
+    monkeypatch.setattr(tune, "time_conv", lambda *a: 1.0)
+    assert tune.tune_conv_algo((1, 8, 8, 4), attrs, np.float32, ("gemm", "wino4"), budget) == "gemm"
     assert budget[0] < 0                                       # spent: the next shape is not timed
-    assert nhwc.tune_conv_algo((1, 9, 9, 4), attrs, np.float32, ("gemm", "wino4"), budget) is None
+    assert tune.tune_conv_algo((1, 9, 9, 4), attrs, np.float32, ("gemm", "wino4"), budget) is None

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from hybridize.runtime.graph import tune_cache
-from hybridize.runtime.graph.kernels import nhwc
+from hybridize.runtime.graph.kernels.conv import tune as conv_tune
 
 ATTRS = dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1, act=(),
              has_bias=True, has_res=False)
@@ -26,17 +26,17 @@ FAKE = {"gemm": 3.0, "wino": 1.0, "wino4": 2.0}
 def timed(monkeypatch):
     """Fresh process state (empty in-process memo); ``time_conv`` replaced by a counting fake."""
     calls: list[str] = []
-    monkeypatch.setattr(nhwc, "_TUNED", {})
-    monkeypatch.setattr(nhwc, "time_conv", lambda shape, a, dtype: calls.append(a.algo) or FAKE[a.algo])
+    monkeypatch.setattr(conv_tune, "_TUNED", {})
+    monkeypatch.setattr(conv_tune, "time_conv", lambda shape, a, dtype: calls.append(a.algo) or FAKE[a.algo])
     return calls
 
 
 def tune(shape=(1, 8, 8, 4)):
-    return nhwc.tune_conv_algo(shape, dict(ATTRS), np.float32, CANDIDATES)
+    return conv_tune.tune_conv_algo(shape, dict(ATTRS), np.float32, CANDIDATES)
 
 
 def new_process(monkeypatch):
-    monkeypatch.setattr(nhwc, "_TUNED", {})
+    monkeypatch.setattr(conv_tune, "_TUNED", {})
 
 
 def entries(folder) -> list[Path]:
@@ -134,14 +134,14 @@ def test_the_default_directory_follows_xdg(monkeypatch, tmp_path):
 WRITER = """
 import sys
 import numpy as np
-from hybridize.runtime.graph.kernels import nhwc
-nhwc.time_conv = lambda shape, a, dtype: {"gemm": 3.0, "wino": 1.0, "wino4": 2.0}[a.algo]
+from hybridize.runtime.graph.kernels.conv import tune as conv_tune
+conv_tune.time_conv = lambda shape, a, dtype: {"gemm": 3.0, "wino": 1.0, "wino4": 2.0}[a.algo]
 attrs = dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1, act=(),
              has_bias=True, has_res=False)
 for round in range(40):
-    nhwc._TUNED.clear()
+    conv_tune._TUNED.clear()
     for n in range(1, 6):
-        assert nhwc.tune_conv_algo((n, 8, 8, 4), attrs, np.float32, ("gemm", "wino", "wino4")) == "wino"
+        assert conv_tune.tune_conv_algo((n, 8, 8, 4), attrs, np.float32, ("gemm", "wino", "wino4")) == "wino"
 """
 
 

@@ -1,7 +1,7 @@
 """Fast, layout-specialized kernels of the compiled executor (internal ops, never registered).
 
 The compiler's lowering passes replace reference ops (NCHW, MXNet semantics, in
-``runtime/ops``) by the internal ops defined in :mod:`.nhwc`. Each internal op is an
+``runtime/ops``) by the internal ops defined in :mod:`.nhwc` and :mod:`.conv`. Each internal op is an
 :class:`OpDef` that is *not* put in the registry (so ``nd``/``sym`` and symbol JSON never see
 it); its ``compute`` is a numpy implementation the reference interpreter can run (tests run
 lowered graphs through it), and an *emitter* in :data:`EMITTERS` writes the op's straight-line
@@ -43,4 +43,4 @@ def blas_threads(n: int) -> bool:
     return True
 
 
-from . import nhwc  # noqa: E402,F401  (defines the internal ops and registers their emitters)
+from . import conv, nhwc  # noqa: E402,F401  (define the internal ops and register their emitters)

@@ -6,7 +6,8 @@ On the lowered graph: ``_hy_act(_hy_conv(...))`` (or after ``_hy_dense``, ``_hy_
 convolution with ``r`` as its residual input (added after the bias). Only when the producer's
 output has no other user and is not a graph output.
 
-Prologue fusion: ``_hy_conv(_hy_affine(x))`` for a 1x1 stride-1 gemm convolution becomes the
+Prologue fusion: ``_hy_conv(_hy_affine(x))`` for a convolution whose algorithm accepts a prologue
+(``ConvAlgo.prologue``: a 1x1 stride-1 gemm) becomes the
 convolution reading ``x`` with the affine (and its activation) applied per row chunk in cache
 just before each chunk's matmul (pre-activation BatchNorm-ReLU before a 1x1 convolution). With
 static parameters and a ReLU, the affine's scale moves into the convolution's weights
@@ -16,9 +17,10 @@ from __future__ import annotations
 
 from ..ir import Entry, Graph, Node
 from ..kernels import nhwc as K
+from ..kernels.conv import CONV, ConvOperands, get_algo, set_operands
 from . import Pass, PassContext, entry_users, substitute
 
-_ACT_HOSTS = {id(K.CONV), id(K.DENSE), id(K.AFFINE), id(K.ADD)}
+_ACT_HOSTS = {id(CONV), id(K.DENSE), id(K.AFFINE), id(K.ADD)}
 
 
 def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
@@ -34,11 +36,10 @@ def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
                 for slot in (1, 0):
                     src = n.inputs[slot]
                     p = src.node
-                    if p.op is K.CONV and id(p) not in done and not p.resolved.has_res and not p.resolved.act \
+                    if p.op is CONV and id(p) not in done and not p.resolved.has_res and not p.resolved.act \
                             and n.inputs[1 - slot] != src \
                             and uses.get(src) == 1:
-                        p.set_attrs({**p.attrs, "has_res": True})
-                        p.inputs = p.inputs + [n.inputs[1 - slot]]
+                        set_operands(p, ConvOperands.of(p).replace(residual=n.inputs[1 - slot]))
                         mapping[n.entry()] = src
                         done.add(id(p))
                         done.add(id(n))      # replaced: nothing may fuse into it this round
@@ -65,29 +66,26 @@ def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
     uses = entry_users(graph)
     dyn = ctx.dynamic(graph)
     for n in graph.nodes:
-        a = n.resolved if n.op is K.CONV else None
-        if a is None or a.algo != "gemm" or a.has_pre or a.groups != 1 or tuple(a.kernel) != (1, 1) \
-                or tuple(a.stride) != (1, 1) or tuple(a.pad) != (0, 0):
+        a = n.resolved if n.op is CONV else None
+        if a is None or a.has_pre or not get_algo(a.algo).prologue(a):
             continue
         src = n.inputs[0]
         p = src.node
         if p.op is K.AFFINE and uses.get(src) == 1 and src not in graph.outputs:
             x, scale, shift = p.inputs
             pre_act = tuple(p.resolved.act or ())
-            w, rest = n.inputs[1], n.inputs[2:]
-            bias = rest[0] if a.has_bias else None
-            if pre_act == ("relu",) and not any(id(e.node) in dyn for e in [w, scale, shift] + rest[:a.has_bias]):
+            ops = ConvOperands.of(n)
+            static = [e for e in (ops.weight, scale, shift, ops.bias) if e is not None]
+            if pre_act == ("relu",) and not any(id(e.node) in dyn for e in static):
                 # BN-ReLU before the 1x1 convolution: its scale moves into the weights (static,
                 # recomputed at bind_params), leaving an add and a max per input element
-                fold = Node(K.PRE_FOLD, ctx.fresh(n.name + "_prefold"), {"has_bias": bool(a.has_bias)},
-                            [w, scale, shift] + ([bias] if bias is not None else []))
-                residual = rest[1:] if a.has_bias else rest
-                n.inputs = [x, Entry(fold, 0), Entry(fold, 1)] + residual + [Entry(fold, 2), Entry(fold, 3)]
-                n.set_attrs({**n.attrs, "has_bias": True, "has_pre": True, "pre_act": pre_act, "pre_fold": True})
+                fold = Node(K.PRE_FOLD, ctx.fresh(n.name + "_prefold"), {"has_bias": ops.bias is not None},
+                            [e for e in (ops.weight, scale, shift, ops.bias) if e is not None])
+                set_operands(n, ops.replace(data=x, weight=Entry(fold, 0), bias=Entry(fold, 1),
+                                            pre_shift=Entry(fold, 2), pre_bounds=Entry(fold, 3)), pre_act=pre_act)
                 folded_pre += 1
             else:
-                n.inputs = [x] + n.inputs[1:] + [scale, shift]
-                n.set_attrs({**n.attrs, "has_pre": True, "pre_act": pre_act})
+                set_operands(n, ops.replace(data=x, pre_scale=scale, pre_shift=shift), pre_act=pre_act)
             fused_pre += 1
     if fused_pre:
         graph = Graph(graph.outputs)

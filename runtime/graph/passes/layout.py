@@ -1,31 +1,33 @@
 """Layout planning and lowering to the compiler's fast kernels.
 
 Image tensors go NHWC inside the compiled program: a 2-D Convolution, Pooling, BatchNorm or
-channel Concat on an NCHW tensor is replaced by its NHWC internal op (``kernels/nhwc.py``), and
+channel Concat on an NCHW tensor is replaced by its NHWC internal op (``kernels/nhwc.py``, ``kernels/conv/``), and
 the tensor is transposed once where it enters the NHWC region (memoized: one transpose per
 tensor). Elementwise ops (activations, same-shape adds) keep whatever layout their inputs have,
 so chains of convolutions need no transposes at all; any other op, and the graph outputs, get
 their inputs back in NCHW. Flatten of an NHWC tensor whose spatial size is 1x1 (after global
 pooling) needs no transpose either.
 
-The lowering also picks each convolution's algorithm (see ``kernels/nhwc.py``):
-``dw`` for depthwise; for 3x3 stride-1 convolutions the fastest of im2col ``gemm``, ``wino``
-(Winograd F(2x2,3x3)) and ``wino4`` (F(4x4,3x3)), timed on the actual shape at compile time
-(cached per process and across processes in the tuning cache, ``graph/tune_cache.py``,
-``HYBRIDIZE_CACHE_DIR``; ``HYBRIDIZE_AUTOTUNE=0`` uses a fixed rule instead). ``ctx.options["winograd"]``
-forces a choice: False = never Winograd, True or ``"f2"`` = F(2x2,3x3), ``"f4"`` = F(4x4,3x3). ``group`` for
-other grouped convolutions, ``gemm`` (one matmul, 1x1 convolutions need no patch copy) else.
+The lowering also picks each convolution's algorithm from the registry of ``kernels/conv/``
+(:func:`~..kernels.conv.choose`): the eligible algorithm ``ctx.options["winograd"]`` forces
+(False = never Winograd, True or ``"f2"`` = F(2x2,3x3), ``"f4"`` = F(4x4,3x3)); else the fastest of
+the eligible tunable ones (gemm, wino, wino4 for a 3x3 stride-1 convolution), timed on the actual
+shape at compile time (cached per process and across processes in the tuning cache,
+``graph/tune_cache.py``, ``HYBRIDIZE_CACHE_DIR``; ``HYBRIDIZE_AUTOTUNE=0`` skips the timing); else
+the fixed rule's preference (``dw`` for depthwise, ``group`` for other grouped convolutions,
+``wino4`` for big 3x3 layers, ``gemm`` otherwise).
 Weights are re-laid-out by static ``_hy_conv_weight`` nodes (evaluated at ``bind_params``).
 """
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
 from ..ir import Entry, Graph, Node
+from ..kernels import conv as KC
 from ..kernels import nhwc as K
+from ..kernels.conv import tune
 from . import Pass, PassContext, is_float
 
 _ELEMWISE_ADD = {"elemwise_add", "_plus", "_Plus", "_add", "broadcast_add", "broadcast_plus"}
@@ -40,41 +42,6 @@ def _pair(v: Any, default: int) -> tuple[int, int] | None:
     return (int(v[0]), int(v[1]))
 
 
-def tuned(winograd: Any) -> bool:
-    """Is the algorithm of 3x3 stride-1 convolutions chosen by timing them (the default)?"""
-    return winograd is None and os.environ.get("HYBRIDIZE_AUTOTUNE", "1") != "0"
-
-
-def choose_algo(x_shape: tuple, kernel: tuple, stride: tuple, dilate: tuple, groups: int, C: int, K_: int,
-                winograd: bool | str | None, pad: tuple = (1, 1), budget: list | None = None) -> str:
-    """The convolution algorithm: structural cases first; 3x3 stride-1 convolutions by measuring
-    gemm, F(2x2,3x3) and F(4x4,3x3) on this shape (``tuned``), else by a rule measured once."""
-    if groups > 1:
-        if groups == C == K_:
-            return "dw"
-        return "group"
-    if kernel == (3, 3) and stride == (1, 1) and dilate == (1, 1):
-        if winograd is True or winograd == "f2":
-            return "wino"
-        if winograd == "f4":
-            return "wino4"
-        if tuned(winograd):
-            attrs = {"kernel": kernel, "stride": stride, "pad": pad, "dilate": dilate, "num_filter": K_,
-                     "groups": 1, "act": (), "has_bias": True, "has_res": False}
-            best = K.tune_conv_algo(x_shape, attrs, np.float32, ("gemm", "wino", "wino4"), budget)
-            if best is not None:
-                return best
-        if winograd is None:
-            N, H, W, _ = x_shape
-            # measured (python benchmarks/bench_compiler.py --kernels): F(4x4, 3x3) beats im2col +
-            # matmul 1.5-3x from 16 tiles of 4x4 on, at 32+ channels; with fewer tiles (7x7 at
-            # batch 1) its 36 weight matrices (4x the direct weights) make it memory-bound
-            tiles = N * ((H + 3) // 4) * ((W + 3) // 4)
-            if C >= 32 and K_ >= 32 and tiles >= 16:
-                return "wino4"
-    return "gemm"
-
-
 def lower(graph: Graph, ctx: PassContext) -> Graph:
     shapes, dtypes = ctx.infer(graph)
     dyn = ctx.dynamic(graph)
@@ -83,7 +50,7 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
     emap: dict[Entry, Entry] = {}              # old entry -> new entry
     new_shape: dict[Entry, tuple] = {}
     counts: dict[str, int] = {}
-    tune_budget = [K.TUNE_BUDGET_SECONDS]     # seconds of convolution timing this compile may spend
+    tune_budget = [tune.TUNE_BUDGET_SECONDS]     # seconds of convolution timing this compile may spend
 
     def count(k: str) -> None:
         counts[k] = counts.get(k, 0) + 1
@@ -158,25 +125,23 @@ def _lower_one(n: Node, name: str, ins: list[Entry], shape_of, static, to_nhwc, 
         stride, pad, dilate = _pair(a.stride, 1), _pair(a.pad, 0), _pair(a.dilate, 1)
         if None in (kernel, stride, pad, dilate):
             return None, False
-        N, C, H, W = xs
+        N, Cin, H, W = xs
         Kf, G = int(a.num_filter), int(a.num_group)
-        if C // max(G, 1) * kernel[0] * kernel[1] >= LONG_REDUCTION:
+        if Cin // max(G, 1) * kernel[0] * kernel[1] >= LONG_REDUCTION:
             return None, False     # summed in the imperative kernel's order (see LONG_REDUCTION)
         wshape = shape_of(n.inputs[1])
-        if G > 1 and not (G == C == Kf) and (C % G or Kf % G):
+        if G > 1 and not (G == Cin == Kf) and (Cin % G or Kf % G):
             return None, False
-        if G > 1 and wshape[1] * G != C:
+        if G > 1 and wshape[1] * G != Cin:
             return None, False
-        algo = choose_algo((N, H, W, C), kernel, stride, dilate, G, C, Kf, ctx.options.get("winograd"), pad,
-                           tune_budget)
-        if algo == "dw" and wshape[1] != 1:
-            algo = "group"
-        w = Node(K.CONV_WEIGHT, ctx.fresh(n.name + "_w"), {"algo": algo, "groups": G}, [ins[1]])
-        has_bias = not a.no_bias
+        spec = KC.ConvSpec(N, H, W, Cin, Kf, kernel, stride, pad, dilate, G, np.dtype(np.float32))
+        algo = KC.choose(spec, ctx.options.get("winograd"), tune_budget)
+        w = Node(KC.CONV_WEIGHT, ctx.fresh(n.name + "_w"), {"algo": algo, "groups": G}, [ins[1]])
+        ops = KC.ConvOperands(data=to_nhwc(ins[0]), weight=w.entry(), bias=None if a.no_bias else ins[2])
         attrs = {"kernel": kernel, "stride": stride, "pad": pad, "dilate": dilate, "num_filter": Kf,
-                 "groups": G, "algo": algo, "act": (), "has_bias": has_bias, "has_res": False}
+                 "groups": G, "algo": algo, "act": (), **ops.flags()}
         count("conv_" + algo)
-        return Node(K.CONV, n.name, attrs, [to_nhwc(ins[0]), w.entry()] + ([ins[2]] if has_bias else [])), True
+        return Node(KC.CONV, n.name, attrs, ops.values()), True
     if name == "Pooling" and len(xs) == 4 and (a.layout or "NCHW") == "NCHW" and a.pool_type in ("max", "avg") \
             and a.pooling_convention in ("valid", "full"):
         kernel, stride, pad = _pair(a.kernel, 1), _pair(a.stride, 1), _pair(a.pad, 0)

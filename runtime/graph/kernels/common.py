@@ -1,0 +1,163 @@
+"""Helpers shared by the internal ops of the compiled program (``nhwc``) and the convolution
+algorithms (``conv/``): the internal-op constructor, in-place activations, the fused epilogue
+(bias, residual add, activation) and padded row bands of an NHWC input.
+
+Kept apart from :mod:`.nhwc` so that the convolution package and the other internal ops both
+build on it without importing each other.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ...ops.attrs import AttrType, Param
+from ...ops.registry import OpDef
+from .fastpath import FAST_MIN_SIZE, RowTiling, clip_, relu_, zeros_like_view
+
+_ANY = AttrType("any", lambda v: v, repr)
+
+
+def _p(name: str, default: Any = None) -> Param:
+    return Param(name, _ANY, default)
+
+
+def _internal(name: str, compute: Callable, params: tuple, inputs: Any, infer_shape: Callable,
+              num_outputs: Any = 1, variadic: str | None = None, infer_type: Callable | None = None) -> OpDef:
+    return OpDef(name, compute, params=params, inputs=inputs, infer_shape=infer_shape,
+                 num_outputs=num_outputs, variadic=variadic, infer_type=infer_type,
+                 doc=f"internal op of the graph compiler ({name})")
+
+
+# ------------------------------------------------------------------------------------------
+# activations (applied in place)
+# ------------------------------------------------------------------------------------------
+def act_spec(op_name: str, attrs: Any) -> tuple | None:
+    """The activation spec of an elementwise op node, or None if it is not one we fuse."""
+    if op_name == "relu" or op_name == "Activation" and attrs.act_type == "relu":
+        return ("relu",)
+    if op_name == "Activation" and attrs.act_type in ("sigmoid", "tanh"):
+        return (attrs.act_type,)
+    if op_name == "sigmoid":
+        return ("sigmoid",)
+    if op_name == "tanh":
+        return ("tanh",)
+    if op_name == "clip":
+        return ("clip", float(attrs.a_min), float(attrs.a_max))
+    return None
+
+
+def apply_act(buf: np.ndarray, act: tuple) -> None:
+    if not act:
+        return
+    kind = act[0]
+    if kind == "relu":
+        relu_(buf)
+    elif kind == "clip":
+        clip_(buf, act[1], act[2])
+    elif kind == "sigmoid":
+        np.negative(buf, out=buf)
+        np.exp(buf, out=buf)
+        np.add(buf, 1, out=buf)
+        np.reciprocal(buf, out=buf)
+    elif kind == "tanh":
+        np.tanh(buf, out=buf)
+    else:  # pragma: no cover - the lowering only produces the kinds above
+        raise ValueError(f"unknown activation {act!r}")
+
+
+def _tileable(buf: np.ndarray, tiling: RowTiling | None) -> bool:
+    return tiling is not None and buf.flags.c_contiguous and buf.size % tiling.L == 0
+
+
+def affine_into(out: np.ndarray, x: np.ndarray, scale: np.ndarray, shift: np.ndarray, act: tuple,
+                tiling: RowTiling | None = None) -> None:
+    """``out = act(x * scale + shift)`` in place (per-channel scale/shift broadcast on the last axis),
+    on tiled rows when ``tiling`` fits (see :mod:`.fastpath`)."""
+    if _tileable(out, tiling) and _tileable(x, tiling):
+        out, x, scale, shift = tiling.rows(out), tiling.rows(x), tiling.tile(scale), tiling.tile(shift)
+    elif scale.ndim != 1:
+        scale, shift = scale.reshape(-1), shift.reshape(-1)
+    np.multiply(x, scale, out=out)
+    np.add(out, shift, out=out)
+    apply_act(out, act)
+
+
+def act_lines(em: Any, buf: str, act: tuple, shape: tuple | None = None, dtype: Any = np.float32) -> list[str]:
+    """Inline code applying ``act`` to ``buf`` (of ``shape``, when known) in place."""
+    if not act:
+        return []
+    kind = act[0]
+    big = shape is not None and int(np.prod(shape)) >= FAST_MIN_SIZE and np.dtype(dtype).kind == "f"
+    if kind == "relu":
+        if big:     # numpy's maximum with a scalar is an unvectorized loop: read a zeros view
+            z = em.bind("zeros", zeros_like_view(tuple(shape), dtype))
+            return [f"_maximum({buf}, {z}, out={buf})"]
+        return [f"_maximum({buf}, 0, out={buf})"]
+    if kind == "clip" and np.dtype(dtype).kind == "f":     # one vectorized pass (see fastpath.clip_)
+        lo = em.bind("lo", np.dtype(dtype).type(act[1]))
+        hi = em.bind("hi", np.dtype(dtype).type(act[2]))
+        return [f"{buf}.clip({lo}, {hi}, out={buf})"]
+    if kind == "clip" and big:
+        f = em.bind("clip", clip_)
+        return [f"{f}({buf}, {float(act[1])!r}, {float(act[2])!r})"]
+    if kind == "clip":
+        lo = em.bind("lo", np.float32(act[1]))
+        hi = em.bind("hi", np.float32(act[2]))
+        return [f"_maximum({buf}, {lo}, out={buf})", f"_minimum({buf}, {hi}, out={buf})"]
+    if kind == "tanh":
+        return [f"np.tanh({buf}, out={buf})"]
+    f = em.bind("act", apply_act)
+    a = em.bind("actspec", act)
+    return [f"{f}({buf}, {a})"]
+
+
+def _run_with_fresh(build: Callable, out_shape: tuple, dtype: Any, *arrays: np.ndarray) -> np.ndarray:
+    fn, scratch = build
+    out = np.empty(out_shape, dtype)
+    fn(*arrays, out, *[np.empty(s, d) for s, d in scratch])
+    return out
+
+
+def _pad_fill(pb: np.ndarray, x: np.ndarray, ph: int, pw: int, value: float = 0.0) -> None:
+    """Writes ``x`` into the interior of ``pb`` and ``value`` into its border (every call: the
+    buffer's memory is shared with other steps)."""
+    _pad_rows(pb, x, 0, ph, pw, value)
+
+
+def _epilogue(out2d: np.ndarray, out: np.ndarray, b: Any, r: Any, act: tuple,
+              tiling: RowTiling | None = None) -> None:
+    """Bias, residual add and activation in place on ``out`` (``out2d``: its ``(rows, K)`` view);
+    on tiled rows when ``tiling`` fits the (contiguous) chunk."""
+    if out2d is out and _tileable(out, tiling) and (r is None or _tileable(r, tiling)):
+        out = out2d = tiling.rows(out)
+        b = None if b is None else tiling.tile(b)
+        r = None if r is None else tiling.rows(r)
+    if b is not None:
+        np.add(out2d, b, out=out2d)
+    if r is not None:
+        np.add(out, r, out=out)
+    if act:
+        apply_act(out, act)
+
+
+
+def _pad_rows(dst: np.ndarray, x: np.ndarray, p0: int, ph: int, pw: int, value: float = 0.0) -> None:
+    """``dst[:, i] = `` row ``p0 + i`` of ``x`` padded by (ph, pw) with ``value``: a horizontal band
+    of the padded input, written without materializing the rest."""
+    rows, H, W = dst.shape[1], x.shape[1], x.shape[2]
+    a, b = max(p0, ph), min(p0 + rows, ph + H)          # padded rows that hold input rows
+    if b <= a:
+        dst[...] = value
+        return
+    if a > p0:
+        dst[:, :a - p0] = value
+    if b < p0 + rows:
+        dst[:, b - p0:] = value
+    mid = dst[:, a - p0:b - p0]
+    if pw:
+        mid[:, :, :pw] = value
+    if dst.shape[2] > pw + W:
+        mid[:, :, pw + W:] = value
+    mid[:, :, pw:pw + W] = x[:, a - ph:b - ph]
+

@@ -1,0 +1,187 @@
+"""``gemm``: im2col + one BLAS matmul (any ungrouped convolution).
+
+1x1 stride-1 unpadded convolutions are a single matmul of the NHWC input viewed as ``(N*H*W, C)``
+by the ``(C, K)`` weights; other kernels first copy a strided view of the (zero-padded) input into a
+patch matrix ``(N*OH*OW, KH*KW*C)`` (im2col without index tables). Work is split across threads by
+output rows (one chunk per thread: each chunk packs the weights again inside BLAS), or by output
+channels when there are fewer rows than channels (deep layers at small batch), so that no thread
+re-reads the weights. The only algorithm with a fused input affine (``prologue``): a per-channel
+affine + activation (pre-activation BatchNorm-ReLU) applied per row chunk just before its matmul.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..common import _epilogue, _pad_fill, _tileable, affine_into
+from ..fastpath import RowTiling, generation, relu_
+from ..parallel import chunks_for, matmul_chunks, run_chunks
+from . import ConvAlgo, ConvSpec, register
+
+GEMM_PARALLEL_WORK = 1e7       # multiply-adds below which an im2col matmul stays on one thread
+
+
+def eligible(s: ConvSpec) -> bool:
+    return s.groups == 1
+
+
+def _direct(s) -> bool:
+    return tuple(s.kernel) == (1, 1) and tuple(s.stride) == (1, 1) and not any(s.pad)
+
+
+def prologue(a) -> bool:
+    """A fused input affine needs the input rows to be the matmul's rows: 1x1, stride 1, unpadded."""
+    return int(a.groups) == 1 and _direct(a)
+
+
+def weight(w: np.ndarray, groups: int) -> np.ndarray:
+    K, Cg, KH, KW = w.shape
+    return np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(KH * KW * Cg, K))
+
+
+def weight_shape(shape: tuple, groups: int) -> tuple:
+    K, Cg, KH, KW = shape
+    return (KH * KW * Cg, K)
+
+
+def scratch(s: ConvSpec) -> list:
+    """[padded input], [patch matrix], [the input after its fused affine]."""
+    kh, kw = s.kernel
+    out = []
+    if s.padded:
+        out.append(((s.N, s.H + 2 * s.pad[0], s.W + 2 * s.pad[1], s.C), s.dtype))
+    if not _direct(s):
+        out.append(((s.M, kh * kw * s.C), s.dtype))
+    if s.has_pre:
+        out.append(((s.M, s.C), s.dtype))      # the input after its fused affine, row chunk by row chunk
+    return out
+
+
+def build(s: ConvSpec) -> Callable:
+    N, C, K = s.N, s.C, s.K
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = s.kernel, s.stride, s.pad, s.dilate
+    OH, OW, M = s.OH, s.OW, s.M
+    act, pre_act, pre_fold, has_p = s.act, s.pre_act, s.pre_fold, s.has_pre
+    padded = s.padded
+    pointwise = kh == 1 and kw == 1 and not padded
+    direct = pointwise and sh == 1 and sw == 1
+    i_col = int(padded)                              # scratch slots (see scratch())
+    i_pre = i_col + (not direct)
+
+    def patches(src):
+        sN, sH, sW, sC = src.strides
+        return as_strided(src, (N, OH, OW, kh, kw, src.shape[3]), (sN, sH * sh, sW * sw, sH * dh, sW * dw, sC))
+
+    KK = kh * kw * C
+    R = N * OH                                   # output rows (n, oh); chunks are row ranges
+    # below ~1e7 multiply-adds (~0.2 ms on one core) a split matmul loses more to smaller
+    # BLAS calls (operands packed again per chunk) than the second core gains
+    # one chunk per thread: each row chunk repacks the whole weight matrix in BLAS, so more
+    # chunks cost more than their load balancing gains (DenseNet: 7% slower with 2 per thread)
+    nch = matmul_chunks(M * KK * K, R, GEMM_PARALLEL_WORK)
+    bounds = [(R * i // nch, R * (i + 1) // nch) for i in range(nch)]
+    # Row chunks each read all of the weights, column chunks all of the patches: split the
+    # output by columns when it has fewer rows than channels (deep layers at small batch),
+    # so that no thread re-reads the (large) weight matrix; chunks at least 64 columns wide
+    by_cols = M < K and matmul_chunks(M * KK * K, K // 64, GEMM_PARALLEL_WORK) > 1
+    nkch = chunks_for(M * KK * K, K // 64, min_work=GEMM_PARALLEL_WORK) if by_cols else 1
+    kbounds = [(16 * (K // 16 * i // nkch), 16 * (K // 16 * (i + 1) // nkch)) for i in range(nkch)]
+    if kbounds:
+        kbounds[-1] = (kbounds[-1][0], K)
+    # every row chunk is a whole number of output rows (OW pixels): tiled rows fit each chunk
+    tile_out, tile_in = RowTiling(K, OW), RowTiling(C, OW)
+    fold_state: list = [None]     # (bounds array, generation, all lo == 0, lo tiled, hi tiled)
+
+    def run(data, weight, out, *rest, bias=None, residual=None, pre_scale=None, pre_shift=None, pre_bounds=None):
+        x, w, b, r = data, weight, bias, residual
+        if padded:
+            src = rest[0]
+            _pad_fill(src, x, ph, pw)
+        else:
+            src = x
+        col = None if direct else rest[i_col]
+        o2 = out.reshape(M, K)
+        r2 = None if r is None else r.reshape(M, K)
+        if direct:
+            A_all = src.reshape(M, C)
+            if has_p:
+                # folded: (t/s, [lo; hi]); else (s, t)
+                ps, pt = (pre_shift, pre_bounds) if pre_fold else (pre_scale, pre_shift)
+                pre, X = rest[i_pre], A_all
+                A_all = pre
+
+                if pre_fold:
+                    st = fold_state[0]
+                    if st is None or st[0] is not pt or st[1] != generation():
+                        st = (pt, generation(), not np.isfinite(pt[1]).any(),
+                              tile_in.tile(pt[0]), tile_in.tile(pt[1]))
+                        fold_state[0] = st
+                    allpos, lo_t, hi_t = st[2:]
+
+                def prologue(m0: int, m1: int) -> None:
+                    # these rows, read back at once by the matmul while still in cache (the
+                    # affine's output never makes a round trip through memory)
+                    if not pre_fold:
+                        affine_into(pre[m0:m1], X[m0:m1], ps, pt, pre_act, tile_in)
+                        return
+                    # folded: clip(x + t/s, lo, hi), the scale s being in the weights
+                    P, Xc = pre[m0:m1], X[m0:m1]
+                    if _tileable(P, tile_in) and _tileable(Xc, tile_in):
+                        P, Xc = tile_in.rows(P), tile_in.rows(Xc)
+                        np.add(Xc, tile_in.tile(ps), out=P)
+                        if allpos:
+                            relu_(P)
+                        else:
+                            np.maximum(P, lo_t, out=P)
+                            np.minimum(P, hi_t, out=P)
+                    else:
+                        np.add(Xc, ps, out=P)
+                        np.maximum(P, pt[0], out=P)
+                        np.minimum(P, pt[1], out=P)
+        elif pointwise:
+            view = src[:, ::sh, ::sw].reshape(R, OW, C)
+            colv = col.reshape(R, OW, C)
+        else:
+            view = patches(src).reshape(R, OW, kh, kw, C)
+            colv = col.reshape(R, OW, kh, kw, C)
+
+        if by_cols:
+            def copy_chunk(i):
+                r0, r1 = bounds[i]
+                np.copyto(colv[r0:r1], view[r0:r1])
+
+            def col_chunk(i):
+                k0, k1 = kbounds[i]
+                oc = o2[:, k0:k1]
+                np.matmul(A_all if direct else col, w[:, k0:k1], out=oc)
+                _epilogue(oc, oc, None if b is None else b[k0:k1], None if r2 is None else r2[:, k0:k1], act)
+            if not direct:
+                run_chunks(copy_chunk, nch)
+            elif has_p:
+                run_chunks(lambda i: prologue(bounds[i][0] * OW, bounds[i][1] * OW), nch)
+            run_chunks(col_chunk, nkch)
+            return
+
+        def chunk(i):
+            r0, r1 = bounds[i]
+            m0, m1 = r0 * OW, r1 * OW
+            if direct:
+                if has_p:
+                    prologue(m0, m1)
+                A = A_all[m0:m1]
+            else:
+                np.copyto(colv[r0:r1], view[r0:r1])
+                A = col[m0:m1]
+            oc = o2[m0:m1]
+            np.matmul(A, w, out=oc)
+            _epilogue(oc, oc, b, None if r2 is None else r2[m0:m1], act, tile_out)
+        run_chunks(chunk, nch)
+    run.parallel = nch > 1 or nkch > 1
+    run.split = "columns" if by_cols else "rows" if nch > 1 else None
+    return run
+
+
+ALGO = register(ConvAlgo("gemm", 10, eligible, weight, weight_shape, scratch, build, tunable=True,
+                         rule=lambda s: 0.0, prologue=prologue))
