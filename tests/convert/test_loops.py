@@ -75,6 +75,7 @@ def test_writing_in_place_elsewhere_makes_it_unsafe():
     found = _loop_findings(example("h = F.relu(x)\nouts = []\nfor r in h:\n    outs.append(r * 2)\ny = F.stack(*outs)\n"
                                    "y += 1\nreturn y"))
     assert found[0].fix.applicability is Applicability.UNSAFE and "view" in found[0].fix.message
+    assert found[0].fix.changes_results  # transpile never applies it
 
 
 def test_unpacking_with_a_starred_name_is_left_alone():
@@ -142,3 +143,59 @@ def test_child_blocks_in_the_body_on_mxnet():
         assert "error" not in got, f"{key} fails on MXNet 1.9.1:\n{got['error']}"
         assert_same(results[key].original, got["original"], f"{key}: original on MXNet vs ours")
         assert_same(results[key].original, got["hybridized"], f"{key}: fix hybridized on MXNet")
+
+
+@pytest.mark.parametrize("body", [
+    # no static bound
+    "h = F.relu(x)\nwhile F.norm(h) > 1:\n    h = h / 2\nreturn h",
+    # the counter's final value (the number of iterations) is used
+    "h = F.relu(x)\ni = 0\nwhile i < 5 and F.norm(h) > 1:\n    h = h / 2\n    i += 1\nreturn h * i",
+    "h = F.relu(x)\ni = 0\nwhile i < 5 and F.norm(h) > 1:\n    h = h / (i + 2)\n    i += 1\nreturn h",
+    # the bound changes in the loop, or the counter does not start at a literal
+    "h = F.relu(x)\ni = 0\nn = 5\nwhile i < n and F.norm(h) > 1:\n    h = h / 2\n    n = 4\n    i += 1\nreturn h",
+    "h = F.relu(x)\ni = self.start\nwhile i < 5 and F.norm(h) > 1:\n    h = h / 2\n    i += 1\nreturn h",
+    # a loop that never runs, a step of 2, lists or side effects in the body
+    "h = F.relu(x)\ni = 5\nwhile i < 5 and F.norm(h) > 1:\n    h = h / 2\n    i += 1\nreturn h",
+    "h = F.relu(x)\ni = 0\nwhile i < 5 and F.norm(h) > 1:\n    h = h / 2\n    i += 2\nreturn h",
+    "h = F.relu(x)\nouts = []\ni = 0\nwhile i < 5 and F.norm(h) > 1:\n    h = h / 2\n    outs.append(h)\n    i += 1\n"
+    "return F.stack(*outs)",
+    "h = F.relu(x)\ni = 0\nwhile i < 5 and F.norm(h) > 1:\n    print(h)\n    h = h / 2\n    i += 1\nreturn h",
+    # the condition reads a name the body only overwrites (no value to start the loop from)
+    "h = F.relu(x)\ng = h\ni = 0\nwhile i < 5 and F.norm(g) > 1:\n    g = h / 2\n    h = g\n    i += 1\nreturn h",
+    # `if c: break` not first, or doing more than breaking
+    "h = F.relu(x)\nfor _ in range(4):\n    h = h / 2\n    if F.norm(h) <= 1:\n        break\nreturn h",
+    "h = F.relu(x)\nfor k in range(4):\n    if F.norm(h) <= 1:\n        break\n    h = h / (k + 1)\nreturn h",
+])
+def test_no_while_loop_where_no_bound_is_shown(body):
+    text = example(body, init="self.start = 0")
+    fixed, _, left = fix_source(text, "m.py", unsafe=True)
+    assert "while_loop" not in fixed
+    assert any(f.code == "HY004" for f in left)
+
+
+def test_an_unbounded_while_says_how_to_bound_it():
+    found = [f for f in check_source(example("h = F.relu(x)\nwhile F.norm(h) > 1:\n    h = h / 2\nreturn h"), "m.py")
+             if f.code == "HY004"]
+    assert found and found[0].fix is None and "`while i < n and <condition>:`" in found[0].message
+
+
+def test_the_bound_or_the_condition_ends_the_while_loop():
+    """Both ways with a bound that stops the loop first, and with a condition that does."""
+    for bound in (1, 8):
+        before = example(f"h = F.relu(x)\ni = 0\nwhile i < {bound} and F.norm(h) > 0.5:\n    h = h * 0.7\n    i += 1\nreturn h")
+        fixed, _, left = fix_source(before, "m.py")
+        assert f"max_iterations={bound}" in fixed and not left
+        both_ways(before, converted=fixed)
+
+
+@pytest.mark.parametrize("body", [
+    "h = F.relu(x)\nreturn F.stack(*[r * 2 for r in h if r.sum() > 0])",          # a filter: a data-dependent length
+    "h = F.relu(x)\nreturn F.stack(*[r * k for r in h for k in (1, 2)])",          # two generators
+    "h = F.relu(x)\nouts = [r * 2 for r in h]\nreturn outs",                          # the list itself returned
+    "h = F.relu(x)\nouts = [r * 2 for r in h]\nreturn F.stack(*outs) / len(outs)",
+    "h = F.relu(x)\nreturn F.stack(*[F.Dropout(r, p=0.5) for r in h])",            # randomness
+    "h = F.relu(x)\nreturn F.stack(*[h * 2 for r in h])",                           # the row unused
+])
+def test_no_comprehension_conversion_where_equivalence_is_not_shown(body):
+    fixed, _, left = fix_source(example(body), "m.py", unsafe=True)
+    assert "foreach" not in fixed and any(f.code == "HY005" for f in left)

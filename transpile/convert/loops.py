@@ -125,6 +125,9 @@ class _Plan:
     #: the uses of each list after the loop: (call node, replacement text)
     uses: list[tuple[ast.Call, str]] = field(default_factory=list)
     unsafe: list[str] = field(default_factory=list)
+    #: the conversion may change what the code computes (``Fix.changes_results``: rows were views
+    #: and the function writes tensors in place); transpile never applies such a fix
+    changes_results: bool = False
     #: inputs (data, then states, by position) passed as ``F.identity(..)``: maybe the same symbol
     copied: set[int] = field(default_factory=set)
 
@@ -437,6 +440,7 @@ def _plan(facts: _Facts, loop: ast.For, how: str) -> Optional[_Plan]:
         plan.unsafe.append("over zero rows the loop kept the initial states, `foreach` fails")
     if writes_in_place(facts.site):
         plan.unsafe.append("a row was a view of its tensor, a `foreach` slice is not")
+        plan.changes_results = True
     return plan
 
 
@@ -630,7 +634,7 @@ def row_loop_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     if plan.unsafe:
         message += " (unsafe: " + "; ".join(plan.unsafe) + ")"
     applicability = Applicability.UNSAFE if plan.unsafe else Applicability.SAFE
-    return Fix(message, tuple(_edits(facts, plan)) if with_edits else (), applicability)
+    return Fix(message, tuple(_edits(facts, plan)) if with_edits else (), applicability, plan.changes_results)
 
 
 _RANGE_NODES: dict[int, tuple[ast.AST, frozenset[int]]] = {}
@@ -669,8 +673,10 @@ def unpack_fix(event: Event, with_edits: bool) -> Optional[Fix]:
         return None
     message = (f"Split the rows with `{F}.split` (unsafe: a first axis of another length raises MXNetError "
                f"instead of ValueError; the parts are no longer views)")
+    # the parts were views: with tensors written in place, the copies may compute something else
+    changes = writes_in_place(event.site)
     if not with_edits:
-        return Fix(message, (), Applicability.UNSAFE)
+        return Fix(message, (), Applicability.UNSAFE, changes)
     src = _Source(event.site)
     value = src.expr(stmt.value)
     if len(names) == 1:
@@ -684,5 +690,320 @@ def unpack_fix(event: Event, with_edits: bool) -> Optional[Fix]:
         # ``a, = t`` -> ``a = F.squeeze(t, axis=0)``: the target loses its tuple
         trow, tcol, _, _ = event.site.span(stmt.targets[0])
         return Fix(message, (Edit(Location(trow, tcol), Location(end_row, end_col), f"{names[0]} = {text}"),),
-                   Applicability.UNSAFE)
-    return Fix(message, (Edit(Location(row, col), Location(end_row, end_col), text),), Applicability.UNSAFE)
+                   Applicability.UNSAFE, changes)
+    return Fix(message, (Edit(Location(row, col), Location(end_row, end_col), text),), Applicability.UNSAFE, changes)
+
+
+# ---------------------------------------------------------------------------------------------
+# bounded ``while`` loops on a tensor condition: ``F.contrib.while_loop``
+#
+# MXNet's ``while_loop(cond, func, loop_vars, max_iterations)`` needs a static bound. Two forms have
+# one that can be shown:
+#
+#   i = 0                                       def loop_step(h):
+#   while i < n and F.norm(h) > 1:                  h = h / 2
+#       h = h / 2                       ->          return [], [h]
+#       i += 1                                  _, [h] = F.contrib.while_loop(lambda h: F.norm(h) > 1,
+#                                                                             loop_step, [h], max_iterations=n)
+#
+# (a counter from an int literal, ``+= 1`` once per iteration, read nowhere else, against a bound the
+# body does not change: ``max_iterations`` is the bound minus the start), and
+#
+#   for _ in range(n):
+#       if F.norm(h) <= 1:              ->      ... F.contrib.while_loop(lambda h: F.logical_not(F.norm(h) <= 1), ...)
+#           break
+#       h = h / 2
+#
+# The loop variables are the names the body carries from one iteration to the next (all tensors
+# before the loop); the body may only assign names (no lists: ``while_loop`` pads its step outputs
+# to ``max_iterations`` once hybridized). MXNet 1.9.1 refuses ``max_iterations=0`` when the graph
+# is built, so a bound that is 0 at run time fails there (imperatively the loop runs 0 times, as
+# the original did). Safe: the condition is evaluated before every iteration, as Python's.
+
+
+@dataclass
+class _WhilePlan:
+    stmt: ast.stmt            # the ``while`` (or ``for ... in range``) statement replaced
+    body: list[ast.stmt]      # the statements of one iteration (counter and ``if ..: break`` left out)
+    test: ast.expr            # the tensor condition as written
+    cond: str                 # the condition ``while_loop`` evaluates (negated for ``if c: break``)
+    bound: str                # ``max_iterations``
+    loop_vars: list[str] = field(default_factory=list)
+    copied: set[int] = field(default_factory=set)
+    #: ``i = 0`` of a counter nothing else reads: removed with the loop
+    counter_init: Optional[ast.stmt] = None
+
+
+def _is_increment(stmt: ast.stmt, name: str) -> bool:
+    """``name += 1`` / ``name = name + 1``."""
+    one = lambda n: isinstance(n, ast.Constant) and n.value == 1 and type(n.value) is int  # noqa: E731
+    if isinstance(stmt, ast.AugAssign):
+        return isinstance(stmt.target, ast.Name) and stmt.target.id == name and isinstance(stmt.op, ast.Add) \
+            and one(stmt.value)
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+        and stmt.targets[0].id == name and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add) \
+        and isinstance(stmt.value.left, ast.Name) and stmt.value.left.id == name and one(stmt.value.right)
+
+
+def _static_bound(facts: _Facts, node: ast.expr, body: Sequence[ast.stmt]) -> bool:
+    """A Python value the loop cannot change: a literal, or an expression of names/attributes that
+    the analysis knows are not tensors and the body does not assign."""
+    stored = set().union(*(_stores(s) for s in body)) if body else set()
+    if any(isinstance(n, (ast.Call, ast.Subscript, ast.Lambda, ast.NamedExpr)) for n in ast.walk(node)):
+        return False
+    if {n.id for n in _loads(node)} & stored:
+        return False
+    value = facts.value(node)
+    return isinstance(node, ast.Constant) and type(node.value) is int or (value is not None and value.kind is Kind.STATIC)
+
+
+def _int_start(facts: _Facts, loop: ast.stmt, name: str) -> Optional[tuple[int, ast.stmt]]:
+    """The int literal ``name`` is set to by the nearest statement before ``loop`` (same block),
+    and that statement."""
+    parent, field_name = facts.parents.get(id(loop), (facts.fn, "body"))
+    siblings = getattr(parent, field_name)
+    for sibling in reversed(siblings[:siblings.index(loop)]):
+        if name not in _stores(sibling) and name not in {n.id for n in _loads(sibling)}:
+            continue
+        if isinstance(sibling, ast.Assign) and len(sibling.targets) == 1 and isinstance(sibling.targets[0], ast.Name) \
+                and isinstance(sibling.value, ast.Constant) and type(sibling.value.value) is int:
+            return sibling.value.value, sibling
+        return None
+    return None
+
+
+def _bound_text(src: _Source, bound: ast.expr, start: int, inclusive: bool) -> Optional[str]:
+    extra = (1 if inclusive else 0) - start
+    if isinstance(bound, ast.Constant):
+        total = bound.value + extra
+        return str(total) if total >= 1 else None  # a loop that never runs: nothing to convert
+    text = src.expr(bound)
+    if extra == 0:
+        return text
+    if not isinstance(bound, (ast.Name, ast.Attribute)):
+        text = f"({text})"
+    return f"{text} + {extra}" if extra > 0 else f"{text} - {-extra}"
+
+
+def _counted_while(facts: _Facts, loop: ast.While) -> Optional[_WhilePlan]:
+    """``while i < n and c:`` / ``while c and i < n:`` with ``i = <int>`` before and ``i += 1`` inside."""
+    test = loop.test
+    if loop.orelse or not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and len(test.values) == 2):
+        return None
+    counter = cond = None
+    bound: Optional[ast.expr] = None
+    inclusive = False
+    for i, part in enumerate(test.values):
+        other = test.values[1 - i]
+        if isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.left, ast.Name) \
+                and isinstance(part.ops[0], (ast.Lt, ast.LtE)):
+            counter, bound, cond = part.left.id, part.comparators[0], other
+            inclusive = isinstance(part.ops[0], ast.LtE)
+            break
+    if counter is None or bound is None or cond is None:
+        return None
+    increments = [s for s in loop.body if _is_increment(s, counter)]
+    if len(increments) != 1:
+        return None
+    body = [s for s in loop.body if s is not increments[0]]
+    uses = [n for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == counter]
+    if uses or counter in {n.id for n in _loads(cond)} or not _static_bound(facts, bound, loop.body):
+        return None
+    found = _int_start(facts, loop, counter)
+    if found is None or _live_after(facts.fn, loop, [counter], facts.parents):
+        return None
+    bound_text = _bound_text(_Source(facts.site), bound, found[0], inclusive)
+    if bound_text is None:
+        return None
+    return _WhilePlan(loop, body, cond, _Source(facts.site).expr(cond), bound_text, counter_init=found[1])
+
+
+def _breaking_for(facts: _Facts, stmt: ast.If) -> Optional[_WhilePlan]:
+    """``for _ in range(n): if c: break; ...`` (the ``if`` first in the body, ``break`` all it does)."""
+    parent = facts.parents.get(id(stmt))
+    loop = parent[0] if parent is not None else None
+    if not isinstance(loop, ast.For) or parent[1] != "body" or loop.body[0] is not stmt or loop.orelse:
+        return None
+    if stmt.orelse or len(stmt.body) != 1 or not isinstance(stmt.body[0], ast.Break):
+        return None
+    it = loop.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and len(it.args) == 1
+            and not it.keywords and isinstance(loop.target, ast.Name)):
+        return None
+    body = loop.body[1:]
+    target = loop.target.id
+    if any(isinstance(n, ast.Name) and n.id == target for s in loop.body for n in ast.walk(s)) \
+            or _live_after(facts.fn, loop, [target], facts.parents) or not _static_bound(facts, it.args[0], loop.body):
+        return None
+    bound_text = _bound_text(_Source(facts.site), it.args[0], 0, False)
+    if bound_text is None:
+        return None
+    return _WhilePlan(loop, body, stmt.test, f"{facts.F}.logical_not({_Source(facts.site).expr(stmt.test)})",
+                      bound_text)
+
+
+def _while_vars(facts: _Facts, plan: _WhilePlan) -> Optional[_WhilePlan]:
+    """Check the body (names assigned from pure expressions only) and find the loop variables."""
+    F, body, cond = facts.F, plan.body, plan.test
+    if not body:
+        return None
+    for stmt in body:
+        if not isinstance(stmt, ast.Assign) or any(isinstance(n, _FORBIDDEN) for n in ast.walk(stmt)) \
+                or any(_target_names(t) is None for t in stmt.targets) or not pure(stmt.value, F, facts.child_block):
+            return None
+    if not pure(cond, F) or not facts.is_tensor(cond):
+        return None
+    stored = set().union(*(_stores(s) for s in body))
+    carried: list[str] = []
+    seen: set[str] = set()
+    for stmt in body:
+        for name in (n.id for n in _loads(stmt)):
+            if name in stored and name not in seen and name not in carried:
+                carried.append(name)
+        seen |= _stores(stmt)
+    if not carried or ({n.id for n in _loads(cond)} & stored) - set(carried):
+        return None  # the condition reads a name the body only overwrites: no value to start from
+    initial = [facts.value_before(name, plan.stmt) for name in carried]  # type: ignore[arg-type]
+    if any(v is None or v.kind is not Kind.TENSOR for v in initial):
+        return None
+    if _live_after(facts.fn, plan.stmt, sorted(stored - set(carried)), facts.parents):
+        return None
+    plan.loop_vars = carried
+    for i, value in enumerate(initial):
+        if value.origin is None or any(value is v or value.origin == v.origin for v in initial[:i]):
+            plan.copied.add(i)
+    return plan
+
+
+def _while_edits(facts: _Facts, plan: _WhilePlan, header_row: int, header_comment: str) -> list[Edit]:
+    site, F, fn, loop = facts.site, facts.F, facts.fn, plan.stmt
+    src = _Source(site)
+    taken = _names_in(fn, ast.Store) | _names_in(fn, ast.Load) | {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)} | {
+        d.name for d in ast.walk(fn) if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    indent = src.indent_of(loop)
+    inner = src.indent_of(plan.body[0])
+    unit = inner[len(indent):] if inner.startswith(indent) and len(inner) > len(indent) else "    "
+    step = _unique("loop_step", taken)
+    params = ", ".join(plan.loop_vars)
+    listed = "[" + params + "]"
+    init = "[" + ", ".join(f"{F}.identity({n})" if i in plan.copied else n for i, n in enumerate(plan.loop_vars)) + "]"
+    if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and loop.target.id == "_" \
+            and not any(isinstance(n, ast.Name) and n.id == "_" for n in ast.walk(fn) if not _inside(n, [loop])):
+        taken.discard("_")  # only the replaced ``for _ in range(n)`` used it
+    unused = "_" if "_" not in taken else _unique("unused_outputs", taken)
+    lines = [f"{indent}def {step}({params}):"]
+    # comments between the header (and a skipped ``if c: break``) and the body stay with the body
+    skipped = [s.end_lineno or s.lineno for s in getattr(loop, "body") if s not in plan.body
+               and s.lineno < plan.body[0].lineno]
+    first = max([header_row] + skipped) + 1
+    lines.extend(_segment(site, plan.body, [], indent + unit, first=first if first < plan.body[0].lineno else None))
+    lines.append(f"{indent}{unit}return [], {listed}")
+    lines.append(f"{indent}{unused}, {listed} = {F}.contrib.while_loop(lambda {params}: {plan.cond}, {step}, {init}, "
+                 f"max_iterations={plan.bound})" + (f"  {header_comment}" if header_comment else ""))
+    row, col, _, _ = site.span(loop)
+    end_row = loop.end_lineno or loop.lineno
+    end_line = site.lines[end_row - 1].rstrip("\r\n")
+    edits = [Edit(Location(row, col), Location(end_row, len(end_line) + 1), "\n".join(lines)[len(indent):])]
+    span = _line_span(site, plan.counter_init) if plan.counter_init is not None else None
+    if span is not None:
+        comment = _trailing(site, span[1], plan.counter_init.end_col_offset or 0)  # type: ignore[union-attr]
+        edits.append(Edit(Location(span[0], 1), Location(span[1] + 1, 1),
+                          src.indent_of(plan.counter_init) + comment + "\n" if comment else ""))  # type: ignore[arg-type]
+    return edits
+
+
+def while_fix(event: Event, with_edits: bool) -> Optional[Fix]:
+    """HY004 on ``while <tensor condition>`` bounded by a counter, or on ``if c: break`` opening a
+    ``for _ in range(n)`` loop: ``F.contrib.while_loop`` (see above), or ``None``."""
+    if event.site.function is None or event.construct not in ("while", "if"):
+        return None
+    F = f_name(event.site)
+    if F is None:
+        return None
+    fn = event.site.function.node
+    owner = next((n for n in ast.walk(fn) if isinstance(n, (ast.While, ast.If)) and n.test is event.node), None)
+    if owner is None:
+        return None
+    facts = _Facts(event, F)
+    if isinstance(owner, ast.While):
+        plan = _counted_while(facts, owner)
+        header_row = owner.test.end_lineno or owner.test.lineno
+        rest = facts.site.lines[header_row - 1].rstrip("\r\n").encode("utf-8")[owner.test.end_col_offset or 0:].decode(
+            "utf-8", "replace")
+        header_comment = rest[rest.find(":") + 1:].strip() if ":" in rest else ""
+    else:
+        plan = _breaking_for(facts, owner)
+        header_row, header_comment = _header_comment(facts.site, plan.stmt) if plan is not None else (0, "")  # type: ignore[arg-type]
+    if plan is None or _while_vars(facts, plan) is None:
+        return None
+    message = f"Loop in the graph with `{F}.contrib.while_loop` (max_iterations={plan.bound})"
+    edits = tuple(_while_edits(facts, plan, header_row, header_comment if header_comment.startswith("#") else "")) \
+        if with_edits else ()
+    return Fix(message, edits, Applicability.SAFE)
+
+
+# ---------------------------------------------------------------------------------------------
+# list comprehensions over rows: ``F.stack(*[f(r) for r in t])``, ``outs = [f(r) for r in t]``
+def comprehension_fix(event: Event, with_edits: bool) -> Optional[Fix]:
+    """HY005 on ``[f(r) for r in t]`` whose list is only star-unpacked into ``F.stack`` /
+    ``F.concat`` / ``F.add_n`` (directly, or through one name): the stacked ``foreach`` output,
+    ``F.contrib.foreach(lambda r, states: (f(r), []), t, [])[0]``, with the use rewritten on it."""
+    if event.site.function is None:
+        return None
+    F = f_name(event.site)
+    if F is None:
+        return None
+    fn = event.site.function.node
+    comp = next((n for n in ast.walk(fn) if isinstance(n, (ast.ListComp, ast.GeneratorExp))
+                 and n.generators[0].iter is event.node), None)
+    if comp is None or len(comp.generators) != 1:
+        return None
+    gen = comp.generators[0]
+    facts = _Facts(event, F)
+    if gen.ifs or gen.is_async or not isinstance(gen.target, ast.Name) or not facts.is_tensor(gen.iter) \
+            or not pure(comp.elt, F, facts.child_block) or not facts.is_tensor(comp.elt) \
+            or gen.target.id not in {n.id for n in _loads(comp.elt)}:
+        return None
+    src = _Source(event.site)
+    taken = _names_in(fn, ast.Store) | _names_in(fn, ast.Load) | {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    states = _unique("states", taken)
+    stacked = (f"{F}.contrib.foreach(lambda {gen.target.id}, {states}: ({src.expr(comp.elt)}, []), "
+               f"{src.expr(gen.iter)}, [])[0]")
+    parent = _parent_expr(fn, comp)
+    edits: list[Edit] = []
+    if isinstance(parent, ast.Starred):
+        call = _parent_expr(fn, parent)
+        text = _stack_use(call, F, stacked) if isinstance(call, ast.Call) and parent in call.args else None
+        if text is None:
+            return None
+        edits.append(_node_edit(event.site, call, text))  # type: ignore[arg-type]
+    elif isinstance(parent, ast.Assign) and isinstance(comp, ast.ListComp) and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], ast.Name):
+        name = parent.targets[0].id
+        if sum(1 for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)) != 1:
+            return None
+        uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        if not uses:
+            return None
+        edits.append(_node_edit(event.site, comp, stacked))
+        for use in uses:
+            if (use.lineno, use.col_offset) < (parent.end_lineno or parent.lineno, parent.end_col_offset or 0):
+                return None
+            call = _use_call(fn, use)
+            text = _stack_use(call, F, name) if call is not None else None
+            if text is None:
+                return None
+            edits.append(_node_edit(event.site, call, text))  # type: ignore[arg-type]
+    else:
+        return None
+    unsafe = writes_in_place(event.site)
+    message = f"Map the rows in the graph with `{F}.contrib.foreach`"
+    if unsafe:
+        message += " (unsafe: a row was a view of its tensor, a `foreach` slice is not)"
+    return Fix(message, tuple(edits) if with_edits else (), Applicability.UNSAFE if unsafe else Applicability.SAFE,
+               unsafe)
+
+
+def _node_edit(site: Site, node: ast.AST, text: str) -> Edit:
+    row, col, end_row, end_col = site.span(node)
+    return Edit(Location(row, col), Location(end_row, end_col), text)

@@ -4,6 +4,7 @@ from typing import Iterator
 from ..diagnostics import Severity
 from ..analysis.events import Event, EventKind
 from ..convert.control_flow import condition_fix
+from ..convert.loops import while_fix
 from .base import Report, Rule, example
 
 _WORDS = {
@@ -14,15 +15,23 @@ _WORDS = {
 
 
 _AXES = "lhs_axes=(0,), rhs_axes=(0,)"
+_LOOP = "self.n = 3\nself.fc = nn.Dense(4, flatten=False, in_units=4)"
 _LAYERS = "self.fc = nn.Dense(4, flatten=False, in_units=4)\nself.out = nn.Dense(4, flatten=False, in_units=4)"
+
+
+#: Why a ``while`` on a tensor stays a finding when it is not bounded (``convert/loops.py``).
+_UNBOUNDED = ("; not converted: `F.contrib.while_loop` needs a static `max_iterations`, shown only for a loop "
+              "bounded by a counter (`i = 0`, `while i < n and <condition>:`, `i += 1`, `i` read nowhere "
+              "else) whose body only assigns names")
 
 
 def check(event: Event) -> Iterator[Report]:
     if event.value.is_tensor:
         what = _WORDS.get(event.construct, event.construct)
+        hint = _UNBOUNDED if event.construct == "while" and while_fix(event, False) is None else ""
         yield Report(event.node, f"{what} on a tensor-dependent condition needs its truth value, which "
-                                 f"a graph does not have; {event.why()}",
-                     fix=lambda with_edits: condition_fix(event, with_edits))
+                                 f"a graph does not have; {event.why()}{hint}",
+                     fix=lambda with_edits: condition_fix(event, with_edits) or while_fix(event, with_edits))
 
 
 RULE = Rule(
@@ -44,8 +53,12 @@ RULE = Rule(
                "every branch is a pure `F` expression, else to `F.contrib.cond` with the branches as local "
                "functions (only the chosen one runs: child blocks allowed). Unsafe (`--unsafe-fixes`) unless "
                "every value provably has one shape in all branches (elementwise expressions of the same "
-               "tensors). Side effects, `and`/`or`/`not`, `break`/`return` elsewhere and `while` loops "
-               "(no static `max_iterations`) are left to you.",
+               "tensors). A `while` on a tensor becomes `F.contrib.while_loop` when a static "
+               "`max_iterations` can be shown: `i = 0` ... `while i < n and <cond>:` with one `i += 1` and "
+               "`i` read nowhere else, or `for _ in range(n):` opening with `if <cond>: break` (the "
+               "condition negated with `F.logical_not`); the body may only assign names, and the names it "
+               "carries between iterations become the loop variables. Side effects, `and`/`or`/`not`, "
+               "`break`/`return` elsewhere and unbounded `while` loops are left to you.",
     events=(EventKind.CONDITION,),
     check=check,
     fixable=True,
@@ -60,6 +73,18 @@ RULE = Rule(
         example("y = F.relu(x)\nz = y if y > 0 else -y  # expect: HY004\nreturn z and y  # expect: HY004"),
     ),
     fix_examples=(
+        (example("h = F.relu(x)\ni = 0\nwhile i < 3 and F.norm(h) > 1:\n    h = h / 2\n    i += 1\nreturn h"),
+         example("h = F.relu(x)\ndef loop_step(h):\n    h = h / 2\n    return [], [h]\n"
+                 "_, [h] = F.contrib.while_loop(lambda h: F.norm(h) > 1, loop_step, [h], max_iterations=3)\nreturn h")),
+        (example("h = self.fc(x)\nc = F.zeros_like(h)\nsteps = 1\nwhile F.norm(h) > 0.01 and steps <= self.n:\n"
+                 "    c = c + h\n    h = F.tanh(self.fc(h))\n    steps = steps + 1\nreturn h, c", init=_LOOP),
+         example("h = self.fc(x)\nc = F.zeros_like(h)\ndef loop_step(c, h):\n    c = c + h\n    h = F.tanh(self.fc(h))\n"
+                 "    return [], [c, h]\n_, [c, h] = F.contrib.while_loop(lambda c, h: F.norm(h) > 0.01, loop_step, [c, h], "
+                 "max_iterations=self.n)\nreturn h, c", init=_LOOP)),
+        (example("h = F.relu(x)\nfor _ in range(6):\n    if F.norm(h) <= 1:\n        break\n    h = h / 2\nreturn h"),
+         example("h = F.relu(x)\ndef loop_step(h):\n    h = h / 2\n    return [], [h]\n"
+                 "_, [h] = F.contrib.while_loop(lambda h: F.logical_not(F.norm(h) <= 1), loop_step, [h], max_iterations=6)\n"
+                 "return h")),
         (example("y = F.relu(x)\nif y.sum() > 0:\n    y = y * 2\nreturn y"),
          example(f"y = F.relu(x)\ny = F.where(F.broadcast_like(y.sum() > 0, y, {_AXES}), y * 2, y)\nreturn y")),
         (example("y = F.tanh(x)\nif y.sum() > 1:\n    y = y * 2\nelif y.sum() < -1:\n    y = -y\nelse:\n"

@@ -3,13 +3,13 @@ from typing import Iterator
 
 from ..diagnostics import Severity
 from ..analysis.events import Event, EventKind
-from ..convert.loops import row_loop_fix, unpack_fix
+from ..convert.loops import comprehension_fix, row_loop_fix, unpack_fix
 from .base import Report, Rule, example
 
 _CELL = "self.cell = nn.Dense(4, flatten=False)"
 #: How the iteration was written -> the conversion that may repair it (``transpile/convert/loops.py``).
 _FIXES = {"for loop": row_loop_fix, "`enumerate()`": row_loop_fix, "`zip()`": row_loop_fix,
-          "unpacking": unpack_fix}
+          "unpacking": unpack_fix, "comprehension": comprehension_fix}
 
 
 def check(event: Event) -> Iterator[Report]:
@@ -39,7 +39,9 @@ RULE = Rule(
                "or `F.add_n(*lst)` after the loop the same computation on the stacked output (`F.reshape` "
                "with codes -3/-2, `F.swapaxes`, `F.sum`). Unsafe (`--unsafe-fixes`) with several tensors "
                "(equal lengths are assumed), without a list (over zero rows `foreach` fails), or when the "
-               "function writes tensors in place (rows were views). `a, b = t` becomes `F.split` + "
+               "function writes tensors in place (rows were views). A list comprehension `[f(r) for r in t]` "
+               "only star-unpacked into those calls becomes `F.contrib.foreach(lambda r, states: (f(r), []), "
+               "t, [])[0]`. `a, b = t` becomes `F.split` + "
                "`F.squeeze` (unsafe: another length raises MXNetError instead of ValueError). Left to you: "
                "`break`/`continue`/`return`, `if`s or side effects in the body, a counter used as a "
                "number, other uses of the list.",
@@ -74,6 +76,12 @@ RULE = Rule(
                  "    lows_row = F.minimum(c, r)\n    highs_row = F.maximum(c, r)\n    return [lows_row, highs_row], c\n"
                  "[lows, highs], c = F.contrib.foreach(loop_body, h, c)\n"
                  "return F.reshape(F.swapaxes(lows, dim1=0, dim2=1), shape=(0, -3, -2)), highs, c")),
+        (example("h = F.relu(x)\nreturn F.concat(*[F.sigmoid(r) * r for r in h], dim=0)"),
+         example("h = F.relu(x)\nreturn F.reshape(F.contrib.foreach(lambda r, states: (F.sigmoid(r) * r, []), h, [])[0], "
+                 "shape=(-3, -2))")),
+        (example("h = F.relu(x)\nouts = [self.cell(r) for r in h]\nreturn F.stack(*outs, axis=1)", init=_CELL),
+         example("h = F.relu(x)\nouts = F.contrib.foreach(lambda r, states: (self.cell(r), []), h, [])[0]\n"
+                 "return F.swapaxes(outs, dim1=0, dim2=1)", init=_CELL)),
     ),
     unsafe_fix_examples=(
         (example("a = F.relu(x)\nb = F.sigmoid(x)\nouts = []\nfor p, q in zip(a, b):\n    outs.append(p * q)\n"
