@@ -254,7 +254,7 @@ def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
     py = mxnet_python()
     rows = []
     env = {"python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
-           "cpus": os.cpu_count(), "mxnet": None, "load_start": os.getloadavg()[0]}
+           "cpus": os.cpu_count(), "mxnet": None, "load_start": os.getloadavg()}
     for name, batch in WORKLOADS:
         if args.only and name not in args.only:
             continue
@@ -292,10 +292,11 @@ def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
         for w in workers:
             w.close()
         med = {k: statistics.median(v) for k, v in samples.items() if v}
-        row = {"workload": f"{name} batch {batch}", "unit": "us" if mlp else "ms", "median": med, "info": info}
+        row = {"workload": f"{name} batch {batch}", "unit": "us" if mlp else "ms", "median": med, "info": info,
+               "key": (name, batch), "load": os.getloadavg()[0]}
         rows.append(row)
         print(format_row(row), flush=True)
-    env["load_end"] = os.getloadavg()[0]
+    env["load_end"] = os.getloadavg()
     return rows, env
 
 
@@ -311,11 +312,33 @@ def format_row(row: dict) -> str:
     h = m.get("ours hybridized")
     return " | ".join([row["workload"]] + cells + [ratio(h, m.get("numpy")), ratio(h, m.get("mxnet hybridized")),
                                                     ratio(m.get("ours imperative"), m.get("mxnet imperative")),
-                                                    ratio(h, m.get("onnxruntime"))])
+                                                    ratio(h, m.get("onnxruntime")), f"{row.get('load', 0):.1f}"])
 
 
 HEADER = ["workload"] + COLUMNS + ["hybridized / numpy", "hybridized / mxnet hybridized",
-                                   "imperative / mxnet imperative", "hybridized / onnxruntime"]
+                                   "imperative / mxnet imperative", "hybridized / onnxruntime", "load (1 min)"]
+
+# issue 13's steady-state goals: (workload, batch) -> (the system ours is compared with, the ratio to stay under)
+GOALS = {("resnet18_v1", 1): ("mxnet hybridized", 0.6), ("resnet18_v1", 8): ("mxnet hybridized", 0.5),
+         ("mobilenetv2_1.0", 1): ("mxnet hybridized", 0.5), ("densenet121", 1): ("mxnet hybridized", 0.7),
+         ("resnet50_v1", 1): ("mxnet hybridized", 0.7), ("seed_mlp", 1): ("numpy", 1.0)}
+
+
+def goal_lines(rows: list[dict]) -> list[str]:
+    """The goals table: each goal's measured ratio, met or by how much not; onnxruntime (stretch)."""
+    out = ["## Goals (issue 13)", "",
+           "| workload | against | goal | measured | met | ours / onnxruntime |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        goal = GOALS.get(row.get("key"))
+        m = row["median"]
+        h = m.get("ours hybridized")
+        ort = ratio(h, m.get("onnxruntime"))
+        if goal is None or h is None or m.get(goal[0]) is None:
+            continue
+        r = h / m[goal[0]]
+        verdict = "yes" if r <= goal[1] else f"no ({r / goal[1]:.2f}x the goal)"
+        out.append(f"| {row['workload']} | {goal[0]} | <= {goal[1]:.2f}x | {r:.2f}x | {verdict} | {ort} |")
+    return out + [""]
 
 
 def markdown(rows: list[dict], env: dict, argv: list[str]) -> str:
@@ -325,8 +348,10 @@ def markdown(rows: list[dict], env: dict, argv: list[str]) -> str:
                 if os.environ.get("HYBRIDIZE_MXNET_PYTHON") else ""), "",
              f"Machine: {env['cpus']} CPUs ({env['machine']}), Python {env['python']}, numpy {env['numpy']}"
              + (f", MXNet {env['mxnet']}" if env.get("mxnet") else ", MXNet not available") + ". "
-             + (f"Load average (1 min) {env['load_start']:.1f} at the start, {env['load_end']:.1f} at the end "
-                "(the machine is shared). " if "load_end" in env else "")
+             + ("Load average (1/5/15 min) {} at the start, {} at the end (the machine is shared: other "
+                "engineers' test suites ran throughout; the last column is the 1-minute load when each row "
+                "finished). ".format(*("/".join(f"{v:.1f}" for v in env[k]) for k in ("load_start", "load_end")))
+                if "load_end" in env else "")
              + "Medians over rounds in one process session, systems alternating round by round, "
              "with an idle pause before each sample. "
              "MLP: time per call over 1000 calls; vision models: mean time of one forward over a "
@@ -335,7 +360,8 @@ def markdown(rows: list[dict], env: dict, argv: list[str]) -> str:
              "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     for row in rows:
         lines.append("| " + format_row(row) + " |")
-    lines += ["", "## Compile time and memory plan", "",
+    lines += [""] + goal_lines(rows)
+    lines += ["## Compile time and memory plan", "",
               "| model | compile (passes + codegen) | peak activation memory | liveness lower bound | peak / bound | without reuse |",
               "|---|---|---|---|---|---|"]
     for row in rows:
