@@ -112,6 +112,7 @@ class ConvAlgo:
     prologue: Callable[[Any], bool] = lambda a: False   # a: attrs or spec (kernel, stride, pad, groups)
     forced_by: tuple = ()
     winograd: bool = False                              # excluded by options["winograd"] = False
+    version: int = 1                                    # bumped when the kernel changes: stored timings expire
 
 
 _ALGOS: dict[str, ConvAlgo] = {}
