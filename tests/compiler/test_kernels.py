@@ -62,12 +62,13 @@ def test_winograd_f4_matches(shape, pad, act):
 
 
 @pytest.mark.parametrize("shape,pad", [((2, 5, 16, 16), 1), ((3, 6, 13, 5), 1), ((2, 4, 10, 11), 0), ((1, 3, 9, 9), 2)])
-def test_winograd_f4_in_bands_on_the_pool_matches(shape, pad, monkeypatch):
+@pytest.mark.parametrize("algo", ["f4", "f2"])
+def test_winograd_in_bands_on_the_pool_matches(shape, pad, algo, monkeypatch):
     """Bands of tile rows run in parallel, each with its own padded rows; ragged bottom/right edges,
     several images, a residual and an activation fused."""
-    from hybridize.runtime.graph.kernels.conv import wino4
+    from hybridize.runtime.graph.kernels.conv import _winograd
     monkeypatch.setenv("HYBRIDIZE_THREADS", "3")
-    monkeypatch.setattr(wino4, "WINO_BAND_WORK", 1.0)
+    monkeypatch.setattr(_winograd, "WINO_BAND_WORK", 1.0)
     x = sym.var("data")
     c = sym.Convolution(x, kernel=(3, 3), num_filter=7, pad=(pad, pad), name="c")
     if pad <= 1:         # a same-shaped residual: the 1x1 convolution of the (cropped) input
@@ -76,8 +77,8 @@ def test_winograd_f4_in_bands_on_the_pool_matches(shape, pad, monkeypatch):
             r = sym.slice(r, begin=(None, None, 1, 1), end=(None, None, shape[2] - 1, shape[3] - 1))
         c = c + r
     y = sym.Activation(c, act_type="relu")
-    prog = check(y, {"data": shape}, options={"winograd": "f4"})
-    assert prog.stats["layout"]["conv_wino4"] == 1 and prog.parallel
+    prog = check(y, {"data": shape}, options={"winograd": algo})
+    assert prog.stats["layout"]["conv_wino4" if algo == "f4" else "conv_wino"] == 1 and prog.parallel
 
 
 def test_winograd_f4_weight_transform_is_exact_for_a_delta_filter():

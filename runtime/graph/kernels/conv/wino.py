@@ -1,8 +1,9 @@
 """``wino``: Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions.
 
-Input transform ``B^T d B`` and output transform ``A^T m A`` by additions of strided views, 16
-batched matmuls ``(T, C) @ (C, K)`` over the 4x4 input tiles (stride 2): 2.25x fewer multiplies
-than direct convolution. Chosen by measurement (``tune``) or ``options["winograd"] in (True, "f2")``.
+16 batched matmuls ``(tiles, C) @ (C, K)`` over the 4x4 input tiles (stride 2): 2.25x fewer
+multiplies than direct convolution. Run by the banded engine of :mod:`._winograd` (one parallel step
+per convolution: the transforms run in the bands too, not on the calling thread alone). Chosen by
+measurement (``tune``) or ``options["winograd"] in (True, "f2")``.
 """
 from __future__ import annotations
 
@@ -10,9 +11,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..common import _epilogue, _pad_fill
-from ..parallel import chunks_for, run_chunks
-from . import ConvAlgo, ConvSpec, register
+from . import ConvAlgo, ConvSpec, _winograd, register
 
 _G = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]], np.float64)
 
@@ -41,69 +40,19 @@ def weight_shape(shape: tuple, groups: int) -> tuple:
     return (16, Cg, K)
 
 
-def _tiles(s: ConvSpec) -> tuple:
-    TH, TW = (s.OH + 1) // 2, (s.OW + 1) // 2
-    return TH, TW, 2 * TH + 2, 2 * TW + 2, s.N * TH * TW     # tiles, padded input covering them, T
+# F(2x2, 3x3): 4x4 input tiles (stride 2); B^T and A^T with entries 0 and +-1
+_BT = np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float64)
+_AT = np.array([[1, 1, 1, 0], [0, 1, -1, -1]], np.float64)
+TRANSFORM = _winograd.Transform(2, _BT, _AT, "ab")
 
 
 def scratch(s: ConvSpec) -> list:
-    """padded input, row transform, V, M, column sums, [output before cropping (odd sizes)]."""
-    N, C, K, dt = s.N, s.C, s.K, s.dtype
-    TH, TW, Hq, Wq, T = _tiles(s)
-    out = [((N, Hq, Wq, C), dt), ((4, N, TH, Wq, C), dt), ((16, T, C), dt), ((16, T, K), dt), ((2, 4, T, K), dt)]
-    if not (s.OH == 2 * TH and s.OW == 2 * TW):
-        out.append(((N, 2 * TH, 2 * TW, K), dt))
-    return out
+    return _winograd.scratch(s, TRANSFORM)
 
 
 def build(s: ConvSpec) -> Callable:
-    N, C, K, OH, OW, act = s.N, s.C, s.K, s.OH, s.OW, s.act
-    ph, pw = s.pad
-    TH, TW, Hq, Wq, T = _tiles(s)
-    exact = (OH == 2 * TH and OW == 2 * TW)
-    wino_chunks = chunks_for(16 * T * C * K, 16)
-
-    def run(data, weight, out, pb, R, V, Mm, S, *crop, bias=None, residual=None):
-        x, U = data, weight
-        _pad_fill(pb, x, ph, pw)
-        d = [pb[:, i:i + 2 * TH:2] for i in range(4)]
-        np.subtract(d[0], d[2], out=R[0])
-        np.add(d[1], d[2], out=R[1])
-        np.subtract(d[2], d[1], out=R[2])
-        np.subtract(d[1], d[3], out=R[3])
-        V6 = V.reshape(16, N, TH, TW, C)
-        for ai in range(4):
-            c = [R[ai][:, :, j:j + 2 * TW:2] for j in range(4)]
-            o = 4 * ai
-            np.subtract(c[0], c[2], out=V6[o])
-            np.add(c[1], c[2], out=V6[o + 1])
-            np.subtract(c[2], c[1], out=V6[o + 2])
-            np.subtract(c[1], c[3], out=V6[o + 3])
-        if wino_chunks > 1:
-            run_chunks(lambda i: np.matmul(V[4 * i:4 * i + 4], U[4 * i:4 * i + 4], out=Mm[4 * i:4 * i + 4]), 4)
-        else:
-            np.matmul(V, U, out=Mm)
-        m = Mm.reshape(4, 4, T, K)
-        np.add(m[0], m[1], out=S[0])
-        np.add(S[0], m[2], out=S[0])
-        np.subtract(m[1], m[2], out=S[1])
-        np.subtract(S[1], m[3], out=S[1])
-        Y = out if exact else crop[0]
-        Y6 = Y.reshape(N, TH, 2, TW, 2, K)
-        for ri in range(2):
-            s_ = S[ri].reshape(4, N, TH, TW, K)
-            y0 = Y6[:, :, ri, :, 0]
-            y1 = Y6[:, :, ri, :, 1]
-            np.add(s_[0], s_[1], out=y0)
-            np.add(y0, s_[2], out=y0)
-            np.subtract(s_[1], s_[2], out=y1)
-            np.subtract(y1, s_[3], out=y1)
-        if not exact:
-            out[...] = Y[:, :OH, :OW]
-        _epilogue(out, out, bias, residual, act)
-    run.parallel = wino_chunks > 1
-    return run
+    return _winograd.build(s, TRANSFORM)
 
 
 ALGO = register(ConvAlgo("wino", 20, eligible, weight, weight_shape, scratch, build, tunable=True,
-                         rule=lambda s: None, forced_by=(True, "f2"), winograd=True))
+                         rule=lambda s: None, forced_by=(True, "f2"), winograd=True, version=2))

@@ -1,0 +1,133 @@
+"""Every registered convolution algorithm against a float64 direct convolution, called the way the
+compiled program calls it: scratch buffers full of garbage, the same buffers again (kernels cache
+views of them), a new output buffer, an output that is a channel slice of a wider buffer, and
+every fused epilogue (bias, residual, activation). Small shapes: the model fixtures cover scale."""
+import types
+
+import numpy as np
+import pytest
+
+from hybridize.runtime.graph.kernels import conv as CV
+
+GEOMETRIES = [
+    # (NHWC input, filters, kernel, pad, dilate)
+    ((1, 9, 9, 8), 6, (3, 3), (1, 1), (1, 1)),
+    ((2, 7, 10, 5), 7, (3, 3), (1, 1), (1, 1)),       # ragged tiles, two images
+    ((1, 6, 5, 4), 3, (3, 3), (0, 0), (1, 1)),        # unpadded
+    ((2, 9, 8, 4), 5, (3, 3), (2, 2), (2, 2)),        # dilated
+    ((1, 8, 9, 3), 4, (5, 5), (2, 2), (1, 1)),
+    ((1, 6, 7, 4), 5, (3, 1), (1, 0), (1, 1)),
+    ((3, 13, 13, 16), 8, (3, 3), (1, 1), (1, 1)),     # several bands / chunks on the pool
+]
+EPILOGUES = [((), False, False), (("relu",), True, False), (("relu",), True, True), (("clip", 0.0, 6.0), True, True),
+             ((), True, True)]
+
+
+def direct(x, w, pad, dilate, b=None, r=None, act=()):
+    """float64 reference: NHWC input, MXNet (K, C, KH, KW) weights, stride 1."""
+    N, H, W, C = x.shape
+    K, _, kh, kw = w.shape
+    (ph, pw), (dh, dw) = pad, dilate
+    xp = np.pad(x.astype(np.float64), ((0, 0), (ph, ph), (pw, pw), (0, 0)))
+    OH, OW = H + 2 * ph - dh * (kh - 1), W + 2 * pw - dw * (kw - 1)
+    out = np.zeros((N, OH, OW, K))
+    for i in range(kh):
+        for j in range(kw):
+            out += xp[:, i * dh:i * dh + OH, j * dw:j * dw + OW] @ w[:, :, i, j].T.astype(np.float64)
+    if b is not None:
+        out += b
+    if r is not None:
+        out += r
+    if act == ("relu",):
+        out = np.maximum(out, 0)
+    elif act and act[0] == "clip":
+        out = np.clip(out, act[1], act[2])
+    return out
+
+
+def run_algo(algo, x, w, Kf, kern, pad, dil, act, b, r, out=None):
+    a = types.SimpleNamespace(kernel=kern, stride=(1, 1), pad=pad, dilate=dil, num_filter=Kf, groups=1, algo=algo,
+                              act=act, has_bias=b is not None, has_res=r is not None, has_pre=False, pre_act=(),
+                              pre_fold=False)
+    fn, scratch = CV.build_conv(a, x.shape, np.float32)
+    bufs = [np.full(s, np.nan, d) for s, d in scratch]
+    wl = CV.conv_weight(w, algo, 1)
+    opt = {**({"bias": b} if b is not None else {}), **({"residual": r} if r is not None else {})}
+    spec = CV.ConvSpec.of(a, x.shape, np.float32)
+    results = []
+    for _ in range(2):                                  # the same buffers twice, then a new output
+        o = np.full((x.shape[0], spec.OH, spec.OW, Kf), np.nan, np.float32) if out is None else out
+        fn(x, wl, o, *bufs, **opt)
+        fn(x, wl, o, *bufs, **opt)
+        results.append(o.copy())
+    assert np.array_equal(results[0], results[1])
+    return results[0], (fn, wl, bufs, opt, spec)
+
+
+def algos_for(kern, dil):
+    spec = CV.ConvSpec(1, 8, 8, 4, 4, kern, (1, 1), (1, 1), dil)
+    return [a.name for a in CV.all_algos() if a.eligible(spec) and a.name not in ("dw", "group")]
+
+
+@pytest.mark.parametrize("xs,Kf,kern,pad,dil", GEOMETRIES)
+def test_every_algorithm_equals_a_direct_convolution(xs, Kf, kern, pad, dil):
+    rng = np.random.default_rng(sum(xs) + Kf)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = (rng.standard_normal((Kf, xs[3]) + kern) * 0.2).astype(np.float32)
+    for act, hb, hr in EPILOGUES:
+        b = rng.standard_normal(Kf).astype(np.float32) if hb else None
+        ref = direct(x, w, pad, dil, b)
+        r = rng.standard_normal(ref.shape).astype(np.float32) if hr else None
+        ref = direct(x, w, pad, dil, b, r, act)
+        for algo in algos_for(kern, dil):
+            got, _ = run_algo(algo, x, w, Kf, kern, pad, dil, act, b, r)
+            tol = 1e-4 if algo.startswith("wino") else 2e-5
+            np.testing.assert_allclose(got, ref, rtol=tol, atol=tol * max(1.0, float(np.abs(ref).max())),
+                                       err_msg=f"{algo} {act} bias={hb} residual={hr}")
+
+
+@pytest.mark.parametrize("algo", ["gemm", "wino", "wino4"])
+def test_an_output_that_is_a_channel_slice_of_a_wider_buffer(algo):
+    """Kernels write ``out`` only through views that keep its strides (and nothing beside it)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 9, 10, 6)).astype(np.float32)
+    w = (rng.standard_normal((5, 6, 3, 3)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(5).astype(np.float32)
+    r = rng.standard_normal((2, 9, 10, 5)).astype(np.float32)
+    plain, _ = run_algo(algo, x, w, 5, (3, 3), (1, 1), (1, 1), ("relu",), b, r)
+    wide = np.full((2, 9, 10, 12), np.nan, np.float32)
+    got, _ = run_algo(algo, x, w, 5, (3, 3), (1, 1), (1, 1), ("relu",), b, r, out=wide[..., 4:9])
+    np.testing.assert_array_equal(got, plain)
+    assert np.isnan(wide[..., :4]).all() and np.isnan(wide[..., 9:]).all()
+
+
+def test_the_wino4_bias_slot_adds_a_constant_to_every_output():
+    """A^T's column 1 is all ones: M[b=1, a=1] reaches every output of a tile with weight 1."""
+    from hybridize.runtime.graph.kernels.conv import wino4
+    Mm = np.zeros(36)
+    Mm[wino4._BIAS_SLOT] = 1.0
+    np.testing.assert_array_equal(wino4._KA @ Mm, np.ones(16))
+
+
+@pytest.mark.parametrize("xs,Kf", [((2, 9, 10, 6), 5), ((1, 8, 8, 4), 16), ((3, 7, 7, 8), 40), ((1, 13, 11, 3), 24)])
+@pytest.mark.parametrize("algo", ["wino", "wino4"])
+def test_winograd_bands_and_split_products_on_the_pool(xs, Kf, algo, monkeypatch):
+    """Several bands of tile rows; with more output channels than tiles per band, the products are
+    split among the threads instead (transforms still in bands): both equal a direct convolution."""
+    from hybridize.runtime.graph.kernels.conv import _winograd
+    monkeypatch.setenv("HYBRIDIZE_THREADS", "3")
+    monkeypatch.setattr(_winograd, "WINO_BAND_WORK", 1.0)
+    a = types.SimpleNamespace(OH=xs[1], OW=xs[2], N=xs[0], C=xs[3], K=Kf)
+    tf = (_winograd.Transform(2, np.eye(4), np.ones((2, 4)), "ab") if algo == "wino" else
+          _winograd.Transform(4, np.eye(6), np.ones((4, 6)), "ba"))
+    TH, TW, bands, split = _winograd.plan(a, tf)
+    assert len(bands) > 1 and split == (2 * xs[0] * TW * max(b - a_ for a_, b in bands) < Kf)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = (rng.standard_normal((Kf, xs[3], 3, 3)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(Kf).astype(np.float32)
+    r = rng.standard_normal(xs[:3] + (Kf,)).astype(np.float32)
+    for act, bb, rr in ((("relu",), b, r), (("relu",), b, None), ((), None, None)):
+        got, _ = run_algo(algo, x, w, Kf, (3, 3), (1, 1), (1, 1), act, bb, rr)
+        ref = direct(x, w, (1, 1), (1, 1), bb, rr, act)
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(ref).max())))
