@@ -7,6 +7,7 @@ import types
 import numpy as np
 import pytest
 
+from hybridize.runtime.graph.kernels import blas
 from hybridize.runtime.graph.kernels import conv as CV
 
 GEOMETRIES = [
@@ -101,6 +102,26 @@ def test_an_output_that_is_a_channel_slice_of_a_wider_buffer(algo):
     assert np.isnan(wide[..., :4]).all() and np.isnan(wide[..., 9:]).all()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_blas_gemm_accumulates_into_strided_outputs(dtype):
+    if not blas.available(dtype):
+        pytest.skip("numpy's BLAS is not callable here")
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((7, 12)).astype(dtype)[:, 2:9]           # leading dimension 12
+    b = rng.standard_normal((7, 5)).astype(dtype)
+    big = rng.standard_normal((7, 9)).astype(dtype)
+    c = big[:, 3:8]
+    before = big.copy()
+    blas.gemm(a, b, c, 1.0)
+    np.testing.assert_allclose(c, before[:, 3:8] + a @ b, rtol=1e-6 if dtype == np.float64 else 1e-5)
+    np.testing.assert_array_equal(big[:, :3], before[:, :3])
+    np.testing.assert_array_equal(big[:, 8:], before[:, 8:])
+    blas.gemm(a, b, c)                                              # beta = 0: overwrite
+    np.testing.assert_allclose(c, a @ b, rtol=1e-6 if dtype == np.float64 else 1e-5)
+    with pytest.raises(ValueError):
+        blas.gemm(a.T, b[:, :2].T, c[:2, :2])                       # a transposed view: no unit stride
+
+
 def test_the_wino4_bias_slot_adds_a_constant_to_every_output():
     """A^T's column 1 is all ones: M[b=1, a=1] reaches every output of a tile with weight 1."""
     from hybridize.runtime.graph.kernels.conv import wino4
@@ -131,3 +152,32 @@ def test_winograd_bands_and_split_products_on_the_pool(xs, Kf, algo, monkeypatch
         got, _ = run_algo(algo, x, w, Kf, (3, 3), (1, 1), (1, 1), act, bb, rr)
         ref = direct(x, w, (1, 1), (1, 1), bb, rr, act)
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(ref).max())))
+
+
+@pytest.mark.parametrize("winograd,direct_blas", [(False, True), (False, False), ("f2", True), ("f4", True)])
+def test_a_residual_whose_buffer_is_free_is_accumulated_in_place(winograd, direct_blas, monkeypatch):
+    """The convolution writes into its residual's buffer when nothing reads it later (gemm: one BLAS
+    call with beta = 1, or matmul + add without direct BLAS calls), not when the same tensor is also
+    its input (conv(y) + y)."""
+    import os
+
+    from hybridize.runtime.graph.kernels.conv import gemm
+    monkeypatch.setattr(gemm, "INPLACE_MIN_OUTPUT", 0)
+    if not direct_blas:
+        monkeypatch.setattr(blas, "_gemm", {})
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from compiler_helpers import check
+
+    from hybridize.runtime import symbol as sym
+    x = sym.var("data")
+    y = sym.relu(sym.Convolution(x, kernel=(1, 1), num_filter=8, name="a"))
+    k = dict(kernel=(1, 1)) if winograd is False else dict(kernel=(3, 3), pad=(1, 1))
+    z = sym.relu(sym.Convolution(sym.relu(sym.Convolution(y, num_filter=4, name="b", **k)), num_filter=8,
+                                 name="c", **k) + y)                         # y's buffer is free at c
+    w = sym.relu(sym.Convolution(z, num_filter=8, name="d", **k) + z)        # z is d's input too
+    prog = check(w, {"data": (2, 5, 9, 9)}, options={"winograd": winograd})
+    lines = prog.code.splitlines()
+    calls = {ln.strip()[len("# _hy_conv '"):-1]: lines[i + 1] for i, ln in enumerate(lines) if "# _hy_conv" in ln}
+    assert calls["c"].split("(")[1].split(", ")[2] == "a" and "residual=a)" in calls["c"]     # out is a's buffer
+    assert calls["d"].split("(")[1].split(", ")[2] != "c" and "residual=c)" in calls["d"]

@@ -113,6 +113,7 @@ class ConvAlgo:
     forced_by: tuple = ()
     winograd: bool = False                              # excluded by options["winograd"] = False
     version: int = 1                                    # bumped when the kernel changes: stored timings expire
+    residual_inplace: Callable[[ConvSpec], bool] = lambda spec: False   # kernel accepts ``out is residual``
 
 
 _ALGOS: dict[str, ConvAlgo] = {}
@@ -308,7 +309,17 @@ def _emit_conv(em: Any) -> list[str]:
         em.plan.parallel = True
     k = em.bind(f"conv_{a.algo}", fn)
     ops = ConvOperands.bind(a, em.args)
-    buf = em.out_buffer(0)
+    buf = None
+    spec = ConvSpec.of(a, em.in_shapes[0], em.in_dtypes[0])
+    if ops.residual is not None and get_algo(a.algo).residual_inplace(spec):
+        # the residual's buffer, when nothing reads it later (and no other operand shares its
+        # memory: conv(x) + x): the kernel accumulates into it (BLAS beta = 1) instead of adding it
+        # in a pass of its own
+        j = operand_names(a).index("residual")
+        mine = em.plan.owner(em.node.inputs[j])
+        if not any(em.plan.owner(e) & mine for k, e in enumerate(em.node.inputs) if k != j):
+            buf = em.inplace(0, j)
+    buf = buf or em.out_buffer(0)
     sc = [em.scratch(s, d) for s, d in scratch]
     kw = [f"{n}={v}" for n, v in ops.optional().items()]
     return [f"{k}({', '.join([ops.data, ops.weight, buf] + sc + kw)})", f"{em.outs[0]} = {buf}"]

@@ -55,4 +55,5 @@ def build(s: ConvSpec) -> Callable:
 
 
 ALGO = register(ConvAlgo("wino", 20, eligible, weight, weight_shape, scratch, build, tunable=True,
-                         rule=lambda s: None, forced_by=(True, "f2"), winograd=True, version=2))
+                         rule=lambda s: None, forced_by=(True, "f2"), winograd=True, version=2,
+                         residual_inplace=lambda s: True))

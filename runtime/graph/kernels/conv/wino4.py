@@ -57,4 +57,5 @@ def build(s: ConvSpec) -> Callable:
 
 
 ALGO = register(ConvAlgo("wino4", 30, eligible, weight, weight_shape, scratch, build, tunable=True,
-                         rule=rule, forced_by=("f4",), winograd=True, version=2))
+                         rule=rule, forced_by=("f4",), winograd=True, version=2,
+                         residual_inplace=lambda s: True))
