@@ -269,6 +269,9 @@ class _Planner:
         self.step = 0
         self.fresh_count = 0
         self.parallel = False      # some kernel runs row chunks on the thread pool
+        self.users: dict[Entry, list] = {}         # entry -> the steps reading it
+        self.augmented: dict[Entry, str] = {}      # entry -> a (1, n + 1) buffer holding it and a 1 (_hy_dense)
+        self.slots: dict[tuple, str] = {}          # (buffer, offset, width) -> a view made with the buffers
 
     def owner(self, e: Entry) -> frozenset[int]:
         return self.owners.get(e, frozenset())
@@ -278,6 +281,15 @@ class _Planner:
         vb.name = self.names.make(f"_s{vb.index}" if scratch else f"_b{vb.index}", internal=True)
         self.vbufs.append(vb)
         return vb
+
+    def slot(self, vb: _VBuf, off: int, width: int) -> str:
+        """The name of a per-thread view ``vb[..., off:off + width]``, made once with the buffers
+        (not sliced on every call)."""
+        key = (vb.index, off, width)
+        nm = self.slots.get(key)
+        if nm is None:
+            nm = self.slots[key] = self.names.make(f"_v{vb.index}_{off}", internal=True)
+        return nm
 
     def define(self, e: Entry, owners: frozenset[int]) -> None:
         self.owners[e] = owners
@@ -314,16 +326,18 @@ class _Planner:
         stats["memory"] = {"peak_bytes": int(total), "lower_bound_bytes": lower, "buffers": len(self.vbufs),
                            "unshared_bytes": int(sum(v.nbytes for v in self.vbufs))}
         layout = [(v.offset, v.nbytes, v.dtype, v.shape) for v in self.vbufs]
+        slots = list(self.slots.items())
         tls = self.glob["_tls"]
 
         def alloc() -> tuple:
             arena = np.empty(total, np.uint8)
             bufs = tuple(arena[o:o + n].view(d).reshape(s) for o, n, d, s in layout)
+            bufs += tuple(bufs[i][..., off:off + w] for (i, off, w), _ in slots)
             tls.bufs = bufs
             return bufs
         self.glob["_alloc"] = alloc
         return ["try:", "    _bufs = _tls.bufs", "except AttributeError:", "    _bufs = _alloc()",
-                "(" + ", ".join(v.name for v in self.vbufs) + ",) = _bufs"]
+                "(" + ", ".join([v.name for v in self.vbufs] + [nm for _, nm in slots]) + ",) = _bufs"]
 
 
 class Emit:
@@ -525,6 +539,9 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
         last_use[e] = end_step
     out_entries = set(g.outputs)
     plan = _Planner(glob, names, last_use)
+    for n in steps:
+        for e in n.inputs:
+            plan.users.setdefault(e, []).append(n)
     kcount = 0
     for t, n in enumerate(steps):
         plan.step = t

@@ -93,7 +93,8 @@ def act_lines(em: Any, buf: str, act: tuple, shape: tuple | None = None, dtype: 
         if big:     # numpy's maximum with a scalar is an unvectorized loop: read a zeros view
             z = em.bind("zeros", zeros_like_view(tuple(shape), dtype))
             return [f"_maximum({buf}, {z}, out={buf})"]
-        return [f"_maximum({buf}, 0, out={buf})"]
+        zero = em.bind("zero", np.dtype(dtype).type(0))     # a same-dtype scalar: no type resolution
+        return [f"_maximum({buf}, {zero}, out={buf})"]
     if kind == "clip" and np.dtype(dtype).kind == "f":     # one vectorized pass (see fastpath.clip_)
         lo = em.bind("lo", np.dtype(dtype).type(act[1]))
         hi = em.bind("hi", np.dtype(dtype).type(act[2]))

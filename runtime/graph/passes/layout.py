@@ -191,8 +191,15 @@ def _lower_one(n: Node, name: str, ins: list[Entry], shape_of, static, to_nhwc, 
         x = ins[0]
         if x in nhwc and not (a.flatten and len(xs) == 4 and xs[2] * xs[3] == 1):
             x = to_orig(x)
-        wt = Node(K.TRANSPOSE2D, ctx.fresh(n.name + "_wt"), {}, [ins[1]])
         has_bias = not a.no_bias
+        rows = xs[0] if a.flatten else int(np.prod(xs[:-1]))
+        if rows == 1 and has_bias and len(shape_of(n.inputs[1])) == 2:
+            # one row (batch-1 MLPs): the bias rides in the matmul as one more weight row
+            wa = Node(K.DENSE_AUG, ctx.fresh(n.name + "_wa"), {}, [ins[1], ins[2]])
+            count("dense")
+            return Node(K.DENSE, n.name, {"num_hidden": int(a.num_hidden), "flatten": bool(a.flatten),
+                                          "has_bias": False, "act": (), "aug": True}, [x, wa.entry()]), False
+        wt = Node(K.TRANSPOSE2D, ctx.fresh(n.name + "_wt"), {}, [ins[1]])
         count("dense")
         return Node(K.DENSE, n.name, {"num_hidden": int(a.num_hidden), "flatten": bool(a.flatten),
                                       "has_bias": has_bias, "act": ()},
