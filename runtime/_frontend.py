@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from .base import OperatorArgumentError
 from .ops.attrs import AttrError
 from .ops.registry import Attrs, OpDef
@@ -126,6 +128,14 @@ def _bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callab
                 pos_inputs.extend(v if isinstance(v, (list, tuple)) else [v])
                 del kw_inputs[k]
         given.setdefault(op.variadic, len(pos_inputs))
+    dtype = given.get("dtype")
+    if dtype is not None and not isinstance(dtype, str):
+        # MXNet's generated functions pass a ``dtype`` argument as ``np.dtype(dtype).name``: numpy
+        # types are accepted for every op (gluon-nlp: sample_multinomial(p, dtype=np.int32))
+        try:
+            given["dtype"] = np.dtype(dtype).name
+        except TypeError:
+            pass  # not a dtype: the attribute's own check reports it
     try:
         given = op.coerce_attrs(given)
         attrs = op.resolve(given)

@@ -363,13 +363,31 @@ def strategies():
         if len(shape) < 2:
             return None
         row = shape[1:]
-        form = draw(st.sampled_from(["stack", "acc", "range_acc", "len_acc", "enumerate"]))
+        form = draw(st.sampled_from(["stack", "acc", "range_acc", "len_acc", "enumerate", "zip", "unpack", "while",
+                                     "concat"]))
         name = state.fresh("l")
         if form == "stack":
             state.tensors[name] = shape
             op = draw(st.sampled_from(["F.relu(row) * 2", "row + 1", "F.tanh(row)"]))
             return f"rows = []\nfor row in {base}:\n    rows.append({op})\n{name} = F.stack(*rows)"
+        if form == "concat":
+            state.tensors[name] = (shape[0],) + (shape[1] * 2,) + shape[2:]
+            return (f"outs = []\nfor row in {base}:\n    outs.append(F.concat(row, row * 2, dim=0))\n"
+                    f"{name} = F.stack(*outs)")
+        if form == "while":  # terminates: the norm halves each time
+            state.tensors[name] = shape
+            return f"{name} = {base} * 1\nwhile F.abs({name}).sum() > 1:\n    {name} = {name} * 0.5"
+        if form == "unpack":
+            if shape[0] != 2:
+                return None
+            other = state.fresh("l")
+            state.tensors[name] = state.tensors[other] = row
+            return f"{name}, {other} = {base}"
         state.tensors[name] = row
+        if form == "zip":
+            mates = state.of_shape(shape)
+            return (f"{name} = F.zeros_like({base}[0])\nfor r1, r2 in zip({base}, {draw(st.sampled_from(mates))}):\n"
+                    f"    {name} = {name} + r1 * r2")
         if form == "acc":
             return f"{name} = F.zeros_like({base}[0])\nfor row in {base}:\n    {name} = {name} + row * 2"
         if form == "range_acc":
@@ -382,8 +400,25 @@ def strategies():
         base = draw(st.sampled_from(sorted(state.tensors)))
         shape = state.tensors[base]
         name = state.fresh("s")
-        form = draw(st.sampled_from(["first", "len", "prod", "unpack", "value", "positional", "reverse", "keep0"]))
-        if form == "first" or (form in ("prod", "unpack", "keep0") and len(shape) < 2):
+        form = draw(st.sampled_from(["first", "len", "prod", "unpack", "value", "positional", "reverse", "keep0",
+                                     "zeros", "ones_col", "broadcast", "arange", "split_dims"]))
+        if form == "zeros":  # a constructor of a tensor's shape: *_like
+            state.tensors[name] = shape
+            return f"{name} = F.zeros(shape={base}.shape) + {base}" if draw(st.booleans()) else \
+                f"{name} = F.ones({base}.shape) * 2"
+        if form == "ones_col":
+            state.tensors[name] = (shape[0], 1)
+            return f"{name} = F.ones(shape=({base}.shape[0], 1))"
+        if form == "broadcast":
+            state.tensors[name] = shape
+            return f"{name} = F.broadcast_to(F.reshape({base}.sum(), shape=(1,) * {len(shape)}), shape={base}.shape)"
+        if form == "arange":
+            state.tensors[name] = (shape[0],)
+            return f"{name} = F.arange({base}.shape[0])"
+        if form == "split_dims" and len(shape) >= 2:
+            state.tensors[name] = shape
+            return f"b, c = {base}.shape[:2]\n{name} = {base}.reshape((b, c, -1)).reshape({base}.shape)"
+        if form == "first" or (form in ("prod", "unpack", "keep0", "split_dims") and len(shape) < 2):
             state.tensors[name] = (shape[0], int(np.prod(shape[1:])))
             return f"{name} = {base}.reshape(({base}.shape[0], -1))"
         if form == "len":
@@ -581,11 +616,32 @@ def with_shape_line(program: Program) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # minimizing a failure
+def signature(outcome: Outcome) -> str:
+    """What kind of failure ``outcome`` is: its status, the check that failed and, for an exception,
+    its type (a reduction must keep it: dropping a statement can leave a name unbound in a branch
+    the original never takes, which fails differently)."""
+    first = outcome.detail.splitlines()[0] if outcome.detail else ""
+    if outcome.status == "broken":
+        check, _, rest = first.partition(" (seed")
+        return f"broken|{check}|{rest.split('raises ', 1)[-1].split(':', 1)[0]}"
+    if outcome.status == "wrong":
+        lines = outcome.detail.splitlines()
+        check = next((line.split(":")[0] for line in lines if line.startswith(("safe fixes", "converted", "transpiled"))),
+                     "")
+        return f"wrong|{check}"
+    return outcome.status
+
+
 def minimize(program: Program, status: str, seeds: tuple[int, ...] = (0, 1)) -> Program:
-    """Drop statements (and returned names) while the program still fails with ``status``."""
+    """Drop statements (and returned names) while the program still fails the same way
+    (:func:`signature`)."""
+    wanted = signature(run_program(with_shape_line(program), seeds))
+    if not wanted.startswith(status):
+        return program
+
     def fails(p: Program) -> bool:
         try:
-            return run_program(with_shape_line(p), seeds).status == status
+            return signature(run_program(with_shape_line(p), seeds)) == wanted
         except Exception:  # noqa: BLE001 - a malformed reduction is not the failure
             return False
 

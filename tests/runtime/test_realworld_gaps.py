@@ -246,3 +246,16 @@ def test_deformable_convolution_v1_and_v2_border_rules_as_mxnet_cpu() -> None:
                                                       num_filter=1, no_bias=True)
     np.testing.assert_allclose(v1.asnumpy().ravel(), [0.0, 3.0, 7.5, 2.5, 6.0, 5.5, 7.3, 8.9, 8.4], rtol=1e-6)
     np.testing.assert_allclose(v2.asnumpy().ravel(), [0.75, 1.5, 7.5, 2.5, 6.0, 5.5, 2.19, 8.9, 8.4], rtol=1e-6)
+
+
+def test_dtype_arguments_accept_numpy_types_as_mxnet() -> None:
+    """gluon-nlp's sampler: ``F.sample_multinomial(probs, dtype=np.int32)`` (MXNet's generated
+    functions pass ``dtype`` as ``np.dtype(dtype).name``, for enum-typed dtypes too)."""
+    p = mx.nd.array([[0.2, 0.8], [0.5, 0.5]])
+    assert mx.nd.sample_multinomial(p, dtype=np.int32).dtype == np.int32
+    assert mx.nd.random.uniform(shape=(2,), dtype=np.float64).dtype == np.float64
+    assert mx.nd.cast(p, dtype=np.int32).dtype == np.int32
+    s = mx.sym.sample_multinomial(mx.sym.var("p"), dtype=np.int32)
+    assert s.attr_dict()[s.name]["dtype"] == "int32"
+    with pytest.raises(TypeError):
+        mx.nd.cast(p, dtype=object())
