@@ -59,6 +59,12 @@ REGRESSIONS = [
     # HY010 + HY002: the view `r1 = h[0]` then `h += 1` (imperatively `r1` sees the update).
     ("view-then-augassign", _program((2, 3, 4), "h = F.relu(x)", "r1 = h[0]", "h += 1", returns="r1, h"),
      "refused"),
+    # HY005: a row loop converted to F.contrib.foreach, then `a, b = outputs`: the analysis did not
+    # know foreach's outputs are one stacked tensor when the body returns one tensor, so `--fix`
+    # (safe fixes only) left an unpacking of a Symbol and claimed no finding.
+    ("unpacking-foreach-outputs", _program((2, 3, 4), "y = F.relu(y) - x", "h = x * 2", "outs = []\n"
+                                           "for row in h:\n    outs.append(F.concat(row, row * 2, dim=0))",
+                                           "l1 = F.stack(*outs)", "l2, l3 = l1", returns="l3"), "converted"),
     # the same constructs without a live alias convert (and the tester checks the results)
     ("augassign-alias-dead", _program((4, 3), "h = x", "h = F.relu(h)", "x *= 2", returns="h, x"), "converted"),
     ("view-read-after-update", _program((4, 3), "h = F.relu(x)", "h[3] *= 0", "r1 = h[1::1]", returns="r1"),

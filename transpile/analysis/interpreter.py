@@ -114,6 +114,7 @@ class Interpreter:
         self.stack: list[int] = []
         self.memo: dict[tuple, Value] = {}
         self.analysed_nested: set[int] = set()
+        self.body_results: dict[int, Value] = {}  # loop bodies handed to F.contrib.foreach / while_loop
         self.pending_nested: list[tuple[FunctionNode, "Env", FunctionContext]] = []
         self.env = Env()
         self.ctx: FunctionContext = FunctionContext(Site(index.lines, ""), None, "")
@@ -1367,7 +1368,8 @@ class Interpreter:
                     self.ctx = ctx
                     bound = self._bind_unknown_params(fn)
                     self.ctx = saved
-                    self.run_function(fn, FunctionContext(ctx.site, ctx.cls, ctx.display), bound, env)
+                    body_result = self.run_function(fn, FunctionContext(ctx.site, ctx.cls, ctx.display), bound, env)
+                    self.body_results[id(fn)] = body_result
             elif value.kind is Kind.STATIC and value.qual.startswith("self.") and sequence_taking:
                 self._analyse_bound_method(value.qual[5:], node)  # F.contrib.foreach(self.step, ...)
             elif not sequence_taking and self._undecided(value):
@@ -1379,6 +1381,8 @@ class Interpreter:
             # ``loop_vars``, the third argument): a list of tensors stays a list of tensors
             element = replace(origin, category=Category.ELEMENT)
             outputs = self.maybe(("call", id(node), "item"), element)
+            if _body_outputs_tensor(args, self.body_results):
+                outputs = tensor(element)  # the body returns one tensor per step: they are stacked
             initial = next((v for a, v in args if a.keyword in ("init_states", "loop_vars")), None)
             positional = [v for a, v in args if a.keyword is None and not a.star]
             if initial is None and len(positional) >= 3 and len(positional) == len(node.args):
@@ -1395,6 +1399,17 @@ class Interpreter:
         if "cond" in ops:
             return self.maybe(("call", id(node)), origin)
         return tensor(origin)
+
+
+def _body_outputs_tensor(args: Sequence[tuple[Any, Value]], results: dict[int, Value]) -> bool:
+    """Does the loop body of ``F.contrib.foreach`` / ``while_loop`` (its first argument, a local
+    function or lambda) return ``(one tensor, states)``? Then the outputs are one stacked tensor."""
+    body = next((v for a, v in args if a.keyword in (None, "body", "func") and not a.star), None)
+    if body is None or body.kind is not Kind.FUNC:
+        return False
+    result = results.get(id(body.func[0]))
+    return result is not None and result.kind is Kind.SEQ and bool(result.elements) \
+        and result.elements[0].kind is Kind.TENSOR
 
 
 def _terminates(body: Sequence[ast.stmt]) -> bool:
