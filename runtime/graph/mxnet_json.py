@@ -37,6 +37,11 @@ def _is_dunder(key: str) -> bool:
 
 
 # -- MXNet's total output count (visible + hidden) ----------------------------------------------
+# ops whose hidden outputs only feed MXNet's backward pass (LU/pivots, padded copies, ...): total count
+_HIDDEN_TOTAL = {"_linalg_det": 3, "_linalg_slogdet": 4, "Correlation": 3, "BatchNorm_v1": 3,
+                 "_contrib_Proposal": 2, "_contrib_MultiProposal": 2}
+
+
 def mx_num_outputs(node: Node) -> int:
     """How many outputs MXNet 1.9.1 (oneDNN build, the pip wheel) gives ``node``: what
     ``node_row_ptr`` counts. Some operators have hidden outputs our kernels do not produce
@@ -51,6 +56,8 @@ def mx_num_outputs(node: Node) -> int:
         hidden = 3
     elif name in ("Dropout", "LRN", "ROIPooling", "CTCLoss", "_contrib_box_nms"):
         hidden = 2
+    elif name in _HIDDEN_TOTAL:
+        hidden = _HIDDEN_TOTAL[name]
     elif name == "LeakyReLU":
         hidden = 2 if a.get("act_type") == "rrelu" else 1
     elif name == "topk":

@@ -31,7 +31,7 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import Bool, Float, Int, Param
 from ._nnutil import merge_shape
-from .nn_detection import FloatTuple
+from ._tuple_attrs import FloatOrTuple, as_tuple
 from .registry import OpDef, register
 
 _F = np.float32
@@ -163,9 +163,9 @@ def _check(attrs, cls_prob, bbox_pred, im_info, multi: bool) -> None:
                          f"got {bbox_pred.shape} and {im_info.shape}")
     if not multi and N != 1:
         raise ShapeError("Proposal: Sorry, multiple images each device is not implemented.")
-    if A2 // 2 != len(attrs.ratios) * len(attrs.scales):
-        raise ShapeError(f"{name}: {A2 // 2} anchors in cls_prob, but ratios x scales make "
-                         f"{len(attrs.ratios) * len(attrs.scales)}")
+    n_anchors = len(as_tuple(attrs.ratios)) * len(as_tuple(attrs.scales))
+    if A2 // 2 != n_anchors:
+        raise ShapeError(f"{name}: {A2 // 2} anchors in cls_prob, but ratios x scales make {n_anchors}")
     if attrs.rpn_post_nms_top_n < 1:
         raise ShapeError(f"{name}: rpn_post_nms_top_n must be positive, got {attrs.rpn_post_nms_top_n}")
 
@@ -174,7 +174,7 @@ def _proposal_core(attrs, cls_prob, bbox_pred, im_info, multi: bool):
     _check(attrs, cls_prob, bbox_pred, im_info, multi)
     N, A2 = cls_prob.shape[:2]
     A = A2 // 2
-    anchors = _anchors(attrs.feature_stride, attrs.ratios, attrs.scales)
+    anchors = _anchors(attrs.feature_stride, as_tuple(attrs.ratios), as_tuple(attrs.scales))
     P = attrs.rpn_post_nms_top_n
     out = np.zeros((N * P, 5), dtype=_F)
     scores = np.zeros((N * P, 1), dtype=_F)
@@ -230,7 +230,8 @@ class _ProposalOp(OpDef):
 
 _PARAMS = (Param("rpn_pre_nms_top_n", Int, 6000), Param("rpn_post_nms_top_n", Int, 300),
            Param("threshold", Float, 0.7), Param("rpn_min_size", Int, 16),
-           Param("scales", FloatTuple, (4.0, 8.0, 16.0, 32.0)), Param("ratios", FloatTuple, (0.5, 1.0, 2.0)),
+           Param("scales", FloatOrTuple, (4.0, 8.0, 16.0, 32.0)),
+           Param("ratios", FloatOrTuple, (0.5, 1.0, 2.0)),
            Param("feature_stride", Int, 16), Param("output_score", Bool, False), Param("iou_loss", Bool, False))
 
 for _name, _fn, _multi in (("_contrib_Proposal", _proposal, False), ("_contrib_MultiProposal", _multi_proposal, True)):

@@ -13,7 +13,10 @@ It writes, next to this file:
   symbol JSON), ``kwargs`` (lists stand for tuples), ``json_attrs`` (what ``tojson()`` wrote),
   ``num_inputs``, ``num_outputs``, ``output_names`` (``list_outputs()`` without the node name),
   ``output_dtypes``, ``out_shapes`` (``infer_shape`` from the input
-  shapes, or null when MXNet cannot infer them), ``tol`` (relative tolerance; 0 = exact);
+  shapes, or null when MXNet cannot infer them), ``tol`` (relative tolerance; 0 = exact),
+  ``mx_num_outputs`` (visible and hidden, as ``node_row_ptr`` counts them), ``train`` (run under ``autograd.train_mode()``), ``symbolic`` (false for legacy NDArray
+  functions), ``input_kw`` (inputs passed by keyword), ``unwritten`` (``<case>/unwritten0`` masks
+  output elements MXNet never writes);
   ``errors``: calls MXNet refuses (``func``, ``kwargs``, ``error``: MXNet's message line).
 - ``extra_ops_cases.npz``: ``<case>/in<i>`` and ``<case>/out<i>``.
 
@@ -65,13 +68,14 @@ def _bound_forward(func: str, inputs: list, input_kw: list, train: bool, call: d
 
 
 def record(case: str, func: str, inputs: list, tol: float = 1e-5, train: bool = False, legacy_op: str = "",
-           input_kw: list | None = None, **kwargs) -> None:
+           input_kw: list | None = None, unwritten: np.ndarray | None = None, **kwargs) -> None:
     """Calls ``mx.nd.<func>`` and ``mx.sym.<func>``; stores inputs, outputs, attrs, inferred shapes.
 
     ``train``: the call runs under ``autograd.train_mode()``. ``legacy_op``: a legacy NDArray
     function MXNet cannot build a Symbol of (the op name is given, no symbol facts are recorded).
     ``input_kw``: the inputs are passed by these keywords (and MXNet's answer comes from a bound
-    symbol: its ``nd.X`` has no way to pass auxiliary states)."""
+    symbol: its ``nd.X`` has no way to pass auxiliary states). ``unwritten``: a mask of output 0's
+    elements MXNet's kernel never writes (their values are whatever memory held; not compared)."""
     inputs = [np.asarray(x) for x in inputs]
     call = {k: _tuples(v) for k, v in kwargs.items()}
     if input_kw:
@@ -82,7 +86,9 @@ def record(case: str, func: str, inputs: list, tol: float = 1e-5, train: bool = 
     outs = [r.asnumpy() for r in (res if isinstance(res, (list, tuple)) else [res])]
     entry = {"case": case, "func": func, "kwargs": kwargs, "num_inputs": len(inputs), "num_outputs": len(outs),
              "output_dtypes": [o.dtype.name for o in outs], "tol": tol, "train": train, "symbolic": not legacy_op,
-             "input_kw": input_kw}
+             "input_kw": input_kw, "unwritten": unwritten is not None}
+    if unwritten is not None:
+        ARRAYS[f"{case}/unwritten0"] = np.asarray(unwritten, dtype=bool)
     if legacy_op:
         entry.update(op=legacy_op, json_attrs={}, output_names=None, out_shapes=None)
     else:
@@ -97,6 +103,9 @@ def record(case: str, func: str, inputs: list, tol: float = 1e-5, train: bool = 
             out_shapes = None if out_shapes is None else [list(o) for o in out_shapes]
         except mx.MXNetError:
             out_shapes = None
+        doc = json.loads(s.tojson())
+        row_ptr = doc["node_row_ptr"]
+        entry["mx_num_outputs"] = row_ptr[-1] - row_ptr[-2]        # visible + hidden outputs
         prefix = node["name"] + "_"
         entry.update(op=node["op"], json_attrs=node.get("attrs", {}),
                      output_names=[n[len(prefix):] if n.startswith(prefix) else n for n in s.list_outputs()],
@@ -351,6 +360,8 @@ def proposal_cases() -> None:
     record("proposal_ties", "contrib.Proposal", [ct, bt, f32([[32, 32, 1.0]])], rpn_post_nms_top_n=20,
            rpn_min_size=1, threshold=0.6, output_score=True, **small)
     cd, bd = rpn_inputs(rs, 1, 12, 3, 4)
+    record("proposal_scalar_attrs", "contrib.Proposal", [c[:, [0, 1, 6, 7]], b[:, :8], info], scales=3, ratios=(1, 2),
+           feature_stride=8, rpn_post_nms_top_n=5, rpn_min_size=2)
     record("proposal_defaults", "contrib.Proposal", [cd, bd, f32([[48, 64, 1.0]])], rpn_post_nms_top_n=7,
            output_score=True)
     record_error("proposal_batch", "contrib.Proposal", [np.concatenate([c, c]), np.concatenate([b, b]),
@@ -366,7 +377,82 @@ def proposal_cases() -> None:
            rpn_post_nms_top_n=6, iou_loss=True, output_score=True, rpn_min_size=2, **small)
 
 
-SECTIONS = [linalg_cases, misc_cases, vision_cases, proposal_cases]
+# -- image ----------------------------------------------------------------------------------------------------
+def image_cases() -> None:
+    rs = np.random.RandomState(21)
+    img = rs.randint(0, 256, (4, 5, 3)).astype(np.uint8)
+    img_f = f32(rs.uniform(0, 255, (5, 4, 3)))
+    gray = rs.randint(0, 256, (3, 4, 1)).astype(np.uint8)
+    record("image_to_tensor_u8", "image.to_tensor", [img], tol=0)
+    record("image_to_tensor_batch_f32", "image.to_tensor", [f32(rs.uniform(0, 255, (2, 3, 4, 3)))])
+    record("image_to_tensor_f64", "image.to_tensor", [rs.uniform(0, 255, (3, 2, 1))])
+    record_error("image_to_tensor_2d", "image.to_tensor", [f32(np.ones((3, 4)))])
+    chw = f32(rs.uniform(0, 1, (3, 4, 5)))
+    record("image_normalize_3", "image.normalize", [chw], mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225))
+    record("image_normalize_1", "image.normalize", [f32(rs.uniform(0, 1, (2, 3, 2, 2)))], mean=0.5, std=(0.25,))
+    record("image_normalize_gray", "image.normalize", [f32(rs.uniform(0, 1, (1, 3, 3)))], mean=(0.3,), std=(2,))
+    record("image_normalize_u8_wraps", "image.normalize", [np.full((3, 2, 2), 5, np.uint8)], mean=(10, 2, 3),
+           std=(2, 2, 2), tol=0)
+    record("image_normalize_f64", "image.normalize", [rs.uniform(0, 1, (3, 2, 3))], mean=(0.1, 0.2, 0.3),
+           std=(0.5, 0.6, 0.7))
+    record("image_normalize_f16", "image.normalize", [rs.uniform(0, 1, (3, 2, 3)).astype(np.float16)],
+           mean=(0.1, 0.2, 0.3), std=(0.5, 0.6, 0.7), tol=1e-3)
+    record_error("image_normalize_default_mean", "image.normalize", [chw])
+    record_error("image_normalize_channels", "image.normalize", [f32(np.ones((2, 3, 3)))], mean=0, std=1)
+    record("image_crop_hwc", "image.crop", [img], x=1, y=2, width=3, height=2, tol=0)
+    record("image_crop_batch", "image.crop", [f32(rs.uniform(0, 1, (2, 5, 6, 1)))], x=0, y=1, width=6, height=3)
+    record_error("image_crop_too_wide", "image.crop", [img], x=3, y=0, width=3, height=2)
+    record_error("image_crop_channels", "image.crop", [f32(np.ones((4, 4, 2)))], x=0, y=0, width=2, height=2)
+    for name, axis in (("flip_left_right", 1), ("flip_top_bottom", 0)):
+        odd = rs.randint(0, 256, (5, 5, 3)).astype(np.uint8)
+        middle = np.zeros(odd.shape, bool)
+        middle[(slice(None),) * axis + (2,)] = True              # MXNet never writes the middle
+        record(f"image_{name}_odd", f"image.{name}", [odd], tol=0, unwritten=middle)
+        record(f"image_{name}_even", f"image.{name}", [img_f[:4]], tol=0)
+        record(f"image_{name}_gray", f"image.{name}", [gray[:2]], tol=0)
+        record_error(f"image_{name}_4d", f"image.{name}", [img[None]])
+    record("image_adjust_lighting_u8", "image.adjust_lighting", [img], alpha=(0.02, -0.01, 0.03), tol=0)
+    record("image_adjust_lighting_f32", "image.adjust_lighting", [img_f], alpha=(-0.5, 0.3, 1.2))
+    # the random operators with a degenerate range are deterministic: brightness/contrast/saturation/hue
+    for factor in (0.0, 0.6, 1.7):
+        for name in ("brightness", "contrast", "saturation"):
+            record(f"image_random_{name}_u8_{factor}", f"image.random_{name}", [img], min_factor=factor,
+                   max_factor=factor, tol=0)
+            record(f"image_random_{name}_f32_{factor}", f"image.random_{name}", [img_f], min_factor=factor,
+                   max_factor=factor, tol=1e-4)
+    record("image_random_contrast_gray", "image.random_contrast", [gray], min_factor=0.5, max_factor=0.5, tol=0)
+    record("image_random_saturation_gray", "image.random_saturation", [gray], min_factor=0.5, max_factor=0.5,
+           tol=0)
+    hue_img = rs.randint(0, 256, (6, 7, 3)).astype(np.uint8)
+    hue_img[0, :3] = [[10, 10, 10], [255, 0, 0], [0, 0, 0]]                        # grey, pure red, black
+    for alpha in (0.0, 0.1, 0.35, 0.9):
+        record(f"image_random_hue_u8_{alpha}", "image.random_hue", [hue_img], min_factor=alpha, max_factor=alpha,
+               tol=0)
+        record(f"image_random_hue_f32_{alpha}", "image.random_hue", [img_f], min_factor=alpha, max_factor=alpha,
+               tol=1e-3)
+    record_error("image_random_hue_negative", "image.random_hue", [hue_img], min_factor=-0.2, max_factor=0.1)
+    # resize: OpenCV 3.4.2 (bilinear: fixed-point uint8 with its SSE rounding; nearest), (width, height)
+    small = rs.randint(0, 256, (7, 9, 3)).astype(np.uint8)
+    record("image_resize_u8_down", "image.resize", [small], size=(5, 4), tol=0)
+    record("image_resize_u8_up", "image.resize", [small[..., :1]], size=(14, 11), tol=0)
+    record("image_resize_u8_half", "image.resize", [rs.randint(0, 256, (8, 6, 3)).astype(np.uint8)], size=(3, 4), tol=0)
+    record("image_resize_u8_square", "image.resize", [small], size=6, tol=0)
+    record("image_resize_keep_ratio_tall", "image.resize", [small], size=5, keep_ratio=True, tol=0)
+    record("image_resize_keep_ratio_wide", "image.resize", [np.ascontiguousarray(small.transpose(1, 0, 2))], size=4,
+           keep_ratio=True, tol=0)
+    record("image_resize_same", "image.resize", [small], size=(9, 7), tol=0)
+    record("image_resize_f32", "image.resize", [f32(rs.uniform(0, 1, (5, 4, 3)))], size=(7, 3))
+    record("image_resize_f64_batch", "image.resize", [rs.uniform(0, 1, (2, 4, 6, 1))], size=(4, 9))
+    record("image_resize_nearest", "image.resize", [small], size=(13, 5), interp=0, tol=0)
+    record("image_resize_nearest_batch", "image.resize", [f32(rs.uniform(0, 1, (2, 6, 5, 3)))], size=(3, 8), interp=0)
+    record("image_resize_u8_batch", "image.resize", [rs.randint(0, 256, (3, 5, 6, 3)).astype(np.uint8)],
+           size=(8, 3), tol=0)
+    record_error("image_resize_size3", "image.resize", [small], size=(1, 2, 3))
+    record_error("image_resize_2d", "image.resize", [small[..., 0]], size=(2, 2))
+    record("image_random_lighting_zero", "image.random_lighting", [img], alpha_std=0.0, tol=0)
+
+
+SECTIONS = [linalg_cases, misc_cases, vision_cases, proposal_cases, image_cases]
 
 
 def main() -> None:
