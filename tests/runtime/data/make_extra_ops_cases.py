@@ -452,7 +452,46 @@ def image_cases() -> None:
     record("image_random_lighting_zero", "image.random_lighting", [img], alpha_std=0.0, tol=0)
 
 
-SECTIONS = [linalg_cases, misc_cases, vision_cases, proposal_cases, image_cases]
+# -- quantization (oneDNN reorders in MXNet's CPU build) ----------------------------------------------------------
+def quantization_cases() -> None:
+    rs = np.random.RandomState(31)
+    a = f32([[0.1392, 0.5928], [0.6027, 0.8579]])
+    record("quantize_doc_int8", "contrib.quantize", [a, f32([0.0]), f32([1.0])], out_type="int8", tol=0)
+    x = f32(rs.uniform(-2, 3, (3, 4, 5)))
+    x[0, 0, :3] = [2.5, -2.5, 0.0]
+    record("quantize_int8", "contrib.quantize", [x, f32([-2.5]), f32([2.5])], out_type="int8", tol=0)
+    record("quantize_uint8_default", "contrib.quantize", [np.abs(x), f32([0.0]), f32([3.0])], tol=0)
+    record("quantize_uint8_negative_saturates", "contrib.quantize", [x, f32([-1.0]), f32([2.0])], tol=0)
+    record("quantize_int8_4d", "contrib.quantize", [f32(rs.uniform(-1, 1, (2, 3, 2, 2))), f32([-0.7]), f32([0.9])],
+           out_type="int8", tol=0)
+    record("quantize_v2_calib_int8", "contrib.quantize_v2", [x], min_calib_range=-2.0, max_calib_range=2.5, tol=0)
+    record("quantize_v2_calib_auto_uint8", "contrib.quantize_v2", [np.abs(x)], out_type="auto", min_calib_range=0.0,
+           max_calib_range=2.0, tol=0)
+    record("quantize_v2_calib_auto_int8", "contrib.quantize_v2", [x], out_type="auto", min_calib_range=-1.5,
+           max_calib_range=1.0, tol=0)
+    record("quantize_v2_data_range", "contrib.quantize_v2", [x], tol=0)
+    record("quantize_v2_data_range_uint8", "contrib.quantize_v2", [np.abs(x) + 0.5], out_type="uint8", tol=0)
+    record("quantize_v2_passthrough_int8", "contrib.quantize_v2", [rs.randint(-128, 128, (3, 4)).astype(np.int8)],
+           tol=0)
+    record("quantize_v2_passthrough_uint8_calib", "contrib.quantize_v2",
+           [rs.randint(0, 256, (2, 5)).astype(np.uint8)], min_calib_range=0.0, max_calib_range=4.0, tol=0)
+    q8 = rs.randint(-128, 128, (3, 5)).astype(np.int8)
+    qu8 = rs.randint(0, 256, (3, 5)).astype(np.uint8)
+    record("dequantize_int8", "contrib.dequantize", [q8, f32([-1.5]), f32([1.5])])
+    record("dequantize_int8_asym_range", "contrib.dequantize", [q8, f32([-0.5]), f32([2.0])])
+    record("dequantize_uint8", "contrib.dequantize", [qu8, f32([0.0]), f32([3.0])])
+    record_error("dequantize_float", "contrib.dequantize", [f32(np.ones((2, 2))), f32([0.0]), f32([1.0])])
+    q32 = rs.randint(-2 ** 20, 2 ** 20, (4, 6)).astype(np.int32)
+    record("requantize_calib", "contrib.requantize", [q32, f32([-100.0]), f32([100.0])], min_calib_range=-0.03,
+           max_calib_range=0.05, tol=0)
+    record("requantize_data_range", "contrib.requantize", [q32, f32([-100.0]), f32([100.0])], tol=0)
+    record("requantize_uint8", "contrib.requantize", [np.abs(q32), f32([-50.0]), f32([80.0])], out_type="uint8",
+           min_calib_range=0.0, max_calib_range=0.02, tol=0)
+    record("requantize_auto", "contrib.requantize", [np.abs(q32), f32([-50.0]), f32([80.0])], out_type="auto",
+           min_calib_range=0.0, max_calib_range=0.02, tol=0)
+
+
+SECTIONS = [linalg_cases, misc_cases, vision_cases, proposal_cases, image_cases, quantization_cases]
 
 
 def main() -> None:
