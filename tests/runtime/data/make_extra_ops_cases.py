@@ -491,7 +491,23 @@ def quantization_cases() -> None:
            min_calib_range=0.0, max_calib_range=0.02, tol=0)
 
 
-SECTIONS = [linalg_cases, misc_cases, vision_cases, proposal_cases, image_cases, quantization_cases]
+# -- cumsum, round_ste, sign_ste ------------------------------------------------------------------------------------
+def cumsum_ste_cases() -> None:
+    rs = np.random.RandomState(41)
+    x = f32(rs.uniform(-1, 1, (3, 4, 2)))
+    record("cumsum_flat", "cumsum", [x])
+    record("cumsum_axis", "cumsum", [x], axis=1)
+    record("cumsum_f64", "cumsum", [x], axis=2, dtype="float64")
+    record_error("cumsum_negative_axis", "cumsum", [x], axis=-1)   # MXNet indexes the shape with -1
+    record("cumsum_int32", "cumsum", [rs.randint(-5, 5, (4, 3)).astype(np.int32)], axis=0, tol=0)
+    record("cumsum_to_int64", "cumsum", [rs.randint(0, 100, (6,)).astype(np.int8)], dtype="int64", tol=0)
+    record_error("cumsum_bad_axis", "cumsum", [x], axis=3)
+    v = f32([-2.5, -1.5, -0.5, 0.0, 0.5, 1.5, 2.5, -1.9, 1.2])
+    record("round_ste", "contrib.round_ste", [v], tol=0)
+    record("sign_ste", "contrib.sign_ste", [v], tol=0)
+
+
+SECTIONS = [linalg_cases, misc_cases, vision_cases, proposal_cases, image_cases, quantization_cases, cumsum_ste_cases]
 
 
 def main() -> None:
