@@ -1,5 +1,9 @@
 """MXNet 1.9.1's deprecated operators still found in old models and code: ``BatchNorm_v1``,
-``fill_element_0index`` and ``_onehot_encode`` (``nd.onehot_encode``).
+``Convolution_v1``, ``Pooling_v1``, ``fill_element_0index`` and ``_onehot_encode`` (``nd.onehot_encode``).
+
+``Convolution_v1`` is Convolution restricted to 2-D NCHW. ``Pooling_v1`` is mshadow's pooling: the
+zero padding takes part in max pooling too, windows reaching past the padded input (``full``
+convention) are cut, ``avg`` divides by the whole kernel area, global pooling ignores ``pad``.
 
 ``BatchNorm_v1`` (``src/operator/batch_norm_v1-inl.h``) differs from ``BatchNorm``: the channel
 axis is always 1 and data is 2-D or 4-D float32 (``real_t``); ``output_mean_var`` returns the
@@ -21,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Bool, Float, Param
-from ._nnutil import merge_shape
+from . import nn_conv
+from .attrs import Bool, Enum, Float, Param, Shape
+from ._nnutil import merge_shape, windows
 from .registry import OpDef, register
 
 
@@ -151,3 +156,91 @@ def _onehot_shape(attrs, in_shapes):
 
 
 register(OpDef("_onehot_encode", _onehot_encode, inputs=("lhs", "rhs"), infer_shape=_onehot_shape))
+
+
+# -- Convolution_v1 -----------------------------------------------------------------------------------------
+def _conv_v1_check(attrs) -> None:
+    if len(attrs.kernel) != 2:
+        raise ShapeError(f"Convolution_v1: only 2-D kernels are implemented (MXNet: volume convolution is not "
+                         f"implemented in mshadow), got kernel {tuple(attrs.kernel)}")
+    if attrs.layout not in (None, "NCHW"):
+        raise ShapeError(f"Convolution_v1: computes NCHW data only, got layout {attrs.layout}")
+
+
+def _conv_v1(attrs, *arrays):
+    """Convolution_v1: MXNet 0.x's 2-D convolution (im2col + gemm): the same result as Convolution."""
+    _conv_v1_check(attrs)
+    return nn_conv._convolution(attrs, *arrays)
+
+
+def _conv_v1_shape(attrs, in_shapes):
+    _conv_v1_check(attrs)
+    return nn_conv._conv_shape(attrs, in_shapes)
+
+
+register(OpDef("Convolution_v1", _conv_v1, params=nn_conv._CONV_PARAMS, inputs=nn_conv._conv_inputs,
+               infer_shape=_conv_v1_shape, infer_shape_backward=nn_conv._batch_backward,
+               infer_type=lambda attrs, dts: [np.dtype(dts[0] or np.float32)]))
+
+
+# -- Pooling_v1 -------------------------------------------------------------------------------------------------
+def _pool_v1_geometry(attrs, shape) -> tuple:
+    """(kernel, stride, pad, out (h, w)) per MXNet's PoolingV1Prop::InferShape."""
+    if len(shape) not in (4, 5):
+        raise ShapeError("Pooling_v1: Input data should be 4D in (batch, channel, y, x) Or 5D in "
+                         f"(batch, channel, d, y, x), got {tuple(shape)}")
+    if attrs.global_pool:
+        return tuple(shape[2:4]), (1, 1), (0, 0), (1, 1)
+    k = tuple(attrs.kernel)
+    if len(k) != 2 or len(shape) != 4:
+        raise ShapeError(f"Pooling_v1: only 2-D pooling of 4-D data is implemented (3D kernel not implemented), "
+                         f"got kernel {k} for data {tuple(shape)}")
+    s = tuple(attrs.stride) or (1, 1)
+    p = tuple(attrs.pad) or (0, 0)
+    out = []
+    for n, kk, ss, pp in zip(shape[2:], k, s, p):
+        if kk > n + 2 * pp:
+            raise ShapeError(f"Pooling_v1: kernel size ({kk}) exceeds input ({n} padded to {n + 2 * pp})")
+        span = n + 2 * pp - kk
+        out.append(1 + (span // ss if attrs.pooling_convention == "valid" else int(np.ceil(span / ss))))
+    return k, s, p, tuple(out)
+
+
+def _pooling_v1(attrs, x):
+    """Pooling_v1: mshadow's pooling: zero padding takes part (also in max), windows reaching past
+    the padded input are cut, and ``avg`` always divides by the full kernel area."""
+    k, s, p, out = _pool_v1_geometry(attrs, x.shape)
+    if x.ndim != 4:
+        raise ShapeError("Pooling_v1: 3D kernel not implemented")
+    H, W = x.shape[2] + 2 * p[0], x.shape[3] + 2 * p[1]
+    need_h, need_w = (out[0] - 1) * s[0] + k[0], (out[1] - 1) * s[1] + k[1]
+    fill = 0                                                 # cut window parts never win or add
+    if attrs.pool_type == "max":
+        fill = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    xp = np.full(x.shape[:2] + (max(H, need_h), max(W, need_w)), fill, dtype=x.dtype)
+    xp[:, :, :H, :W] = 0
+    xp[:, :, p[0]:p[0] + x.shape[2], p[1]:p[1] + x.shape[3]] = x
+    win = windows(xp, k, s, (1, 1), out)
+    if attrs.pool_type == "max":
+        return win.max(axis=(-2, -1))
+    total = win.sum(axis=(-2, -1), dtype=x.dtype)
+    if attrs.pool_type == "sum":
+        return total
+    return (total * x.dtype.type(1.0 / (k[0] * k[1]))).astype(x.dtype, copy=False)
+
+
+def _pooling_v1_shape(attrs, in_shapes):
+    d = in_shapes[0]
+    if d is None or len(d) == 0 or not all(d):
+        return list(in_shapes), [None]
+    _, _, _, out = _pool_v1_geometry(attrs, d)
+    return list(in_shapes), [tuple(d[:2]) + out]
+
+
+register(OpDef(
+    "Pooling_v1", _pooling_v1,
+    params=(Param("kernel", Shape, ()), Param("pool_type", Enum("max", "avg", "sum"), "max"),
+            Param("global_pool", Bool, False), Param("pooling_convention", Enum("full", "valid"), "valid"),
+            Param("stride", Shape, ()), Param("pad", Shape, ())),
+    infer_shape=_pooling_v1_shape,
+))

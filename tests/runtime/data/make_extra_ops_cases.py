@@ -507,7 +507,30 @@ def cumsum_ste_cases() -> None:
     record("sign_ste", "contrib.sign_ste", [v], tol=0)
 
 
-SECTIONS = [linalg_cases, misc_cases, vision_cases, proposal_cases, image_cases, quantization_cases, cumsum_ste_cases]
+# -- Convolution_v1, Pooling_v1 ------------------------------------------------------------------------------------
+def v1_cases() -> None:
+    rs = np.random.RandomState(51)
+    x = f32(rs.uniform(-2, 1, (2, 4, 7, 6)))                  # mostly negative: zero padding shows in max
+    w = f32(rs.uniform(-1, 1, (6, 2, 3, 3)))
+    b = f32(rs.uniform(-1, 1, (6,)))
+    record("convolution_v1", "Convolution_v1", [x, w[:, :1].repeat(4, axis=1), b], kernel=(3, 3), num_filter=6,
+           pad=(1, 1), stride=(2, 1), tol=1e-4)
+    record("convolution_v1_group_dilate_nobias", "Convolution_v1", [x, w], kernel=(3, 3), num_filter=6,
+           num_group=2, dilate=(2, 1), no_bias=True, tol=1e-4)
+    record_error("convolution_v1_3d", "Convolution_v1", [f32(np.ones((1, 1, 3, 3, 3))), f32(np.ones((1, 1, 2, 2, 2))),
+                                                         f32(np.ones(1))], kernel=(2, 2, 2), num_filter=1)
+    for conv in ("valid", "full"):
+        for ptype in ("max", "avg", "sum"):
+            record(f"pooling_v1_{ptype}_{conv}", "Pooling_v1", [x], kernel=(3, 2), stride=(2, 2), pad=(1, 1),
+                   pool_type=ptype, pooling_convention=conv)
+    record("pooling_v1_global_avg", "Pooling_v1", [x], global_pool=True, pool_type="avg", kernel=(1, 1), pad=(2, 2))
+    record("pooling_v1_global_max", "Pooling_v1", [x], global_pool=True, kernel=(2, 2))
+    record("pooling_v1_default_stride", "Pooling_v1", [x], kernel=(2, 3))
+    record_error("pooling_v1_kernel_too_big", "Pooling_v1", [x], kernel=(9, 2))
+
+
+SECTIONS = [linalg_cases, misc_cases, vision_cases, proposal_cases, image_cases, quantization_cases, cumsum_ste_cases,
+            v1_cases]
 
 
 def main() -> None:
