@@ -220,6 +220,15 @@ def populate(namespace: dict, make: Callable[[OpDef, str], Callable], module_nam
             if mod is None:
                 mod = subs[space] = types.ModuleType(f"{module_name}.{space}")
             setattr(mod, public, fn)
+            if space == "random" and not name.endswith("_like"):
+                # MXNet also keeps these in _internal under their own name (_internal._random_pdf_normal)
+                internal = subs.get("_internal")
+                if internal is None:
+                    internal = subs["_internal"] = types.ModuleType(f"{module_name}._internal")
+                internal_fn = make(op, name)
+                internal_fn.__name__ = internal_fn.__qualname__ = name
+                internal_fn.__doc__ = fn.__doc__
+                setattr(internal, name, internal_fn)
             if space == "_internal":  # MXNet also reaches these as nd._foo? no; keep internal only
                 continue
         else:

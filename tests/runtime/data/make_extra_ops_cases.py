@@ -529,8 +529,38 @@ def v1_cases() -> None:
     record_error("pooling_v1_kernel_too_big", "Pooling_v1", [x], kernel=(9, 2))
 
 
+# -- random_pdf_* ------------------------------------------------------------------------------------------------------
+def pdf_cases() -> None:
+    rs = np.random.RandomState(61)
+    pos = f32(rs.uniform(0.2, 3, (2, 3, 4)))
+    counts = f32(rs.randint(0, 8, (2, 3, 4)))
+    two = lambda lo, hi: f32(rs.uniform(lo, hi, (2, 3)))   # noqa: E731
+    for is_log in (False, True):
+        tag = "log" if is_log else "pdf"
+        record(f"pdf_uniform_{tag}", "random_pdf_uniform", [pos, two(0, 1), two(1.5, 4)], is_log=is_log)
+        record(f"pdf_normal_{tag}", "random_pdf_normal", [pos - 1, two(-1, 1), two(0.5, 2)], is_log=is_log)
+        record(f"pdf_gamma_{tag}", "random_pdf_gamma", [pos, two(0.5, 3), two(0.5, 2)], is_log=is_log, tol=1e-4)
+        record(f"pdf_exponential_{tag}", "random_pdf_exponential", [pos, two(0.5, 2)], is_log=is_log)
+        record(f"pdf_poisson_{tag}", "random_pdf_poisson", [counts, two(0.5, 5)], is_log=is_log, tol=1e-4)
+        record(f"pdf_negative_binomial_{tag}", "random_pdf_negative_binomial", [counts, two(1, 6), two(0.2, 0.8)],
+               is_log=is_log, tol=1e-4)
+        record(f"pdf_generalized_negative_binomial_{tag}", "random_pdf_generalized_negative_binomial",
+               [counts, two(1, 6), two(0.2, 2)], is_log=is_log, tol=1e-4)
+        simplex = rs.uniform(0.1, 1, (2, 3, 5, 4))
+        simplex = f32(simplex / simplex.sum(axis=-1, keepdims=True))
+        record(f"pdf_dirichlet_{tag}", "random_pdf_dirichlet", [simplex, f32(rs.uniform(0.5, 3, (2, 4)))],
+               is_log=is_log, tol=1e-4)
+    record("pdf_normal_per_sample", "random_pdf_normal", [pos[0, 0], f32(rs.uniform(0, 1, 4)), f32(rs.uniform(1, 2, 4))])
+    record_error("pdf_param_shape", "random_pdf_normal", [pos[0, 0], f32([0.5]), f32([1.5])])
+    record("pdf_normal_f64", "random_pdf_normal", [rs.normal(0, 1, (3, 2)), rs.normal(0, 1, (3,)),
+                                                  rs.uniform(0.5, 1, (3,))], is_log=True)
+    record("pdf_dirichlet_1d", "random_pdf_dirichlet", [f32([0.2, 0.3, 0.5]), f32([1.0, 2.0, 3.0])])
+    record("pdf_uniform_alias", "_internal._random_pdf_uniform", [pos, two(0, 1), two(1.5, 4)])
+    record_error("pdf_param_rank", "random_pdf_normal", [f32(np.ones(3)), f32(np.ones((3, 1))), f32(np.ones((3, 1)))])
+
+
 SECTIONS = [linalg_cases, misc_cases, vision_cases, proposal_cases, image_cases, quantization_cases, cumsum_ste_cases,
-            v1_cases]
+            v1_cases, pdf_cases]
 
 
 def main() -> None:
