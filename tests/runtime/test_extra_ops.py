@@ -279,3 +279,23 @@ def test_image_resize_refuses_what_it_cannot_reproduce() -> None:
         nd.image.resize(x, size=(2, 2), interp=2)
     with pytest.raises(ShapeError, match="int32"):
         nd.image.resize(nd.zeros((4, 4, 3), dtype="int32"), size=(2, 2))
+
+
+# -- samplers (random numbers cannot match MXNet's; their distributions and shapes must) -----------------------
+def test_more_samplers_shapes_seed_and_means() -> None:
+    from hybridize.runtime import nd, random, sym
+
+    random.seed(11)
+    a = nd._internal._random_negative_binomial(k=3, p=0.4, shape=(20000,)).asnumpy()
+    random.seed(11)
+    b = nd.random_negative_binomial(k=3, p=0.4, shape=(20000,)).asnumpy()
+    np.testing.assert_array_equal(a, b)
+    assert abs(a.mean() - 3 * 0.6 / 0.4) < 0.1 and a.dtype == np.float32
+    g = nd._internal._random_generalized_negative_binomial(mu=2.0, alpha=0.5, shape=(20000,)).asnumpy()
+    assert abs(g.mean() - 2.0) < 0.1 and abs(g.var() - (2.0 + 0.5 * 4.0)) < 0.3
+    like = nd.random.gamma_like(nd.zeros((3, 4), dtype="float64"), alpha=2.0, beta=3.0)
+    assert like.shape == (3, 4) and like.dtype == np.float64
+    s = nd.sample_poisson(nd.array([1.0, 30.0]), shape=(4000,)).asnumpy()
+    assert s.shape == (2, 4000) and np.allclose(s.mean(axis=1), [1.0, 30.0], rtol=0.05)
+    shape = sym.sample_gamma(sym.var("a"), sym.var("b"), shape=(5,)).infer_shape(a=(2, 3), b=(2, 3))[1]
+    assert shape == [(2, 3, 5)]
