@@ -39,7 +39,7 @@ def _is_dunder(key: str) -> bool:
 # -- MXNet's total output count (visible + hidden) ----------------------------------------------
 # ops whose hidden outputs only feed MXNet's backward pass (LU/pivots, padded copies, ...): total count
 _HIDDEN_TOTAL = {"_linalg_det": 3, "_linalg_slogdet": 4, "Correlation": 3, "BatchNorm_v1": 3,
-                 "_contrib_Proposal": 2, "_contrib_MultiProposal": 2}
+                 "_contrib_Proposal": 2, "_contrib_MultiProposal": 2, "_contrib_DeformablePSROIPooling": 2}
 
 
 def mx_num_outputs(node: Node) -> int:

@@ -13,14 +13,18 @@ theta_degrees]``; each bin averages ``grid_h * grid_w`` bilinear samples (``samp
 axis, or ``ceil(roi_size / pooled_size)`` when it is not positive) taken on the box rotated by
 theta around its centre; samples beyond one pixel outside the map count as 0.
 
-Both loop over the output bins (a small fixed count) and are vectorized over ROIs and channels.
+DeformablePSROIPooling (``deformable_psroi_pooling.cc``): as PSROIPooling, with the box shifted by
+half a pixel, each bin moved by ``trans * trans_std`` times the box size (``trans`` per ROI, class
+and part) and averaged over ``sample_per_part**2`` bilinear samples inside the map (0 if none).
+
+All three loop over the output bins (a small fixed count) and are vectorized over ROIs and channels.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Float, Int, Param, Shape
+from .attrs import Bool, Float, Int, Param, Shape
 from ._nnutil import merge_shape
 from .registry import OpDef, register
 
@@ -220,4 +224,116 @@ register(OpDef(
     "_contrib_RROIAlign", _rroi_align, inputs=("data", "rois"),
     params=(Param("pooled_size", Shape), Param("spatial_scale", Float), Param("sampling_ratio", Int, -1)),
     infer_shape=_rroi_shape,
+))
+
+
+# -- DeformablePSROIPooling ----------------------------------------------------------------------------------
+def _dpsroi_inputs(attrs) -> list:
+    return ["data", "rois"] if attrs.no_trans else ["data", "rois", "trans"]
+
+
+def _dpsroi_check(attrs, dshape, rshape, tshape) -> None:
+    _check_scale("DeformablePSROIPooling", attrs.spatial_scale)
+    if not 0.0 <= attrs.trans_std <= 1.0:
+        raise ShapeError(f"DeformablePSROIPooling: trans_std must be in [0, 1], got {attrs.trans_std}")
+    if len(dshape) != 4:
+        raise ShapeError(f"DeformablePSROIPooling: data should be a 4D tensor, got shape {tuple(dshape)}")
+    if len(rshape) != 2 or rshape[1] != 5:
+        raise ShapeError(f"DeformablePSROIPooling: bbox should be a 2D tensor of shape [batch, 5], got {tuple(rshape)}")
+    if tshape is not None and len(tshape) != 4:
+        raise ShapeError(f"DeformablePSROIPooling: trans should be a 4D tensor, got shape {tuple(tshape)}")
+    g = attrs.group_size
+    if min(g, attrs.pooled_size, attrs.output_dim, attrs.sample_per_part) < 1:
+        raise ShapeError("DeformablePSROIPooling: group_size, pooled_size, output_dim and sample_per_part must be positive")
+    if dshape[1] and dshape[1] < attrs.output_dim * g * g:
+        raise ShapeError(f"DeformablePSROIPooling: data has {dshape[1]} channels, output_dim * group_size**2 = "
+                         f"{attrs.output_dim * g * g} are needed")
+
+
+def _deformable_psroi_pooling(attrs, data, rois, trans=None):
+    """DeformablePSROIPooling: position-sensitive pooling of bins shifted by learned offsets
+    (``trans``), each bin the mean of ``sample_per_part**2`` bilinear samples inside the map."""
+    _dpsroi_check(attrs, data.shape, rois.shape, None if attrs.no_trans else trans.shape)
+    N, C, H, W = data.shape
+    R = rois.shape[0]
+    dt = data.dtype.type
+    P, OD, G = attrs.pooled_size, attrs.output_dim, attrs.group_size
+    PS = attrs.part_size if attrs.part_size > 0 else P
+    S = attrs.sample_per_part
+    ss = dt(attrs.spatial_scale)
+    r = rois.astype(data.dtype, copy=False)
+    b = _batch_index("DeformablePSROIPooling", r, N)
+    half = lambda v: (v.astype(np.float64) - 0.5).astype(data.dtype)  # noqa: E731 - "DType - 0.5"
+    x1 = half(_c_round(r[:, 1]).astype(data.dtype) * ss)
+    y1 = half(_c_round(r[:, 2]).astype(data.dtype) * ss)
+    x2 = half((_c_round(r[:, 3].astype(np.float64)) + 1.0).astype(data.dtype) * ss)
+    y2 = half((_c_round(r[:, 4].astype(np.float64)) + 1.0).astype(data.dtype) * ss)
+    rw = np.maximum(x2 - x1, dt(0.1))
+    rh = np.maximum(y2 - y1, dt(0.1))
+    bh, bw = rh / dt(P), rw / dt(P)
+    sbh, sbw = bh / dt(S), bw / dt(S)
+    ctop = np.arange(OD)
+    if attrs.no_trans:
+        num_classes, per_class = 1, OD
+    else:
+        num_classes = trans.shape[1] // 2
+        per_class = OD // num_classes
+    class_id = ctop // per_class                                                  # (OD,)
+    out = np.zeros((R, OD, P, P), dtype=data.dtype)
+    flat = data.reshape(N, C, H * W)
+    for ph in range(P):
+        part_h = int(np.floor(dt(ph) / dt(P) * dt(PS)))
+        gh = min(max(int(np.floor(dt(ph) * dt(G) / dt(P))), 0), G - 1)
+        for pw in range(P):
+            part_w = int(np.floor(dt(pw) / dt(P) * dt(PS)))
+            gw = min(max(int(np.floor(dt(pw) * dt(G) / dt(P))), 0), G - 1)
+            if attrs.no_trans:
+                tx = ty = np.zeros((R, OD), dtype=data.dtype)
+            else:
+                tx = trans[:, class_id * 2, part_h, part_w] * dt(attrs.trans_std)       # (R, OD)
+                ty = trans[:, class_id * 2 + 1, part_h, part_w] * dt(attrs.trans_std)
+            wstart = (dt(pw) * bw + x1)[:, None] + tx * rw[:, None]
+            hstart = (dt(ph) * bh + y1)[:, None] + ty * rh[:, None]
+            chans = (ctop * G + gh) * G + gw
+            src = flat[b[:, None], chans[None, :]]                                   # (R, OD, H*W)
+            total = np.zeros((R, OD), dtype=data.dtype)
+            count = np.zeros((R, OD), dtype=np.int64)
+            for ih in range(S):
+                for iw in range(S):
+                    w = wstart + dt(iw) * sbw[:, None]
+                    h = hstart + dt(ih) * sbh[:, None]
+                    ok = ~((w < -0.5) | (w > W - 0.5) | (h < -0.5) | (h > H - 0.5))
+                    w = np.minimum(np.maximum(w, dt(0)), dt(W - 1))
+                    h = np.minimum(np.maximum(h, dt(0)), dt(H - 1))
+                    xa, xb = np.floor(w).astype(np.int64), np.ceil(w).astype(np.int64)
+                    ya, yb = np.floor(h).astype(np.int64), np.ceil(h).astype(np.int64)
+                    dx, dy = w - xa.astype(data.dtype), h - ya.astype(data.dtype)
+                    pick = lambda yy, xx: np.take_along_axis(src, (yy * W + xx)[..., None], axis=2)[..., 0]  # noqa: E731
+                    val = ((dt(1) - dx) * (dt(1) - dy) * pick(ya, xa) + (dt(1) - dx) * dy * pick(yb, xa)
+                           + dx * (dt(1) - dy) * pick(ya, xb) + dx * dy * pick(yb, xb))
+                    total += np.where(ok, val, dt(0))
+                    count += ok
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[:, :, ph, pw] = np.where(count == 0, dt(0), total / count.astype(data.dtype))
+    return out
+
+
+def _dpsroi_shape(attrs, in_shapes):
+    ins = list(in_shapes)
+    d, r = ins[0], ins[1]
+    if r is not None and len(r) > 0:
+        ins[1] = r = merge_shape(r, (r[0], 5), "DeformablePSROIPooling rois")
+    if d is None or len(d) == 0 or r is None or len(r) == 0:
+        return ins, [None]
+    t = None if attrs.no_trans else ins[2]
+    _dpsroi_check(attrs, d, r, t if t else None)
+    return ins, [(r[0], attrs.output_dim, attrs.pooled_size, attrs.pooled_size)]
+
+
+register(OpDef(
+    "_contrib_DeformablePSROIPooling", _deformable_psroi_pooling, inputs=_dpsroi_inputs,
+    params=(Param("spatial_scale", Float), Param("output_dim", Int), Param("group_size", Int),
+            Param("pooled_size", Int), Param("part_size", Int, 0), Param("sample_per_part", Int, 1),
+            Param("trans_std", Float, 0.0), Param("no_trans", Bool, False)),
+    infer_shape=_dpsroi_shape,
 ))

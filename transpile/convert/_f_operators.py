@@ -101,6 +101,7 @@ F_OPERATORS = frozenset({
     'contrib.BilinearResize2D',
     'contrib.CTCLoss',
     'contrib.DeformableConvolution',
+    'contrib.DeformablePSROIPooling',
     'contrib.ModulatedDeformableConvolution',
     'contrib.MultiBoxDetection',
     'contrib.MultiBoxPrior',

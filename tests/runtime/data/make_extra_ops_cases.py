@@ -317,6 +317,18 @@ def vision_cases() -> None:
     record_error("psroipooling_scale_range", "contrib.PSROIPooling", [data, rois], spatial_scale=2.0, output_dim=2,
                  pooled_size=3)
 
+    drois = f32([[0, 0, 0, 5, 4], [1, 1.5, 2.5, 6.4, 5.5], [0, 2, 2, 2, 2], [1, -3, -2, 3, 20]])
+    trans = f32(rs.uniform(-1, 1, (4, 2 * 2, 3, 3)))
+    record("deformable_psroi_no_trans", "contrib.DeformablePSROIPooling", [data, drois], spatial_scale=1.0,
+           output_dim=2, group_size=3, pooled_size=3, no_trans=True, sample_per_part=2)
+    record("deformable_psroi_trans", "contrib.DeformablePSROIPooling", [data, drois, trans], spatial_scale=0.8,
+           output_dim=2, group_size=3, pooled_size=3, trans_std=0.3, sample_per_part=3)
+    record("deformable_psroi_parts", "contrib.DeformablePSROIPooling",
+           [data8, f32([[0, 0, 0, 8, 8], [0, 1.2, 3.7, 7.9, 6.1]]), f32(rs.uniform(-1, 1, (2, 2, 2, 2)))],
+           spatial_scale=1.0, output_dim=3, group_size=2, pooled_size=4, part_size=2, trans_std=0.5)
+    record("deformable_psroi_classes", "contrib.DeformablePSROIPooling",
+           [data, drois, f32(rs.uniform(-1, 1, (4, 2 * 2, 3, 3)))], spatial_scale=1.0, output_dim=2,
+           group_size=3, pooled_size=3, trans_std=0.1, sample_per_part=2)
     feat = f32(rs.uniform(-1, 1, (2, 3, 10, 12)))
     rrois = f32([[0, 5, 4, 6, 3, 0], [1, 6.5, 5.2, 8, 4, 30], [0, 3, 7, 4, 6, -45], [1, 11, 9, 3, 2, 90],
                  [0, 0.5, 0.5, 0.5, 0.2, 10], [1, 20, 3, 5, 5, 180]])
