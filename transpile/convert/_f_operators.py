@@ -111,6 +111,7 @@ F_OPERATORS = frozenset({
     'contrib.Proposal',
     'contrib.ROIAlign',
     'contrib.RROIAlign',
+    'contrib.SparseEmbedding',
     'contrib.SyncBatchNorm',
     'contrib.allclose',
     'contrib.arange_like',

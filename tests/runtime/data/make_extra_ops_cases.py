@@ -571,8 +571,24 @@ def pdf_cases() -> None:
     record_error("pdf_param_rank", "random_pdf_normal", [f32(np.ones(3)), f32(np.ones((3, 1))), f32(np.ones((3, 1)))])
 
 
+# -- names MXNet keeps for old code and graphs -----------------------------------------------------------------------
+def compat_cases() -> None:
+    rs = np.random.RandomState(71)
+    w = f32(rs.uniform(-1, 1, (5, 3)))
+    record("sparse_embedding", "contrib.SparseEmbedding", [f32([[0, 4], [2, 7], [-1, 1.6]]), w], input_dim=5,
+           output_dim=3, tol=0)
+    record("sparse_embedding_f64", "contrib.SparseEmbedding", [f32([3, 0]), w.astype(np.float64)], input_dim=5,
+           output_dim=3, dtype="float64", tol=0)
+    a, b = f32(rs.uniform(-1, 1, (2, 3))), f32(rs.uniform(-1, 1, (2, 3)))
+    record("grad_add", "_internal._grad_add", [a, b])
+    for name in ("_Equal", "_Not_Equal", "_Greater", "_Greater_Equal", "_Lesser", "_Lesser_Equal", "_Logical_And",
+                 "_Logical_Or", "_Logical_Xor", "_Mod"):
+        record(f"legacy{name.lower()}", f"_internal.{name}", [f32([[0, 1, 2], [3, -1, 0]]), f32([[0, 2, 1], [3, 0, 0]])]
+               if name != "_Mod" else [a * 5, b + 2], tol=0 if name != "_Mod" else 1e-5)
+
+
 SECTIONS = [linalg_cases, misc_cases, vision_cases, proposal_cases, image_cases, quantization_cases, cumsum_ste_cases,
-            v1_cases, pdf_cases]
+            v1_cases, pdf_cases, compat_cases]
 
 
 def main() -> None:

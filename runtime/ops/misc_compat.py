@@ -1,0 +1,46 @@
+"""Operators MXNet 1.9.1 registers under other names for old code and graphs:
+``_contrib_SparseEmbedding`` (Embedding with row-sparse gradients: the same forward pass),
+``_grad_add`` (the elementwise sum MXNet's gradient aggregation writes into graphs) and
+``_CrossDeviceCopy`` (the copy between devices a ``ctx_group`` graph contains: on one CPU, the
+identity).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import nn_dense
+from .attrs import Bool, Enum, Int, Param
+from .registry import OpDef, all_same_shape_backward, register, same_shape
+
+
+def _sparse_embedding(attrs, data, weight):
+    """_contrib_SparseEmbedding: rows of ``weight`` picked by ``data`` (as Embedding)."""
+    return nn_dense._embedding(attrs, data, weight)
+
+
+register(OpDef(
+    "_contrib_SparseEmbedding", _sparse_embedding,
+    params=(Param("input_dim", Int), Param("output_dim", Int),
+            Param("dtype", Enum("float32", "float64", "float16", "uint8", "int32"), "float32"),
+            Param("deterministic", Bool, False)),
+    inputs=("data", "weight"), infer_shape=nn_dense._emb_shape,
+    infer_type=lambda attrs, dts: [np.dtype(attrs.dtype)],
+))
+
+
+def _grad_add(attrs, lhs, rhs):
+    """_grad_add: elementwise sum of two arrays of one shape."""
+    return np.add(lhs, rhs)
+
+
+def _grad_add_shape(attrs, in_shapes):
+    known = next((s for s in in_shapes if s is not None and len(s) and all(s)), None)
+    if known is None:
+        return list(in_shapes), [None]
+    return [tuple(known)] * 2, [tuple(known)]
+
+
+register(OpDef("_grad_add", _grad_add, inputs=("lhs", "rhs"), infer_shape=_grad_add_shape,
+               infer_shape_backward=all_same_shape_backward))
+register(OpDef("_CrossDeviceCopy", lambda attrs, x: x.copy(), infer_shape=same_shape,
+               doc="_CrossDeviceCopy: a copy of the data (between devices in MXNet; one CPU here)."))
