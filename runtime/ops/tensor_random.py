@@ -140,12 +140,18 @@ register(OpDef("_sample_multinomial", _multinomial, inputs=("data",),
 # -- MXNet's Python-level random functions -------------------------------------------------------------
 def install_frontend(random_module: Any, internal_module: Any, is_tensor, symbolic: bool = False) -> None:
     """Gives ``random_module`` (``nd.random`` / ``sym.random``) MXNet's Python-level signatures:
-    ``uniform(low, high, shape, dtype, ctx, out)``, ``normal(loc, scale, ...)`` (switching to
+    ``uniform(low, high, shape, dtype, ctx, out)``, ``normal(loc, scale, ...)``, ``poisson(lam)``,
+    ``exponential(scale)`` (the op's rate is ``1 / scale``), ``gamma(alpha, beta)``,
+    ``negative_binomial(k, p)``, ``generalized_negative_binomial(mu, alpha)`` (switching to
     ``_sample_*`` when the parameters are tensors), ``randint(low, high, shape, dtype, ctx, out)``
     and ``seed``."""
-    def two(rand, sample, p1, p2, d1, d2):
+    def dist(rand, sample, params, defaults, to_op=None):
+        """MXNet's ``_random_helper``: numbers -> ``_random_*`` (``nd``: shape 1 unless given or
+        ``out``), tensors -> ``_sample_*``; ``to_op`` maps the Python parameters to the op's."""
+        n = len(params)
+        names = tuple(params) + ("shape", "dtype", "ctx", "out")
+
         def fn(*args, **kwargs):
-            names = (p1, p2, "shape", "dtype", "ctx", "out")
             if len(args) > len(names):
                 raise TypeError(f"random.{rand.__name__}: too many positional arguments")
             kw = dict(zip(names, args))
@@ -155,16 +161,39 @@ def install_frontend(random_module: Any, internal_module: Any, is_tensor, symbol
                 kw[k] = v
             kw.pop("ctx", None)
             kw = {k: v for k, v in kw.items() if v is not None}
-            a, b = kw.pop(p1, d1), kw.pop(p2, d2)
-            if is_tensor(a) or is_tensor(b):
-                return sample(a, b, **kw)
-            return rand(**{p1: a, p2: b}, **kw)
+            values = [kw.pop(p, d) for p, d in zip(params, defaults)]
+            if to_op is not None:
+                values = to_op(*values)
+            tensors = [is_tensor(v) for v in values]
+            if any(tensors):
+                if not all(tensors):
+                    raise ValueError(f"random.{rand.__name__}: distribution parameters must all have the "
+                                     "same type (all tensors or all numbers)")
+                return sample(*values, **kw)
+            if not symbolic and "shape" not in kw and "out" not in kw:
+                kw["shape"] = (1,)
+            op_names = [p.name for p in rand_params(rand)][:n]
+            return rand(**dict(zip(op_names, values)), **kw)
         fn.__name__ = rand.__name__
-        fn.__doc__ = f"random.{rand.__name__}({p1}={d1}, {p2}={d2}, shape, dtype, ctx, out), as MXNet's."
+        fn.__doc__ = (f"random.{rand.__name__}({', '.join(f'{p}={d}' for p, d in zip(params, defaults))}, "
+                      "shape, dtype, ctx, out), as MXNet's.")
         return fn
 
-    random_module.uniform = two(random_module.uniform, internal_module._sample_uniform, "low", "high", 0.0, 1.0)
-    random_module.normal = two(random_module.normal, internal_module._sample_normal, "loc", "scale", 0.0, 1.0)
+    def rand_params(rand):
+        from .registry import get_op
+        return get_op("_random_" + rand.__name__).params
+
+    random_module.uniform = dist(random_module.uniform, internal_module._sample_uniform, ("low", "high"), (0.0, 1.0))
+    random_module.normal = dist(random_module.normal, internal_module._sample_normal, ("loc", "scale"), (0.0, 1.0))
+    random_module.poisson = dist(random_module.poisson, internal_module._sample_poisson, ("lam",), (1.0,))
+    random_module.exponential = dist(random_module.exponential, internal_module._sample_exponential, ("scale",),
+                                     (1.0,), to_op=lambda scale: [1.0 / scale])
+    random_module.gamma = dist(random_module.gamma, internal_module._sample_gamma, ("alpha", "beta"), (1.0, 1.0))
+    random_module.negative_binomial = dist(random_module.negative_binomial, internal_module._sample_negative_binomial,
+                                           ("k", "p"), (1, 1.0))
+    random_module.generalized_negative_binomial = dist(
+        random_module.generalized_negative_binomial, internal_module._sample_generalized_negative_binomial,
+        ("mu", "alpha"), (1.0, 1.0))
     rint = random_module.randint
 
     def randint(low, high, shape=None, dtype=None, ctx=None, out=None, **kwargs):

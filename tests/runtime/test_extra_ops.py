@@ -299,3 +299,21 @@ def test_more_samplers_shapes_seed_and_means() -> None:
     assert s.shape == (2, 4000) and np.allclose(s.mean(axis=1), [1.0, 30.0], rtol=0.05)
     shape = sym.sample_gamma(sym.var("a"), sym.var("b"), shape=(5,)).infer_shape(a=(2, 3), b=(2, 3))[1]
     assert shape == [(2, 3, 5)]
+
+
+def test_random_frontend_signatures_as_mxnet() -> None:
+    """MXNet's Python-level nd.random functions: ``exponential`` takes a scale (the op a rate), a
+    call without shape gives one value, tensors switch to the ``_sample_*`` ops."""
+    from hybridize.runtime import nd, random, sym
+
+    random.seed(5)
+    assert nd.random.uniform().shape == (1,) and nd.random.poisson(3.0).shape == (1,)
+    e = nd.random.exponential(2.0, shape=(20000,)).asnumpy()
+    assert abs(e.mean() - 2.0) < 0.1
+    assert nd.random.exponential(nd.array([1.0, 2.0]), shape=3).shape == (2, 3)
+    assert nd.random.gamma(nd.array([1.0]), nd.array([2.0]), shape=(4,)).shape == (1, 4)
+    assert nd.random.negative_binomial(3, 0.4, shape=(2, 2)).shape == (2, 2)
+    assert nd.random.generalized_negative_binomial(nd.array([2.0, 1.0]), nd.array([0.5, 0.1])).shape == (2, 1)
+    with pytest.raises(ValueError, match="same type"):
+        nd.random.gamma(nd.array([1.0]), 2.0)
+    assert sym.random.exponential(4.0, shape=(3,)).infer_shape()[1] == [(3,)]
