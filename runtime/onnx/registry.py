@@ -21,7 +21,7 @@ from ..ops.registry import OpDef, all_ops, get_op
 
 __all__ = ["converter", "lookup", "supported_ops", "Converter"]
 
-_FAMILIES = ("activation", "attention", "control_flow", "conv", "dense", "elemwise", "index", "init",
+_FAMILIES = ("activation", "attention", "control_flow", "conv", "dense", "elemwise", "extra", "index", "init",
              "misc", "norm", "pool", "reduce", "resize", "rnn", "sequence", "shape")
 
 

@@ -154,3 +154,24 @@ def test_channels_last_convolutions_and_deconvolution_target_shape() -> None:
                                            "b": RNG.normal(size=(4,)).astype(np.float32),
                                            "xl": RNG.normal(size=(2, 6, 6, 3)).astype(np.float32),
                                            "wl": RNG.normal(size=(4, 3, 3, 3)).astype(np.float32)})
+
+
+def test_issue12_ops_with_direct_onnx_forms() -> None:
+    """Convolution_v1, SparseEmbedding, _grad_add, the STEs, cumsum, det, image.to_tensor/normalize."""
+    from hybridize.runtime import sym
+
+    x, w, e, m, img = sym.var("x"), sym.var("w"), sym.var("e"), sym.var("m"), sym.var("img")
+    out = sym.Group([
+        sym.Convolution_v1(x, w, kernel=(3, 3), num_filter=2, no_bias=True, pad=(1, 1)),
+        sym.contrib.SparseEmbedding(sym.floor(sym.abs(e)), w.reshape((2, -1)), input_dim=2, output_dim=18),
+        sym._internal._grad_add(e, e), sym._internal._CrossDeviceCopy(e),
+        sym.contrib.round_ste(e), sym.contrib.sign_ste(e), sym.cumsum(e), sym.cumsum(e, axis=1),
+        sym.linalg.det(m), sym.linalg.det(sym.stack(m, m)),
+        sym.image.to_tensor(img), sym.image.normalize(sym.image.to_tensor(img), mean=(0.5, 0.4, 0.3), std=0.2),
+    ])
+    feeds = {"x": RNG.normal(size=(1, 2, 4, 4)).astype(np.float32),
+             "w": RNG.normal(size=(2, 2, 3, 3)).astype(np.float32),
+             "e": np.array([[-2.5, -1.5, 0.5], [1.5, 0.0, 2.4]], np.float32),
+             "m": (RNG.normal(size=(3, 3)) + 2 * np.eye(3)).astype(np.float32),
+             "img": RNG.uniform(0, 255, (4, 5, 3)).astype(np.float32)}
+    _matches_interpreter(out, feeds)
