@@ -162,3 +162,41 @@ def install(namespace: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -
             """One-hot rows written into ``out`` (deprecated in MXNet: use one_hot)."""
             return onehot_op(indices, out, out=out)
         namespace.setdefault("onehot_encode", onehot_encode)
+
+    if not symbolic:
+        from .optimizer_updates import STATEFUL
+        from .registry import get_op
+
+        for op_name, (math, mutated) in STATEFUL.items():
+            namespace[op_name] = _stateful_update(get_op(op_name), math, mutated, namespace["array"])
+
+
+def _stateful_update(op: Any, math: Callable, mutated: tuple, array: Callable) -> Callable:
+    """``nd.<optimizer>_update``: the new weight (into ``out`` when given) and, as MXNet's
+    FMutateInputs, the new optimizer states written into the state arrays passed in."""
+    from .attrs import AttrError
+
+    names = list(op.inputs)
+
+    def fn(*args: Any, out: Any = None, name: Any = None, **kwargs: Any) -> Any:
+        arrays = list(args[:len(names)])
+        for k in names[len(arrays):]:
+            if k not in kwargs:
+                raise TypeError(f"{op.name}: missing input {k!r}")
+            arrays.append(kwargs.pop(k))
+        for p, v in zip([p for p in op.params if p.name not in kwargs], args[len(names):]):
+            kwargs[p.name] = v
+        try:
+            attrs = op.resolve(op.coerce_attrs(kwargs))
+        except AttrError as e:
+            raise TypeError(str(e)) from None
+        results = math(attrs, *[a.asnumpy() for a in arrays])
+        for idx, value in zip(mutated, results[1:]):
+            arrays[idx][:] = value
+        if out is not None:
+            out[:] = results[0]
+            return out
+        return array(results[0], dtype=results[0].dtype)
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = op.doc
+    return fn

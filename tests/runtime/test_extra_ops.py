@@ -82,10 +82,14 @@ def test_imperative_matches_mxnet(case: dict) -> None:
     from hybridize.runtime import nd
 
     ins, _ = _arrays(case)
+    arrays = [nd.array(x, dtype=x.dtype) for x in ins]
     with _mode(case):
-        res = _call(nd, case, [nd.array(x, dtype=x.dtype) for x in ins])
+        res = _call(nd, case, arrays)
     res = res if isinstance(res, (list, tuple)) else [res]
     _check([r.asnumpy() for r in res], case)
+    for i in case.get("mutated", []):            # states the op updates in place, as MXNet
+        np.testing.assert_allclose(arrays[i].asnumpy(), _ARRAYS[f"{case['case']}/state{i}"],
+                                   rtol=max(case["tol"], 1e-6), atol=max(case["tol"], 1e-6))
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)

@@ -68,29 +68,36 @@ def _bound_forward(func: str, inputs: list, input_kw: list, train: bool, call: d
 
 
 def record(case: str, func: str, inputs: list, tol: float = 1e-5, train: bool = False, legacy_op: str = "",
-           input_kw: list | None = None, unwritten: np.ndarray | None = None, **kwargs) -> None:
+           input_kw: list | None = None, unwritten: np.ndarray | None = None, mutated: tuple = (),
+           **kwargs) -> None:
     """Calls ``mx.nd.<func>`` and ``mx.sym.<func>``; stores inputs, outputs, attrs, inferred shapes.
 
     ``train``: the call runs under ``autograd.train_mode()``. ``legacy_op``: a legacy NDArray
     function MXNet cannot build a Symbol of (the op name is given, no symbol facts are recorded).
     ``input_kw``: the inputs are passed by these keywords (and MXNet's answer comes from a bound
     symbol: its ``nd.X`` has no way to pass auxiliary states). ``unwritten``: a mask of output 0's
-    elements MXNet's kernel never writes (their values are whatever memory held; not compared)."""
+    elements MXNet's kernel never writes (their values are whatever memory held; not compared).
+    ``mutated``: indices of inputs the op updates in place (optimizer states): their values after
+    the call are stored as ``<case>/state<i>``."""
     inputs = [np.asarray(x) for x in inputs]
     call = {k: _tuples(v) for k, v in kwargs.items()}
     if input_kw:
         res = _bound_forward(func, inputs, input_kw, train, call)
     else:
+        nd_inputs = [mx.nd.array(x, dtype=x.dtype) for x in inputs]
         with (mx.autograd.train_mode() if train else mx.autograd.predict_mode()):
-            res = _resolve(mx.nd, func)(*[mx.nd.array(x, dtype=x.dtype) for x in inputs], **call)
+            res = _resolve(mx.nd, func)(*nd_inputs, **call)
+        for i in mutated:
+            ARRAYS[f"{case}/state{i}"] = nd_inputs[i].asnumpy()
     outs = [r.asnumpy() for r in (res if isinstance(res, (list, tuple)) else [res])]
     entry = {"case": case, "func": func, "kwargs": kwargs, "num_inputs": len(inputs), "num_outputs": len(outs),
              "output_dtypes": [o.dtype.name for o in outs], "tol": tol, "train": train, "symbolic": not legacy_op,
-             "input_kw": input_kw, "unwritten": unwritten is not None}
+             "input_kw": input_kw, "unwritten": unwritten is not None, "mutated": list(mutated)}
     if unwritten is not None:
         ARRAYS[f"{case}/unwritten0"] = np.asarray(unwritten, dtype=bool)
-    if legacy_op:
-        entry.update(op=legacy_op, json_attrs={}, output_names=None, out_shapes=None)
+    if legacy_op:   # MXNet's frontends would write str() of each attribute
+        entry.update(op=legacy_op, json_attrs={k: str(v) for k, v in call.items()}, output_names=None,
+                     out_shapes=None)
     else:
         if input_kw:
             s = _resolve(mx.sym, func)(**{k: mx.sym.var(f"in{i}") for i, k in enumerate(input_kw)}, **call)
@@ -587,8 +594,58 @@ def compat_cases() -> None:
                if name != "_Mod" else [a * 5, b + 2], tol=0 if name != "_Mod" else 1e-5)
 
 
+# -- optimizer updates (the new weight, and the states updated in place; MXNet 1.9.1 cannot compose them as
+#    Symbols: "Not enough argument to call operator", so no symbol facts are recorded) ----------------------------
+def optimizer_cases() -> None:
+    rs = np.random.RandomState(81)
+    shape = (3, 4)
+    w, g = f32(rs.uniform(-1, 1, shape)), f32(rs.uniform(-2, 2, shape))
+    st = lambda lo=-0.5, hi=0.5: f32(rs.uniform(lo, hi, shape))   # noqa: E731
+    pos = lambda: f32(rs.uniform(0.1, 1.0, shape))                # noqa: E731
+    common = dict(lr=0.05, wd=1e-3, rescale_grad=0.5)
+    record("sgd_update", "sgd_update", legacy_op="sgd_update", inputs=[w, g], **common)
+    record("sgd_update_clip", "sgd_update", legacy_op="sgd_update", inputs=[w, g], clip_gradient=0.3, **common)
+    record("sgd_mom_update", "sgd_mom_update", legacy_op="sgd_mom_update", inputs=[w, g, st()], momentum=0.9, mutated=(2,), **common)
+    record("sgd_mom_update_clip", "sgd_mom_update", legacy_op="sgd_mom_update", inputs=[w, g, st()], momentum=0.8, clip_gradient=0.2, mutated=(2,),
+           **common)
+    w16 = w.astype(np.float16)
+    record("mp_sgd_update", "mp_sgd_update", legacy_op="mp_sgd_update", inputs=[w16, g.astype(np.float16), w], mutated=(2,), tol=1e-3, **common)
+    record("mp_sgd_mom_update", "mp_sgd_mom_update", legacy_op="mp_sgd_mom_update", inputs=[w16, g.astype(np.float16), st(), w], momentum=0.9,
+           clip_gradient=0.5, mutated=(2, 3), tol=1e-3, **common)
+    record("nag_mom_update", "nag_mom_update", legacy_op="nag_mom_update", inputs=[w, g, st()], momentum=0.9, mutated=(2,), **common)
+    record("nag_mom_update_clip", "nag_mom_update", legacy_op="nag_mom_update", inputs=[w, g, st()], momentum=0.7, clip_gradient=0.4, mutated=(2,),
+           **common)
+    record("mp_nag_mom_update", "mp_nag_mom_update", legacy_op="mp_nag_mom_update", inputs=[w16, g.astype(np.float16), st(), w], momentum=0.9,
+           mutated=(2, 3), tol=1e-3, **common)
+    record("signsgd_update", "signsgd_update", legacy_op="signsgd_update", inputs=[w, g], **common)
+    record("signum_update", "signum_update", legacy_op="signum_update", inputs=[w, g, st()], momentum=0.9, wd_lh=0.01, mutated=(2,), **common)
+    record("signum_update_clip", "signum_update", legacy_op="signum_update", inputs=[w, g, st()], momentum=0.5, clip_gradient=0.3, mutated=(2,),
+           **common)
+    record("ftml_update", "ftml_update", legacy_op="ftml_update", inputs=[w, g, pos(), pos(), st()], t=3, beta1=0.6, beta2=0.999, mutated=(2, 3, 4),
+           tol=1e-4, lr=0.05, wd=1e-3, rescale_grad=0.5)
+    record("ftml_update_clip", "ftml_update", legacy_op="ftml_update", inputs=[w, g, pos(), pos(), st()], t=1, clip_grad=0.2, mutated=(2, 3, 4),
+           tol=1e-4, lr=0.05)
+    record("adam_update", "adam_update", legacy_op="adam_update", inputs=[w, g, st(), pos()], mutated=(2, 3), tol=1e-4, **common)
+    record("adam_update_clip", "adam_update", legacy_op="adam_update", inputs=[w, g, st(), pos()], beta1=0.8, beta2=0.99, epsilon=1e-6,
+           clip_gradient=0.3, mutated=(2, 3), tol=1e-4, **common)
+    record("rmsprop_update", "rmsprop_update", legacy_op="rmsprop_update", inputs=[w, g, pos()], gamma1=0.9, mutated=(2,), tol=1e-4, **common)
+    record("rmsprop_update_clip", "rmsprop_update", legacy_op="rmsprop_update", inputs=[w, g, pos()], clip_gradient=0.2, clip_weights=0.5, mutated=(2,),
+           tol=1e-4, **common)
+    n = pos() + 1.0
+    record("rmspropalex_update", "rmspropalex_update", legacy_op="rmspropalex_update", inputs=[w, g, n, st(-0.2, 0.2), st()], mutated=(2, 3, 4), tol=1e-4,
+           **common)
+    record("rmspropalex_update_clip", "rmspropalex_update", legacy_op="rmspropalex_update", inputs=[w, g, n, st(-0.2, 0.2), st()], clip_gradient=0.5,
+           clip_weights=0.6, gamma2=0.8, mutated=(2, 3, 4), tol=1e-4, **common)
+    record("ftrl_update", "ftrl_update", legacy_op="ftrl_update", inputs=[w, g, st(), pos()], lamda1=0.05, beta=1.5, mutated=(2, 3), tol=1e-4,
+           **common)
+    record("ftrl_update_clip", "ftrl_update", legacy_op="ftrl_update", inputs=[w, g, st(), pos()], clip_gradient=0.4, mutated=(2, 3), tol=1e-4,
+           **common)
+    record("adam_update_f64", "adam_update", legacy_op="adam_update", inputs=[w.astype(np.float64), g.astype(np.float64), st().astype(np.float64),
+                                              pos().astype(np.float64)], mutated=(2, 3), **common)
+
+
 SECTIONS = [linalg_cases, misc_cases, vision_cases, proposal_cases, image_cases, quantization_cases, cumsum_ste_cases,
-            v1_cases, pdf_cases, compat_cases]
+            v1_cases, pdf_cases, compat_cases, optimizer_cases]
 
 
 def main() -> None:

@@ -1,0 +1,269 @@
+"""MXNet 1.9.1's optimizer update operators (``src/operator/optimizer_op-inl.h``): ``sgd_update``,
+``sgd_mom_update``, ``mp_sgd_update``, ``mp_sgd_mom_update``, ``nag_mom_update``,
+``mp_nag_mom_update``, ``signsgd_update``, ``signum_update``, ``ftml_update``, ``adam_update``,
+``rmsprop_update``, ``rmspropalex_update``, ``ftrl_update``.
+
+Each returns the updated weight and, as MXNet, updates its state inputs in place (``FMutateInputs``:
+momentum, Adam's mean/var, the fp32 master weight of the ``mp_*`` forms, ...). In a Symbol those
+inputs are auxiliary states, as in MXNet. The registry's kernels are pure: ``compute`` returns the
+weight; :data:`STATEFUL` maps each op to the function giving the new states too, which the ``nd``
+functions (``_pyfuncs.install``) write back into the state arrays. Graph executors return the
+weight only (the states of one step are not carried to the next run).
+
+The arithmetic is MXNet's, in the weight's dtype (float32 for the ``mp_*`` master copies), with
+its clipping ``clip(x, c)`` when ``clip_gradient >= 0``.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .attrs import Bool, Float, Int, Param
+from .registry import OpDef, register
+
+_F = np.float32
+
+
+def _clip(x: np.ndarray, bound) -> np.ndarray:
+    return np.clip(x, -bound, bound)
+
+
+def _c(dt, v):
+    """A float parameter as the kernel holds it (``DType`` or float)."""
+    return np.dtype(dt).type(v)
+
+
+def _scaled_grad(attrs, g, dt, clip_attr="clip_gradient"):
+    rg = _c(dt, attrs.rescale_grad)
+    clip = getattr(attrs, clip_attr)
+    return _clip(rg * g, _c(dt, clip)) if clip >= 0 else None
+
+
+# -- SGD family ---------------------------------------------------------------------------------------------
+def _sgd(attrs, weight, grad):
+    dt = weight.dtype
+    lr, wd = _c(dt, attrs.lr), _c(dt, attrs.wd)
+    cg = _scaled_grad(attrs, grad, dt)
+    if cg is not None:
+        out = (_c(dt, 1.0) - lr * wd) * weight - lr * cg
+    else:
+        out = (_c(dt, 1.0) - lr * wd) * weight - (lr * _c(dt, attrs.rescale_grad)) * grad
+    return (out.astype(dt, copy=False),)
+
+
+def _sgd_mom(attrs, weight, grad, mom):
+    dt = weight.dtype
+    lr, wd, m = _c(dt, attrs.lr), _c(dt, attrs.wd), _c(dt, attrs.momentum)
+    cg = _scaled_grad(attrs, grad, dt)
+    if cg is not None:
+        mom = m * mom - lr * wd * weight - lr * cg
+    else:
+        mom = m * mom - lr * wd * weight - lr * _c(dt, attrs.rescale_grad) * grad
+    mom = mom.astype(dt, copy=False)
+    return (weight + mom).astype(dt, copy=False), mom
+
+
+def _mp_sgd(attrs, weight, grad, weight32):
+    lr, wd, rg = _F(attrs.lr), _F(attrs.wd), _F(attrs.rescale_grad)
+    g = grad.astype(_F)
+    if attrs.clip_gradient >= 0:
+        w = (_F(1) - lr * wd) * weight32 - lr * _clip(rg * g, _F(attrs.clip_gradient))
+    else:
+        w = (_F(1) - lr * wd) * weight32 - (lr * rg) * g
+    w = w.astype(_F, copy=False)
+    return w.astype(weight.dtype), w
+
+
+def _mp_sgd_mom(attrs, weight, grad, mom, weight32):
+    lr, wd, rg, m = _F(attrs.lr), _F(attrs.wd), _F(attrs.rescale_grad), _F(attrs.momentum)
+    g = grad.astype(_F)
+    if attrs.clip_gradient >= 0:
+        mom = m * mom - lr * wd * weight32 - lr * _clip(rg * g, _F(attrs.clip_gradient))
+    else:
+        mom = m * mom - lr * wd * weight32 - lr * rg * g
+    mom = mom.astype(_F, copy=False)
+    w = (weight32 + mom).astype(_F, copy=False)
+    return w.astype(weight.dtype), mom, w
+
+
+def _nag_parts(attrs, weight, grad, mom, dt):
+    lr, wd, m = _c(dt, attrs.lr), _c(dt, attrs.wd), _c(dt, attrs.momentum)
+    g = grad.astype(dt, copy=False)
+    cg = _clip(_c(dt, attrs.rescale_grad) * g, _c(dt, attrs.clip_gradient)) if attrs.clip_gradient >= 0 \
+        else _c(dt, attrs.rescale_grad) * g
+    mom = m * mom
+    out = weight - mom + (m + _c(dt, 1)) * (mom - lr * (cg + wd * weight))
+    mom = mom - lr * (cg + wd * weight)
+    return out.astype(dt, copy=False), mom.astype(dt, copy=False)
+
+
+def _nag_mom(attrs, weight, grad, mom):
+    return _nag_parts(attrs, weight, grad, mom, weight.dtype)
+
+
+def _mp_nag_mom(attrs, weight, grad, mom, weight32):
+    w, mom = _nag_parts(attrs, weight32, grad, mom, _F)
+    return w.astype(weight.dtype), mom, w
+
+
+def _signsgd(attrs, weight, grad):
+    dt = weight.dtype
+    lr, wd = _c(dt, attrs.lr), _c(dt, attrs.wd)
+    return (((_c(dt, 1.0) - lr * wd) * weight - lr * np.sign(grad).astype(dt)).astype(dt, copy=False),)
+
+
+def _signum(attrs, weight, grad, mom):
+    dt = weight.dtype
+    lr, wd, m, wd_lh = _c(dt, attrs.lr), _c(dt, attrs.wd), _c(dt, attrs.momentum), _c(dt, attrs.wd_lh)
+    one = _c(dt, 1)
+    cg = _scaled_grad(attrs, grad, dt)
+    if cg is not None:
+        mom = m * mom - (one - m) * wd * weight - (one - m) * cg
+    else:
+        mom = m * mom - (one - m) * wd * weight - (one - m) * _c(dt, attrs.rescale_grad) * grad
+    mom = mom.astype(dt, copy=False)
+    out = (one - lr * wd_lh) * weight + lr * np.sign(mom).astype(dt)
+    return out.astype(dt, copy=False), mom
+
+
+# -- adaptive ---------------------------------------------------------------------------------------------------
+def _ftml(attrs, weight, grad, d, v, z):
+    dt = weight.dtype
+    one = _c(dt, 1)
+    lr, b1, b2, eps = _c(dt, attrs.lr), _c(dt, attrs.beta1), _c(dt, attrs.beta2), _c(dt, attrs.epsilon)
+    t, wd, rg = _c(dt, attrs.t), _c(dt, attrs.wd), _c(dt, attrs.rescale_grad)
+    g = rg * grad + wd * weight
+    if attrs.clip_grad >= 0:
+        g = _clip(g, _c(dt, attrs.clip_grad))
+    v = b2 * v + (one - b2) * np.square(g)
+    d_t = (one - np.power(b1, t)) / lr * (np.sqrt(v / (one - np.power(b2, t))) + eps)
+    z = b1 * z + (one - b1) * g - (d_t - b1 * d) * weight
+    out = -z / d_t
+    cast = lambda a: np.asarray(a).astype(dt, copy=False)  # noqa: E731
+    return cast(out), cast(d_t), cast(v), cast(z)
+
+
+def _adam(attrs, weight, grad, mean, var):
+    dt = weight.dtype
+    one = _c(dt, 1)
+    b1, b2, lr, eps = _c(dt, attrs.beta1), _c(dt, attrs.beta2), _c(dt, attrs.lr), _c(dt, attrs.epsilon)
+    g = grad * _c(dt, attrs.rescale_grad) + weight * _c(dt, attrs.wd)
+    if attrs.clip_gradient >= 0:
+        g = _clip(g, _c(dt, attrs.clip_gradient))
+    mean = (b1 * mean + (one - b1) * g).astype(dt, copy=False)
+    var = (b2 * var + (one - b2) * g * g).astype(dt, copy=False)
+    out = weight - lr * mean / (np.sqrt(var) + eps)
+    return out.astype(dt, copy=False), mean, var
+
+
+def _rms_grad(attrs, weight, grad, dt):
+    g = _c(dt, attrs.rescale_grad) * grad + _c(dt, attrs.wd) * weight
+    return _clip(g, _c(dt, attrs.clip_gradient)) if attrs.clip_gradient >= 0 else g
+
+
+def _rmsprop(attrs, weight, grad, n):
+    dt = weight.dtype
+    g1 = _c(dt, attrs.gamma1)
+    g = _rms_grad(attrs, weight, grad, dt)
+    n = ((_c(dt, 1) - g1) * (g * g) + g1 * n).astype(dt, copy=False)
+    w = weight - _c(dt, attrs.lr) * (g / np.sqrt(n + _c(dt, attrs.epsilon)))
+    if attrs.clip_weights >= 0:
+        w = _clip(w, _c(dt, attrs.clip_weights))
+    return w.astype(dt, copy=False), n
+
+
+def _rmspropalex(attrs, weight, grad, n, gs, delta):
+    dt = weight.dtype
+    g1, g2 = _c(dt, attrs.gamma1), _c(dt, attrs.gamma2)
+    g = _rms_grad(attrs, weight, grad, dt)
+    one = _c(dt, 1)
+    n = ((one - g1) * g * g + g1 * n).astype(dt, copy=False)
+    gs = ((one - g1) * g + g1 * gs).astype(dt, copy=False)
+    delta = (g2 * delta - (_c(dt, attrs.lr) * g / np.sqrt(n - gs * gs + _c(dt, attrs.epsilon)))).astype(dt, copy=False)
+    w = weight + delta
+    if attrs.clip_weights >= 0:
+        w = _clip(w, _c(dt, attrs.clip_weights))
+    return w.astype(dt, copy=False), n, gs, delta
+
+
+def _ftrl(attrs, weight, grad, z, n):
+    dt = weight.dtype
+    lr, l1, beta, wd = _c(dt, attrs.lr), _c(dt, attrs.lamda1), _c(dt, attrs.beta), _c(dt, attrs.wd)
+    g = grad * _c(dt, attrs.rescale_grad)
+    if attrs.clip_gradient >= 0:
+        g = _clip(g, _c(dt, attrs.clip_gradient))
+    z = (z + (g - (np.sqrt(n + np.square(g)) - np.sqrt(n)) * weight / lr)).astype(dt, copy=False)
+    n = (n + np.square(g)).astype(dt, copy=False)
+    out = (np.sign(z) * l1 - z) / ((beta + np.sqrt(n)) / lr + wd) * (np.abs(z) > l1).astype(dt)
+    return out.astype(dt, copy=False), z, n
+
+
+# -- registration -----------------------------------------------------------------------------------------------
+def _base(extra=()):
+    return (Param("lr", Float),) + tuple(extra) + (Param("wd", Float, 0.0), Param("rescale_grad", Float, 1.0),
+                                                   Param("clip_gradient", Float, -1.0))
+
+
+_SGD = _base() + (Param("lazy_update", Bool, True),)
+_SGD_MOM = _base((Param("momentum", Float, 0.0),)) + (Param("lazy_update", Bool, True),)
+_MP = _base() + (Param("lazy_update", Bool, True),)
+_MP_MOM = _base((Param("momentum", Float, 0.0),)) + (Param("lazy_update", Bool, True),)
+_NAG = _base((Param("momentum", Float, 0.0),))
+_ADAM = (Param("lr", Float), Param("beta1", Float, 0.9), Param("beta2", Float, 0.999), Param("epsilon", Float, 1e-8),
+         Param("wd", Float, 0.0), Param("rescale_grad", Float, 1.0), Param("clip_gradient", Float, -1.0),
+         Param("lazy_update", Bool, True))
+_FTML = (Param("lr", Float), Param("beta1", Float, 0.6), Param("beta2", Float, 0.999), Param("epsilon", Float, 1e-8),
+         Param("t", Int), Param("wd", Float, 0.0), Param("rescale_grad", Float, 1.0), Param("clip_grad", Float, -1.0))
+_RMS = (Param("lr", Float), Param("gamma1", Float, 0.95), Param("epsilon", Float, 1e-8), Param("wd", Float, 0.0),
+        Param("rescale_grad", Float, 1.0), Param("clip_gradient", Float, -1.0), Param("clip_weights", Float, -1.0))
+_RMS_ALEX = (Param("lr", Float), Param("gamma1", Float, 0.95), Param("gamma2", Float, 0.9),
+             Param("epsilon", Float, 1e-8), Param("wd", Float, 0.0), Param("rescale_grad", Float, 1.0),
+             Param("clip_gradient", Float, -1.0), Param("clip_weights", Float, -1.0))
+_FTRL = (Param("lr", Float), Param("lamda1", Float, 0.01), Param("beta", Float, 1.0), Param("wd", Float, 0.0),
+         Param("rescale_grad", Float, 1.0), Param("clip_gradient", Float, -1.0))
+_SIGNSGD = _base()
+_SIGNUM = _base((Param("momentum", Float, 0.0),)) + (Param("wd_lh", Float, 0.0),)
+
+# name: (math, input names, mutated input names, params)
+_UPDATES: dict[str, tuple[Callable, tuple, tuple, tuple]] = {
+    "sgd_update": (_sgd, ("weight", "grad"), (), _SGD),
+    "sgd_mom_update": (_sgd_mom, ("weight", "grad", "mom"), ("mom",), _SGD_MOM),
+    "mp_sgd_update": (_mp_sgd, ("weight", "grad", "weight32"), ("weight32",), _MP),
+    "mp_sgd_mom_update": (_mp_sgd_mom, ("weight", "grad", "mom", "weight32"), ("mom", "weight32"), _MP_MOM),
+    "nag_mom_update": (_nag_mom, ("weight", "grad", "mom"), ("mom",), _NAG),
+    "mp_nag_mom_update": (_mp_nag_mom, ("weight", "grad", "mom", "weight32"), ("mom", "weight32"), _NAG),
+    "signsgd_update": (_signsgd, ("weight", "grad"), (), _SIGNSGD),
+    "signum_update": (_signum, ("weight", "grad", "mom"), ("mom",), _SIGNUM),
+    "ftml_update": (_ftml, ("weight", "grad", "d", "v", "z"), ("d", "v", "z"), _FTML),
+    "adam_update": (_adam, ("weight", "grad", "mean", "var"), ("mean", "var"), _ADAM),
+    "rmsprop_update": (_rmsprop, ("weight", "grad", "n"), ("n",), _RMS),
+    "rmspropalex_update": (_rmspropalex, ("weight", "grad", "n", "g", "delta"), ("n", "g", "delta"), _RMS_ALEX),
+    "ftrl_update": (_ftrl, ("weight", "grad", "z", "n"), ("z", "n"), _FTRL),
+}
+
+#: op name -> (function returning (new weight, *new states), indices of the inputs it updates)
+STATEFUL: dict[str, tuple[Callable, tuple]] = {}
+
+
+def _same_shape_all(attrs, in_shapes):
+    known = next((s for s in in_shapes if s is not None and len(s) and all(s)), None)
+    if known is None:
+        return list(in_shapes), [None]
+    return [tuple(known)] * len(in_shapes), [tuple(known)]
+
+
+def _weight_compute(math):
+    def compute(attrs, *arrays):
+        return math(attrs, *arrays)[0]
+    compute.__doc__ = (math.__doc__ or "") or None
+    return compute
+
+
+for _name, (_math, _inputs, _mutated, _params) in _UPDATES.items():
+    register(OpDef(_name, _weight_compute(_math), inputs=_inputs, aux=_mutated, params=_params,
+                   infer_shape=_same_shape_all,
+                   infer_type=lambda attrs, dts: [np.dtype(dts[0] if dts and dts[0] is not None else _F)],
+                   doc=f"{_name}: the updated weight (MXNet's optimizer update; it also updates "
+                       f"{', '.join(_mutated) or 'nothing else'} in place)."))
+    STATEFUL[_name] = (_math, tuple(_inputs.index(m) for m in _mutated))
