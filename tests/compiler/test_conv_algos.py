@@ -19,6 +19,8 @@ GEOMETRIES = [
     ((1, 8, 9, 3), 4, (5, 5), (2, 2), (1, 1)),
     ((1, 6, 7, 4), 5, (3, 1), (1, 0), (1, 1)),
     ((3, 13, 13, 16), 8, (3, 3), (1, 1), (1, 1)),     # several bands / chunks on the pool
+    ((2, 6, 7, 4), 16, (1, 1), (0, 0), (1, 1)),       # 1x1 expansions: the bias as a weight row
+    ((1, 5, 5, 3), 13, (1, 1), (0, 0), (1, 1)),
 ]
 EPILOGUES = [((), False, False), (("relu",), True, False), (("relu",), True, True), (("clip", 0.0, 6.0), True, True),
              ((), True, True)]

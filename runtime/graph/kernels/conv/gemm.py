@@ -70,7 +70,25 @@ def scratch(s: ConvSpec) -> list:
         out.append(((s.M, kh * kw * s.C), s.dtype))
     if s.has_pre:
         out.append(((s.M, s.C), s.dtype))      # the input after its fused affine, row chunk by row chunk
+    if _bias_row(s):
+        out.append(((s.M, s.C + 1), s.dtype))  # the input with a column of ones, row chunk by row chunk
     return out
+
+
+# expansions (K >= BIAS_ROW_RATIO * C output channels per input channel, 1x1, unsplit columns): the
+# bias rides in the matmul as one more weight row against a column of ones appended to the input
+# rows (copied per row chunk, in cache): a copy of C + 1 floats per row instead of a pass of K
+BIAS_ROW_RATIO = 4
+
+
+def _bias_row(s: ConvSpec) -> bool:
+    return (_direct(s) and s.has_bias and not s.has_pre and s.K >= BIAS_ROW_RATIO * s.C and not _by_cols(s)
+            and np.dtype(s.dtype).kind == "f")
+
+
+def _by_cols(s: ConvSpec) -> bool:
+    KK = s.kernel[0] * s.kernel[1] * s.C
+    return s.M < s.K and matmul_chunks(s.M * KK * s.K, s.K // 64, GEMM_PARALLEL_WORK) > 1
 
 
 def build(s: ConvSpec) -> Callable:
@@ -99,7 +117,9 @@ def build(s: ConvSpec) -> Callable:
     # Row chunks each read all of the weights, column chunks all of the patches: split the
     # output by columns when it has fewer rows than channels (deep layers at small batch),
     # so that no thread re-reads the (large) weight matrix; chunks at least 64 columns wide
-    by_cols = M < K and matmul_chunks(M * KK * K, K // 64, GEMM_PARALLEL_WORK) > 1
+    by_cols = _by_cols(s)
+    bias_row = _bias_row(s)
+    i_aug = i_pre + has_p
     nkch = chunks_for(M * KK * K, K // 64, min_work=GEMM_PARALLEL_WORK) if by_cols else 1
     kbounds = [(16 * (K // 16 * i // nkch), 16 * (K // 16 * (i + 1) // nkch)) for i in range(nkch)]
     if kbounds:
@@ -107,6 +127,7 @@ def build(s: ConvSpec) -> Callable:
     # every row chunk is a whole number of output rows (OW pixels): tiled rows fit each chunk
     tile_out, tile_in = RowTiling(K, OW), RowTiling(C, OW)
     fold_state: list = [None]     # (bounds array, generation, all lo == 0, lo tiled, hi tiled)
+    wb_state: list = [None]       # (weights, bias, generation, [weights; bias])
 
     def run(data, weight, out, *rest, bias=None, residual=None, pre_scale=None, pre_shift=None, pre_bounds=None):
         x, w, b, r = data, weight, bias, residual
@@ -182,9 +203,24 @@ def build(s: ConvSpec) -> Callable:
             run_chunks(col_chunk, nkch)
             return
 
+        if bias_row:
+            st = wb_state[0]
+            if st is None or st[0] is not w or st[1] is not b or st[2] != generation():
+                st = (w, b, generation(), np.ascontiguousarray(np.vstack([w, b[None, :].astype(w.dtype)])))
+                wb_state[0] = st          # one store: threads never see a half-updated cache
+            wb, aug = st[3], rest[i_aug]
+
         def chunk(i):
             r0, r1 = bounds[i]
             m0, m1 = r0 * OW, r1 * OW
+            if bias_row:
+                Aa = aug[m0:m1]
+                np.copyto(Aa[:, :C], A_all[m0:m1])
+                Aa[:, C] = 1
+                oc = o2[m0:m1]
+                product(Aa, wb, out=oc)
+                _epilogue(oc, oc, None, None if r2 is None else r2[m0:m1], act, tile_out)
+                return
             if direct:
                 if has_p:
                     prologue(m0, m1)
