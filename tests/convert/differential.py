@@ -364,8 +364,22 @@ def strategies():
             return None
         row = shape[1:]
         form = draw(st.sampled_from(["stack", "acc", "range_acc", "len_acc", "enumerate", "zip", "unpack", "while",
-                                     "concat"]))
+                                     "concat", "comprehension", "bounded_while", "range_break"]))
         name = state.fresh("l")
+        if form == "comprehension":
+            state.tensors[name] = shape
+            op = draw(st.sampled_from(["F.relu(r) * 2", "r + 1", "F.tanh(r) - r"]))
+            return f"{name} = F.stack(*[{op} for r in {base}])"
+        if form == "bounded_while":  # at most n steps, while a tensor condition holds
+            state.tensors[name] = shape
+            n = draw(st.integers(1, 4))
+            return (f"{name} = {base} * 1\ni = 0\nwhile i < {n} and F.abs({name}).sum() > 1:\n"
+                    f"    {name} = {name} * 0.5\n    i += 1")
+        if form == "range_break":
+            state.tensors[name] = shape
+            n = draw(st.integers(1, 4))
+            return (f"{name} = {base} * 1\nfor _ in range({n}):\n    if F.abs({name}).sum() < 1:\n        break\n"
+                    f"    {name} = {name} * 0.5")
         if form == "stack":
             state.tensors[name] = shape
             op = draw(st.sampled_from(["F.relu(row) * 2", "row + 1", "F.tanh(row)"]))

@@ -65,6 +65,15 @@ REGRESSIONS = [
     ("unpacking-foreach-outputs", _program((2, 3, 4), "y = F.relu(y) - x", "h = x * 2", "outs = []\n"
                                            "for row in h:\n    outs.append(F.concat(row, row * 2, dim=0))",
                                            "l1 = F.stack(*outs)", "l2, l3 = l1", returns="l3"), "converted"),
+    # HY010: a whole-tensor subscript (`h[..., :]`, `y[:]`) was left a finding (the module refused);
+    # dropping it is exact, even next to in-place writes (the view shares all of the memory)
+    ("whole-tensor-subscripts", _program((2, 3, 4), "y = F.relu(y) - x", "h = x * 2", "r1 = F.relu(h[..., :])",
+                                         "a1 = y[:] * 2", "h[0] = 1", returns="h, r1, a1, y"), "converted"),
+    # HY003 after `r1 *= 2` on an alias of `h`: the analysis rebound `r1` to a new value at `*=`, so
+    # `h[1] = 1` looked alias-free and even `--fix` (safe fixes) rewrote it; NDArray's `*=` keeps
+    # the array, and the alias with it
+    ("item-assign-after-alias-augassign", _program((2, 3, 4), "y = F.relu(y) - x", "h = x * 2", "r1 = h",
+                                                   "r1 *= 2", "h[1] = 1", returns="h, r1"), "refused"),
     # the same constructs without a live alias convert (and the tester checks the results)
     ("augassign-alias-dead", _program((4, 3), "h = x", "h = F.relu(h)", "x *= 2", returns="h, x"), "converted"),
     ("view-read-after-update", _program((4, 3), "h = F.relu(x)", "h[3] *= 0", "r1 = h[1::1]", returns="r1"),

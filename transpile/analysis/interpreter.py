@@ -426,7 +426,11 @@ class Interpreter:
             old = self.lookup(target.id)
             self.emit(EventKind.AUG_ASSIGN, stmt, value=old, subject=target, name=target.id, construct=op,
                       extra={"rhs": rhs, "env": dict(self.env.names), "escaped": id(old) in self.escaped})
-            self.env.names[target.id] = self.arith(old, rhs, stmt, stmt.op, target, stmt.value)
+            new = self.arith(old, rhs, stmt, stmt.op, target, stmt.value)
+            # an NDArray is updated in place: the name keeps the very same array, so every alias
+            # (another name, a view, a container) still shares it (what makes a later rewrite of
+            # an in-place update unsafe); a Python number or a Symbol is rebound
+            self.env.names[target.id] = old if old.kind is Kind.TENSOR and new.kind is Kind.TENSOR else new
         elif isinstance(target, ast.Subscript):
             container = self.eval(target.value)
             self.eval_index(target.slice)

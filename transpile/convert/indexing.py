@@ -11,7 +11,9 @@ its axis, and a result with no axis left has shape ``(1,)``. The conversion keep
   original already demanded ``-n <= i < n``);
 * integers after ``...`` -> ``F.slice_axis`` on negative axes;
 * integer axes are then dropped with one ``F.squeeze(..., axis=...)``, which (legacy MXNet shape
-  semantics, like indexing) leaves ``(1,)`` when every axis goes.
+  semantics, like indexing) leaves ``(1,)`` when every axis goes;
+* a key that selects everything (``x[:]``, ``x[...]``, ``x[..., :]``, ``x[::1]``) is dropped: ``x``
+  shares the view's memory, so this is exact (safe) even where tensors are written in place.
 
 Not converted (the finding stays): indices that are not literals (tensors = advanced indexing;
 names whose value is unknown here), ``None``/newaxis, slices after ``...`` (their clamping would
@@ -20,7 +22,9 @@ need the number of axes), a subscript outside a function with an ``F`` parameter
 Applicability: an imperative basic-indexing result is a *view* of the tensor; ``F`` operators
 return new arrays. The fix is safe when the function writes no tensor in place (no augmented
 assignment, item assignment or ``out=``): then nothing can observe the difference. Otherwise
-it is unsafe (``--unsafe-fixes``), as ruff classifies fixes that may change behaviour.
+it is unsafe (``--unsafe-fixes``), as ruff classifies fixes that may change behaviour, and
+``Fix.changes_results``: ``hybridize transpile`` does not apply it (``r = x[1:]; x[3] *= 0; return r``
+would compute another ``r``); once the in-place writes are converted, the next round's fix is safe.
 """
 from __future__ import annotations
 
@@ -134,7 +138,7 @@ def indexing_expression(base: str, key: list[_Component], F: str) -> Optional[st
     if squeeze:
         axes = str(squeeze[0]) if len(squeeze) == 1 else _tuple(squeeze)
         expr = f"{F}.squeeze({expr}, axis={axes})"
-    return expr if expr != base else None
+    return expr  # ``base`` itself when every component selects everything (``t[:]``, ``t[..., :]``)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -184,6 +188,22 @@ def indexing_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     key = parse_key(node.slice)
     if F is None or key is None or indexing_expression("t", key, F) is None:
         return None
+    if indexing_expression("t", key, F) == "t":
+        # ``t[:]`` is a view of all of ``t``: ``t`` itself shares that memory too, so even with
+        # in-place writes nothing can tell the difference (and a Symbol needs no operator)
+        message = "Drop the subscript: it selects the whole tensor"
+        if not with_edits:
+            return Fix(message, (), Applicability.SAFE)
+        import libcst as cst
+
+        found = _locate(event.site, event.site.span(node), cst.Subscript)
+        if found is None:
+            return None
+        module, sub, where = found
+        value = sub.value
+        if not value.lpar and not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return Fix(message, (_replace_edit(module, sub, value, where),), Applicability.SAFE)
     unsafe = writes_in_place(event.site)
     message = "Index with `F` operators (`F.slice`, `F.slice_axis`, `F.squeeze`)"
     if unsafe:
