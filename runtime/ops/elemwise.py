@@ -33,7 +33,7 @@ def _keep(fn, exact_on_ints=False):
     return run
 
 
-def unary(name: str, fn, *, aliases=(), fluent=True, params=(), doc="", exact_on_ints=False) -> OpDef:
+def unary(name: str, fn, *, aliases=(), fluent=True, params=(), doc="", exact_on_ints=False, traits=()) -> OpDef:
     """Registers a one-input elementwise op computing ``fn(x)`` (``fn(x, attrs)`` if it has params)."""
     kern = _keep(fn, exact_on_ints) if not params else None
     if params:
@@ -47,7 +47,7 @@ def unary(name: str, fn, *, aliases=(), fluent=True, params=(), doc="", exact_on
             return kern(x)
     compute.__doc__ = doc or f"MXNet operator {name}: elementwise."
     return register(OpDef(name, compute, params=params, inputs=("data",), infer_shape=same_shape,
-                          aliases=aliases, fluent=fluent, doc=doc))
+                          aliases=aliases, fluent=fluent, doc=doc, traits=("elementwise", *traits)))
 
 
 def _round_half_away(x):
@@ -93,8 +93,10 @@ _UNARY = [
 # integer inputs need no float detour for these
 _EXACT_ON_INTS = {"abs", "sign", "round", "rint", "ceil", "floor", "trunc", "fix", "square", "relu", "negative",
                   "logical_not", "_copy", "BlockGrad", "make_loss", "zeros_like", "ones_like"}
+_IDENTITIES = {"_copy", "BlockGrad", "make_loss"}      # forward is the input itself
 for _n, _f, _a, _fl in _UNARY:
-    unary(_n, _f, aliases=_a, fluent=_fl, exact_on_ints=_n in _EXACT_ON_INTS)
+    unary(_n, _f, aliases=_a, fluent=_fl, exact_on_ints=_n in _EXACT_ON_INTS,
+          traits=("identity",) if _n in _IDENTITIES else ())
 
 unary("hard_sigmoid", lambda x, a: np.clip(a.alpha * x + a.beta, 0.0, 1.0).astype(x.dtype, copy=False),
       params=(Param("alpha", Float, 0.2), Param("beta", Float, 0.5)), fluent=False,
@@ -201,7 +203,8 @@ def binary(base: str, fn, *, elemwise: str | None, broadcast: str | None, scalar
     two.__doc__ = f"MXNet binary operator ({base})."
     if elemwise:
         register(OpDef(elemwise, two, inputs=("lhs", "rhs"), infer_shape=_same_shapes,
-                       infer_shape_backward=all_same_shape_backward, aliases=elemwise_aliases))
+                       infer_shape_backward=all_same_shape_backward, aliases=elemwise_aliases,
+                       traits=("elementwise",)))
     if broadcast:
         register(OpDef(broadcast, two, inputs=("lhs", "rhs"), infer_shape=_broadcast_shapes,
                        aliases=broadcast_aliases))
@@ -209,14 +212,16 @@ def binary(base: str, fn, *, elemwise: str | None, broadcast: str | None, scalar
         def sc(attrs, x):
             return kern(x, np.asarray(attrs.scalar).astype(x.dtype))  # MXNet: DType(scalar)
         sc.__doc__ = f"MXNet binary operator ({base}) with the scalar attribute on the right."
-        register(OpDef(scalar, sc, params=_scalar_params(), infer_shape=same_shape, aliases=scalar_aliases))
+        register(OpDef(scalar, sc, params=_scalar_params(), infer_shape=same_shape, aliases=scalar_aliases,
+                       traits=("elementwise",)))
     if rscalar:
         def rsc(attrs, x):
             s = np.broadcast_to(np.asarray(attrs.scalar).astype(x.dtype), x.shape)
             out = np.asarray(fn(s, x))
             return out if out.dtype == x.dtype else out.astype(x.dtype)
         rsc.__doc__ = f"MXNet binary operator ({base}) with the scalar attribute on the left."
-        register(OpDef(rscalar, rsc, params=_scalar_params(), infer_shape=same_shape, aliases=rscalar_aliases))
+        register(OpDef(rscalar, rsc, params=_scalar_params(), infer_shape=same_shape, aliases=rscalar_aliases,
+                       traits=("elementwise",)))
 
 
 # base, fn, elemwise name (+aliases), broadcast name (+aliases), scalar (+aliases), rscalar (+aliases)
@@ -309,6 +314,7 @@ def _cast(attrs, x):
 
 
 register(OpDef("Cast", _cast, params=(Param("dtype", Dtype),), infer_shape=same_shape,
-               infer_type=const_type("dtype"), aliases=("cast",)))
+               infer_type=const_type("dtype"), aliases=("cast",),
+               traits=("elementwise", "identity"), identity_if=lambda a, training, shape: True))  # same dtype
 
 __all__ = ["unary", "binary"]

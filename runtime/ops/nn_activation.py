@@ -291,5 +291,6 @@ register(OpDef(
     "Dropout", _dropout,
     params=(Param("p", Float, 0.5), Param("mode", Enum("training", "always"), "training"),
             Param("axes", Shape, ()), Param("cudnn_off", OptBool, False)),
-    infer_shape=same_shape, mode_dependent=True,
+    infer_shape=same_shape, mode_dependent=True, traits=("random", "identity"),
+    identity_if=lambda a, training, shape: not training and a.mode == "training",   # inference: a no-op
 ))

@@ -11,6 +11,9 @@ Kernels have the signature ``compute(attrs, *arrays) -> ndarray | tuple[ndarray,
 ``attrs`` is an :class:`Attrs` (all parameters, defaults filled, typed). An op may also define
 ``prepare(attrs, in_shapes, in_dtypes) -> callable(*arrays)`` to hoist per-call work (index
 tables, reshaped weights) to compile time; the graph compiler uses it when present.
+
+``traits`` (names from :data:`TRAITS`) say what the graph passes may assume about an op (merge two
+equal calls, drop a no-op, run it in any layout); passes match on them, not on op names.
 """
 from __future__ import annotations
 
@@ -24,7 +27,15 @@ from ..base import ShapeError, UnknownOpError
 from .attrs import REQUIRED, AttrError, Param, format_value
 
 __all__ = ["OpDef", "Attrs", "register", "get_op", "find_op", "all_ops", "same_shape", "ShapeFn",
-           "same_shape_backward", "all_same_shape_backward"]
+           "same_shape_backward", "all_same_shape_backward", "TRAITS"]
+
+TRAITS: dict[str, str] = {
+    "random": "draws random numbers: two calls on equal inputs may differ (never merged, never folded)",
+    "elementwise": "output element i depends only on element i of each (same-shaped) input: layout-agnostic",
+    "shape_only": "returns its first input's elements, in order, under another shape (a reshape)",
+    "identity": "returns its first input unchanged: always, or, with ``identity_if``, when its output has "
+                "the input's shape and dtype and ``identity_if(attrs, training, in_shape)`` holds",
+}
 
 ShapeT = tuple  # tuple of ints; 0 in a dimension (or None for the whole shape) means "unknown"
 ShapeFn = Callable[["Attrs", list], tuple]
@@ -102,6 +113,8 @@ class OpDef:
     aliases: Sequence[str] = ()
     fluent: bool = False                 # also a method of NDArray and Symbol
     mode_dependent: bool = False         # output depends on autograd.is_training()
+    traits: Sequence[str] = ()           # names from TRAITS (frozenset after construction)
+    identity_if: Callable[[Attrs, bool, tuple], bool] | None = None   # see TRAITS["identity"]
     # attributes beyond ``params`` are kept as strings instead of refused: MXNet ops without a
     # parameter struct ignore them (``zeros_like(x, dtype='int64')`` stays float32; default for ops
     # without params), Custom hands them to its prop
@@ -113,12 +126,27 @@ class OpDef:
     def __post_init__(self) -> None:
         self._by_name = {p.name: p for p in self.params}
         self._cache = {}
+        self.traits = frozenset(self.traits)
+        unknown = self.traits - TRAITS.keys()
+        if unknown:
+            raise ValueError(f"operator {self.name}: unknown traits {sorted(unknown)} (known: {sorted(TRAITS)})")
+        if self.identity_if is not None and "identity" not in self.traits:
+            raise ValueError(f"operator {self.name}: identity_if without the 'identity' trait")
         if self.open_attrs is None:
             self.open_attrs = not self.params
         if self.infer_shape is same_shape and self.infer_shape_backward is None:
             self.infer_shape_backward = same_shape_backward
         if not self.doc and self.compute.__doc__:
             self.doc = inspect.cleandoc(self.compute.__doc__)
+
+    # -- traits -------------------------------------------------------------------------
+    def has(self, trait: str) -> bool:
+        return trait in self.traits
+
+    def pure(self, training: bool) -> bool:
+        """Equal inputs give equal outputs (two such nodes may be merged, constant ones folded): not
+        random, and not mode dependent when compiled for training."""
+        return "random" not in self.traits and not (self.mode_dependent and training)
 
     # -- attributes ---------------------------------------------------------------------
     def param(self, name: str) -> Param | None:

@@ -133,7 +133,8 @@ def _shuffle(attrs, x):
     return x[generator().permutation(x.shape[0])] if x.ndim else x.copy()
 
 
-register(OpDef("_shuffle", _shuffle, infer_shape=same_shape, aliases=("shuffle",), fluent=False))
+register(OpDef("_shuffle", _shuffle, infer_shape=same_shape, aliases=("shuffle",), fluent=False,
+               traits=("random",)))
 
 
 def _ravel(attrs, data):

@@ -46,7 +46,7 @@ def _sampler(name, draw, params, *, default="float32", aliases=(), doc=""):
     compute.__doc__ = doc
     register(OpDef(name, compute, params=params, inputs=(),
                    infer_shape=lambda a, s: ([], [tuple(a.shape)]),
-                   infer_type=lambda a, d: [_dt(a, default)], aliases=aliases))
+                   infer_type=lambda a, d: [_dt(a, default)], aliases=aliases, traits=("random",)))
 
 
 _sampler("_random_uniform", lambda g, a, s: g.uniform(a.low, a.high, s),
@@ -77,7 +77,7 @@ def _like(name, draw, params, doc):
         return np.asarray(draw(generator(), attrs, data.shape)).astype(dt)
     compute.__doc__ = doc
     register(OpDef(name, compute, params=params, inputs=("data",),
-                   infer_shape=lambda a, s: (list(s), [s[0]])))
+                   infer_shape=lambda a, s: (list(s), [s[0]]), traits=("random",)))
 
 
 _like("_random_uniform_like", lambda g, a, s: g.uniform(a.low, a.high, s),
@@ -96,7 +96,7 @@ def _sample(name, draw, inputs, aliases, doc):
     compute.__doc__ = doc
     register(OpDef(name, compute, params=(Param("shape", Shape, ()), _FLOAT_DT), inputs=inputs,
                    infer_shape=shape_fn(lambda a, s1, s2: tuple(s1) + tuple(a.shape)),
-                   infer_type=lambda a, d: [_dt(a)], aliases=aliases))
+                   infer_type=lambda a, d: [_dt(a)], aliases=aliases, traits=("random",)))
 
 
 _sample("_sample_uniform", lambda g, lo, hi, s: g.uniform(lo, hi, s), ("low", "high"), ("sample_uniform",),
@@ -134,7 +134,7 @@ register(OpDef("_sample_multinomial", _multinomial, inputs=("data",),
                        Param("dtype", Enum("float16", "float32", "float64", "int32", "uint8"), "int32")),
                num_outputs=lambda a: 2 if a.get_prob else 1, infer_shape=_multinomial_shape,
                infer_type=lambda a, d: [np.dtype(a.dtype)] + ([np.dtype(d[0] or np.float32)] if a.get_prob else []),
-               aliases=("sample_multinomial",)))
+               aliases=("sample_multinomial",), traits=("random",)))
 
 
 # -- MXNet's Python-level random functions -------------------------------------------------------------

@@ -158,7 +158,7 @@ register(OpDef("Reshape", _reshape,
                params=(Param("shape", Shape, ()), Param("reverse", Bool, False),
                        Param("target_shape", Shape, ()), Param("keep_highest", Bool, False)),
                infer_shape=_reshape_shape, infer_shape_backward=_reshape_shape_backward, aliases=("reshape",),
-               fluent=True))
+               fluent=True, traits=("shape_only",)))
 
 
 def _reshape_like_target(attrs, lshape, rshape):
@@ -186,7 +186,8 @@ def _reshape_like(attrs, lhs, rhs):
 register(OpDef("reshape_like", _reshape_like, inputs=("lhs", "rhs"),
                params=(Param("lhs_begin", IntOrNone, None), Param("lhs_end", IntOrNone, None),
                        Param("rhs_begin", IntOrNone, None), Param("rhs_end", IntOrNone, None)),
-               infer_shape=shape_fn(lambda a, l, r: _reshape_like_target(a, l, r)), fluent=True))
+               infer_shape=shape_fn(lambda a, l, r: _reshape_like_target(a, l, r)), fluent=True,
+               traits=("shape_only",)))
 
 
 def _flatten_shape(attrs, in_shapes):
@@ -206,7 +207,8 @@ def _flatten(attrs, x):
     return x.reshape(x.shape[0], prod(x.shape[1:]))
 
 
-register(OpDef("Flatten", _flatten, infer_shape=_flatten_shape, aliases=("flatten",), fluent=True))
+register(OpDef("Flatten", _flatten, infer_shape=_flatten_shape, aliases=("flatten",), fluent=True,
+               traits=("shape_only",)))
 
 
 # -- axes permutations -------------------------------------------------------------------------------
@@ -244,7 +246,9 @@ def _transpose_shape_backward(attrs, in_shapes, out_shapes):
 
 
 register(OpDef("transpose", _transpose, params=(Param("axes", Shape, ()),), infer_shape=_transpose_shape,
-               infer_shape_backward=_transpose_shape_backward, fluent=True))
+               infer_shape_backward=_transpose_shape_backward, fluent=True, traits=("identity",),
+               # no-op: the identity permutation (no axes = reversed: a no-op only up to 1-D)
+               identity_if=lambda a, training, s: tuple(a.axes) == tuple(range(len(s))) if a.axes else len(s) <= 1))
 
 
 def _swap_shape(attrs, s):
@@ -257,7 +261,8 @@ def _swap_shape(attrs, s):
 register(OpDef("SwapAxis", lambda a, x: np.swapaxes(x, norm_axis(a.dim1, x.ndim), norm_axis(a.dim2, x.ndim)),
                params=(Param("dim1", Int, 0), Param("dim2", Int, 0)), aliases=("swapaxes",),
                infer_shape=lambda a, ss: (list(ss), [None if ss[0] is None else _swap_shape(a, ss[0])]),
-               fluent=True, doc="SwapAxis: interchange two axes."))
+               fluent=True, doc="SwapAxis: interchange two axes.", traits=("identity",),
+               identity_if=lambda a, training, s: a.dim1 == a.dim2))
 
 
 def _expand_axis(attrs, ndim):
@@ -270,7 +275,7 @@ def _expand_axis(attrs, ndim):
 
 
 register(OpDef("expand_dims", lambda a, x: np.expand_dims(x, _expand_axis(a, x.ndim)),
-               params=(Param("axis", Int),), fluent=True, doc="expand_dims: insert a size-1 axis.",
+               params=(Param("axis", Int),), fluent=True, doc="expand_dims: insert a size-1 axis.", traits=("shape_only",),
                infer_shape=lambda a, ss: (list(ss), [None if ss[0] is None else (
                    tuple(ss[0][:_expand_axis(a, len(ss[0]))]) + (1,) + tuple(ss[0][_expand_axis(a, len(ss[0])):]))])))
 
@@ -288,7 +293,7 @@ def _squeeze_shape(attrs, s):
 
 
 register(OpDef("squeeze", lambda a, x: x.reshape(_squeeze_shape(a, x.shape)),
-               params=(Param("axis", Axis, None),), fluent=True, infer_shape=shape_fn(_squeeze_shape),
+               params=(Param("axis", Axis, None),), fluent=True, infer_shape=shape_fn(_squeeze_shape), traits=("shape_only",),
                doc="squeeze: remove size-1 axes (all of them when axis is None); never returns 0-d."))
 
 

@@ -32,21 +32,6 @@ def _internal(name: str, compute: Callable, params: tuple, inputs: Any, infer_sh
 # ------------------------------------------------------------------------------------------
 # activations (applied in place)
 # ------------------------------------------------------------------------------------------
-def act_spec(op_name: str, attrs: Any) -> tuple | None:
-    """The activation spec of an elementwise op node, or None if it is not one we fuse."""
-    if op_name == "relu" or op_name == "Activation" and attrs.act_type == "relu":
-        return ("relu",)
-    if op_name == "Activation" and attrs.act_type in ("sigmoid", "tanh"):
-        return (attrs.act_type,)
-    if op_name == "sigmoid":
-        return ("sigmoid",)
-    if op_name == "tanh":
-        return ("tanh",)
-    if op_name == "clip":
-        return ("clip", float(attrs.a_min), float(attrs.a_max))
-    return None
-
-
 def apply_act(buf: np.ndarray, act: tuple) -> None:
     if not act:
         return

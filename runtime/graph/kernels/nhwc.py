@@ -18,8 +18,7 @@ import numpy as np
 
 from ..ir import Entry
 from . import emitter
-from .common import (_internal, _p, _run_with_fresh, _pad_rows, act_lines, act_spec, affine_into,  # noqa: F401
-                     apply_act)
+from .common import _internal, _p, _pad_rows, _run_with_fresh, act_lines, affine_into, apply_act
 from .fastpath import FAST_MIN_SIZE, RowTiling, zeros_like_view
 from .parallel import chunks_for, run_chunks
 

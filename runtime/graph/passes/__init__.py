@@ -11,6 +11,11 @@ shapes and dtypes, the program is specialized on them), which are parameters (re
 passes never read parameter *values*, parameter-dependent folds become graph nodes that the
 compiled program evaluates again whenever parameters are bound), literal constants created by
 folding, and shape/dtype inference of the current graph.
+
+Passes recognize ops by what the registry says about them: traits (``op.has("identity")``,
+``op.pure(training)``, see ``ops/registry.py::TRAITS``) or, for op-specific rewrites, the registry's
+:class:`OpDef` itself, fetched by :func:`registry_op` under its canonical name (a node carries the
+canonical op; an alias such as ``"_plus"`` would never match, so an alias is refused at import).
 """
 from __future__ import annotations
 
@@ -24,7 +29,27 @@ import numpy as np
 from ..infer import infer_dtypes, infer_shapes
 from ..ir import Entry, Graph, Node
 
-__all__ = ["Pass", "PassContext", "all_passes", "run_pipeline", "get_pass"]
+__all__ = ["Pass", "PassContext", "all_passes", "run_pipeline", "get_pass", "registry_op", "referenced_ops"]
+
+_REFERENCED: set[str] = set()
+
+
+def registry_op(name: str) -> Any:
+    """The registry's op named ``name`` for a pass to match nodes against (``node.op is CONVOLUTION``).
+    ``name`` must be the canonical name, the one nodes carry: an alias or an unknown name raises."""
+    from ...ops.registry import find_op
+    op = find_op(name)
+    if op is None or op.name != name:
+        raise ValueError(f"graph pass refers to operator {name!r}, which is "
+                         + ("not registered" if op is None else f"an alias of {op.name!r} (nodes carry {op.name!r})"))
+    _REFERENCED.add(name)
+    return op
+
+
+def referenced_ops() -> set[str]:
+    """Canonical names of every op the passes (once imported) match by identity."""
+    all_passes()
+    return set(_REFERENCED)
 
 
 @dataclass
@@ -90,13 +115,15 @@ class PassContext:
         return infer_shapes(graph, self.known_shapes()), infer_dtypes(graph, self.known_dtypes())
 
     def dynamic(self, graph: Graph) -> set[int]:
-        """ids of the nodes whose value depends on a data input (the rest is foldable)."""
+        """ids of the nodes whose value depends on a data input or changes from call to call (random
+        draws): the rest is foldable, computed once per ``bind_params``."""
         dyn: set[int] = set()
         for n in graph.nodes:
             if n.op is None:
                 if self.is_input(n):
                     dyn.add(id(n))
-            elif n.op.mode_dependent and self.training or any(id(e.node) in dyn for e in n.inputs):
+            elif n.op.mode_dependent and self.training or n.op.has("random") \
+                    or any(id(e.node) in dyn for e in n.inputs):
                 dyn.add(id(n))
         return dyn
 

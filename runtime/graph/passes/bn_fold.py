@@ -15,8 +15,10 @@ import numpy as np
 
 from ..ir import Entry, Graph, Node
 from ..kernels.nhwc import BN_FOLD
-from . import Pass, PassContext, entry_users, substitute
+from . import Pass, PassContext, entry_users, registry_op, substitute
 from .layout import LONG_REDUCTION
+
+BATCHNORM, CONVOLUTION, FULLY_CONNECTED = (registry_op(n) for n in ("BatchNorm", "Convolution", "FullyConnected"))
 
 
 def fold_batchnorm(graph: Graph, ctx: PassContext) -> Graph:
@@ -25,21 +27,21 @@ def fold_batchnorm(graph: Graph, ctx: PassContext) -> Graph:
     mapping: dict[Entry, Entry] = {}
     folded = 0
     for bn in graph.nodes:
-        if bn.op is None or bn.op.name != "BatchNorm":
+        if bn.op is not BATCHNORM:
             continue
         a = bn.resolved
         if a.axis != 1 or a.output_mean_var and any(uses.get(Entry(bn, i)) for i in (1, 2)):
             continue
         src = bn.inputs[0]
         prod = src.node
-        if prod.op is None or prod.op.name not in ("Convolution", "FullyConnected") or src.index != 0:
+        if prod.op not in (CONVOLUTION, FULLY_CONNECTED) or src.index != 0:
             continue
         if uses.get(src, 0) != 1:
             continue
         pa = prod.resolved
-        if prod.op.name == "Convolution" and (pa.layout or "NCHW") not in ("NCHW", "NCW", "NCDHW"):
+        if prod.op is CONVOLUTION and (pa.layout or "NCHW") not in ("NCHW", "NCW", "NCDHW"):
             continue
-        if prod.op.name == "FullyConnected" and not pa.flatten:
+        if prod.op is FULLY_CONNECTED and not pa.flatten:
             continue
         stats = bn.inputs[1:5]
         weights = prod.inputs[1:]

@@ -11,7 +11,6 @@ import numpy as np
 
 from ..ir import Entry, Graph
 from . import Pass, PassContext, substitute
-from .cse import _pure
 
 _MAX_BYTES = 64 << 20
 
@@ -27,7 +26,7 @@ def fold_constants(graph: Graph, ctx: PassContext) -> Graph:
                 const.add(id(n))
                 values[n.entry()] = ctx.constants[n.name]
             continue
-        if not _pure(n, ctx) or n.op.mode_dependent or not all(id(e.node) in const for e in n.inputs):
+        if not n.op.pure(ctx.training) or n.op.mode_dependent or not all(id(e.node) in const for e in n.inputs):
             continue
         try:
             out = n.op.compute(n.resolved, *[values[e] for e in n.inputs])

@@ -1,17 +1,9 @@
-"""Common-subexpression elimination: one node per (op, attributes, inputs)."""
+"""Common-subexpression elimination: one node per (op, attributes, inputs), for pure ops only
+(``OpDef.pure``: not ``random``, not mode dependent when training)."""
 from __future__ import annotations
 
 from ..ir import Entry, Graph
 from . import Pass, PassContext, substitute
-
-_RANDOM_PREFIXES = ("_random", "_sample", "random_", "sample_", "_npi_random")
-
-
-def _pure(node, ctx: PassContext) -> bool:
-    op = node.op
-    if op.name.startswith(_RANDOM_PREFIXES) or op.name in ("Dropout",):
-        return False
-    return not (op.mode_dependent and ctx.training)
 
 
 def eliminate_common_subexpressions(graph: Graph, ctx: PassContext) -> Graph:
@@ -19,7 +11,7 @@ def eliminate_common_subexpressions(graph: Graph, ctx: PassContext) -> Graph:
     mapping: dict[Entry, Entry] = {}
     merged = 0
     for n in graph.nodes:
-        if n.op is None or not _pure(n, ctx):
+        if n.op is None or not n.op.pure(ctx.training):
             continue
         n.inputs = [mapping.get(e, e) for e in n.inputs]
         key = (id(n.op), n.resolved, tuple((id(e.node), e.index) for e in n.inputs))

@@ -28,9 +28,27 @@ from ..ir import Entry, Graph, Node
 from ..kernels import conv as KC
 from ..kernels import nhwc as K
 from ..kernels.conv import tune
-from . import Pass, PassContext, is_float
+from . import Pass, PassContext, is_float, registry_op
 
-_ELEMWISE_ADD = {"elemwise_add", "_plus", "_Plus", "_add", "broadcast_add", "broadcast_plus"}
+CONVOLUTION, POOLING, BATCHNORM, CONCAT, FLATTEN, FULLY_CONNECTED = (registry_op(n) for n in (
+    "Convolution", "Pooling", "BatchNorm", "Concat", "Flatten", "FullyConnected"))
+ADDS = (registry_op("elemwise_add"), registry_op("broadcast_add"))       # + same shapes: _hy_add
+RELU, ACTIVATION, SIGMOID, TANH, CLIP = (registry_op(n) for n in ("relu", "Activation", "sigmoid", "tanh", "clip"))
+
+
+def act_spec(op: Any, attrs: Any) -> tuple | None:
+    """The activation spec (``kernels``' ``act``) of an activation node, or None if it is not one we fuse."""
+    if op is RELU or op is ACTIVATION and attrs.act_type == "relu":
+        return ("relu",)
+    if op is ACTIVATION and attrs.act_type in ("sigmoid", "tanh"):
+        return (attrs.act_type,)
+    if op is SIGMOID:
+        return ("sigmoid",)
+    if op is TANH:
+        return ("tanh",)
+    if op is CLIP:
+        return ("clip", float(attrs.a_min), float(attrs.a_max))
+    return None
 
 
 def _pair(v: Any, default: int) -> tuple[int, int] | None:
@@ -85,12 +103,11 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
             emap[n.entry()] = n.entry()
             continue
         ins = [emap[e] for e in n.inputs]
-        name = n.op.name
         out: Node | None = None
         out_nhwc = False
         dynamic = id(n) in dyn
         if dynamic and not (n.op.mode_dependent and ctx.training) and n.inputs and floaty(n.inputs[0]):
-            out, out_nhwc = _lower_one(n, name, ins, shape_of, static, to_nhwc, to_orig, nhwc, ctx, count,
+            out, out_nhwc = _lower_one(n, n.op, ins, shape_of, static, to_nhwc, to_orig, nhwc, ctx, count,
                                        tune_budget)
         if out is None:
             out = Node(n.op, n.name, n.attrs, [to_orig(e) for e in ins] if dynamic else ins, n.extra)
@@ -114,12 +131,12 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
 LONG_REDUCTION = 1 << 15
 
 
-def _lower_one(n: Node, name: str, ins: list[Entry], shape_of, static, to_nhwc, to_orig, nhwc: set,
+def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to_orig, nhwc: set,
                ctx: PassContext, count, tune_budget: list | None = None) -> tuple[Node | None, bool]:
     a = n.resolved
     x_old = n.inputs[0]
     xs = shape_of(x_old)
-    if name == "Convolution" and len(xs) == 4 and (a.layout or "NCHW") == "NCHW" \
+    if op is CONVOLUTION and len(xs) == 4 and (a.layout or "NCHW") == "NCHW" \
             and all(static(e) for e in n.inputs[1:]):
         kernel = _pair(a.kernel, 1)
         stride, pad, dilate = _pair(a.stride, 1), _pair(a.pad, 0), _pair(a.dilate, 1)
@@ -142,7 +159,7 @@ def _lower_one(n: Node, name: str, ins: list[Entry], shape_of, static, to_nhwc, 
                  "groups": G, "algo": algo, "act": (), **ops.flags()}
         count("conv_" + algo)
         return Node(KC.CONV, n.name, attrs, ops.values()), True
-    if name == "Pooling" and len(xs) == 4 and (a.layout or "NCHW") == "NCHW" and a.pool_type in ("max", "avg") \
+    if op is POOLING and len(xs) == 4 and (a.layout or "NCHW") == "NCHW" and a.pool_type in ("max", "avg") \
             and a.pooling_convention in ("valid", "full"):
         kernel, stride, pad = _pair(a.kernel, 1), _pair(a.stride, 1), _pair(a.pad, 0)
         if None in (kernel, stride, pad) and not a.global_pool:
@@ -152,7 +169,7 @@ def _lower_one(n: Node, name: str, ins: list[Entry], shape_of, static, to_nhwc, 
                  "full": a.pooling_convention == "full", "count_include_pad": cip, "global_pool": bool(a.global_pool)}
         count("pool")
         return Node(K.POOL, n.name, attrs, [to_nhwc(ins[0])]), True
-    if name == "BatchNorm" and not ctx.training and a.axis == 1 and len(xs) in (2, 4) \
+    if op is BATCHNORM and not ctx.training and a.axis == 1 and len(xs) in (2, 4) \
             and all(static(e) for e in n.inputs[1:5]):
         C = xs[1]
         aff = Node(K.BN_AFFINE, ctx.fresh(n.name + "_affine"),
@@ -163,11 +180,11 @@ def _lower_one(n: Node, name: str, ins: list[Entry], shape_of, static, to_nhwc, 
         if len(xs) == 2:
             aff.set_attrs({**aff.attrs, "bshape": (C,)})
         return Node(K.AFFINE, n.name, {"act": ()}, [x, Entry(aff, 0), Entry(aff, 1)]), len(xs) == 4
-    act = K.act_spec(name, a) if name in ("relu", "Activation", "sigmoid", "tanh", "clip") else None
+    act = act_spec(op, a)
     if act is not None:
         count("activation")
         return Node(K.ACT, n.name, {"act": act}, [ins[0]]), ins[0] in nhwc
-    if name in _ELEMWISE_ADD and len(n.inputs) == 2 and tuple(shape_of(n.inputs[0])) == tuple(shape_of(n.inputs[1])):
+    if op in ADDS and len(n.inputs) == 2 and tuple(shape_of(n.inputs[0])) == tuple(shape_of(n.inputs[1])):
         l, r = ins
         if l in nhwc or r in nhwc:
             l, r = to_nhwc(l), to_nhwc(r)
@@ -175,19 +192,24 @@ def _lower_one(n: Node, name: str, ins: list[Entry], shape_of, static, to_nhwc, 
             return Node(K.ADD, n.name, {"act": ()}, [l, r]), True
         count("add")
         return Node(K.ADD, n.name, {"act": ()}, [l, r]), False
-    if name == "Concat" and len(xs) == 4 and a.dim in (1, -3) and all(len(shape_of(e)) == 4 for e in n.inputs):
+    if op is CONCAT and len(xs) == 4 and a.dim in (1, -3) and all(len(shape_of(e)) == 4 for e in n.inputs):
         count("concat")
         if any(e in nhwc for e in ins):
             return Node(K.CONCAT, n.name, {"axis": 3, "num_args": len(ins)}, [to_nhwc(e) for e in ins]), True
         return Node(K.CONCAT, n.name, {"axis": 1, "num_args": len(ins)}, ins), False
-    if name in ("Flatten", "flatten") and len(xs) >= 2:
+    if op.has("elementwise") and n.num_outputs == 1 and any(e in nhwc for e in ins) \
+            and all(tuple(shape_of(e)) == tuple(xs) for e in n.inputs):
+        # position by position: computes the same in NHWC, no transpose back (and forth)
+        count("elementwise")
+        return Node(op, n.name, n.attrs, [to_nhwc(e) for e in ins], n.extra), True
+    if op is FLATTEN and len(xs) >= 2:
         flat = (xs[0], int(np.prod(xs[1:])))
         x = ins[0]
         if x in nhwc and not (len(xs) == 4 and xs[2] * xs[3] == 1):
             x = to_orig(x)
         count("flatten")
         return Node(K.RESHAPE, n.name, {"shape": flat}, [x]), False
-    if name == "FullyConnected" and all(static(e) for e in n.inputs[1:]):
+    if op is FULLY_CONNECTED and all(static(e) for e in n.inputs[1:]):
         x = ins[0]
         if x in nhwc and not (a.flatten and len(xs) == 4 and xs[2] * xs[3] == 1):
             x = to_orig(x)

@@ -15,7 +15,9 @@ convolution's only reader.
 from __future__ import annotations
 
 from ..ir import Entry, Graph, Node
-from . import Pass, PassContext, entry_users, substitute
+from . import Pass, PassContext, entry_users, registry_op, substitute
+
+POOLING, CONVOLUTION = registry_op("Pooling"), registry_op("Convolution")
 
 
 def _pair(v, default: int) -> tuple:
@@ -29,12 +31,12 @@ def pool_before_pointwise_conv(graph: Graph, ctx: PassContext) -> Graph:
     mapping: dict[Entry, Entry] = {}
     moved = 0
     for p in graph.nodes:
-        if p.op is None or p.op.name != "Pooling" or p.resolved.pool_type != "avg":
+        if p.op is not POOLING or p.resolved.pool_type != "avg":
             continue
         pa = p.resolved
         src = p.inputs[0]
         c = src.node
-        if c.op is None or c.op.name != "Convolution" or src.index != 0 or uses.get(src) != 1 \
+        if c.op is not CONVOLUTION or src.index != 0 or uses.get(src) != 1 \
                 or src in graph.outputs:
             continue
         ca = c.resolved
