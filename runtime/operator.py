@@ -111,6 +111,33 @@ def register(reg_name: str):
     return do_register
 
 
+class _Host:
+    """The front end of ``Custom`` (``ops/custom.py``): prop classes, operator creation, forward on NDArrays."""
+
+    def prop_class(self, op_type: str) -> type:
+        return get_registered(op_type)
+
+    def create(self, prop: Any, shapes: list, dtypes: list) -> CustomOp:
+        from .context import current_context
+        from .symbol import DTYPE_TO_MX
+        return prop.create_operator(current_context(), shapes, [DTYPE_TO_MX[d.name] for d in dtypes])
+
+    def forward(self, op_type: str, op: CustomOp, arrays: tuple, out_shapes: list, out_dtypes: list) -> list:
+        import numpy as np
+
+        from . import autograd
+        from .ndarray import NDArray
+        in_data = [NDArray(a) for a in arrays]
+        out_data = [NDArray(np.zeros(s, dtype=d)) for s, d in zip(out_shapes, out_dtypes)]
+        try:
+            op.forward(is_train=autograd.is_training(), req=["write"] * len(out_data), in_data=in_data,
+                       out_data=out_data, aux=[])
+        except Exception as e:  # noqa: BLE001 - MXNet re-raises anything from a CustomOp as MXNetError
+            from .base import CustomOpError
+            raise CustomOpError(f"Error in CustomOp.forward of {op_type!r}: {type(e).__name__}: {e}") from e
+        return [o.asnumpy() for o in out_data]
+
+
 def get_registered(op_type: str) -> type:
     """The ``CustomOpProp`` class registered as ``op_type``."""
     try:
@@ -139,3 +166,8 @@ def get_operator_arguments(op_name: str) -> OperatorArguments:
     from .ops._describe import argument_types
     names, types = argument_types(get_op(op_name))
     return OperatorArguments(len(names), names, types)
+
+
+from .ops import custom as _custom  # noqa: E402  (Custom runs through this front end)
+
+_custom.install_host(_Host())

@@ -580,10 +580,10 @@ _install_fluent()
 from .ops import tensor_random as _tensor_random  # noqa: E402
 
 _tensor_random.install_frontend(random, _internal, _is_tensor, symbolic=True)  # type: ignore[name-defined]  # noqa: F821
-from .ops import _pyfuncs  # noqa: E402
+from . import _pyfuncs  # noqa: E402
 
 _pyfuncs.install(globals(), _is_tensor, symbolic=True)  # maximum, power, split_v2, ... (Python-level in MXNet)
-from .ops import _contrib_pyfuncs  # noqa: E402
+from . import _contrib_pyfuncs  # noqa: E402
 
 _contrib_pyfuncs.install(contrib, globals(), _is_tensor, symbolic=True)  # type: ignore[name-defined]  # noqa: F821
 Symbol.split_v2 = lambda self, *a, **k: split_v2(self, *a, **k)  # type: ignore[attr-defined]  # noqa: F821

@@ -395,7 +395,8 @@ def _graph(doc: Any, path: Any, depth: int = 0) -> tuple[Graph, list[Node]]:
 
 def _subgraphs(raw: dict, op: Any, where: str, path: Any, depth: int) -> tuple:
     """A subgraph operator's bodies (``subgraphs``); each one's inputs are its ``arg_nodes`` in order."""
-    from ..ops.control_flow import Subgraph, subgraph_count
+    from ..ops.control_flow import subgraph_count
+    from .subgraph import Subgraph
 
     subs = raw.get("subgraphs")
     want = subgraph_count(op)

@@ -20,7 +20,9 @@ values computed before the loop) is an input of the node, like the data and the 
   inputs; the branch the condition picks gives the outputs.
 
 Every executor runs the subgraphs as the loop goes: the interpreter evaluates them, the compiled
-program compiles each once (``prepare``) and calls the compiled bodies.
+program compiles each once (``prepare``) and calls the compiled bodies. Both are the subgraph
+values' own methods (``graph/subgraph.py``): this module, like all of ``ops/``, imports nothing
+above the registry.
 """
 from __future__ import annotations
 
@@ -32,25 +34,13 @@ from ..base import ShapeError
 from .attrs import AttrType, Int, Param, parse_literal
 from .registry import OpDef, register
 
-__all__ = ["Subgraph", "FOREACH", "WHILE_LOOP", "COND", "subgraph_count"]
+__all__ = ["SUBGRAPH_API", "FOREACH", "WHILE_LOOP", "COND", "subgraph_count"]
 
 
-class Subgraph:
-    """A body: ``graph`` and its input variables in order (MXNet's ``arg_nodes`` order)."""
-
-    __slots__ = ("graph", "inputs")
-
-    def __init__(self, graph: Any, inputs: list):
-        self.graph = graph
-        self.inputs = list(inputs)
-
-    @property
-    def names(self) -> list[str]:
-        return [n.name for n in self.inputs]
-
-    def __repr__(self) -> str:
-        # unique per object: the registry caches resolved attributes by their repr
-        return f"Subgraph@{id(self):x}({len(self.graph.nodes)} nodes, inputs {self.names})"
+SUBGRAPH_API = ("graph", "inputs", "run", "infer", "infer_types", "compile")
+"""What a body value provides (``graph/subgraph.py::Subgraph``): this module never imports the graph
+package; evaluating, inferring and compiling a body are the graph side's (``sub.run(values)``,
+``sub.infer(in_shapes)``, ``sub.infer_types(in_dtypes)``, ``sub.compile(shapes, dtypes)``)."""
 
 
 def _locs(v: Any) -> tuple:
@@ -63,7 +53,7 @@ def _locs(v: Any) -> tuple:
 
 def _subgraphs(v: Any) -> tuple:
     v = tuple(v)
-    if not all(isinstance(s, Subgraph) for s in v):
+    if not all(all(hasattr(s, k) for k in SUBGRAPH_API) for s in v):
         raise TypeError("expected Subgraph values")
     return v
 
@@ -75,40 +65,6 @@ _COUNTS = {"_foreach": 1, "_while_loop": 2, "_cond": 3}
 
 def subgraph_count(op: OpDef) -> int:
     return _COUNTS[op.name]
-
-
-def _evaluator(sub: Subgraph) -> Callable[[list], list]:
-    from ..graph.interpret import evaluate
-
-    names = sub.names
-    return lambda vals: evaluate(sub.graph, dict(zip(names, vals)))
-
-
-def _compiled(sub: Subgraph, shapes: list, dtypes: list) -> Callable[[list], list]:
-    from ..graph.codegen import compile_graph
-
-    names = sub.names
-    prog = compile_graph(sub.graph, input_names=names, shapes=dict(zip(names, shapes)),
-                         dtypes={k: np.dtype(d) for k, d in zip(names, dtypes)})
-    return lambda vals: prog(*vals)
-
-
-def _infer(sub: Subgraph, in_shapes: list) -> tuple[list, list]:
-    """(shapes of the subgraph's inputs, of its outputs) inferred from what is known of the inputs."""
-    from ..graph.infer import infer_shapes
-
-    known = {n.name: s for n, s in zip(sub.inputs, in_shapes) if s is not None}
-    shapes = infer_shapes(sub.graph, known)
-    return [shapes.get((id(n), 0)) for n in sub.inputs], \
-           [shapes.get((id(e.node), e.index)) for e in sub.graph.outputs]
-
-
-def _infer_types(sub: Subgraph, in_dtypes: list) -> list:
-    from ..graph.infer import infer_dtypes
-
-    known = {n.name: np.dtype(d) for n, d in zip(sub.inputs, in_dtypes) if d is not None}
-    dts = infer_dtypes(sub.graph, known)
-    return [dts.get((id(e.node), e.index), np.dtype(np.float32)) for e in sub.graph.outputs]
 
 
 def _truth(v: Any) -> bool:
@@ -162,15 +118,15 @@ def _fe_run(a: Any, body: Callable[[list], list], inputs: tuple) -> list:
 
 def _fe_compute(a: Any, *inputs: np.ndarray) -> list:
     """Runs the body once per slice of the data along axis 0, threading the states through."""
-    return _fe_run(a, _evaluator(a.subgraphs[0]), inputs)
+    return _fe_run(a, a.subgraphs[0].run, inputs)
 
 
 def _fe_prepare(a: Any, in_shapes: list, in_dtypes: list | None):
     _fe_check(a, len(in_shapes))
     data, states, remain = _fe_groups(a, list(in_shapes))
     ddt, sdt, rdt = _fe_groups(a, list(in_dtypes or [np.float32] * len(in_shapes)))
-    body = _compiled(a.subgraphs[0], _fe_order(a, [tuple(s[1:]) for s in data], states, remain),
-                     _fe_order(a, ddt, sdt, rdt))
+    body = a.subgraphs[0].compile(_fe_order(a, [tuple(s[1:]) for s in data], states, remain),
+                                  _fe_order(a, ddt, sdt, rdt))
     return lambda *inputs: _fe_run(a, body, inputs)
 
 
@@ -178,8 +134,8 @@ def _fe_shape(a: Any, in_shapes: list) -> tuple[list, list]:
     _fe_check(a, len(in_shapes))
     data, states, remain = _fe_groups(a, list(in_shapes))
     steps = next((s[0] for s in data if s is not None and len(s) and s[0]), None)
-    sub_in, heads = _infer(a.subgraphs[0], _fe_order(a, [None if s is None else tuple(s[1:]) for s in data],
-                                                    states, remain))
+    sub_in, heads = a.subgraphs[0].infer(_fe_order(a, [None if s is None else tuple(s[1:]) for s in data],
+                                                   states, remain))
     # what the body's inference learnt about its inputs (a parameter's deferred shape)
     full = list(in_shapes)
     for k, loc in enumerate(a.in_data_locs + a.in_state_locs + a.remain_locs):
@@ -192,7 +148,7 @@ def _fe_shape(a: Any, in_shapes: list) -> tuple[list, list]:
 
 def _fe_type(a: Any, in_dtypes: list) -> list:
     d, s, r = _fe_groups(a, list(in_dtypes))
-    return _infer_types(a.subgraphs[0], _fe_order(a, d, s, r))
+    return a.subgraphs[0].infer_types(_fe_order(a, d, s, r))
 
 
 _SUBGRAPHS = Param("subgraphs", Subgraphs, ())
@@ -256,17 +212,17 @@ def _wl_shape(a: Any, in_shapes: list) -> tuple[list, list]:
     cond, func = a.subgraphs
     full = list(in_shapes)
     for sub, locs in ((cond, a.cond_input_locs), (func, a.func_input_locs)):
-        sub_in, _ = _infer(sub, [full[i] for i in locs])
+        sub_in, _ = sub.infer([full[i] for i in locs])
         for i, s in zip(locs, sub_in):
             if s is not None:
                 full[i] = s
-    _, heads = _infer(func, [full[i] for i in a.func_input_locs])
+    _, heads = func.infer([full[i] for i in a.func_input_locs])
     outs = [None if h is None else (a.max_iterations,) + tuple(h) for h in heads[:a.num_out_data]]
     return full, outs + [full[i] for i in _wl_var_inputs(a)]
 
 
 def _wl_type(a: Any, in_dtypes: list) -> list:
-    dts = _infer_types(a.subgraphs[1], [in_dtypes[i] for i in a.func_input_locs])
+    dts = a.subgraphs[1].infer_types([in_dtypes[i] for i in a.func_input_locs])
     return dts[:a.num_out_data] + [np.dtype(in_dtypes[i] or np.float32) for i in _wl_var_inputs(a)]
 
 
@@ -281,7 +237,7 @@ def _wl_compute(a: Any, *inputs: np.ndarray) -> list:
     variables through; per-step outputs are stacked and padded to ``max_iterations`` rows."""
     _wl_check(a, len(inputs))
     cond, func = a.subgraphs
-    return _wl_run(a, _evaluator(cond), _evaluator(func), inputs, lambda: _wl_out_shapes(a, inputs))
+    return _wl_run(a, cond.run, func.run, inputs, lambda: _wl_out_shapes(a, inputs))
 
 
 def _wl_prepare(a: Any, in_shapes: list, in_dtypes: list | None):
@@ -289,8 +245,8 @@ def _wl_prepare(a: Any, in_shapes: list, in_dtypes: list | None):
     cond, func = a.subgraphs
     dts = list(in_dtypes or [np.float32] * len(in_shapes))
     full, outs = _wl_shape(a, list(in_shapes))
-    c = _compiled(cond, [full[i] for i in a.cond_input_locs], [dts[i] for i in a.cond_input_locs])
-    f = _compiled(func, [full[i] for i in a.func_input_locs], [dts[i] for i in a.func_input_locs])
+    c = cond.compile([full[i] for i in a.cond_input_locs], [dts[i] for i in a.cond_input_locs])
+    f = func.compile([full[i] for i in a.func_input_locs], [dts[i] for i in a.func_input_locs])
     odt = _wl_type(a, dts)
     out_shapes = [(tuple(s[1:]), d) for s, d in zip(outs[:a.num_out_data], odt)]
     return lambda *inputs: _wl_run(a, c, f, inputs, lambda: out_shapes)
@@ -326,13 +282,13 @@ def _cd_run(a: Any, cond: Callable, then: Callable, other: Callable, inputs: tup
 def _cd_compute(a: Any, *inputs: np.ndarray) -> list:
     """The outputs of the then or the else subgraph, as the cond subgraph's scalar says."""
     _cd_check(a, len(inputs))
-    return _cd_run(a, *[_evaluator(s) for s in a.subgraphs], inputs)
+    return _cd_run(a, *[s.run for s in a.subgraphs], inputs)
 
 
 def _cd_prepare(a: Any, in_shapes: list, in_dtypes: list | None):
     _cd_check(a, len(in_shapes))
     dts = list(in_dtypes or [np.float32] * len(in_shapes))
-    fns = [_compiled(s, [in_shapes[i] for i in locs], [dts[i] for i in locs])
+    fns = [s.compile([in_shapes[i] for i in locs], [dts[i] for i in locs])
            for s, locs in zip(a.subgraphs, (a.cond_input_locs, a.then_input_locs, a.else_input_locs))]
     return lambda *inputs: _cd_run(a, *fns, inputs)
 
@@ -342,7 +298,7 @@ def _cd_shape(a: Any, in_shapes: list) -> tuple[list, list]:
     full = list(in_shapes)
     heads: list = []
     for s, locs in zip(a.subgraphs, (a.cond_input_locs, a.then_input_locs, a.else_input_locs)):
-        sub_in, outs = _infer(s, [full[i] for i in locs])
+        sub_in, outs = s.infer([full[i] for i in locs])
         for i, sh in zip(locs, sub_in):
             if sh is not None:
                 full[i] = sh
@@ -356,7 +312,7 @@ def _cd_shape(a: Any, in_shapes: list) -> tuple[list, list]:
 
 
 def _cd_type(a: Any, in_dtypes: list) -> list:
-    return _infer_types(a.subgraphs[1], [in_dtypes[i] for i in a.then_input_locs])
+    return a.subgraphs[1].infer_types([in_dtypes[i] for i in a.then_input_locs])
 
 
 COND = register(OpDef(

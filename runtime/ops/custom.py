@@ -5,10 +5,16 @@ built with them, as MXNet does). Inputs and outputs are those the registered pro
 and dtypes come from its ``infer_shape`` / ``infer_type``. The kernel runs the prop's
 ``CustomOp.forward`` on NDArrays: a new operator per imperative call, one per node of a compiled
 graph (``prepare``), as MXNet creates one per call / per executor.
+
+The prop classes, the operator's creation and its forward on NDArrays belong to the front end
+(``runtime/operator.py``), which installs itself here as the host (:func:`install_host`) when it
+is imported: ``ops/`` is the bottom layer and imports nothing above it. Nothing can be registered
+before that module is imported, so a missing host is a missing registration.
 """
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -19,14 +25,36 @@ from .registry import Attrs, OpDef, register
 _PROPS: "OrderedDict[Attrs, object]" = OrderedDict()
 
 
+class CustomHost(Protocol):
+    """What the front end provides to run Custom ops."""
+
+    def prop_class(self, op_type: str) -> type: ...
+    def create(self, prop: Any, shapes: list, dtypes: list) -> Any: ...
+    def forward(self, op_type: str, op: Any, arrays: tuple, out_shapes: list, out_dtypes: list) -> list: ...
+
+
+_HOST: CustomHost | None = None
+
+
+def install_host(host: CustomHost) -> None:
+    """Called by ``runtime/operator.py`` on import."""
+    global _HOST
+    _HOST = host
+
+
+def _host(op_type: str) -> CustomHost:
+    if _HOST is None:
+        raise HybridizeError(f"Cannot find custom operator {op_type!r}: register its CustomOpProp with "
+                             f"@mxnet.operator.register({op_type!r})")
+    return _HOST
+
+
 def _prop(attrs: Attrs):
     """The CustomOpProp instance for these attributes (props are built from strings only)."""
     hit = _PROPS.get(attrs)
     if hit is not None:
         return hit
-    from ..operator import get_registered
-
-    cls = get_registered(attrs.op_type)
+    cls = _host(attrs.op_type).prop_class(attrs.op_type)
     kwargs = {k: v for k, v in attrs.as_dict().items() if k != "op_type"}
     prop = cls(**kwargs)
     if list(prop.list_auxiliary_states()):
@@ -70,29 +98,15 @@ def _infer_type(attrs: Attrs, in_dtypes: list) -> list:
 
 
 def _create(attrs: Attrs, shapes: list, dtypes: list):
-    from ..context import current_context
-    from ..symbol import DTYPE_TO_MX
-
-    return _prop(attrs).create_operator(current_context(), [[int(d) for d in s] for s in shapes],
-                                        [DTYPE_TO_MX[np.dtype(d).name] for d in dtypes])
+    return _host(attrs.op_type).create(_prop(attrs), [[int(d) for d in s] for s in shapes],
+                                       [np.dtype(d) for d in dtypes])
 
 
 def _run(attrs: Attrs, op, arrays: tuple):
-    from .. import autograd
-    from ..ndarray import NDArray
-
     shapes = [a.shape for a in arrays]
     _, out_shapes = _infer_shape(attrs, shapes)
     out_dtypes = _infer_type(attrs, [a.dtype for a in arrays])
-    in_data = [NDArray(a) for a in arrays]
-    out_data = [NDArray(np.zeros(s, dtype=d)) for s, d in zip(out_shapes, out_dtypes)]
-    try:
-        op.forward(is_train=autograd.is_training(), req=["write"] * len(out_data), in_data=in_data,
-                   out_data=out_data, aux=[])
-    except Exception as e:  # noqa: BLE001 - MXNet re-raises anything from a CustomOp as MXNetError
-        from ..base import CustomOpError
-        raise CustomOpError(f"Error in CustomOp.forward of {attrs.op_type!r}: {type(e).__name__}: {e}") from e
-    outs = [o.asnumpy() for o in out_data]
+    outs = _host(attrs.op_type).forward(attrs.op_type, op, arrays, out_shapes, out_dtypes)
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..attribute import AttrScope, unique_subgraph_name
-from ..graph.ir import Entry, Graph, Node, topo_order
-from .control_flow import COND, FOREACH, WHILE_LOOP, Subgraph
+from .attribute import AttrScope, unique_subgraph_name
+from .graph.ir import Entry, Graph, Node, topo_order
+from .graph.subgraph import Subgraph
+from .ops.control_flow import COND, FOREACH, WHILE_LOOP
 
 __all__ = ["foreach", "while_loop", "cond"]
 
@@ -28,7 +29,7 @@ def _inside(node: Node, name: str) -> bool:
 
 
 def _identity_if(sym: Any, wrap: bool) -> Any:
-    from ..symbol import _apply
+    from .symbol import _apply
     return _apply("_copy", [sym], "identity") if wrap else sym
 
 
@@ -64,12 +65,12 @@ def _build(heads: list[Entry], name: str, fresh: set[int]) -> tuple[Subgraph, di
 
 
 def _fresh_vars(outer: list[Entry]) -> list:
-    from ..symbol import var
+    from .symbol import var
     return [var(f"{e.node.name}-{e.index}") for e in outer]
 
 
 def _node(op: Any, inputs: list[Entry], attrs: dict, hint: str) -> list:
-    from ..symbol import Symbol, create
+    from .symbol import Symbol, create
     out = create(op, [Symbol([e]) for e in inputs], attrs, None, hint)
     return [Symbol([e]) for e in out.outputs]
 

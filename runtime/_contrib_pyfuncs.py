@@ -4,7 +4,7 @@
 ``rand_zipfian``.
 
 With Symbols (a hybridized block) they build MXNet's ``_foreach`` / ``_while_loop`` / ``_cond``
-subgraph operators (``ops/_trace_control_flow.py``, ``ops/control_flow.py``).
+subgraph operators (``_trace_control_flow.py``, ``ops/control_flow.py``).
 """
 from __future__ import annotations
 
