@@ -164,8 +164,8 @@ def install(namespace: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -
         namespace.setdefault("onehot_encode", onehot_encode)
 
     if not symbolic:
-        from .optimizer_updates import STATEFUL
-        from .registry import get_op
+        from .ops.optimizer_updates import STATEFUL
+        from .ops.registry import get_op
 
         for op_name, (math, mutated) in STATEFUL.items():
             namespace[op_name] = _stateful_update(get_op(op_name), math, mutated, namespace["array"])
@@ -174,7 +174,7 @@ def install(namespace: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -
 def _stateful_update(op: Any, math: Callable, mutated: tuple, array: Callable) -> Callable:
     """``nd.<optimizer>_update``: the new weight (into ``out`` when given) and, as MXNet's
     FMutateInputs, the new optimizer states written into the state arrays passed in."""
-    from .attrs import AttrError
+    from .ops.attrs import AttrError
 
     names = list(op.inputs)
 
