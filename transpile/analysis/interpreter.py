@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, Union
 
 from . import knowledge as K
+from . import shapes as SH
 from .events import Event, EventKind, Evidence, Site
 from .index import ClassInfo, ModuleIndex
 from .values import STATIC, Category, Kind, Origin, Value, join, seq, static, tensor
@@ -131,6 +132,10 @@ class Interpreter:
         self.symbolic_only = 0
         #: The ``value`` of the attribute expression being evaluated (``nd`` in ``nd.relu``).
         self.attribute_base: Optional[ast.AST] = None
+        #: id(node) -> (node, bindings there) for each call or arithmetic that uses a value computed
+        #: from tensor metadata (``x.reshape((n, -1))`` with ``n = x.shape[0]``): a conversion
+        #: (``convert/shapes.py``) asks which names hold which tensors at that point.
+        self.meta_uses: dict[int, tuple[ast.AST, dict[str, Value]]] = {}
 
     # ------------------------------------------------------------------ recording helpers
     @property
@@ -160,6 +165,31 @@ class Interpreter:
         for inner in (value.item, *(value.elements or ())):
             if inner is not None:
                 self.escaped.add(id(inner))
+
+    def metadata(self, base: Value, node: ast.AST, attr: str) -> Value:
+        """The static value of ``t.<attr>`` (``shape``, ``dtype``, ...): a :class:`~.shapes.Meta`
+        says which tensor it describes (only while emitting, only for certain tensors)."""
+        kind = SH.ATTRIBUTE_KINDS.get(attr)
+        if kind is None or not self.emitting or base.kind is not Kind.TENSOR:
+            return STATIC
+        return Value(Kind.STATIC, meta=SH.Meta(kind, node, self.ctx.site.function, base))
+
+    def meta_value(self, meta: Optional[SH.Meta]) -> Value:
+        return STATIC if meta is None else Value(Kind.STATIC, meta=meta)
+
+    def note_meta_use(self, node: ast.AST) -> None:
+        """Remember the bindings where ``node`` uses a value computed from tensor metadata."""
+        if not self.emitting:
+            return
+        names: dict[str, Value] = {}
+        env: Optional[Env] = self.env
+        chain = []
+        while env is not None:
+            chain.append(env.names)
+            env = env.parent
+        for scope in reversed(chain):
+            names.update(scope)
+        self.meta_uses[id(node)] = (node, names)
 
     def origin(self, category: Category, node: ast.AST, base: Optional[Origin] = None) -> Origin:
         return Origin(category, node=node, site=self.ctx.site, node_id=id(node),
@@ -707,6 +737,12 @@ class Interpreter:
             self.assign(target.value, seq(None, value) if value.holds_tensor else STATIC, source)
 
     def unpack(self, target: Union[ast.Tuple, ast.List], value: Value, source: ast.AST) -> None:
+        if value.meta is not None and value.kind is Kind.STATIC:
+            dims = SH.unpacked(value.meta, target.elts)  # ``b, c, h, w = x.shape``
+            if dims is not None:
+                for element, meta in zip(target.elts, dims):
+                    self.assign(element, Value(Kind.STATIC, meta=meta), source)
+                return
         items = self.unpacked_items(value, len(target.elts), source, "unpacking")
         for element, item in zip(target.elts, items):
             if isinstance(element, ast.Starred):
@@ -885,9 +921,10 @@ class Interpreter:
         known = attr in K.METADATA_ATTRS or attr in K.TENSOR_ATTRS or attr in K.TENSOR_METHODS
         if known:
             self.saw_tensor(base, node)
-        self.emit(EventKind.ATTRIBUTE, node, value=base, subject=node.value, name=attr)
+        self.emit(EventKind.ATTRIBUTE, node, value=base, subject=node.value, name=attr,
+                  extra={"uses": self.meta_uses})
         if attr in K.METADATA_ATTRS:
-            return STATIC
+            return self.metadata(base, node, attr)
         if not known and base.kind is Kind.MAYBE:
             # ``distr.mean`` of an undecided value: an object built from tensors, perhaps
             return self.maybe(("attr", id(node)), self.origin(Category.DERIVED, node, base.origin))
@@ -907,6 +944,8 @@ class Interpreter:
         base = self.eval(node.value)
         self.eval_index(node.slice)
         if base.kind is Kind.STATIC:
+            if base.meta is not None:
+                return self.meta_value(SH.subscript(base.meta, node.slice, node))
             return static(base.qual) if base.qual.startswith("self.") else STATIC
         if base.kind in (Kind.FNS, Kind.FUNC):
             return STATIC
@@ -956,10 +995,40 @@ class Interpreter:
                     if cand is not None:
                         items.append(cand)
             return seq(left.origin or right.origin, join_all(items) if items else None)
-        for operand in (left, right):
+        for operand, other in ((left, right), (right, left)):
             if operand.kind in (Kind.TENSOR, Kind.MAYBE):
+                if other.meta is not None:
+                    self.note_meta_use(node)  # ``x / x.shape[1]``
                 return tensor(self.origin(Category.DERIVED, node, operand.origin))
+        if (left.meta is not None or right.meta is not None) and self.emitting:
+            return self.meta_value(self.meta_arith(node, op, left, right, left_node, right_node))
         return STATIC
+
+    def meta_arith(self, node: ast.AST, op: ast.operator, left: Value, right: Value,
+                   left_node: ast.AST, right_node: ast.AST) -> Optional[SH.Meta]:
+        """Arithmetic on values computed from metadata (``h * w``, ``c // 4``), or a tuple
+        concatenation (``x.shape[:2] + (-1,)``)."""
+        name = type(op).__name__
+        fn = self.ctx.site.function
+        sides = ((left, left_node), (right, right_node))
+        if all(v.meta is None or v.meta.scalar for v, _ in sides) and name in SH.ARITH_OPS:
+            operands = tuple(v.meta if v.meta is not None else SH.Static(n, SH.literal_number(n)) for v, n in sides)
+            return SH.Meta("expr", node, fn, op=name, operands=operands)
+        if name != "Add":
+            return None
+        items: list = []
+        for value, side in sides:
+            meta = value.meta
+            if meta is not None and meta.kind == "shape":
+                items.append(meta)
+            elif meta is not None and meta.kind == "tuple":
+                items.extend(meta.operands)
+            elif meta is None and isinstance(side, (ast.Tuple, ast.List)) \
+                    and not any(isinstance(e, ast.Starred) for e in side.elts):
+                items.extend(SH.Static(e, SH.literal_number(e)) for e in side.elts)
+            else:
+                return None
+        return SH.Meta("tuple", node, fn, operands=tuple(items))
 
     def eval_BinOp(self, node: ast.BinOp) -> Value:
         left = self.eval(node.left)
@@ -1043,6 +1112,11 @@ class Interpreter:
             else:
                 values.append(self.eval(element))
         if not any(v.holds_tensor for v in values):
+            if not starred and self.emitting and any(v.meta is not None for v in values) \
+                    and all(v.meta is None or v.meta.scalar for v in values):
+                return Value(Kind.STATIC, meta=SH.Meta("tuple", node, self.ctx.site.function, operands=tuple(
+                    v.meta if v.meta is not None else SH.Static(e, SH.literal_number(e))
+                    for v, e in zip(values, node.elts))))
             return STATIC
         if starred:
             return seq(None, join_all(values))
@@ -1236,16 +1310,22 @@ class Interpreter:
         if attr in K.METADATA_ATTRS:
             # ``t.size()``/``t.shape()``: the attribute is read first (and is no method of NDArray)
             self.saw_tensor(receiver, node)
-            self.emit(EventKind.ATTRIBUTE, func, value=receiver, subject=func.value, name=attr)
+            self.emit(EventKind.ATTRIBUTE, func, value=receiver, subject=func.value, name=attr,
+                      extra={"uses": self.meta_uses})
             self.eval_args(node)
             return STATIC
         known = attr in K.TENSOR_METHODS
         if known:
             self.saw_tensor(receiver, node)
         args = self.eval_args(node)
+        if self.emitting and any(v.meta is not None for _, v in args):
+            self.note_meta_use(node)  # ``x.reshape((n, -1))``
         self.emit(EventKind.METHOD_CALL, node, value=receiver, subject=func.value, name=attr, call=node,
-                  args=tuple((v, a.node) for a, v in args))
+                  args=tuple((v, a.node) for a, v in args), extra={"uses": self.meta_uses})
         if attr in K.CONCRETE_METHODS:
+            if attr == "asscalar" and not args and receiver.kind is Kind.TENSOR and self.emitting:
+                # the number read out of a one-element tensor (HY001's conversion keeps it a tensor)
+                return Value(Kind.STATIC, meta=SH.Meta("value", node, self.ctx.site.function, receiver))
             return STATIC
         origin = self.origin(Category.DERIVED, node, receiver.origin)
         if not known and receiver.kind is Kind.MAYBE:
@@ -1267,11 +1347,20 @@ class Interpreter:
         else:
             args = self.eval_args(node)
         self.emit(EventKind.CALL, node, name=f"builtins.{name}", args=tuple((v, a.node) for a, v in args),
-                  extra={"tensors": tuple(self.trace[start:])})
+                  extra={"tensors": tuple(self.trace[start:]), "uses": self.meta_uses})
+        if name == "len" and len(args) == 1 and self.emitting:
+            value = args[0][1]
+            if value.kind is Kind.TENSOR:  # ``len(x)`` is ``x.shape[0]``
+                return Value(Kind.STATIC, meta=SH.Meta("dim", node, self.ctx.site.function, value, index=0))
+            meta = value.meta
+            if meta is not None and meta.kind == "shape" and meta.start is None and meta.stop is None:
+                return Value(Kind.STATIC, meta=SH.Meta("ndim", node, self.ctx.site.function, meta.tensor))
         if name in ("float", "int", "complex", "round"):
             for _, value in args[:1]:
                 if value.kind is Kind.MAYBE:
                     self.saw_tensor(value, node)
+            if name == "float" and len(args) == 1 and args[0][1].meta is not None and args[0][1].meta.kind == "value":
+                return args[0][1]  # ``float(s.asscalar())``: the same number (as a Python float)
         if name == "getattr" and args:
             base = args[0][1]
             if base.kind is Kind.FNS:
@@ -1344,6 +1433,10 @@ class Interpreter:
             for _, value in args:
                 if value.kind is Kind.MAYBE:
                     self.saw_tensor(value, node)
+            if qual in ("math.sqrt", "numpy.sqrt") and len(args) == 1 and args[0][1].meta is not None \
+                    and args[0][1].meta.scalar and self.emitting:
+                return Value(Kind.STATIC, meta=SH.Meta("expr", node, self.ctx.site.function, op="sqrt",
+                                                       operands=(args[0][1].meta,)))
             return STATIC
         if qual.startswith(("logging.", "warnings.")):
             return STATIC
@@ -1355,6 +1448,8 @@ class Interpreter:
         for name in sorted(legacy & K.NDARRAY_ONLY_FUNCTIONS):
             self.emit(EventKind.API_REF, node.func, name=f"F.{name}", subject=node.func, construct="ndarray-only")
         args = self.eval_args(node)
+        if self.emitting and any(v.meta is not None for _, v in args):
+            self.note_meta_use(node)  # ``F.zeros((n, 4))``
         sequence_taking = bool(ops & K.SEQUENCE_TAKING_OPS)
         variadic = bool(legacy) and legacy <= K.VARIADIC_TENSOR_OPS
         for arg, value in args:

@@ -153,6 +153,9 @@ class Value:
     qual: str = ""
     func: Any = field(default=None, compare=False, hash=False)
     imperative_only: bool = False
+    #: for a static value computed from tensor metadata (``x.shape[0]``): what it is
+    #: (:class:`~.shapes.Meta`, compared by identity)
+    meta: Any = None
 
     # -- predicates used by rules -------------------------------------------------------------
     @property
@@ -195,7 +198,9 @@ def join(a: Value, b: Value) -> Value:
         if a.kind is Kind.FNS:
             return replace(a, names=a.names | b.names)
         if a.kind is Kind.STATIC:
-            return STATIC if a.qual != b.qual else a
+            if a.qual != b.qual:
+                return STATIC
+            return a if a.meta is b.meta else replace(a, meta=None)
         if a.kind is Kind.SEQ:
             elements = None
             if a.elements is not None and b.elements is not None and len(a.elements) == len(b.elements):

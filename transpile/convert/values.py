@@ -15,6 +15,11 @@ NumPy hands the reduction to the array's own method, so they are already MXNet r
 shape ``(1,)`` (gradient included) and become ``F.sum(s)`` ...; next to a tensor the arithmetic
 becomes the ``broadcast_*`` operator, as NDArray arithmetic is (``Symbol`` arithmetic is not).
 
+Through a name (``c = float(s.asscalar())``, then ``x - c``) the same conversion applies at every
+read when each read is an operand of such arithmetic (``convert/shapes.py`` follows the number:
+the analysis marks it as read from ``s``); the binding is dropped. A read used otherwise
+(``c * 2``: numpy scalar arithmetic, printed, compared) keeps the finding.
+
 A read whose value is discarded (``t.asnumpy()`` as a statement: the seed chapter's first
 exercise) computes nothing the block uses: the statement is dropped.
 
@@ -124,7 +129,13 @@ def value_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     if read is None or not read.is_tensor:
         return None
     binop = _parent_binop(event, call)
-    if binop is None or type(binop.op).__name__ not in _BROADCAST:
+    if binop is None:
+        # ``s = t.asscalar()`` read later only next to tensors: the same conversion at every read,
+        # the binding dropped (convert/shapes.py follows the number through the names)
+        from .shapes import plan_fix
+
+        return plan_fix(event, with_edits)
+    if type(binop.op).__name__ not in _BROADCAST:
         return None
     other = binop.right if binop.left is call else binop.left
     other_value = event.value_of(other)

@@ -36,7 +36,8 @@ RULE = Rule(
     fix_advice="Keep the computation in `F` operators; read values outside the block, after `net(x)`. "
                "`--fix` does it where the value only scales/shifts a tensor (`x * s.asscalar()` -> "
                "`F.broadcast_mul(x, F.BlockGrad(F.reshape(s, shape=(1,))))`: one element demanded, no "
-               "gradient, as before; `float(s.asscalar())` likewise) and drops a read whose value is "
+               "gradient, as before; `float(s.asscalar())` likewise, also through a name read only "
+               "next to tensors: `c = s.asscalar()`; `x - c`) and drops a read whose value is "
                "never used (`x.asnumpy()` as a statement); a value that leaves the graph keeps the "
                "finding.",
     events=(EventKind.METHOD_CALL, EventKind.CALL),
@@ -61,5 +62,8 @@ RULE = Rule(
          example("y = F.sum(x)\nreturn F.broadcast_div(x, F.BlockGrad(F.reshape(y, shape=(1,))))")),
         (example("m = F.mean(x)\nreturn (x - m.asscalar()) / 2"),
          example("m = F.mean(x)\nreturn (F.broadcast_sub(x, F.BlockGrad(F.reshape(m, shape=(1,))))) / 2")),
+        (example("m = F.max(x)\nc = float(m.asscalar())\nreturn x * c - c"),
+         example("m = F.max(x)\nreturn F.broadcast_sub(F.broadcast_mul(x, F.BlockGrad(F.reshape(m, shape=(1,)))), "
+                 "F.BlockGrad(F.reshape(m, shape=(1,))))")),
     ),
 )
