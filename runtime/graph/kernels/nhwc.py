@@ -54,7 +54,10 @@ def _bn_scale(gamma, var, eps, fix_gamma):
 
 def _bn_fold_compute(attrs, w, gamma, beta, mean, var, *b):
     scale = _bn_scale(gamma, var, attrs.eps, attrs.fix_gamma)
-    w2 = (w.astype(np.float64) * scale.reshape((-1,) + (1,) * (w.ndim - 1))).astype(w.dtype)
+    # the product in float64, rounded once into w's dtype, in the ufunc's buffered chunks (no
+    # float64 copy of the weights: this runs at every bind_params, on the first call's path)
+    w2 = np.empty(w.shape, w.dtype)
+    np.multiply(w, scale.reshape((-1,) + (1,) * (w.ndim - 1)), out=w2, casting="same_kind")
     bias = b[0].astype(np.float64) if b else 0.0
     b2 = ((bias - mean.astype(np.float64)) * scale + beta.astype(np.float64)).astype(w.dtype)
     return w2, b2

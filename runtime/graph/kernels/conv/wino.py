@@ -20,19 +20,26 @@ def eligible(s: ConvSpec) -> bool:
     return s.groups == 1 and tuple(s.kernel) == (3, 3) and tuple(s.stride) == (1, 1) and tuple(s.dilate) == (1, 1)
 
 
-def sandwich(G: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``G g G^T`` for every 3x3 filter g of ``w`` (K, C, 3, 3), as (K, C, a, b), in float64: one
-    GEMM of the flattened filters by ``kron(G, G)^T`` (an einsum is ~40x slower on big layers)."""
+def sandwich(G: np.ndarray, w: np.ndarray, b_major: bool = False) -> np.ndarray:
+    """``U = G g G^T`` for every 3x3 filter g of ``w`` (K, C, 3, 3), as ``(n*n, C, K)`` in (row a, column
+    b) order, or (b, a) with ``b_major``: the layout the kernels read, written by one GEMM
+    ``kron(G, G) @ g`` of the filters laid out ``(9, C*K)`` (a small copy). Float32 weights are
+    transformed in float32 (at most ~3e-8 of the largest entry off the float64 result, rounding
+    included): this runs at every ``bind_params``, on the first call's path (a float64 GEMM and
+    transposes of its output took 4-10x as long)."""
     K, C = w.shape[:2]
     n = G.shape[0]
-    u = w.reshape(K * C, 9).astype(np.float64) @ np.kron(G, G).T
-    return u.reshape(K, C, n, n)
+    kr = np.kron(G, G)                                   # row a*n + b, column i*3 + j
+    if b_major:
+        kr = kr.reshape(n, n, 9).transpose(1, 0, 2).reshape(n * n, 9)
+    dt = np.result_type(w.dtype, np.float32)
+    g = np.ascontiguousarray(w.reshape(K, C, 9).transpose(2, 1, 0), dtype=dt).reshape(9, C * K)
+    return (kr.astype(dt) @ g).reshape(n * n, C, K).astype(w.dtype, copy=False)
 
 
 def weight(w: np.ndarray, groups: int = 1) -> np.ndarray:
     """U = G g G^T for every (K, C) 3x3 filter, as (16, C, K)."""
-    K, C = w.shape[:2]
-    return np.ascontiguousarray(sandwich(_G, w).transpose(2, 3, 1, 0).reshape(16, C, K).astype(w.dtype))
+    return sandwich(_G, w)
 
 
 def weight_shape(shape: tuple, groups: int) -> tuple:

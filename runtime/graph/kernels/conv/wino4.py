@@ -29,8 +29,7 @@ _W4_AT = np.array([[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0],
 def weight(w: np.ndarray, groups: int = 1) -> np.ndarray:
     """U = G g G^T for every (K, C) 3x3 filter, as (36, C, K) in (column b, row a) order: the order
     in which the kernel's separable input transform leaves the 36 tile matrices."""
-    K, C = w.shape[:2]
-    return np.ascontiguousarray(sandwich(_W4_G, w).transpose(3, 2, 1, 0).reshape(36, C, K).astype(w.dtype))
+    return sandwich(_W4_G, w, b_major=True)
 
 
 def weight_shape(shape: tuple, groups: int) -> tuple:
