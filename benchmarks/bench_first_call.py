@@ -1,6 +1,6 @@
 """First-call latency of a compiled model in a fresh process, cold vs warm tuning cache.
 
-    python benchmarks/bench_first_call.py [--rounds 5] [--model resnet18_v1] [--batch 1 8] [--markdown]
+    python benchmarks/bench_first_call.py [--rounds 5] [--model resnet18_v1] [--batch 1 8] [--no-bytecode] [--markdown]
 
 What a user waits for the first time they run a model: ``hybridize run model-symbol.json --params
 model-0000.params --input x.npy`` in a new process, i.e. load (symbol JSON + parameter file) + trace +
@@ -19,6 +19,13 @@ machine hit both alike); figures are medians (min in brackets). The last column 
 convolution shapes whose algorithm was chosen by measurement and how many kernel timings that took
 (convolutions above ``conv.tune.TUNE_MAX_FLOPS``, e.g. every 3x3 layer of resnet18 at batch 8, are never
 timed: the fixed rule decides, so there is nothing to cache).
+
+Imports: an installed package has its modules byte-compiled (pip writes ``__pycache__``), but this
+machine's environment sets ``PYTHONDONTWRITEBYTECODE=1``, so every fresh process would compile the
+whole of numpy's and hybridize's Python source again (~0.2 s of the 0.3 s of imports). The children
+therefore run with bytecode caching on, into a private ``PYTHONPYCACHEPREFIX`` filled by a warm-up
+process, as an installed package runs; ``--no-bytecode`` measures the source-compiling processes.
+The ``imports`` column is ``import numpy`` + ``import hybridize.runtime.graph.model`` in the child.
 
 The model's parameters are the fixtures' deterministic recipe (``params_recipe.py``), written once to a
 temporary ``.params`` file. ``--markdown`` replaces the first-call section of
@@ -79,15 +86,25 @@ def prepare(model: str, batches: list[int], folder: Path) -> dict:
     return {"symbol": sym, "params": folder / "model-0000.params", "inputs": inputs}
 
 
+_BYTECODE: dict = {}      # environment overrides for the children (bytecode caching), set by run()
+
+
+def _env(cache: str) -> dict:
+    env = {**os.environ, "HYBRIDIZE_CACHE_DIR": cache, **_BYTECODE}
+    if _BYTECODE:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def child(files: dict, batch: int, cache: str) -> dict:
-    env = {**os.environ, "HYBRIDIZE_CACHE_DIR": cache}
+    env = _env(cache)
     out = subprocess.run([sys.executable, "-c", CHILD, str(files["symbol"]), str(files["params"]),
                           str(files["inputs"][batch])], env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def cli_wall(files: dict, batch: int, cache: str) -> float:
-    env = {**os.environ, "HYBRIDIZE_CACHE_DIR": cache}
+    env = _env(cache)
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "hybridize.cli", "run", str(files["symbol"]), "--params",
                     str(files["params"]), "--input", str(files["inputs"][batch])],
@@ -104,6 +121,10 @@ def run(args: argparse.Namespace) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="hy-first-call-") as tmp:
         tmp = Path(tmp)
         files = prepare(args.model, sorted(set(args.batch) | {1}), tmp)
+        _BYTECODE.clear()
+        if args.bytecode:
+            _BYTECODE["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+            cli_wall(files, args.batch[0], str(tmp / "warmup"))     # byte-compiles what the children import
         fresh = iter(range(10**6))
 
         def empty() -> str:
@@ -117,18 +138,19 @@ def run(args: argparse.Namespace) -> list[dict]:
             child(files, b, warm)                                # fill it once
             scenarios[f"batch {b}, cold cache"] = (b, empty)
             scenarios[f"batch {b}, warm cache"] = (b, lambda warm=warm: warm)
-        samples = {k: {"first": [], "cli": [], "tuned": None, "timed": None} for k in scenarios}
+        samples = {k: {"first": [], "cli": [], "imports": [], "tuned": None, "timed": None} for k in scenarios}
         for r in range(args.rounds):
             for name, (b, cache) in scenarios.items():
                 res = child(files, b, cache())
                 samples[name]["first"].append(res["first_call"])
+                samples[name]["imports"].append(res["import"])
                 samples[name]["tuned"], samples[name]["timed"] = res["tuned"], res["timed"]
                 samples[name]["cli"].append(cli_wall(files, b, cache()))
             print(f"round {r + 1}/{args.rounds} done, load {os.getloadavg()[0]:.2f}", file=sys.stderr)
         for name, s in samples.items():
-            rows.append({"scenario": name, "first": fmt(s["first"]), "cli": fmt(s["cli"]), "tuned": s["tuned"],
-                         "timed": s["timed"]})
-            print(f"{name:28s} first call {fmt(s['first'])}   hybridize run {fmt(s['cli'])}   "
+            rows.append({"scenario": name, "first": fmt(s["first"]), "cli": fmt(s["cli"]), "imports": fmt(s["imports"]),
+                         "tuned": s["tuned"], "timed": s["timed"]})
+            print(f"{name:28s} first call {fmt(s['first'])}   imports {fmt(s['imports'])}   hybridize run {fmt(s['cli'])}   "
                   f"convolutions tuned {s['tuned']}, of which timed {s['timed']}")
     return rows
 
@@ -142,10 +164,15 @@ def section(rows: list[dict], args: argparse.Namespace, argv: list[str], load_be
              f"Median of {args.rounds} fresh processes per row (min in brackets), rows alternating.", "",
              "`first call` = load (symbol + params) + trace + passes + codegen (+ autotuning) + first forward, "
              "timed inside the process; `hybridize run` = wall time of the whole command, interpreter start-up "
-             "and imports included. Cold = empty `HYBRIDIZE_CACHE_DIR`; warm = filled by one earlier run.", "",
-             "| scenario | first call | `hybridize run` (whole process) | 3x3 conv shapes tuned / kernel timings run |",
-             "|---|---|---|---|"]
-    lines += [f"| {r['scenario']} | {r['first']} | {r['cli']} | {r['tuned']} / {r['timed']} |" for r in rows]
+             "and imports included; `imports` = `import numpy` + `import hybridize.runtime.graph.model` in the process. "
+             + ("Modules byte-compiled beforehand (private `PYTHONPYCACHEPREFIX`, as an installed package; this "
+                "environment sets `PYTHONDONTWRITEBYTECODE=1`). " if args.bytecode else
+                "Every process compiles the Python source of numpy and hybridize (`PYTHONDONTWRITEBYTECODE=1`). ")
+             + "Cold = empty `HYBRIDIZE_CACHE_DIR`; warm = filled by one earlier run.", "",
+             "| scenario | first call | imports | `hybridize run` (whole process) | 3x3 conv shapes tuned / kernel timings run |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {r['scenario']} | {r['first']} | {r['imports']} | {r['cli']} | {r['tuned']} / {r['timed']} |"
+              for r in rows]
     untimed = [r["scenario"].split(",")[0] for r in rows if "cold" in r["scenario"] and not r["timed"]]
     if untimed:
         lines += ["", f"{', '.join(untimed)}: no convolution is timed (all above `conv.tune.TUNE_MAX_FLOPS`, the fixed "
@@ -171,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, nargs="+", default=[1, 8])
     ap.add_argument("--markdown", action="store_true", help="update the section in benchmarks/RESULTS-compiler.md")
     ap.add_argument("--output", default=str(HERE / "RESULTS-compiler.md"))
+    ap.add_argument("--no-bytecode", dest="bytecode", action="store_false",
+                    help="children compile the Python source on every start (PYTHONDONTWRITEBYTECODE as set here)")
     args = ap.parse_args(argv)
     load_before = os.getloadavg()
     rows = run(args)

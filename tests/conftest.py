@@ -19,6 +19,8 @@ _session_cache: list[str] = []
 def pytest_configure(config) -> None:
     _session_cache.append(tempfile.mkdtemp(prefix="hy-test-cache-"))
     os.environ["HYBRIDIZE_CACHE_DIR"] = _session_cache[0]
+    # no background convolution timing in the suite's processes (tests that want it turn it on)
+    os.environ.setdefault("HYBRIDIZE_TUNE_BACKGROUND", "0")
 
 
 def pytest_unconfigure(config) -> None:

@@ -159,6 +159,30 @@ def _blas_functions() -> tuple:
     return _blas_fns
 
 
+_entries = [0]                   # blas_single_threaded entries outside the background tuner
+_tuner = threading.local()
+
+
+def program_entries() -> int:
+    """A counter that moves whenever a compiled program call (or a compile's prologue or timing)
+    starts: the background tuner's sign that a sample was disturbed (``conv/background.py``)."""
+    return _entries[0]
+
+
+def programs_running() -> bool:
+    return _blas_users > 0
+
+
+class tuning:
+    """Context of the background tuner's own samples: they do not count as program entries."""
+
+    def __enter__(self) -> None:
+        _tuner.on = True
+
+    def __exit__(self, *exc: object) -> None:
+        _tuner.on = False
+
+
 class blas_single_threaded:
     """Context: BLAS runs single-threaded (first entering thread saves the count, last one out
     restores it). A no-op when the pool is disabled or OpenBLAS is not found."""
@@ -167,6 +191,8 @@ class blas_single_threaded:
 
     def __enter__(self) -> None:
         global _blas_users, _blas_saved
+        if not getattr(_tuner, "on", False):
+            _entries[0] += 1
         setter, getter = _blas_functions()
         if setter is None:
             return

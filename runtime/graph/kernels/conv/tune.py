@@ -14,8 +14,8 @@ from ..parallel import blas_single_threaded, num_threads
 from . import build_conv, conv_out_hw, get_algo
 
 _TUNED: dict[tuple, str] = {}
-TUNE_MAX_FLOPS = 1e9        # a single convolution bigger than this is not timed (compile-time bound)
-TUNE_BUDGET_SECONDS = 0.5   # timing per compiled graph; past it the fixed rule decides
+TUNE_MAX_FLOPS = 1e9        # a single convolution bigger than this is not timed by a compile (background.py may)
+TUNE_BUDGET_SECONDS = 0.15  # blocking timing per compiled graph; past it the fixed rule decides, the tuner times later
 
 
 def key_attrs(spec: Any) -> dict:
@@ -64,42 +64,101 @@ def time_conv(x_shape: tuple, attrs: Any, dtype: Any, rounds: int = 3) -> float:
     return max(best, 1e-9)      # a clock tick can exceed a tiny kernel: never report zero
 
 
+def _keys(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple) -> tuple[tuple, dict, int]:
+    """(in-process memo key, persistent cache key, thread count) of one convolution's verdict."""
+    threads = num_threads()
+    plain = {k: v for k, v in attrs.items() if k != "algo"}
+    key = (tuple(x_shape), tuple(sorted(plain.items())), np.dtype(dtype).str, candidates, threads)
+    disk_key = {"op": "conv2d_nhwc", "x_shape": list(x_shape), "attrs": plain, "dtype": np.dtype(dtype).str,
+                "candidates": list(candidates), "versions": [get_algo(a).version for a in candidates],
+                "clock": "cpu" if threads > 1 else "wall"}
+    return key, disk_key, threads
+
+
+def _known(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple) -> str | None:
+    """The verdict for exactly this convolution: in-process memo, else the persistent cache."""
+    from ... import tune_cache
+    key, disk_key, threads = _keys(x_shape, attrs, dtype, candidates)
+    if key not in _TUNED:
+        stored = tune_cache.load(disk_key, candidates, threads)
+        if stored is None:
+            return None
+        _TUNED[key] = stored
+    return _TUNED[key]
+
+
+def sibling_batches(n: int) -> list[int]:
+    """Other batch sizes whose verdict stands in for batch ``n`` until ``n`` is timed: within a factor
+    of two (the work per image is the same layer; the winner moves with the total work, slowly), nearest
+    first."""
+    near = {n - 1, n + 1} | {1 << k for k in range(12) if n / 2 <= (1 << k) <= 2 * n}
+    return sorted((m for m in near if m >= 1 and m != n and n / 2 <= m <= 2 * n), key=lambda m: (abs(m - n), m))
+
+
+def _measure(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple,
+             sample: Any = None) -> str | None:
+    """Times every candidate (through ``sample`` in the background tuner) and records the verdict."""
+    from ... import tune_cache
+    key, disk_key, threads = _keys(x_shape, attrs, dtype, candidates)
+    times = {}
+    for algo in candidates:
+        one = lambda algo=algo: time_conv(x_shape, types.SimpleNamespace(**{**attrs, "algo": algo}), dtype)
+        t = one() if sample is None else sample(one)
+        if t is None:
+            return None
+        times[algo] = t
+    _TUNED[key] = min(candidates, key=times.__getitem__)
+    tune_cache.store(disk_key, candidates, _TUNED[key], times, threads)
+    return _TUNED[key]
+
+
+def _later(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple) -> None:
+    """Leaves this convolution to the background tuner (``background.py``), when it is on."""
+    from . import background
+    key = _keys(x_shape, attrs, dtype, candidates)[0]
+
+    def job(sample):
+        if _known(x_shape, attrs, dtype, candidates) is None:
+            try:
+                _measure(x_shape, attrs, dtype, candidates, sample)
+            except (MemoryError, ValueError):
+                pass
+    background.schedule(key, job)
+
+
 def tune_conv_algo(x_shape: tuple, attrs: dict, dtype: Any, candidates: tuple,
                    budget: list | None = None) -> str | None:
     """The fastest of ``candidates`` for this convolution, measured on this machine (cached per
     shape, attrs and thread count: in this process, and across processes in the persistent tuning
-    cache, ``graph/tune_cache.py``); None when the convolution is too big to time cheaply or the
-    compile's timing ``budget`` (``[seconds left]``, decremented here) is spent."""
-    from ... import tune_cache
-    from ..parallel import num_threads
+    cache, ``graph/tune_cache.py``); None when nothing is known yet: the fixed rule decides.
+
+    Never blocks on more than the compile's timing ``budget`` (``[seconds left]``, decremented here):
+    past it, or when the convolution is too big to time within a compile (``TUNE_MAX_FLOPS``), it is
+    timed later by the background tuner (``background.py``), for the next compile, and meanwhile takes
+    the verdict of the same layer at a nearby batch size (:func:`sibling_batches`) if one is known."""
+    from . import background
 
     N, H, W, C = x_shape
     kh, kw = attrs["kernel"]
     OH, OW = conv_out_hw(H, W, types.SimpleNamespace(**attrs))
-    if 2.0 * N * OH * OW * C * kh * kw * attrs["num_filter"] > TUNE_MAX_FLOPS:
+    flops = 2.0 * N * OH * OW * C * kh * kw * attrs["num_filter"]
+    if flops > background.BACKGROUND_MAX_FLOPS:
         return None
-    threads = num_threads()
-    plain = {k: v for k, v in attrs.items() if k != "algo"}
-    key = (tuple(x_shape), tuple(sorted(plain.items())), np.dtype(dtype).str, candidates, threads)
-    if key not in _TUNED:
-        disk_key = {"op": "conv2d_nhwc", "x_shape": list(x_shape), "attrs": plain, "dtype": np.dtype(dtype).str,
-                    "candidates": list(candidates), "versions": [get_algo(a).version for a in candidates],
-                    "clock": "cpu" if num_threads() > 1 else "wall"}
-        stored = tune_cache.load(disk_key, candidates, threads)
-        if stored is not None:
-            _TUNED[key] = stored
-            return stored
-        if budget is not None and budget[0] <= 0:
-            return None
-        start = time.perf_counter()
-        try:
-            times = {algo: time_conv(x_shape, types.SimpleNamespace(**{**attrs, "algo": algo}), dtype)
-                     for algo in candidates}
-        except (MemoryError, ValueError):   # no room for the trial buffers: let the fixed rule decide
-            return None
-        finally:
-            if budget is not None:
-                budget[0] -= time.perf_counter() - start
-        _TUNED[key] = min(candidates, key=times.__getitem__)
-        tune_cache.store(disk_key, candidates, _TUNED[key], times, threads)
-    return _TUNED[key]
+    known = _known(x_shape, attrs, dtype, candidates)
+    if known is not None:
+        return known
+    if flops > TUNE_MAX_FLOPS or budget is not None and budget[0] <= 0:
+        _later(x_shape, attrs, dtype, candidates)
+        for m in sibling_batches(N):
+            near = _known((m,) + tuple(x_shape[1:]), attrs, dtype, candidates)
+            if near is not None:
+                return near
+        return None
+    start = time.perf_counter()
+    try:
+        return _measure(x_shape, attrs, dtype, candidates)
+    except (MemoryError, ValueError):   # no room for the trial buffers: let the fixed rule decide
+        return None
+    finally:
+        if budget is not None:
+            budget[0] -= time.perf_counter() - start
