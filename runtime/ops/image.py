@@ -461,3 +461,74 @@ def _resize_shape(attrs, in_shapes):
 register(OpDef("_image_resize", _resize, infer_shape=_resize_shape,
                params=(Param("size", IntOrTuple, ()), Param("keep_ratio", Bool, False), Param("interp", Int, 1)),
                aliases=("_npx__image_resize",)))
+
+
+# -- _cvimresize / _cvcopyMakeBorder (mx.image.imresize / copyMakeBorder: OpenCV on one HWC image) ----------------
+def _cvimresize(attrs, x):
+    """_cvimresize: OpenCV's resize of an (H, W, C) image to (h, w) (``mx.image.imresize``)."""
+    if x.ndim != 3:
+        raise ShapeError(f"_cvimresize: expects an (H, W, C) image, got shape {x.shape}")
+    if x.dtype not in _RESIZE_TYPES:
+        raise ShapeError(f"_cvimresize: OpenCV's resize takes uint8, float32 or float64 images, got {x.dtype.name}")
+    if attrs.interp not in (0, 1):
+        raise ShapeError(f"_cvimresize: interp={attrs.interp} is not supported by the runtime "
+                         "(0: nearest and 1: bilinear are, with OpenCV's exact rules)")
+    if attrs.w <= 0 or attrs.h <= 0:
+        raise ShapeError(f"_cvimresize: w and h must be positive, got {attrs.w}, {attrs.h}")
+    return _resize_one(x, attrs.h, attrs.w, attrs.interp)
+
+
+def _cvimresize_shape(attrs, in_shapes):
+    s = in_shapes[0]
+    if s is None or len(s) != 3:
+        return list(in_shapes), [None]
+    return list(in_shapes), [(attrs.h, attrs.w, s[2])]
+
+
+register(OpDef("_cvimresize", _cvimresize, inputs=("data",), infer_shape=_cvimresize_shape,
+               params=(Param("w", Int), Param("h", Int), Param("interp", Int, 1)), aliases=("_npi_cvimresize",)))
+
+# OpenCV border types -> numpy pad modes (BORDER_CONSTANT, REPLICATE, REFLECT, WRAP, REFLECT_101)
+_BORDERS = {1: "edge", 2: "symmetric", 3: "wrap", 4: "reflect"}
+
+
+def _cv_border_value(v: float, dtype: np.dtype):
+    """cv::Scalar -> pixel: rounded (half to even) and saturated for integer images."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return np.clip(np.rint(v), info.min, info.max)
+    return v
+
+
+def _cvcopymakeborder(attrs, x):
+    """_cvcopyMakeBorder: OpenCV's copyMakeBorder of an (H, W, C) image (``mx.image.copyMakeBorder``)."""
+    if x.ndim != 3:
+        raise ShapeError(f"_cvcopyMakeBorder: expects an (H, W, C) image, got shape {x.shape}")
+    if min(attrs.top, attrs.bot, attrs.left, attrs.right) < 0:
+        raise ShapeError("_cvcopyMakeBorder: border sizes must not be negative")
+    pads = ((attrs.top, attrs.bot), (attrs.left, attrs.right), (0, 0))
+    if attrs.type == 0:
+        vals = as_tuple(attrs.values)
+        per = [vals[c] if c < len(vals) else 0.0 for c in range(x.shape[2])] if vals else [attrs.value] * x.shape[2]
+        out = np.empty((x.shape[0] + attrs.top + attrs.bot, x.shape[1] + attrs.left + attrs.right, x.shape[2]),
+                       dtype=x.dtype)
+        out[...] = np.asarray([_cv_border_value(v, x.dtype) for v in per]).astype(x.dtype)
+        out[attrs.top:attrs.top + x.shape[0], attrs.left:attrs.left + x.shape[1]] = x
+        return out
+    if attrs.type not in _BORDERS:
+        raise ShapeError(f"_cvcopyMakeBorder: unknown border type {attrs.type} (0-4: constant, replicate, "
+                         "reflect, wrap, reflect_101)")
+    return np.pad(x, pads, mode=_BORDERS[attrs.type])
+
+
+def _cvcopymakeborder_shape(attrs, in_shapes):
+    s = in_shapes[0]
+    if s is None or len(s) != 3:
+        return list(in_shapes), [None]
+    return list(in_shapes), [(s[0] + attrs.top + attrs.bot, s[1] + attrs.left + attrs.right, s[2])]
+
+
+register(OpDef("_cvcopyMakeBorder", _cvcopymakeborder, inputs=("data",), infer_shape=_cvcopymakeborder_shape,
+               params=(Param("top", Int), Param("bot", Int), Param("left", Int), Param("right", Int),
+                       Param("type", Int, 0), Param("value", Float, 0.0), Param("values", FloatOrTuple, ())),
+               aliases=("_npi_cvcopyMakeBorder",)))

@@ -468,6 +468,17 @@ def image_cases() -> None:
            size=(8, 3), tol=0)
     record_error("image_resize_size3", "image.resize", [small], size=(1, 2, 3))
     record_error("image_resize_2d", "image.resize", [small[..., 0]], size=(2, 2))
+    # mx.image.imresize / copyMakeBorder (OpenCV on one HWC image; MXNet's sym functions of these two fail to
+    # compose ("keyword argument name src not found"), so no symbol facts are recorded)
+    record("cvimresize_u8", "_internal._cvimresize", legacy_op="_cvimresize", inputs=[small], w=5, h=11, tol=0)
+    record("cvimresize_nearest_f32", "_internal._cvimresize", legacy_op="_cvimresize", inputs=[f32(rs.uniform(0, 1, (4, 6, 1)))], w=9, h=3, interp=0)
+    for t in range(5):
+        record(f"cvcopymakeborder_{t}", "_internal._cvcopyMakeBorder", legacy_op="_cvcopyMakeBorder", inputs=[small[:3, :4]], top=1, bot=2, left=3, right=1,
+               type=t, value=3.6, tol=0)
+    record("cvcopymakeborder_values", "_internal._cvcopyMakeBorder", legacy_op="_cvcopyMakeBorder", inputs=[small[:2, :2]], top=1, bot=0, left=0, right=1,
+           values=(1.5, 2.5, 300), tol=0)
+    record("cvcopymakeborder_f32", "_internal._cvcopyMakeBorder", legacy_op="_cvcopyMakeBorder", inputs=[f32(rs.uniform(0, 1, (2, 3, 3)))], top=0, bot=1,
+           left=2, right=0, value=-0.25)
     record("image_random_lighting_zero", "image.random_lighting", [img], alpha_std=0.0, tol=0)
 
 
