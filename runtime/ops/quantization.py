@@ -1,6 +1,9 @@
 """INT8 quantization operators: ``_contrib_quantize``, ``_contrib_quantize_v2``,
-``_contrib_dequantize``, ``_contrib_requantize``, with the semantics of MXNet 1.9.1's CPU build
-(the pip wheel dispatches all four to oneDNN reorders: ``src/operator/quantization/mkldnn/``).
+``_contrib_dequantize``, ``_contrib_requantize`` and the quantized layers that keep their input's
+scale (``_contrib_quantized_flatten``, ``_act``, ``_pooling``, ``_concat``), with the semantics of
+MXNet 1.9.1's CPU build (the pip wheel runs them with oneDNN: ``src/operator/quantization/mkldnn/``).
+The quantized convolution / fully-connected layers and the fused ``_sg_mkldnn_*`` subgraph
+operators of MXNet's INT8 graphs are not implemented.
 
 A oneDNN reorder multiplies by one float32 scale, rounds half to even and saturates to the
 destination type. The scales are MXNet's, quirks included:
@@ -22,9 +25,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Enum, FloatOrNone, Param
+from .attrs import Enum, FloatOrNone, Int, Param
 from ._nnutil import merge_shape
+from .nn_detection import _NamedOutputs
 from .registry import OpDef, register
+
+_Q_OUT_NAMES = ("output", "min_output", "max_output")   # MXNet's names for the quantized layers
 
 _F = np.float32
 _INT8_RANGE = _F(127.5)
@@ -196,3 +202,150 @@ register(OpDef(
             Param("min_calib_range", FloatOrNone, None), Param("max_calib_range", FloatOrNone, None)),
     infer_shape=_quantize_shape, infer_type=_qtype(lambda attrs, dts: _v2_out_type(attrs)),
 ))
+
+
+# -- quantized layers that keep their input's scale (oneDNN in MXNet's CPU build) -------------------------------
+def _range_pass(min_range, max_range):
+    return min_range.astype(_F).reshape(1), max_range.astype(_F).reshape(1)
+
+
+def _int8_input(name: str, x: np.ndarray) -> None:
+    if x.dtype not in (np.int8, np.uint8):
+        raise ShapeError(f"{name}: expects int8 or uint8 data, got {x.dtype.name}")
+
+
+def _quantized_flatten(attrs, data, min_data, max_data):
+    """_contrib_quantized_flatten: Flatten of quantized data; the range passes through."""
+    _int8_input("quantized_flatten", data)
+    return (data.reshape(data.shape[0], -1) if data.ndim else data.reshape(1, 1),) + _range_pass(min_data, max_data)
+
+
+def _quantized_act(attrs, data, min_data, max_data):
+    """_contrib_quantized_act: ReLU of quantized data (the only act_type MXNet quantizes); the range
+    passes through."""
+    _int8_input("quantized_act", data)
+    if attrs.act_type != "relu":
+        raise ShapeError(f"quantized_act: only act_type='relu' is quantized, got {attrs.act_type!r}")
+    return (np.maximum(data, 0).astype(data.dtype),) + _range_pass(min_data, max_data)
+
+
+def _quantized_pooling(attrs, data, min_data, max_data):
+    """_contrib_quantized_pooling: Pooling of quantized NCHW data; average pooling rounds half to even
+    and (counting padding) divides every window by the kernel area, also windows cut by the "full"
+    convention (oneDNN); the range passes through."""
+    from .registry import get_op
+    _int8_input("quantized_pooling", data)
+    if data.ndim not in (4, 5) or attrs.layout not in (None, "NCHW", "NCDHW"):
+        raise ShapeError("quantized_pooling: only 4D/5D NCHW/NCDHW data is supported "
+                         f"(MXNet's oneDNN quantized pooling), got shape {data.shape}")
+    if attrs.pool_type not in ("max", "avg"):
+        raise ShapeError(f"quantized_pooling: pool_type must be max or avg, got {attrs.pool_type!r}")
+    pool = get_op("Pooling")
+    if attrs.pool_type == "avg" and attrs.count_include_pad is not False and not attrs.global_pool:
+        # oneDNN extends the padding to cover "full"-convention windows and divides by the whole
+        # kernel area (MXNet's float Pooling divides a cut window by its clipped size)
+        summed = pool.compute(pool.resolve({**attrs.as_dict(), "pool_type": "sum"}), data.astype(_F))
+        out = summed / _F(np.prod(attrs.kernel))
+    else:
+        out = pool.compute(attrs, data.astype(_F))
+    info = np.iinfo(data.dtype)
+    out = np.clip(np.rint(out), info.min, info.max).astype(data.dtype)
+    return (out,) + _range_pass(min_data, max_data)
+
+
+def _q_pool_shape(attrs, in_shapes):
+    from .registry import get_op
+    ins = list(in_shapes)
+    for i in (1, 2):
+        ins[i] = merge_shape(ins[i], (1,), "quantized_pooling range")
+    d = ins[0]
+    if d is None or len(d) == 0 or not all(d):
+        return ins, [None, (1,), (1,)]
+    _, outs = get_op("Pooling").shapes(attrs, [d])
+    return ins, [outs[0], (1,), (1,)]
+
+
+def _q_flatten_shape(attrs, in_shapes):
+    ins = list(in_shapes)
+    for i in (1, 2):
+        ins[i] = merge_shape(ins[i], (1,), "quantized range")
+    d = ins[0]
+    if d is None or len(d) == 0 or not all(d):
+        return ins, [None, (1,), (1,)]
+    return ins, [(d[0], int(np.prod(d[1:]))), (1,), (1,)]
+
+
+def _same_type_and_ranges(attrs, in_dtypes):
+    d = in_dtypes[0] if in_dtypes and in_dtypes[0] is not None else np.dtype(np.int8)
+    return [np.dtype(d), np.dtype(_F), np.dtype(_F)]
+
+
+_Q_INPUTS = ("data", "min_data", "max_data")
+register(_NamedOutputs("_contrib_quantized_flatten", _quantized_flatten, inputs=_Q_INPUTS, num_outputs=3,
+               infer_shape=_q_flatten_shape, infer_type=_same_type_and_ranges, out_names=_Q_OUT_NAMES))
+register(_NamedOutputs("_contrib_quantized_act", _quantized_act, inputs=_Q_INPUTS, num_outputs=3,
+               params=(Param("act_type", Enum("relu", "sigmoid", "tanh", "softrelu", "softsign")),),
+               infer_shape=lambda attrs, s: (list(s[:1]) + [(1,), (1,)], [s[0] if s[0] else None, (1,), (1,)]),
+               infer_type=_same_type_and_ranges, out_names=_Q_OUT_NAMES))
+
+
+def _pool_params():
+    from .registry import get_op
+    return tuple(get_op("Pooling").params)
+
+
+register(_NamedOutputs("_contrib_quantized_pooling", _quantized_pooling, inputs=_Q_INPUTS, num_outputs=3,
+               params=_pool_params(), infer_shape=_q_pool_shape, infer_type=_same_type_and_ranges,
+                             out_names=_Q_OUT_NAMES))
+
+
+def _quantized_concat(attrs, *arrays):
+    """_contrib_quantized_concat: inputs rescaled (oneDNN reorder) to the widest range among them, then
+    joined along ``dim``; int8 output if any input is int8."""
+    n = attrs.num_args
+    data, ranges = arrays[:n], arrays[n:]
+    for x in data:
+        _int8_input("quantized_concat", x)
+    out_t = np.int8 if any(x.dtype == np.int8 for x in data) else np.uint8
+    mins = [_scalar(ranges[2 * i], "min") for i in range(n)]
+    maxs = [_scalar(ranges[2 * i + 1], "max") for i in range(n)]
+    lo, hi = _F(min([_F(0)] + mins)), _F(max([_F(0)] + maxs))
+
+    def scale(dtype, a, b):
+        return _F((_INT8_RANGE if np.dtype(dtype) == np.int8 else _UINT8_RANGE) / _max_abs(a, b))
+
+    out_scale = scale(out_t, lo, hi)
+    parts = []
+    for x, a, b in zip(data, mins, maxs):
+        s = scale(x.dtype, a, b)
+        parts.append(x.astype(out_t) if s == out_scale else _reorder(x, _F(out_scale / s), out_t))
+    ax = attrs.dim % data[0].ndim
+    return (np.concatenate(parts, axis=ax),) + _range_outputs(lo, hi)
+
+
+def _q_concat_shape(attrs, in_shapes):
+    from .registry import get_op
+    n = attrs.num_args
+    ins = list(in_shapes)
+    for i in range(n, 3 * n):
+        ins[i] = merge_shape(ins[i], (1,), "quantized_concat range")
+    if any(s is None or len(s) == 0 or not all(s) for s in ins[:n]):
+        return ins, [None, (1,), (1,)]
+    _, outs = get_op("Concat").shapes(attrs, ins[:n])
+    return ins, [outs[0], (1,), (1,)]
+
+
+def _q_concat_type(attrs, in_dtypes):
+    ds = [np.dtype(d) for d in in_dtypes[:attrs.num_args] if d is not None]
+    out = np.int8 if any(d == np.int8 for d in ds) else np.uint8
+    return [np.dtype(out), np.dtype(_F), np.dtype(_F)]
+
+
+def _q_concat_inputs(attrs):
+    n = attrs.num_args
+    return [f"arg{i}" for i in range(n)] + [f"arg{n + i}" for i in range(2 * n)]
+
+
+register(_NamedOutputs("_contrib_quantized_concat", _quantized_concat, inputs=_q_concat_inputs, num_outputs=3,
+               params=(Param("num_args", Int), Param("dim", Int, 1)),
+               infer_shape=_q_concat_shape, infer_type=_q_concat_type, out_names=_Q_OUT_NAMES))

@@ -517,6 +517,26 @@ def quantization_cases() -> None:
     record("requantize_data_range", "contrib.requantize", [q32, f32([-100.0]), f32([100.0])], tol=0)
     record("requantize_uint8", "contrib.requantize", [np.abs(q32), f32([-50.0]), f32([80.0])], out_type="uint8",
            min_calib_range=0.0, max_calib_range=0.02, tol=0)
+    lo, hi = f32([-1.5]), f32([2.0])
+    q4 = rs.randint(-128, 128, (2, 3, 5, 6)).astype(np.int8)
+    u4 = rs.randint(0, 256, (2, 3, 5, 6)).astype(np.uint8)
+    record("quantized_flatten", "contrib.quantized_flatten", [q4, lo, hi], tol=0)
+    record("quantized_act_relu", "contrib.quantized_act", [q4, lo, hi], act_type="relu", tol=0)
+    record("quantized_pooling_max", "contrib.quantized_pooling", [q4, lo, hi], kernel=(3, 3), stride=(2, 2),
+           pad=(1, 1), tol=0)
+    record("quantized_pooling_avg", "contrib.quantized_pooling", [q4, lo, hi], kernel=(2, 3), stride=(1, 2),
+           pad=(1, 1), pool_type="avg", tol=0)
+    record("quantized_pooling_avg_exclude_pad", "contrib.quantized_pooling", [u4, f32([0.0]), hi], kernel=(3, 3),
+           pad=(1, 1), pool_type="avg", count_include_pad=False, tol=0)
+    record("quantized_pooling_avg_full", "contrib.quantized_pooling", [u4, f32([0.0]), hi], kernel=(2, 2),
+           stride=(2, 2), pool_type="avg", pooling_convention="full", tol=0)
+    record("quantized_pooling_global", "contrib.quantized_pooling", [q4, lo, hi], kernel=(1, 1), global_pool=True,
+           pool_type="avg", tol=0)
+    record("quantized_concat_mixed", "contrib.quantized_concat",
+           [q4, u4, q4[:, :1], lo, hi, f32([0.0]), f32([1.2]), f32([-3.0]), f32([0.5])], num_args=3, dim=1, tol=0)
+    record("quantized_concat_uint8", "contrib.quantized_concat", [u4, u4[:1], f32([0.0]), f32([3.0]), f32([0.0]),
+                                                                  f32([1.5])], num_args=2, dim=0, tol=0)
+    record("quantized_concat_same", "contrib.quantized_concat", [q4, q4, lo, hi, lo, hi], num_args=2, dim=3, tol=0)
     record("requantize_auto", "contrib.requantize", [np.abs(q32), f32([-50.0]), f32([80.0])], out_type="auto",
            min_calib_range=0.0, max_calib_range=0.02, tol=0)
 
