@@ -530,5 +530,4 @@ def _cvcopymakeborder_shape(attrs, in_shapes):
 
 register(OpDef("_cvcopyMakeBorder", _cvcopymakeborder, inputs=("data",), infer_shape=_cvcopymakeborder_shape,
                params=(Param("top", Int), Param("bot", Int), Param("left", Int), Param("right", Int),
-                       Param("type", Int, 0), Param("value", Float, 0.0), Param("values", FloatOrTuple, ())),
-               aliases=("_npi_cvcopyMakeBorder",)))
+                       Param("type", Int, 0), Param("value", Float, 0.0), Param("values", FloatOrTuple, ()))))
