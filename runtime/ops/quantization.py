@@ -1,9 +1,11 @@
 """INT8 quantization operators: ``_contrib_quantize``, ``_contrib_quantize_v2``,
 ``_contrib_dequantize``, ``_contrib_requantize`` and the quantized layers that keep their input's
-scale (``_contrib_quantized_flatten``, ``_act``, ``_pooling``, ``_concat``), with the semantics of
-MXNet 1.9.1's CPU build (the pip wheel runs them with oneDNN: ``src/operator/quantization/mkldnn/``).
-The quantized convolution / fully-connected layers and the fused ``_sg_mkldnn_*`` subgraph
-operators of MXNet's INT8 graphs are not implemented.
+scale (``_contrib_quantized_flatten``, ``_act``, ``_pooling``, ``_concat``) and the int8 x int8 ->
+int32 layers (``_contrib_quantized_fully_connected``, ``_conv``: exact integer sums; oneDNN's
+AVX2 kernels saturate int16 pair sums for large magnitudes, AVX-512 VNNI ones do not), with the
+semantics of MXNet 1.9.1's CPU build (the pip wheel runs them with oneDNN:
+``src/operator/quantization/mkldnn/``). The fused ``_sg_mkldnn_*`` subgraph operators of MXNet's
+INT8 graphs (gluon-cv's ``*_int8`` models) are not implemented.
 
 A oneDNN reorder multiplies by one float32 scale, rounds half to even and saturates to the
 destination type. The scales are MXNet's, quirks included:
@@ -349,3 +351,120 @@ def _q_concat_inputs(attrs):
 register(_NamedOutputs("_contrib_quantized_concat", _quantized_concat, inputs=_q_concat_inputs, num_outputs=3,
                params=(Param("num_args", Int), Param("dim", Int, 1)),
                infer_shape=_q_concat_shape, infer_type=_q_concat_type, out_names=_Q_OUT_NAMES))
+
+
+# -- quantized fully-connected / convolution (int8 x int8 -> int32) ---------------------------------------------
+def _mult_range(min_a, max_a, min_b, max_b, signed_data: bool):
+    """MXNet's QuantizationRangeForMultiplication: the int32 output's float range. For uint8 data
+    MXNet uses its "S8U8" variant, which divides the *data* range by 127 and the *weight* range by
+    255 (the template arguments are swapped); kept as is."""
+    a_level = _F(_max_abs(min_a, max_a) / _F(127))
+    b_level = _F(_max_abs(min_b, max_b) / _F(127 if signed_data else 255))
+    hi = _F(_F(a_level * b_level) * _F(2 ** 31))
+    return _range_outputs(-hi, hi)
+
+
+def _fc_inputs(attrs) -> list:
+    if attrs.no_bias:
+        return ["data", "weight", "min_data", "max_data", "min_weight", "max_weight"]
+    return ["data", "weight", "bias", "min_data", "max_data", "min_weight", "max_weight", "min_bias", "max_bias"]
+
+
+def _split_q(attrs, arrays):
+    if attrs.no_bias:
+        data, weight, mind, maxd, minw, maxw = arrays
+        return data, weight, None, mind, maxd, minw, maxw, None, None
+    return arrays
+
+
+def _quantized_fc(attrs, *arrays):
+    """_contrib_quantized_fully_connected: int8/uint8 data x int8 weight -> int32 (exact integer
+    products); the int8 bias is rescaled to the product's scale (``int(bias * rescale)``)."""
+    data, weight, bias, mind, maxd, minw, maxw, minb, maxb = _split_q(attrs, arrays)
+    _int8_input("quantized_fully_connected", data)
+    if weight.dtype != np.int8:
+        raise ShapeError(f"quantized_fully_connected: weight must be int8, got {weight.dtype.name}")
+    x = data.reshape(data.shape[0], -1) if attrs.flatten else data
+    out = np.matmul(x.astype(np.int64), weight.astype(np.int64).T)
+    if bias is not None:
+        data_scale = _F((_INT8_RANGE if data.dtype == np.int8 else _UINT8_RANGE)
+                        / _max_abs(_scalar(mind, "min_data"), _scalar(maxd, "max_data")))
+        weight_scale = _F(_INT8_RANGE / _max_abs(_scalar(minw, "min_weight"), _scalar(maxw, "max_weight")))
+        rescale = _F(_F(_F(data_scale * weight_scale) * _max_abs(_scalar(minb, "min_bias"),
+                                                                   _scalar(maxb, "max_bias"))) / _INT8_RANGE)
+        out = out + np.trunc(bias.astype(_F) * rescale).astype(np.int64)
+    rng = _mult_range(_scalar(mind, "min_data"), _scalar(maxd, "max_data"), _scalar(minw, "min_weight"),
+                      _scalar(maxw, "max_weight"), data.dtype == np.int8)
+    return (out.astype(np.int32),) + rng
+
+
+def _q_fc_shape(attrs, in_shapes):
+    from .registry import get_op
+    names = _fc_inputs(attrs)
+    ins = list(in_shapes)
+    for i, n in enumerate(names):
+        if n.startswith(("min_", "max_")):
+            ins[i] = merge_shape(ins[i], (1,), f"quantized_fully_connected {n}")
+    fc = get_op("FullyConnected")
+    k = 2 if attrs.no_bias else 3
+    fins, fouts = fc.shapes(attrs, ins[:k])
+    ins[:k] = fins
+    return ins, [fouts[0], (1,), (1,)]
+
+
+def _q_int32_type(attrs, in_dtypes):
+    return [np.dtype(np.int32), np.dtype(_F), np.dtype(_F)]
+
+
+def _fc_params():
+    from .registry import get_op
+    return tuple(get_op("FullyConnected").params)
+
+
+register(_NamedOutputs("_contrib_quantized_fully_connected", _quantized_fc, inputs=_fc_inputs, num_outputs=3,
+                       params=_fc_params(), infer_shape=_q_fc_shape, infer_type=_q_int32_type,
+                       out_names=_Q_OUT_NAMES))
+
+
+def _quantized_conv(attrs, *arrays):
+    """_contrib_quantized_conv: uint8 data (oneDNN's only input type here) convolved with int8 weights
+    into int32 (exact integer sums); the int8 bias is added as is (MXNet hands it to oneDNN unscaled)."""
+    from .registry import get_op
+    data, weight, bias, mind, maxd, minw, maxw, minb, maxb = _split_q(attrs, arrays)
+    if data.dtype != np.uint8:
+        raise ShapeError(f"quantized_conv: mkldnn_quantized_conv op only supports uint8 as input type, "
+                         f"got {data.dtype.name}")
+    if weight.dtype != np.int8:
+        raise ShapeError(f"quantized_conv: weight must be int8, got {weight.dtype.name}")
+    conv = get_op("Convolution")
+    fattrs = conv.resolve({**attrs.as_dict(), "no_bias": True})
+    out = conv.compute(fattrs, data.astype(np.float64), weight.astype(np.float64))
+    out = np.rint(out).astype(np.int64)
+    if bias is not None:
+        out = out + bias.astype(np.int64).reshape((1, -1) + (1,) * (out.ndim - 2))
+    rng = _mult_range(_scalar(mind, "min_data"), _scalar(maxd, "max_data"), _scalar(minw, "min_weight"),
+                      _scalar(maxw, "max_weight"), True)
+    return (out.astype(np.int32),) + rng
+
+
+def _q_conv_shape(attrs, in_shapes):
+    from .registry import get_op
+    names = _fc_inputs(attrs)
+    ins = list(in_shapes)
+    for i, n in enumerate(names):
+        if n.startswith(("min_", "max_")):
+            ins[i] = merge_shape(ins[i], (1,), f"quantized_conv {n}")
+    k = 2 if attrs.no_bias else 3
+    cins, couts = get_op("Convolution").shapes(attrs, ins[:k])
+    ins[:k] = cins
+    return ins, [couts[0], (1,), (1,)]
+
+
+def _conv_params():
+    from .registry import get_op
+    return tuple(get_op("Convolution").params)
+
+
+register(_NamedOutputs("_contrib_quantized_conv", _quantized_conv, inputs=_fc_inputs, num_outputs=3,
+                       params=_conv_params(), infer_shape=_q_conv_shape, infer_type=_q_int32_type,
+                       out_names=_Q_OUT_NAMES))

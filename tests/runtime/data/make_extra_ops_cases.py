@@ -537,6 +537,31 @@ def quantization_cases() -> None:
     record("quantized_concat_uint8", "contrib.quantized_concat", [u4, u4[:1], f32([0.0]), f32([3.0]), f32([0.0]),
                                                                   f32([1.5])], num_args=2, dim=0, tol=0)
     record("quantized_concat_same", "contrib.quantized_concat", [q4, q4, lo, hi, lo, hi], num_args=2, dim=3, tol=0)
+    # quantized FC / conv: moderate magnitudes (oneDNN's AVX2 int8 kernels saturate int16 pair sums for
+    # large ones; the exact integer result is what AVX-512 VNNI machines and the runtime give)
+    xi = rs.randint(-40, 40, (4, 2, 3, 5)).astype(np.int8)
+    xu = rs.randint(0, 40, (4, 2, 3, 5)).astype(np.uint8)
+    wfc = rs.randint(-40, 40, (6, 30)).astype(np.int8)
+    bq = rs.randint(-128, 128, (6,)).astype(np.int8)
+    rngs = [f32([-1.0]), f32([2.0]), f32([-0.5]), f32([0.4])]
+    record("quantized_fc_int8", "contrib.quantized_fully_connected", [xi, wfc, bq] + rngs + [f32([-0.2]), f32([0.3])],
+           num_hidden=6, tol=0)
+    record("quantized_fc_uint8", "contrib.quantized_fully_connected", [xu, wfc, bq] + rngs + [f32([-0.7]), f32([0.1])],
+           num_hidden=6, tol=0)
+    nb_kw = ["data", "weight", "min_data", "max_data", "min_weight", "max_weight"]   # no positional bias slot
+    record("quantized_fc_no_bias", "contrib.quantized_fully_connected", input_kw=nb_kw,
+           inputs=[xi.reshape(4, 30), wfc] + rngs, num_hidden=6, no_bias=True, tol=0)
+    record("quantized_fc_no_flatten", "contrib.quantized_fully_connected",
+           [xu, rs.randint(-40, 40, (3, 5)).astype(np.int8), bq[:3]] + rngs + [f32([-0.2]), f32([0.3])],
+           num_hidden=3, flatten=False, tol=0)
+    wc = rs.randint(-40, 40, (4, 2, 3, 3)).astype(np.int8)
+    record("quantized_conv", "contrib.quantized_conv", [xu, wc, bq[:4]] + rngs + [f32([-0.2]), f32([0.3])],
+           kernel=(3, 3), num_filter=4, pad=(1, 1), tol=0)
+    record("quantized_conv_stride_no_bias", "contrib.quantized_conv", input_kw=nb_kw, inputs=[xu, wc] + rngs,
+           kernel=(3, 3), num_filter=4, stride=(2, 2), pad=(1, 0), no_bias=True, tol=0)
+    record_error("quantized_conv_int8_data", "contrib.quantized_conv", [xi, wc, bq[:4]] + rngs + [f32([-0.2]),
+                                                                                               f32([0.3])],
+                 kernel=(3, 3), num_filter=4)
     record("requantize_auto", "contrib.requantize", [np.abs(q32), f32([-50.0]), f32([80.0])], out_type="auto",
            min_calib_range=0.0, max_calib_range=0.02, tol=0)
 
