@@ -168,10 +168,20 @@ def install(namespace: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -
         from .ops.registry import get_op
 
         for op_name, (math, mutated) in STATEFUL.items():
-            namespace[op_name] = _stateful_update(get_op(op_name), math, mutated, namespace["array"])
+            # MXNet's contrib.adamw_update takes (..., rescale_grad, lr, eta, beta1, ...) positionally
+            order = ("lr", "eta", "beta1", "beta2", "epsilon", "wd", "clip_gradient") if "adamw" in op_name else None
+            fn = _stateful_update(get_op(op_name), math, mutated, namespace["array"], order)
+            if op_name.startswith("_"):
+                setattr(internal, op_name, fn)     # _adamw_update: reached through _internal
+                contrib = namespace.get("contrib")
+                if contrib is not None:            # and as MXNet's nd.contrib.adamw_update wrappers
+                    setattr(contrib, op_name[1:], fn)
+            else:
+                namespace[op_name] = fn
 
 
-def _stateful_update(op: Any, math: Callable, mutated: tuple, array: Callable) -> Callable:
+def _stateful_update(op: Any, math: Callable, mutated: tuple, array: Callable,
+                     positional: tuple | None = None) -> Callable:
     """``nd.<optimizer>_update``: the new weight (into ``out`` when given) and, as MXNet's
     FMutateInputs, the new optimizer states written into the state arrays passed in."""
     from .ops.attrs import AttrError
@@ -184,8 +194,9 @@ def _stateful_update(op: Any, math: Callable, mutated: tuple, array: Callable) -
             if k not in kwargs:
                 raise TypeError(f"{op.name}: missing input {k!r}")
             arrays.append(kwargs.pop(k))
-        for p, v in zip([p for p in op.params if p.name not in kwargs], args[len(names):]):
-            kwargs[p.name] = v
+        order = list(positional) if positional else [p.name for p in op.params]
+        for p, v in zip([p for p in order if p not in kwargs], args[len(names):]):
+            kwargs[p] = v
         try:
             attrs = op.resolve(op.coerce_attrs(kwargs))
         except AttrError as e:

@@ -1,7 +1,9 @@
 """MXNet 1.9.1's optimizer update operators (``src/operator/optimizer_op-inl.h``): ``sgd_update``,
 ``sgd_mom_update``, ``mp_sgd_update``, ``mp_sgd_mom_update``, ``nag_mom_update``,
 ``mp_nag_mom_update``, ``signsgd_update``, ``signum_update``, ``ftml_update``, ``adam_update``,
-``rmsprop_update``, ``rmspropalex_update``, ``ftrl_update``.
+``rmsprop_update``, ``rmspropalex_update``, ``ftrl_update``, ``_adamw_update``, ``_mp_adamw_update``
+(``nd.contrib.adamw_update``; its ``rescale_grad`` is a tensor, and a zero or non-finite one skips
+the update: the weight and states stay as they were).
 
 Each returns the updated weight and, as MXNet, updates its state inputs in place (``FMutateInputs``:
 momentum, Adam's mean/var, the fp32 master weight of the ``mp_*`` forms, ...). In a Symbol those
@@ -199,6 +201,44 @@ def _ftrl(attrs, weight, grad, z, n):
     return out.astype(dt, copy=False), z, n
 
 
+def _rescale_ok(rescale) -> float | None:
+    """AdamW's ``rescale_grad`` input: MXNet skips the whole update when it is 0 or not finite."""
+    r = float(np.asarray(rescale, dtype=np.float64).reshape(-1)[0])
+    return r if np.isfinite(r) and r != 0 else None
+
+
+def _adamw(attrs, weight, grad, mean, var, rescale):
+    dt = weight.dtype
+    r = _rescale_ok(rescale)
+    if r is None:                      # not written by MXNet: the in-place result (unchanged)
+        return weight.copy(), mean, var
+    one = _c(dt, 1)
+    g = _c(dt, r) * grad
+    if attrs.clip_gradient >= 0:
+        g = _clip(g, _c(dt, attrs.clip_gradient))
+    mean = (_c(dt, attrs.beta1) * mean + (one - _c(dt, attrs.beta1)) * g).astype(dt, copy=False)
+    var = (_c(dt, attrs.beta2) * var + (one - _c(dt, attrs.beta2)) * np.square(g)).astype(dt, copy=False)
+    out = weight - _c(dt, attrs.eta) * (_c(dt, attrs.lr) * mean / (np.sqrt(var) + _c(dt, attrs.epsilon))
+                                        + _c(dt, attrs.wd) * weight)
+    return out.astype(dt, copy=False), mean, var
+
+
+def _mp_adamw(attrs, weight, grad, mean, var, weight32, rescale):
+    r = _rescale_ok(rescale)
+    if r is None:
+        return weight.copy(), mean, var, weight32
+    g = _F(r) * grad.astype(_F)
+    if attrs.clip_gradient >= 0:
+        g = _clip(g, _F(attrs.clip_gradient))
+    b1, b2 = _F(attrs.beta1), _F(attrs.beta2)
+    mean = (b1 * mean + (_F(1) - b1) * g).astype(_F, copy=False)
+    var = (b2 * var + (_F(1) - b2) * np.square(g)).astype(_F, copy=False)
+    w = weight32 - _F(attrs.eta) * (_F(attrs.lr) * mean / (np.sqrt(var) + _F(attrs.epsilon))
+                                    + _F(attrs.wd) * weight32)
+    w = w.astype(_F, copy=False)
+    return w.astype(weight.dtype), mean, var, w
+
+
 # -- registration -----------------------------------------------------------------------------------------------
 def _base(extra=()):
     return (Param("lr", Float),) + tuple(extra) + (Param("wd", Float, 0.0), Param("rescale_grad", Float, 1.0),
@@ -222,6 +262,9 @@ _RMS_ALEX = (Param("lr", Float), Param("gamma1", Float, 0.95), Param("gamma2", F
              Param("clip_gradient", Float, -1.0), Param("clip_weights", Float, -1.0))
 _FTRL = (Param("lr", Float), Param("lamda1", Float, 0.01), Param("beta", Float, 1.0), Param("wd", Float, 0.0),
          Param("rescale_grad", Float, 1.0), Param("clip_gradient", Float, -1.0))
+_ADAMW = (Param("lr", Float), Param("beta1", Float, 0.9), Param("beta2", Float, 0.999),
+          Param("epsilon", Float, 1e-8), Param("wd", Float, 0.0), Param("eta", Float),
+          Param("clip_gradient", Float, -1.0))
 _SIGNSGD = _base()
 _SIGNUM = _base((Param("momentum", Float, 0.0),)) + (Param("wd_lh", Float, 0.0),)
 
@@ -240,17 +283,25 @@ _UPDATES: dict[str, tuple[Callable, tuple, tuple, tuple]] = {
     "rmsprop_update": (_rmsprop, ("weight", "grad", "n"), ("n",), _RMS),
     "rmspropalex_update": (_rmspropalex, ("weight", "grad", "n", "g", "delta"), ("n", "g", "delta"), _RMS_ALEX),
     "ftrl_update": (_ftrl, ("weight", "grad", "z", "n"), ("z", "n"), _FTRL),
+    "_adamw_update": (_adamw, ("weight", "grad", "mean", "var", "rescale_grad"), ("mean", "var"), _ADAMW),
+    "_mp_adamw_update": (_mp_adamw, ("weight", "grad", "mean", "var", "weight32", "rescale_grad"),
+                         ("mean", "var", "weight32"), _ADAMW),
 }
 
 #: op name -> (function returning (new weight, *new states), indices of the inputs it updates)
 STATEFUL: dict[str, tuple[Callable, tuple]] = {}
 
 
-def _same_shape_all(attrs, in_shapes):
-    known = next((s for s in in_shapes if s is not None and len(s) and all(s)), None)
-    if known is None:
-        return list(in_shapes), [None]
-    return [tuple(known)] * len(in_shapes), [tuple(known)]
+def _same_shape_all(inputs):
+    """Every input shaped like the weight, except AdamW's one-value ``rescale_grad``."""
+    scalar = [n == "rescale_grad" for n in inputs]
+
+    def infer(attrs, in_shapes):
+        known = next((s for s, sc in zip(in_shapes, scalar) if not sc and s is not None and len(s) and all(s)),
+                     None)
+        ins = [(1,) if sc else (tuple(known) if known is not None else s) for s, sc in zip(in_shapes, scalar)]
+        return ins, [tuple(known) if known is not None else None]
+    return infer
 
 
 def _weight_compute(math):
@@ -262,7 +313,7 @@ def _weight_compute(math):
 
 for _name, (_math, _inputs, _mutated, _params) in _UPDATES.items():
     register(OpDef(_name, _weight_compute(_math), inputs=_inputs, aux=_mutated, params=_params,
-                   infer_shape=_same_shape_all,
+                   infer_shape=_same_shape_all(_inputs),
                    infer_type=lambda attrs, dts: [np.dtype(dts[0] if dts and dts[0] is not None else _F)],
                    doc=f"{_name}: the updated weight (MXNet's optimizer update; it also updates "
                        f"{', '.join(_mutated) or 'nothing else'} in place)."))

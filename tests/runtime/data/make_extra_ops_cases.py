@@ -696,6 +696,16 @@ def optimizer_cases() -> None:
            **common)
     record("ftrl_update_clip", "ftrl_update", legacy_op="ftrl_update", inputs=[w, g, st(), pos()], clip_gradient=0.4, mutated=(2, 3), tol=1e-4,
            **common)
+    one = f32([1.0])
+    record("adamw_update", "contrib.adamw_update", legacy_op="_adamw_update", inputs=[w, g, st(), pos(), f32([0.5])],
+           lr=0.05, eta=0.8, wd=1e-2, mutated=(2, 3), tol=1e-4)
+    record("adamw_update_clip", "contrib.adamw_update", legacy_op="_adamw_update", inputs=[w, g, st(), pos(), one],
+           lr=0.05, eta=1.0, clip_gradient=0.3, beta1=0.8, mutated=(2, 3), tol=1e-4)
+    record("adamw_update_skipped", "contrib.adamw_update", legacy_op="_adamw_update",
+           inputs=[w, g, st(), pos(), f32([np.inf])], lr=0.05, eta=1.0, mutated=(2, 3), unwritten=np.ones(shape, bool))
+    record("mp_adamw_update", "contrib.mp_adamw_update", legacy_op="_mp_adamw_update",
+           inputs=[w16, g.astype(np.float16), st(), pos(), w, f32([0.5])], lr=0.05, eta=0.8, wd=1e-2,
+           mutated=(2, 3, 4), tol=1e-3)
     record("adam_update_f64", "adam_update", legacy_op="adam_update", inputs=[w.astype(np.float64), g.astype(np.float64), st().astype(np.float64),
                                               pos().astype(np.float64)], mutated=(2, 3), **common)
 
