@@ -15,6 +15,7 @@ later compile's budget).
 """
 from __future__ import annotations
 
+import atexit
 import collections
 import os
 import threading
@@ -32,6 +33,13 @@ _jobs: "collections.deque[tuple[Any, Callable[[], None]]]" = collections.deque()
 _pending: set = set()
 _running = [0]
 _thread: list[threading.Thread] = []
+_stopping = [False]
+
+
+@atexit.register
+def _stop() -> None:
+    """At exit no new sample starts (a daemon thread is cut wherever it is when the interpreter ends)."""
+    _stopping[0] = True
 
 
 def enabled() -> bool:
@@ -83,6 +91,8 @@ def _lower_priority() -> None:
 def _sample(fn: Callable[[], float]) -> float | None:
     from .. import parallel
     for _ in range(MAX_RETRIES):
+        if _stopping[0]:
+            return None
         seen = parallel.program_entries()
         time.sleep(IDLE_SECONDS)
         if parallel.program_entries() != seen or parallel.programs_running():
