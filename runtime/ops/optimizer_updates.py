@@ -1,7 +1,8 @@
 """MXNet 1.9.1's optimizer update operators (``src/operator/optimizer_op-inl.h``): ``sgd_update``,
 ``sgd_mom_update``, ``mp_sgd_update``, ``mp_sgd_mom_update``, ``nag_mom_update``,
 ``mp_nag_mom_update``, ``signsgd_update``, ``signum_update``, ``ftml_update``, ``adam_update``,
-``rmsprop_update``, ``rmspropalex_update``, ``ftrl_update``, ``_adamw_update``, ``_mp_adamw_update``
+``rmsprop_update``, ``rmspropalex_update``, ``ftrl_update``, ``lamb_update_phase1/2``,
+``mp_lamb_update_phase1/2``, ``_adamw_update``, ``_mp_adamw_update``
 (``nd.contrib.adamw_update``; its ``rescale_grad`` is a tensor, and a zero or non-finite one skips
 the update: the weight and states stay as they were).
 
@@ -239,6 +240,54 @@ def _mp_adamw(attrs, weight, grad, mean, var, weight32, rescale):
     return w.astype(weight.dtype), mean, var, w
 
 
+def _lamb1_parts(attrs, g_in, mean, var, w, dt):
+    one = _c(dt, 1)
+    b1, b2, eps, wd = _c(dt, attrs.beta1), _c(dt, attrs.beta2), _c(dt, attrs.epsilon), _c(dt, attrs.wd)
+    g = g_in * _c(dt, attrs.rescale_grad)
+    if attrs.clip_gradient >= 0:
+        g = _clip(g, _c(dt, attrs.clip_gradient))
+    mean = (b1 * mean + (one - b1) * g).astype(dt, copy=False)
+    var = (b2 * var + (one - b2) * g * g).astype(dt, copy=False)
+    if attrs.bias_correction:
+        b1t = _c(dt, float(attrs.beta1) ** attrs.t)     # std::pow(float, int) is computed in double
+        b2t = _c(dt, float(attrs.beta2) ** attrs.t)
+        mean_hat = (mean.astype(np.float64) / (1.0 - float(b1t))).astype(dt)
+        var_hat = var / (one - b2t)
+        out = mean_hat / (np.sqrt(var_hat) + eps) + wd * w
+    else:
+        out = mean / (np.sqrt(var) + eps) + wd * w
+    return out.astype(dt, copy=False), mean, var
+
+
+def _lamb1(attrs, weight, grad, mean, var):
+    return _lamb1_parts(attrs, grad, mean, var, weight, weight.dtype)
+
+
+def _mp_lamb1(attrs, weight, grad, mean, var, weight32):
+    return _lamb1_parts(attrs, grad.astype(_F), mean, var, weight32, np.dtype(_F))
+
+
+def _lamb_lr(attrs, r1, r2, dt):
+    r1v, r2v = _c(dt, np.asarray(r1).reshape(-1)[0]), _c(dt, np.asarray(r2).reshape(-1)[0])
+    if attrs.lower_bound >= 0:
+        r1v = max(r1v, _c(dt, attrs.lower_bound))
+    if attrs.upper_bound >= 0:
+        r1v = min(r1v, _c(dt, attrs.upper_bound))
+    lr = _c(dt, attrs.lr)
+    return lr if r1v == 0 or r2v == 0 else _c(dt, lr * r1v / r2v)
+
+
+def _lamb2(attrs, weight, g, r1, r2):
+    dt = weight.dtype
+    return ((weight - _lamb_lr(attrs, r1, r2, dt) * g).astype(dt, copy=False),)
+
+
+def _mp_lamb2(attrs, weight, g, r1, r2, weight32):
+    """MXNet lists weight32 as mutated but its kernel does not write it: it stays as it was."""
+    out = (weight32 - _lamb_lr(attrs, r1, r2, np.dtype(_F)) * g).astype(_F, copy=False)
+    return out.astype(weight.dtype), weight32
+
+
 # -- registration -----------------------------------------------------------------------------------------------
 def _base(extra=()):
     return (Param("lr", Float),) + tuple(extra) + (Param("wd", Float, 0.0), Param("rescale_grad", Float, 1.0),
@@ -265,6 +314,10 @@ _FTRL = (Param("lr", Float), Param("lamda1", Float, 0.01), Param("beta", Float, 
 _ADAMW = (Param("lr", Float), Param("beta1", Float, 0.9), Param("beta2", Float, 0.999),
           Param("epsilon", Float, 1e-8), Param("wd", Float, 0.0), Param("eta", Float),
           Param("clip_gradient", Float, -1.0))
+_LAMB1 = (Param("beta1", Float, 0.9), Param("beta2", Float, 0.999), Param("epsilon", Float, 1e-6), Param("t", Int),
+          Param("bias_correction", Bool, True), Param("wd", Float), Param("rescale_grad", Float, 1.0),
+          Param("clip_gradient", Float, -1.0))
+_LAMB2 = (Param("lr", Float), Param("lower_bound", Float, -1.0), Param("upper_bound", Float, -1.0))
 _SIGNSGD = _base()
 _SIGNUM = _base((Param("momentum", Float, 0.0),)) + (Param("wd_lh", Float, 0.0),)
 
@@ -283,6 +336,10 @@ _UPDATES: dict[str, tuple[Callable, tuple, tuple, tuple]] = {
     "rmsprop_update": (_rmsprop, ("weight", "grad", "n"), ("n",), _RMS),
     "rmspropalex_update": (_rmspropalex, ("weight", "grad", "n", "g", "delta"), ("n", "g", "delta"), _RMS_ALEX),
     "ftrl_update": (_ftrl, ("weight", "grad", "z", "n"), ("z", "n"), _FTRL),
+    "lamb_update_phase1": (_lamb1, ("weight", "grad", "mean", "var"), ("mean", "var"), _LAMB1),
+    "lamb_update_phase2": (_lamb2, ("weight", "g", "r1", "r2"), (), _LAMB2),
+    "mp_lamb_update_phase1": (_mp_lamb1, ("weight", "grad", "mean", "var", "weight32"), ("mean", "var"), _LAMB1),
+    "mp_lamb_update_phase2": (_mp_lamb2, ("weight", "g", "r1", "r2", "weight32"), ("weight32",), _LAMB2),
     "_adamw_update": (_adamw, ("weight", "grad", "mean", "var", "rescale_grad"), ("mean", "var"), _ADAMW),
     "_mp_adamw_update": (_mp_adamw, ("weight", "grad", "mean", "var", "weight32", "rescale_grad"),
                          ("mean", "var", "weight32"), _ADAMW),
@@ -293,8 +350,9 @@ STATEFUL: dict[str, tuple[Callable, tuple]] = {}
 
 
 def _same_shape_all(inputs):
-    """Every input shaped like the weight, except AdamW's one-value ``rescale_grad``."""
-    scalar = [n == "rescale_grad" for n in inputs]
+    """Every input shaped like the weight, except the one-value ``rescale_grad`` (AdamW), ``r1``, ``r2``
+    (LAMB phase 2)."""
+    scalar = [n in ("rescale_grad", "r1", "r2") for n in inputs]
 
     def infer(attrs, in_shapes):
         known = next((s for s, sc in zip(in_shapes, scalar) if not sc and s is not None and len(s) and all(s)),
@@ -302,6 +360,14 @@ def _same_shape_all(inputs):
         ins = [(1,) if sc else (tuple(known) if known is not None else s) for s, sc in zip(in_shapes, scalar)]
         return ins, [tuple(known) if known is not None else None]
     return infer
+
+
+def _weight_type(attrs, dts):
+    return [np.dtype(dts[0] if dts and dts[0] is not None else _F)]
+
+
+def _f32_type(attrs, dts):
+    return [np.dtype(_F)]     # mp_lamb_update_phase1's g is float32 whatever the weight's type
 
 
 def _weight_compute(math):
@@ -314,7 +380,7 @@ def _weight_compute(math):
 for _name, (_math, _inputs, _mutated, _params) in _UPDATES.items():
     register(OpDef(_name, _weight_compute(_math), inputs=_inputs, aux=_mutated, params=_params,
                    infer_shape=_same_shape_all(_inputs),
-                   infer_type=lambda attrs, dts: [np.dtype(dts[0] if dts and dts[0] is not None else _F)],
+                   infer_type=_f32_type if _name == "mp_lamb_update_phase1" else _weight_type,
                    doc=f"{_name}: the updated weight (MXNet's optimizer update; it also updates "
                        f"{', '.join(_mutated) or 'nothing else'} in place)."))
     STATEFUL[_name] = (_math, tuple(_inputs.index(m) for m in _mutated))

@@ -696,6 +696,21 @@ def optimizer_cases() -> None:
            **common)
     record("ftrl_update_clip", "ftrl_update", legacy_op="ftrl_update", inputs=[w, g, st(), pos()], clip_gradient=0.4, mutated=(2, 3), tol=1e-4,
            **common)
+    lamb = dict(beta1=0.9, beta2=0.99, epsilon=1e-6, wd=1e-2, rescale_grad=0.5)
+    record("lamb_update_phase1", "lamb_update_phase1", legacy_op="lamb_update_phase1", inputs=[w, g, st(), pos()],
+           t=3, mutated=(2, 3), tol=1e-4, **lamb)
+    record("lamb_update_phase1_nobc_clip", "lamb_update_phase1", legacy_op="lamb_update_phase1",
+           inputs=[w, g, st(), pos()], t=1, bias_correction=False, clip_gradient=0.3, mutated=(2, 3), tol=1e-4, **lamb)
+    record("lamb_update_phase2", "lamb_update_phase2", legacy_op="lamb_update_phase2",
+           inputs=[w, st(), f32([2.0]), f32([0.5])], lr=0.05, tol=1e-5)
+    record("lamb_update_phase2_bounds", "lamb_update_phase2", legacy_op="lamb_update_phase2",
+           inputs=[w, st(), f32([2.0]), f32([0.5])], lr=0.05, lower_bound=0.1, upper_bound=1.5, tol=1e-5)
+    record("lamb_update_phase2_zero_r2", "lamb_update_phase2", legacy_op="lamb_update_phase2",
+           inputs=[w, st(), f32([2.0]), f32([0.0])], lr=0.05, tol=1e-5)
+    record("mp_lamb_update_phase1", "mp_lamb_update_phase1", legacy_op="mp_lamb_update_phase1",
+           inputs=[w16, g.astype(np.float16), st(), pos(), w], t=2, mutated=(2, 3), tol=1e-3, **lamb)
+    record("mp_lamb_update_phase2", "mp_lamb_update_phase2", legacy_op="mp_lamb_update_phase2",
+           inputs=[w16, st(), f32([1.5]), f32([0.5]), w], lr=0.05, mutated=(4,), tol=1e-3)
     one = f32([1.0])
     record("adamw_update", "contrib.adamw_update", legacy_op="_adamw_update", inputs=[w, g, st(), pos(), f32([0.5])],
            lr=0.05, eta=0.8, wd=1e-2, mutated=(2, 3), tol=1e-4)
