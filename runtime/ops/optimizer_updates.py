@@ -22,6 +22,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..base import ShapeError
 from .attrs import Bool, Float, Int, Param
 from .registry import OpDef, register
 
@@ -384,3 +385,34 @@ for _name, (_math, _inputs, _mutated, _params) in _UPDATES.items():
                    doc=f"{_name}: the updated weight (MXNet's optimizer update; it also updates "
                        f"{', '.join(_mutated) or 'nothing else'} in place)."))
     STATEFUL[_name] = (_math, tuple(_inputs.index(m) for m in _mutated))
+
+
+# -- helpers of the LARS / LAMB optimizers -------------------------------------------------------------------
+def _multi_sum_sq(attrs, *arrays):
+    """multi_sum_sq: the sum of squares of each array (float32, one value per array)."""
+    return np.asarray([np.square(a.astype(_F)).sum(dtype=_F) for a in arrays], dtype=_F)
+
+
+register(OpDef("multi_sum_sq", _multi_sum_sq, params=(Param("num_arrays", Int),),
+               inputs=lambda attrs: [f"array_{i}" for i in range(attrs.num_arrays)],
+               infer_shape=lambda attrs, s: (list(s), [(attrs.num_arrays,)]),
+               infer_type=lambda attrs, dts: [np.dtype(_F)]))
+
+
+def _multi_lars(attrs, lrs, weights_sum_sq, grads_sum_sq, wds):
+    """multi_lars: learning rates scaled by the LARS trust ratio (the rate itself where a norm is 0)."""
+    for a in (lrs, weights_sum_sq, grads_sum_sq, wds):
+        if a.dtype != _F:
+            raise ShapeError(f"multi_lars: expects float32 inputs, got {a.dtype.name}")
+    w_norm = np.sqrt(weights_sum_sq)
+    ok = (w_norm > 0) & (grads_sum_sq > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scaled = lrs * _F(attrs.eta) * w_norm / (np.sqrt(grads_sum_sq) * _F(attrs.rescale_grad) + wds * w_norm
+                                                  + _F(attrs.eps))
+    return np.where(ok, scaled, lrs).astype(_F)
+
+
+register(OpDef("multi_lars", _multi_lars, inputs=("lrs", "weights_sum_sq", "grads_sum_sq", "wds"),
+               params=(Param("eta", Float), Param("eps", Float), Param("rescale_grad", Float, 1.0)),
+               infer_shape=_same_shape_all(("lrs", "weights_sum_sq", "grads_sum_sq", "wds")),
+               infer_type=lambda attrs, dts: [np.dtype(_F)]))

@@ -248,6 +248,8 @@ F_OPERATORS = frozenset({
     'mp_sgd_mom_update',
     'mp_sgd_update',
     'multi_all_finite',
+    'multi_lars',
+    'multi_sum_sq',
     'nag_mom_update',
     'nanprod',
     'nansum',

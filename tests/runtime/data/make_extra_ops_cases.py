@@ -711,6 +711,10 @@ def optimizer_cases() -> None:
            inputs=[w16, g.astype(np.float16), st(), pos(), w], t=2, mutated=(2, 3), tol=1e-3, **lamb)
     record("mp_lamb_update_phase2", "mp_lamb_update_phase2", legacy_op="mp_lamb_update_phase2",
            inputs=[w16, st(), f32([1.5]), f32([0.5]), w], lr=0.05, mutated=(4,), tol=1e-3)
+    record("multi_sum_sq", "multi_sum_sq", [w, g[:2], f32(rs.uniform(-1, 1, (7,)))], num_arrays=3, tol=1e-6)
+    lrs, wss, gss, wds = f32([0.1, 0.2, 0.3, 0.4]), f32([4.0, 0.0, 2.0, 1.0]), f32([1.0, 3.0, 0.0, 2.5]), \
+        f32([1e-3, 1e-2, 0.0, 1e-4])
+    record("multi_lars", "multi_lars", [lrs, wss, gss, wds], eta=0.001, eps=1e-8, rescale_grad=0.5)
     one = f32([1.0])
     record("adamw_update", "contrib.adamw_update", legacy_op="_adamw_update", inputs=[w, g, st(), pos(), f32([0.5])],
            lr=0.05, eta=0.8, wd=1e-2, mutated=(2, 3), tol=1e-4)
