@@ -74,6 +74,17 @@ REGRESSIONS = [
     # the array, and the alias with it
     ("item-assign-after-alias-augassign", _program((2, 3, 4), "y = F.relu(y) - x", "h = x * 2", "r1 = h",
                                                    "r1 *= 2", "h[1] = 1", returns="h, r1"), "refused"),
+    # HY004 then HY002 (found on the MXNet run): `h = x; if c: h = F.tanh(h)`; then `x += h`. When the
+    # branch is not taken `h` is `x`'s array and sees the update; `F.where` made `h` a new array,
+    # and the join of the branches hid the alias from the HY002 fix. Both are kept now: a joined
+    # value remembers what it may be (Value.alternatives), and a converted `if` is exact only
+    # where nothing is written in place.
+    ("alias-through-an-untaken-branch", _program((3, 4), "y = F.relu(y) - x", "h = x",
+                                                 "if F.sum(h) > 0.5:\n    h = F.tanh(h)", "x += h", "r3 = h[0]",
+                                                 returns="r3"), "refused"),
+    ("if-then-augassign-without-alias", _program((3, 4), "y = F.relu(y) - x", "h = x * 1",
+                                                 "if F.sum(h) > 0.5:\n    h = F.tanh(h)", "x += h",
+                                                 returns="h, x"), "converted"),
     # the same constructs without a live alias convert (and the tester checks the results)
     ("augassign-alias-dead", _program((4, 3), "h = x", "h = F.relu(h)", "x *= 2", returns="h, x"), "converted"),
     ("view-read-after-update", _program((4, 3), "h = F.relu(x)", "h[3] *= 0", "r1 = h[1::1]", returns="r1"),

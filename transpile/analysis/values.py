@@ -156,6 +156,14 @@ class Value:
     #: for a static value computed from tensor metadata (``x.shape[0]``): what it is
     #: (:class:`~.shapes.Meta`, compared by identity)
     meta: Any = None
+    #: The tensors a value joined from several control-flow paths may be (``h = x`` then
+    #: ``if c: h = F.tanh(h)``: ``h`` may still be ``x``'s very array). Alias checks look through
+    #: them; they take no part in equality.
+    alternatives: tuple = field(default=(), compare=False, hash=False)
+
+    def candidates(self) -> tuple["Value", ...]:
+        """This value and every value it may be after a join."""
+        return (self,) + self.alternatives
 
     # -- predicates used by rules -------------------------------------------------------------
     @property
@@ -194,6 +202,8 @@ def join(a: Value, b: Value) -> Value:
     """The value a name has after two control-flow paths meet ("may be a tensor" wins)."""
     if a is b or a == b:
         return a
+    if a.kind is b.kind and a.kind is Kind.TENSOR:
+        return replace(a, keys=a.keys | b.keys, alternatives=_alternatives(a, b))
     if a.kind is b.kind:
         if a.kind is Kind.FNS:
             return replace(a, names=a.names | b.names)
@@ -212,8 +222,22 @@ def join(a: Value, b: Value) -> Value:
         return Value(Kind.MAYBE, origin=a.origin or b.origin, keys=a.keys | b.keys)
     hi, lo = (a, b) if _RANK[a.kind] >= _RANK[b.kind] else (b, a)
     if hi.kind in (Kind.TENSOR, Kind.MAYBE, Kind.SEQ):
-        return replace(hi, keys=hi.keys | lo.keys)
+        return replace(hi, keys=hi.keys | lo.keys, alternatives=_alternatives(hi, lo))
     return hi
+
+
+_MAX_ALTERNATIVES = 32
+
+
+def _alternatives(a: Value, b: Value) -> tuple:
+    """The tensors a join of ``a`` and ``b`` may be (without ``a`` itself, each once, bounded)."""
+    out: list = []
+    seen = {id(a)}
+    for v in (*a.alternatives, *b.candidates()):
+        if id(v) not in seen and v.kind in (Kind.TENSOR, Kind.MAYBE):
+            seen.add(id(v))
+            out.append(replace(v, alternatives=()) if v.alternatives else v)
+    return tuple(out[-_MAX_ALTERNATIVES:])
 
 
 def _join_opt(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:

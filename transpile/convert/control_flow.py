@@ -60,7 +60,7 @@ from typing import Callable, Optional, Sequence
 from ..analysis.events import Event, Site
 from ..analysis.values import Category, Kind, Value
 from ..diagnostics import Applicability, Edit, Fix, Location
-from .indexing import f_name
+from .indexing import f_name, writes_in_place
 
 # ---------------------------------------------------------------------------------------------
 # what the conversions may move into a graph
@@ -654,8 +654,14 @@ def condition_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     if result is None:
         return None
     edits, unsafe, how = result
+    # imperatively a name no taken branch assigns is still the very array it was (``h = x`` and
+    # the branch not taken: ``x += 1`` changes ``h``); the converted value is a new array. Only
+    # in-place writes can tell: with any left in the function the results may change.
+    changes = writes_in_place(event.site)
+    if changes:
+        unsafe = [*unsafe, "tensors are written in place, and a converted name no longer shares its array"]
     message = f"Put the branch into the graph with {how}"
     if unsafe:
         message += " (unsafe: " + "; ".join(unsafe) + ")"
     applicability = Applicability.UNSAFE if unsafe else Applicability.SAFE
-    return Fix(message, tuple(edits) if with_edits else (), applicability)
+    return Fix(message, tuple(edits) if with_edits else (), applicability, changes)

@@ -313,15 +313,18 @@ def _aliases(name: str, value: Value, env: dict[str, Value]) -> list[str]:
     """Other names whose value is (or contains) the very same abstract tensor, or may share its
     memory: a view of it (``v = t[0]``), or a tensor it is a view of (``t`` for ``v``)."""
     out = []
-    bases = view_chain(value)
+    mine = value.candidates() if value is not None else ()
+    bases = [o for v in mine for o in view_chain(v)]
     for other, bound in env.items():
         if other == name:
             continue
-        if bound is value or (bound.kind is Kind.SEQ and (bound.item is value or any(e is value for e in bound.elements or ()))):
+        theirs = bound.candidates()
+        if any(b is v for b in theirs for v in mine) or (bound.kind is Kind.SEQ and any(
+                bound.item is v or any(e is v for e in bound.elements or ()) for v in mine)):
             out.append(other)
-        elif bound.kind is Kind.TENSOR and value is not None and value.origin is not None and (
-                any(_same_origin(o, value.origin) for o in view_chain(bound))
-                or any(_same_origin(bound.origin, o) for o in bases)):
+        elif bound.kind in (Kind.TENSOR, Kind.MAYBE) and any(v.origin is not None for v in mine) and (
+                any(_same_origin(o, v.origin) for b in theirs for o in view_chain(b) for v in mine)
+                or any(_same_origin(b.origin, o) for b in theirs for o in bases)):
             out.append(other)
     return out
 
