@@ -85,6 +85,11 @@ REGRESSIONS = [
     ("if-then-augassign-without-alias", _program((3, 4), "y = F.relu(y) - x", "h = x * 1",
                                                  "if F.sum(h) > 0.5:\n    h = F.tanh(h)", "x += h",
                                                  returns="h, x"), "converted"),
+    # HY006: `s2 = h.reshape(h.shape)`-like (a view of h) became `F.reshape_like(.., h)` (a copy),
+    # then `h[1:] = ...` wrote through the view: found on shapes' branch before it landed
+    ("reshape-view-written-through", _program((2, 3, 4, 5), "y = F.relu(y) - x", "h = x", "b, c = h.shape[:2]",
+                                              "s2 = h.reshape((b, c, -1)).reshape(h.shape)", "h[1:] = h[:-1] * 2",
+                                              returns="s2"), "refused"),
     # the same constructs without a live alias convert (and the tester checks the results)
     ("augassign-alias-dead", _program((4, 3), "h = x", "h = F.relu(h)", "x *= 2", returns="h, x"), "converted"),
     ("view-read-after-update", _program((4, 3), "h = F.relu(x)", "h[3] *= 0", "r1 = h[1::1]", returns="r1"),

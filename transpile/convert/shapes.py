@@ -59,7 +59,7 @@ from ..analysis.events import Event
 from ..analysis.shapes import Meta, Static, literal_number
 from ..analysis.values import Kind, Value
 from ..diagnostics import Applicability, Edit, Fix, Location
-from .indexing import f_name
+from .indexing import f_name, writes_in_place
 
 _BROADCAST = {"Add": "broadcast_add", "Sub": "broadcast_sub", "Mult": "broadcast_mul", "Div": "broadcast_div",
               "Pow": "broadcast_power"}
@@ -92,6 +92,9 @@ class _Rewrite:
     text: str
     what: str
     unsafe: list[str] = field(default_factory=list)
+    #: may change the results (``Fix.changes_results``): a view becomes a copy where tensors are
+    #: written in place
+    changes: bool = False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -430,15 +433,16 @@ class _Plan:
         if unsafe:
             message += " (unsafe: " + "; ".join(unsafe) + ")"
         applicability = Applicability.UNSAFE if unsafe else Applicability.SAFE
+        changes = any(rw.changes for rw in uses)
         if not with_edits:
-            return Fix(message, (), applicability)
+            return Fix(message, (), applicability, changes)
         edits = []
         for rw in uses:
             row, col, end_row, end_col = self.site.span(rw.node)
             edits.append(Edit(Location(row, col), Location(end_row, end_col), rw.text))
         for stmt in deleted:
             edits.append(self._delete(stmt))
-        return Fix(message, tuple(sorted(edits, key=lambda e: (e.start, e.end))), applicability)
+        return Fix(message, tuple(sorted(edits, key=lambda e: (e.start, e.end))), applicability, changes)
 
     def _delete(self, stmt: ast.Assign) -> Edit:
         """Drop the statement's lines; ``pass`` when every statement of its block goes (the first
@@ -716,7 +720,16 @@ class _Plan:
         if middle[3] is not None:
             args.append(f"rhs_end={middle[3]}")
         extra = "".join(", " + a for a in args)
-        return _Rewrite(call, f"{F}.reshape_like({self.text(data)}, {x}{extra})", "`reshape_like`")
+        rewrite = _Rewrite(call, f"{F}.reshape_like({self.text(data)}, {x}{extra})", "`reshape_like`")
+        method = not (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+                      and call.func.value.id == F)
+        if method and writes_in_place(self.site):
+            # ``y.reshape(..)`` is a view of ``y`` (MXNDArrayReshape); ``reshape_like`` a new array:
+            # an in-place write through either would no longer reach the other (found by
+            # tests/convert/test_differential.py)
+            rewrite.unsafe.append("the reshaped view becomes a copy while tensors are written in place")
+            rewrite.changes = True
+        return rewrite
 
     # -- constructors -------------------------------------------------------------------------------
     def _constructor(self, call: ast.Call, op: str) -> Optional[_Rewrite]:
