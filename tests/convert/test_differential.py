@@ -90,6 +90,11 @@ REGRESSIONS = [
     ("reshape-view-written-through", _program((2, 3, 4, 5), "y = F.relu(y) - x", "h = x", "b, c = h.shape[:2]",
                                               "s2 = h.reshape((b, c, -1)).reshape(h.shape)", "h[1:] = h[:-1] * 2",
                                               returns="s2"), "refused"),
+    # HY003 after an if-chain whose first branch leaves `x` alone (found on the MXNet run): the
+    # joined `x` is a new object, so the join must remember the untouched array as well
+    ("alias-kept-by-the-first-branch", _program((2, 3, 4), "y = F.relu(y) - x", "h = x",
+                                                "if F.sum(y) > 0:\n    y = y * 2\nelse:\n    x = x / 2",
+                                                "h[:] -= y", returns="x, y"), "refused"),
     # the same constructs without a live alias convert (and the tester checks the results)
     ("augassign-alias-dead", _program((4, 3), "h = x", "h = F.relu(h)", "x *= 2", returns="h, x"), "converted"),
     ("view-read-after-update", _program((4, 3), "h = F.relu(x)", "h[3] *= 0", "r1 = h[1::1]", returns="r1"),

@@ -226,17 +226,18 @@ def join(a: Value, b: Value) -> Value:
     return hi
 
 
-_MAX_ALTERNATIVES = 32
+_MAX_ALTERNATIVES = 256  # a bound for pathological loops; real functions stay far below
 
 
 def _alternatives(a: Value, b: Value) -> tuple:
-    """The tensors a join of ``a`` and ``b`` may be (without ``a`` itself, each once, bounded)."""
+    """The tensors a join of ``a`` and ``b`` may be, each once, bounded: ``a`` itself too (the join
+    is a new object, ``replace(a, ..)``, so identity with ``a`` is only found here)."""
     out: list = []
-    seen = {id(a)}
-    for v in (*a.alternatives, *b.candidates()):
+    seen: set[int] = set()
+    for v in (*a.candidates(), *b.candidates()):
         if id(v) not in seen and v.kind in (Kind.TENSOR, Kind.MAYBE):
             seen.add(id(v))
-            out.append(replace(v, alternatives=()) if v.alternatives else v)
+            out.append(v)  # by identity: alias checks compare objects
     return tuple(out[-_MAX_ALTERNATIVES:])
 
 
