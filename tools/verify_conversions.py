@@ -153,6 +153,7 @@ class Case:
 CASES: dict[tuple[str, str], Case] = {
     ("corpus mxnet/gluon/loss.py", "PoissonNLLLoss"):
         Case("m.PoissonNLLLoss(from_logits=False, compute_full=True)", [(3, 4), (3, 4)], positive=True),
+    ("corpus mxnet/gluon/loss.py", "SDMLLoss"): Case("m.SDMLLoss(smoothing_parameter=0.3)", [(4, 3), (4, 3)]),
     ("gluon-nlp loss/activation_regularizer.py", "TemporalActivationRegularizationLoss"):
         Case("m.TemporalActivationRegularizationLoss(beta=2.0)", [(5, 3, 4), (5, 3, 4)], positive=True),
     ("gluon-nlp model/language_model.py", "StandardRNN"):
