@@ -103,7 +103,7 @@ def main(argv=None) -> int:
           + ", ".join(f"{k} {v}" for k, v in sorted(status.items())))
     print("conversions verified in converted programs, per rule: "
           + ", ".join(f"{k} {v}" for k, v in sorted(applied.items())))
-    failed = [(p, o) for p, o in runs if o.status in ("wrong", "broken")]
+    failed = [(p, o) for p, o in runs if o.status in ("wrong", "broken", "crash")]
     shown = set()
     for program, outcome in failed:
         if len(shown) >= args.show:

@@ -513,7 +513,8 @@ def strategies():
 class Outcome:
     """What one program showed. ``status``: ``skipped`` (the original fails imperatively),
     ``refused`` (an error is left after conversion), ``converted`` (no error left, outputs equal),
-    ``wrong`` (a converted module computes something else) or ``broken`` (converted code raises)."""
+    ``wrong`` (a converted module computes something else), ``broken`` (converted code raises) or
+    ``crash`` (the checker or a conversion itself raised)."""
 
     status: str
     detail: str = ""
@@ -566,7 +567,11 @@ def run_program(text: str, seeds: tuple[int, ...] = (0, 1), emitted: bool = True
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return _run_program(text, seeds, emitted)
+        try:
+            return _run_program(text, seeds, emitted)
+        except Exception as exc:  # noqa: BLE001 - the checker or a conversion crashed: a failure
+            return Outcome("crash", f"checker/converter raises {type(exc).__name__}: {exc}\n"
+                                    + traceback.format_exc(limit=-4))
 
 
 def _run_program(text: str, seeds: tuple[int, ...], emitted: bool) -> Outcome:

@@ -95,6 +95,12 @@ REGRESSIONS = [
     ("alias-kept-by-the-first-branch", _program((2, 3, 4), "y = F.relu(y) - x", "h = x",
                                                 "if F.sum(y) > 0:\n    y = y * 2\nelse:\n    x = x / 2",
                                                 "h[:] -= y", returns="x, y"), "refused"),
+    # HY006 after a row loop: `acc = acc + row` is loop-carried, and following `acc`'s shape back
+    # through `+` reached itself (RecursionError in convert/shapes.py: the checker crashed)
+    ("shape-of-a-loop-carried-value", _program((2, 3, 4, 5), "y = F.relu(y) - x", "l1 = F.zeros_like(x[0])",
+                                               "for row in x:\n    l1 = l1 + row * 2",
+                                               "s3 = l1.reshape((l1.shape[0] * l1.shape[1], l1.shape[2]))",
+                                               returns="s3"), "converted"),
     # the same constructs without a live alias convert (and the tester checks the results)
     ("augassign-alias-dead", _program((4, 3), "h = x", "h = F.relu(h)", "x *= 2", returns="h, x"), "converted"),
     ("view-read-after-update", _program((4, 3), "h = F.relu(x)", "h[3] *= 0", "r1 = h[1::1]", returns="r1"),

@@ -151,6 +151,7 @@ class _Plan:
             for child in ast.iter_child_nodes(parent):
                 self.parents[id(child)] = parent
         self.rewrites: dict[int, _Rewrite] = {}
+        self._rooting: set[int] = set()
         self.refused: set[int] = set()
         self.substitute = False
         self._analyse()
@@ -171,7 +172,17 @@ class _Plan:
     def root(self, tensor: Any) -> Any:
         """The tensor whose shape ``tensor`` provably has: followed back through operators that
         keep their input's shape (``F.relu(x)``, ``x * 2``, ``F.Dropout(x)``, ...), from the
-        analysis' origins and the values of their arguments."""
+        analysis' origins and the values of their arguments. A loop-carried value
+        (``acc = acc + row`` in a loop) reaches itself: the walk stops there."""
+        if id(tensor) in self._rooting:
+            return tensor
+        self._rooting.add(id(tensor))
+        try:
+            return self._root(tensor)
+        finally:
+            self._rooting.discard(id(tensor))
+
+    def _root(self, tensor: Any) -> Any:
         seen = 0
         while tensor is not None and seen < 64:
             seen += 1
