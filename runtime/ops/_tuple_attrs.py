@@ -4,8 +4,12 @@ were given in.
 MXNet's Python frontend writes ``str(value)`` into symbol JSON, so ``normalize(x, mean=0.5)`` is
 ``mean="0.5"`` and ``mean=(0.5,)`` is ``mean="(0.5,)"``; both parse to the same one-element tuple
 in C++. ``FloatOrTuple`` keeps a scalar a scalar (printed as given) and a sequence a tuple;
-:func:`as_tuple` gives kernels the tuple view. ``OptFloatOrTuple`` also accepts None;
-``IntOrTuple`` is the integer form (``image.resize(x, size=6)`` writes ``size="6"``).
+:func:`as_tuple` gives kernels the tuple view. ``IntOrTuple`` is the integer form
+(``image.resize(x, size=6)`` writes ``size="6"``).
+
+``FloatTuple`` (a single number becomes a 1-tuple) and ``OptFloatTuple`` (also None) are the plain
+``Tuple<float>`` / ``optional<Tuple<double>>`` forms, for parameters whose value is always shown
+as a tuple (MultiBoxPrior's ``sizes``, histogram's ``range``).
 """
 from __future__ import annotations
 
@@ -13,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from .attrs import AttrError, AttrType, Float, Int, format_value, parse_literal
+from .attrs import AttrError, AttrType, Float, Int, _or_none, format_value, parse_literal
 
-__all__ = ["FloatOrTuple", "OptFloatOrTuple", "IntOrTuple", "as_tuple"]
+__all__ = ["FloatOrTuple", "IntOrTuple", "FloatTuple", "OptFloatTuple", "as_tuple"]
 
 
 def _coerce(v: Any) -> Any:
@@ -36,10 +40,10 @@ def _int_coerce(v: Any) -> Any:
     return Int.coerce(v)
 
 
-def _opt_coerce(v: Any) -> Any:
-    if v is None or (isinstance(v, str) and v.strip() == "None"):
-        return None
-    return _coerce(v)
+def _float_tuple(v: Any) -> tuple:
+    """MXNet's ``tuple of <float>``: ``(0.5, 0.25)``; a single number is a 1-tuple."""
+    out = _coerce(v)
+    return out if isinstance(out, tuple) else (out,)
 
 
 def as_tuple(v: Any) -> tuple:
@@ -51,4 +55,5 @@ def as_tuple(v: Any) -> tuple:
 
 FloatOrTuple = AttrType("float-or-tuple-of-float", _coerce, format_value)
 IntOrTuple = AttrType("int-or-tuple-of-int", _int_coerce, format_value)
-OptFloatOrTuple = AttrType("float-or-tuple-of-float-or-None", _opt_coerce, format_value)
+FloatTuple = AttrType("tuple-of-float", _float_tuple, format_value)
+OptFloatTuple = AttrType("tuple-of-float-or-None", _or_none(_float_tuple), format_value)

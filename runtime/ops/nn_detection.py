@@ -36,27 +36,15 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..base import HybridizeError, ShapeError
-from .attrs import AttrError, AttrType, Bool, Enum, Float, Int, Param, REQUIRED, format_value, parse_literal
+from .attrs import Bool, Enum, Float, Int, Param, REQUIRED
 from .registry import OpDef, register
 from ._nnutil import merge_shape
+from ._tuple_attrs import FloatTuple
 
 __all__: list[str] = []
 
 
 # -- helpers ----------------------------------------------------------------------------------------
-def _float_tuple(v: Any) -> tuple:
-    """MXNet's ``tuple of <float>``: ``(0.5, 0.25)``; a single number is a 1-tuple."""
-    if isinstance(v, str):
-        v = parse_literal(v)
-    if isinstance(v, (list, tuple)):
-        return tuple(Float.coerce(x) for x in v)
-    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
-        return (Float.coerce(v),)
-    raise AttrError(f"expected a tuple of numbers, got {v!r}")
-
-
-FloatTuple = AttrType("tuple-of-float", _float_tuple, format_value)
-
 _FORMAT = Enum("center", "corner")
 
 

@@ -15,29 +15,13 @@ Outputs: the counts (int64) and the edges (the data's dtype). ``all_finite`` /
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import AttrError, AttrType, Bool, Float, Int, Param, format_value, parse_literal
+from .attrs import Bool, Int, Param
+from ._tuple_attrs import OptFloatTuple
 from ._nnutil import OptInt
 from .registry import OpDef, register
-
-
-def _opt_float_tuple(v: Any) -> Any:
-    if isinstance(v, str):
-        v = parse_literal(v)
-    if v is None:
-        return None
-    if isinstance(v, (list, tuple)):
-        return tuple(Float.coerce(x) for x in v)
-    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
-        return (Float.coerce(v),)
-    raise AttrError(f"expected a tuple of numbers or None, got {v!r}")
-
-
-OptFloatTuple = AttrType("tuple-of-float-or-None", _opt_float_tuple, format_value)
 
 
 def _hist_mode(attrs) -> bool:
