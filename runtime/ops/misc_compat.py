@@ -10,7 +10,7 @@ import numpy as np
 
 from . import nn_dense
 from .attrs import Bool, Enum, Int, Param
-from .registry import OpDef, all_same_shape_backward, register, same_shape
+from .registry import OpDef, all_same_shape_backward, get_op, register, same_shape
 
 
 def _sparse_embedding(attrs, data, weight):
@@ -29,18 +29,16 @@ register(OpDef(
 
 
 def _grad_add(attrs, lhs, rhs):
-    """_grad_add: elementwise sum of two arrays of one shape."""
-    return np.add(lhs, rhs)
+    """_grad_add: MXNet registers it with elemwise_add's kernel and shape rule
+    (``MXNET_OPERATOR_REGISTER_BINARY_WITH_SPARSE_CPU(_grad_add, plus)``): one definition here too."""
+    return get_op("elemwise_add").compute(attrs, lhs, rhs)
 
 
 def _grad_add_shape(attrs, in_shapes):
-    known = next((s for s in in_shapes if s is not None and len(s) and all(s)), None)
-    if known is None:
-        return list(in_shapes), [None]
-    return [tuple(known)] * 2, [tuple(known)]
+    return get_op("elemwise_add").infer_shape(attrs, in_shapes)
 
 
 register(OpDef("_grad_add", _grad_add, inputs=("lhs", "rhs"), infer_shape=_grad_add_shape,
-               infer_shape_backward=all_same_shape_backward))
+               infer_shape_backward=all_same_shape_backward, traits=("elementwise",)))
 register(OpDef("_CrossDeviceCopy", lambda attrs, x: x.copy(), infer_shape=same_shape,
                doc="_CrossDeviceCopy: a copy of the data (between devices in MXNet; one CPU here)."))
