@@ -94,3 +94,28 @@ def test_background_tuning_never_changes_a_compiled_program(timed, monkeypatch):
     again = check(y, {"data": (1, 8, 6, 6)})                                # the next compile uses it
     assert again.stats["layout"]["conv_wino"] == 1
     np.testing.assert_allclose(again(data)[0], before, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_starts_with_an_empty_tuner(timed):
+    """A job running in the parent at fork time must not make the child wait for a thread it lacks."""
+    gate = threading.Event()
+    started = threading.Event()
+    assert background.schedule("blocked", lambda sample: started.set() or gate.wait(30))
+    assert started.wait(30)
+    pid = os.fork()
+    if pid == 0:                                  # the child: no tuner thread, nothing pending
+        ok = background.pending() == 0 and background.wait(5)
+        os._exit(0 if ok else 1)
+    gate.set()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def test_a_failing_job_is_logged_not_swallowed(timed, caplog):
+    def broken(sample):
+        raise TypeError("a bug in a tuning job")
+    with caplog.at_level("WARNING", logger="hybridize.tune"):
+        assert background.schedule("broken", broken)
+        assert background.wait(30)
+    assert [str(r.exc_info[1]) for r in caplog.records if r.exc_info] == ["a bug in a tuning job"]

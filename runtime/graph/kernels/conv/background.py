@@ -12,11 +12,16 @@ the persistent tuning cache. A program already compiled keeps its algorithms (it
 change under it); the next compile (a new batch size, another block, the next process) uses
 the verdict. ``HYBRIDIZE_TUNE_BACKGROUND=0`` turns the tuner off (then those shapes wait for a
 later compile's budget).
+
+A job that raises is a bug, not a slow shape: it is logged (``hybridize.tune``, with its traceback)
+and its shape keeps the fixed rule. A forked child (a multiprocessing data loader) starts with an
+empty tuner: the parent's thread does not exist there, its queue and lock are not inherited.
 """
 from __future__ import annotations
 
 import atexit
 import collections
+import logging
 import os
 import threading
 import time
@@ -34,12 +39,28 @@ _pending: set = set()
 _running = [0]
 _thread: list[threading.Thread] = []
 _stopping = [False]
+_LOG = logging.getLogger("hybridize.tune")
 
 
 @atexit.register
 def _stop() -> None:
     """At exit no new sample starts (a daemon thread is cut wherever it is when the interpreter ends)."""
     _stopping[0] = True
+
+
+def _after_fork_in_child() -> None:
+    """The child has no tuner thread: a job the parent had queued or running would never finish
+    (``wait`` would block forever), and ``_lock`` may have been held by the parent's thread."""
+    global _lock
+    _lock = threading.Condition()
+    _jobs.clear()
+    _pending.clear()
+    _running[0] = 0
+    _thread.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def enabled() -> bool:
@@ -114,8 +135,9 @@ def _loop() -> None:
             _running[0] += 1
         try:
             job(_sample)
-        except Exception:         # noqa: BLE001 - the tuner only saves time: a failed job changes nothing
-            pass
+        except Exception:         # noqa: BLE001 - the tuner only saves time: its shape keeps the fixed rule
+            _LOG.warning("background convolution tuning failed for %r; the shape keeps the fixed rule", key,
+                         exc_info=True)
         finally:
             with _lock:
                 _running[0] -= 1
