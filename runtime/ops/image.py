@@ -341,19 +341,22 @@ _ENHANCE = (Param("min_factor", Float), Param("max_factor", Float))
 for _name, _fn in (("_image_flip_left_right", _flip_left_right), ("_image_flip_top_bottom", _flip_top_bottom)):
     register(OpDef(_name, _fn, infer_shape=_image_shape(_name), aliases=("_npx_" + _name,)))
 for _name, _axis in (("_image_random_flip_left_right", 1), ("_image_random_flip_top_bottom", 0)):
-    register(OpDef(_name, _random_flip(_axis, _name), infer_shape=_image_shape(_name), aliases=("_npx_" + _name,)))
+    register(OpDef(_name, _random_flip(_axis, _name), infer_shape=_image_shape(_name), aliases=("_npx_" + _name,),
+                   traits=("random",)))
 for _name, _fn in (("_image_random_brightness", _brightness), ("_image_random_contrast", _contrast),
                    ("_image_random_saturation", _saturation), ("_image_random_hue", _hue)):
     register(OpDef(_name, _random_enhance(_fn, _name), params=_ENHANCE, infer_shape=_image_shape(_name),
-                   aliases=("_npx_" + _name,)))
+                   aliases=("_npx_" + _name,), traits=("random",)))
 register(OpDef("_image_random_color_jitter", _color_jitter,
                params=(Param("brightness", Float), Param("contrast", Float), Param("saturation", Float),
                        Param("hue", Float)),
-               infer_shape=_image_shape("image.random_color_jitter"), aliases=("_npx__image_random_color_jitter",)))
+               infer_shape=_image_shape("image.random_color_jitter"), aliases=("_npx__image_random_color_jitter",),
+               traits=("random",)))
 register(OpDef("_image_adjust_lighting", _adjust_lighting, params=(Param("alpha", FloatOrTuple),),
                infer_shape=_image_shape("image.adjust_lighting"), aliases=("_npx__image_adjust_lighting",)))
 register(OpDef("_image_random_lighting", _random_lighting, params=(Param("alpha_std", Float, 0.05),),
-               infer_shape=_image_shape("image.random_lighting"), aliases=("_npx__image_random_lighting",)))
+               infer_shape=_image_shape("image.random_lighting"), aliases=("_npx__image_random_lighting",),
+               traits=("random",)))
 
 
 # -- resize (OpenCV 3.4.2's cv::resize, which MXNet 1.9.1's wheel links) ---------------------------------------

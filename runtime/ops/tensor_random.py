@@ -87,15 +87,17 @@ _like("_random_normal_like", lambda g, a, s: g.normal(a.loc, a.scale, s),
 
 
 def _sample(name, draw, inputs, aliases, doc):
-    def compute(attrs, p1, p2):
+    """``_sample_*``: ``shape`` samples per element of the parameter tensors (one or more, one shape),
+    ``draw(generator, *params, out_shape)`` seeing each parameter as float64 with ``shape``'s axes
+    appended."""
+    def compute(attrs, *ps):
         extra = tuple(attrs.shape)
-        full = p1.shape + extra
-        a = p1.reshape(p1.shape + (1,) * len(extra))
-        b = p2.reshape(p2.shape + (1,) * len(extra))
-        return np.asarray(draw(generator(), a, b, full)).astype(_dt(attrs))
+        full = ps[0].shape + extra
+        args = [p.astype(np.float64).reshape(p.shape + (1,) * len(extra)) for p in ps]
+        return np.asarray(draw(generator(), *args, full)).astype(_dt(attrs))
     compute.__doc__ = doc
     register(OpDef(name, compute, params=(Param("shape", Shape, ()), _FLOAT_DT), inputs=inputs,
-                   infer_shape=shape_fn(lambda a, s1, s2: tuple(s1) + tuple(a.shape)),
+                   infer_shape=shape_fn(lambda a, s1, *rest: tuple(s1) + tuple(a.shape)),
                    infer_type=lambda a, d: [_dt(a)], aliases=aliases, traits=("random",)))
 
 

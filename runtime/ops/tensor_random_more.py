@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._util import shape_fn
 from .attrs import Float, Int, Param, Shape
-from .registry import OpDef, register
-from .tensor_random import _CTX, _FLOAT_DT, _dt, _like, _sampler, generator
+from .tensor_random import _CTX, _FLOAT_DT, _like, _sample, _sampler
 
 
 def _neg_binomial(g, k, p, size):
@@ -59,26 +57,15 @@ _like("_random_generalized_negative_binomial_like", lambda g, a, s: _gen_neg_bin
       "_random_generalized_negative_binomial_like: generalized negative binomial samples shaped like data.")
 
 
-def _sample_n(name, draw, inputs, doc):
-    """``_sample_*`` with one or two parameter tensors: ``shape`` samples per parameter element."""
-    def compute(attrs, *ps):
-        extra = tuple(attrs.shape)
-        full = ps[0].shape + extra
-        args = [p.astype(np.float64).reshape(p.shape + (1,) * len(extra)) for p in ps]
-        return np.asarray(draw(generator(), *args, full)).astype(_dt(attrs))
-    compute.__doc__ = doc
-    register(OpDef(name, compute, params=(Param("shape", Shape, ()), _FLOAT_DT), inputs=inputs,
-                   infer_shape=shape_fn(lambda a, s1, *rest: tuple(s1) + tuple(a.shape)),
-                   infer_type=lambda a, d: [_dt(a)], aliases=(name[1:],)))
-
-
-_sample_n("_sample_exponential", lambda g, lam, s: g.exponential(np.broadcast_to(1.0 / lam, s)), ("lam",),
-          "_sample_exponential: per-element exponential samples with rate ``lam``.")
-_sample_n("_sample_gamma", lambda g, a, b, s: g.gamma(np.broadcast_to(a, s), np.broadcast_to(b, s)),
-          ("alpha", "beta"), "_sample_gamma: per-element gamma samples (shape ``alpha``, scale ``beta``).")
-_sample_n("_sample_poisson", lambda g, lam, s: g.poisson(np.broadcast_to(lam, s)), ("lam",),
-          "_sample_poisson: per-element Poisson samples with rate ``lam``.")
-_sample_n("_sample_negative_binomial", _neg_binomial, ("k", "p"),
-          "_sample_negative_binomial: per-element negative binomial samples.")
-_sample_n("_sample_generalized_negative_binomial", _gen_neg_binomial, ("mu", "alpha"),
-          "_sample_generalized_negative_binomial: per-element generalized negative binomial samples.")
+_sample("_sample_exponential", lambda g, lam, s: g.exponential(np.broadcast_to(1.0 / lam, s)), ("lam",),
+        ("sample_exponential",), "_sample_exponential: per-element exponential samples with rate ``lam``.")
+_sample("_sample_gamma", lambda g, a, b, s: g.gamma(np.broadcast_to(a, s), np.broadcast_to(b, s)),
+        ("alpha", "beta"), ("sample_gamma",),
+        "_sample_gamma: per-element gamma samples (shape ``alpha``, scale ``beta``).")
+_sample("_sample_poisson", lambda g, lam, s: g.poisson(np.broadcast_to(lam, s)), ("lam",), ("sample_poisson",),
+        "_sample_poisson: per-element Poisson samples with rate ``lam``.")
+_sample("_sample_negative_binomial", _neg_binomial, ("k", "p"), ("sample_negative_binomial",),
+        "_sample_negative_binomial: per-element negative binomial samples.")
+_sample("_sample_generalized_negative_binomial", _gen_neg_binomial, ("mu", "alpha"),
+        ("sample_generalized_negative_binomial",),
+        "_sample_generalized_negative_binomial: per-element generalized negative binomial samples.")

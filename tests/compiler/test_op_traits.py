@@ -70,7 +70,10 @@ def test_traits_are_checked_and_set_where_ops_are_defined():
     random = {n for n, op in ops.items() if op.has("random")}
     assert {"_random_uniform", "_random_normal_like", "_sample_normal", "_sample_multinomial", "_shuffle",
             "Dropout"} <= random
-    assert all(n.startswith(("_random", "_sample")) or n in ("_shuffle", "Dropout") for n in random)
+    assert all(n.startswith(("_random", "_sample", "_image_random")) or n in ("_shuffle", "Dropout") for n in random)
+    # and the converse: every sampler is flagged (the _random_pdf_* densities are deterministic)
+    samplers = {n for n in ops if n.startswith(("_random", "_sample", "_image_random")) and not n.startswith("_random_pdf")}
+    assert samplers - random == set()
     assert not get_op("_random_uniform").pure(False) and get_op("exp").pure(True)
     assert get_op("BatchNorm").pure(False) and not get_op("BatchNorm").pure(True)
     for n in ("_copy", "BlockGrad", "make_loss"):
@@ -110,6 +113,19 @@ def test_random_ops_are_never_merged_or_folded():
     assert prog.stats["cse"]["merged"] == 0 and prog.stats["constant_fold"]["folded"] == 0
     out1, out2 = prog(np.zeros(3, np.float32))[0], prog(np.zeros(3, np.float32))[0]
     assert not np.array_equal(out1, out2)                   # drawn again on every call
+
+
+@pytest.mark.parametrize("draw", [lambda x: sym._internal._sample_exponential(x, shape=(50,)),
+                                  lambda x: sym.image.random_brightness(x, min_factor=0.1, max_factor=5.0)],
+                         ids=["_sample_exponential", "_image_random_brightness"])
+def test_two_draws_from_one_input_are_not_merged(draw):
+    """Samplers fed by data (``_sample_*``, ``_image_random_*``): two equal calls are two draws."""
+    from hybridize.runtime.graph.codegen import compile_graph
+    x = sym.var("data")
+    prog = compile_graph(sym.Group([draw(x), draw(x)]).graph(), input_names=["data"], shapes={"data": (2, 3, 3)})
+    assert prog.stats["cse"]["merged"] == 0
+    first, second = prog(np.full((2, 3, 3), 1.5, np.float32))
+    assert not np.array_equal(first, second)
 
 
 def test_elementwise_ops_keep_the_nhwc_layout():
