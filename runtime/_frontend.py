@@ -142,6 +142,12 @@ def _bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callab
     except AttrError as e:
         raise OperatorArgumentError(str(e)) from None
     names = op.input_names(attrs)
+    if callable(op.inputs) and op.variadic is None and any(v is None for v in pos_inputs) \
+            and any(v is not None for v in pos_inputs[pos_inputs.index(None):]):
+        # a None between inputs: MXNet's generated functions name every input an op can take
+        # (CTCLoss(data, label, data_lengths, label_lengths)) and skip those given as None, so
+        # CTCLoss(pred, label, None, label_lengths, use_label_lengths=True) is label_lengths
+        pos_inputs = _by_full_signature(op, pos_inputs, names)
     if len(pos_inputs) > len(names) and all(v is None for v in pos_inputs[len(names):]):
         # MXNet skips None inputs: Dense calls FullyConnected(x, weight, None, no_bias=True)
         pos_inputs = pos_inputs[: len(names)]
@@ -158,6 +164,32 @@ def _bind_call(op: OpDef, args: tuple, kwargs: dict[str, Any], is_tensor: Callab
                             f" attributes: {', '.join(p.name for p in op.params) or 'none'})")
         inputs[names.index(k)] = v
     return BoundCall(op, inputs, names, given, attrs, name, attr, out)
+
+
+_FULL_SIGNATURE: dict[int, list] = {}
+
+
+def _by_full_signature(op: OpDef, pos_inputs: list, names: list) -> list:
+    """Positional inputs placed by the op's full input list (every input any attribute setting
+    enables, in order), Nones dropped, in the order of this call's ``names``."""
+    from .ops._describe import input_slots
+
+    full = _FULL_SIGNATURE.get(id(op))
+    if full is None:
+        full = _FULL_SIGNATURE[id(op)] = input_slots(op)
+    if len(pos_inputs) > len(full):
+        return pos_inputs
+    placed = [None] * len(names)
+    for slot, v in zip(full, pos_inputs):
+        if v is None:
+            continue
+        if slot not in names:
+            raise OperatorArgumentError(f"{op.name}: input {slot!r} was given, but the attributes do not enable it "
+                                        f"(inputs: {', '.join(names)})")
+        placed[names.index(slot)] = v
+    while placed and placed[-1] is None:
+        placed.pop()
+    return placed
 
 
 def _maybe_inputs(op: OpDef) -> tuple:

@@ -184,6 +184,7 @@ def _stateful_update(op: Any, math: Callable, mutated: tuple, array: Callable,
                      positional: tuple | None = None) -> Callable:
     """``nd.<optimizer>_update``: the new weight (into ``out`` when given) and, as MXNet's
     FMutateInputs, the new optimizer states written into the state arrays passed in."""
+    from .base import HybridizeError, operator_error
     from .ops.attrs import AttrError
 
     names = list(op.inputs)
@@ -201,7 +202,14 @@ def _stateful_update(op: Any, math: Callable, mutated: tuple, array: Callable,
             attrs = op.resolve(op.coerce_attrs(kwargs))
         except AttrError as e:
             raise TypeError(str(e)) from None
-        results = math(attrs, *[a.asnumpy() for a in arrays])
+        values = [a.asnumpy() for a in arrays]
+        try:
+            results = math(attrs, *values)
+        except HybridizeError:
+            raise
+        except (ValueError, IndexError, TypeError, ZeroDivisionError) as e:  # MXNet: MXNetError
+            shapes = ", ".join(str(v.shape) for v in values)
+            raise operator_error(e, f"{op.name}: {type(e).__name__}: {e} (input shapes: {shapes})") from e
         for idx, value in zip(mutated, results[1:]):
             arrays[idx][:] = value
         if out is not None:

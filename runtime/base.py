@@ -62,6 +62,32 @@ class OperatorError(HybridizeError, ValueError):
     fit, a zero block size, an index out of range ...). Names the operator and the input shapes."""
 
 
+def operator_error(original: BaseException, message: str) -> "OperatorError":
+    """An ``OperatorError`` for a kernel's failure, also an instance of the failure's builtin type
+    where there is a subclass for it (an IndexError stays an IndexError, as MXNet's kernels raise
+    IndexError for an index out of bounds: ``gather_nd``, ``take(mode='raise')``)."""
+    for builtin, cls in _OPERATOR_ERRORS:
+        if isinstance(original, builtin):
+            return cls(message)
+    return OperatorError(message)
+
+
+class OperatorIndexError(OperatorError, IndexError):
+    """An operator's IndexError (an index out of bounds)."""
+
+
+class OperatorTypeError(OperatorError, TypeError):
+    """An operator's TypeError (a dtype its kernel cannot take)."""
+
+
+class OperatorZeroDivisionError(OperatorError, ZeroDivisionError):
+    """An operator's division by zero (a zero size or block)."""
+
+
+_OPERATOR_ERRORS = ((IndexError, OperatorIndexError), (TypeError, OperatorTypeError),
+                    (ZeroDivisionError, OperatorZeroDivisionError))
+
+
 class OperatorArgumentError(HybridizeError, TypeError):
     """A call's arguments do not fit the operator: an unknown or badly typed attribute, too many
     inputs (MXNet's parameter parser raises MXNetError for these)."""

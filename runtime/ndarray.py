@@ -14,7 +14,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import _frontend
-from .base import HybridizeError, OperatorArgumentError, OperatorError
+from .base import HybridizeError, OperatorArgumentError, OperatorError, operator_error
 from .context import Context, cpu, current_context
 from .ops.registry import Attrs, OpDef, get_op
 
@@ -454,7 +454,7 @@ def _compute(op: OpDef, attrs: Any, arrays: list) -> Any:
         raise
     except _KERNEL_FAILURES as e:
         shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
-        raise OperatorError(f"{op.name}: {type(e).__name__}: {e} (input shapes: {shapes or 'none'})") from e
+        raise operator_error(e, f"{op.name}: {type(e).__name__}: {e} (input shapes: {shapes or 'none'})") from e
 
 
 def _require_known_shape(op: OpDef, shape: Any) -> None:

@@ -218,6 +218,48 @@ class Symbol:
         return arg, out, aux
 
     # -- serialization -----------------------------------------------------------------------
+    def debug_str(self) -> str:
+        """The graph as nnvm prints it (MXNet's ``Symbol.debug_str``): the outputs, then every node
+        in depth-first order, each operator with its inputs and attributes (sorted by name)."""
+        outs = self._outputs
+        if len(outs) == 1 and outs[0].node.op is None:
+            return f"Variable:{outs[0].node.name}\n"
+        lines = ["Symbol Outputs:"]
+        lines += [f"\toutput[{i}]={e.node.name}({e.index})" for i, e in enumerate(outs)]
+        for n in self.graph().nodes:
+            if n.op is None:
+                lines.append(f"Variable:{n.name}")
+                continue
+            lines += ["--------------------", f"Op:{n.op.name}, Name={n.name}", "Inputs:"]
+            lines += [f"\targ[{i}]={e.node.name}({e.index})" + (" version=0" if e.node.op is None else "")
+                      for i, e in enumerate(n.inputs)]
+            attrs = {**n.extra, **n.op.format_attrs(n.attrs)}
+            if attrs:
+                lines.append("Attrs:")
+                lines += [f"\t{k}={v}" for k, v in sorted(attrs.items())]
+        return "\n".join(lines) + "\n"
+
+    # NDArray-only methods MXNet's Symbol carries only to refuse them
+    def _ndarray_only(name: str):  # noqa: N805 - a helper run at class creation
+        def method(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedForSymbol(name, None)
+        method.__name__ = name
+        method.__doc__ = f"Not available for Symbol (NDArray only): raises NotImplementedForSymbol, as MXNet."
+        return method
+
+    as_in_context = _ndarray_only("as_in_context")
+    asnumpy = _ndarray_only("asnumpy")
+    asscalar = _ndarray_only("asscalar")
+    detach = _ndarray_only("detach")
+    backward = _ndarray_only("backward")
+    wait_to_read = _ndarray_only("wait_to_read")
+    copy = _ndarray_only("copy")
+    del _ndarray_only
+
+    def as_nd_ndarray(self) -> "Symbol":
+        """``self`` (MXNet's legacy Symbol is already the 'nd' kind)."""
+        return self
+
     def tojson(self) -> str:
         from .graph import mxnet_json
         return mxnet_json.dumps(self.graph())
