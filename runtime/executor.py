@@ -149,9 +149,14 @@ class Executor:
             return None
         cb, all_ = self._monitor, self._monitor_all
 
+        from ._mxnet_input_names import UNNAMED_INPUTS
+
         def hook(node: Any, inputs: list, outputs: list) -> None:
             if all_:  # each input: a variable's own value first (``data``), then as the op's input (``fc_data``)
-                for e, name, v in zip(node.inputs, node.input_names, inputs):
+                # ops without MXNet's FListInputNames are named input0, input1, ... (``act_input0``)
+                names = ([f"input{i}" for i in range(len(node.inputs))] if node.op.name in UNNAMED_INPUTS
+                         else node.input_names)
+                for e, name, v in zip(node.inputs, names, inputs):
                     if e.node.op is None:
                         cb(e.node.name, NDArray(np.asarray(v)))
                     cb(f"{node.name}_{name}", NDArray(np.asarray(v)))

@@ -96,3 +96,18 @@ def test_samplers():
     assert len(BatchSampler(SequentialSampler(10), 3, "discard")) == 3
     rolled = BatchSampler(SequentialSampler(10), 3, "rollover")
     assert list(rolled)[-1] == [6, 7, 8] and list(rolled)[0] == [9, 0, 1]
+
+
+def test_monitor_names_inputs_as_mxnet():
+    """MXNet names the inputs of ops without ``FListInputNames`` input0, input1, ... in monitor
+    callbacks (probed from MXNet 1.9.1 by tools/record_monitor_names.py)."""
+    from hybridize.runtime._mxnet_input_names import UNNAMED_INPUTS
+    assert {"Activation", "relu", "Reshape", "transpose", "_plus_scalar", "SoftmaxActivation"} <= UNNAMED_INPUTS
+    assert not {"FullyConnected", "Convolution", "broadcast_add", "Concat", "BatchNorm"} & UNNAMED_INPUTS
+    data = mx.sym.var("data", shape=(2, 3))
+    net = mx.sym.broadcast_add(mx.sym.Activation(data, act_type="relu", name="act"), data, name="add")
+    exe = net.simple_bind(mx.cpu(), grad_req="null")
+    seen = []
+    exe.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
+    exe.forward()
+    assert seen == ["data", "act_input0", "act_output", "add_lhs", "data", "add_rhs", "add_output"]  # MXNet 1.9.1
