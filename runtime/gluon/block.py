@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import autograd, initializer, ndarray, symbol
 from .. import name as _name
-from ..base import HybridizeError, LoadError, ShapeError
+from ..base import HybridizeError, LoadError, NotImplementedForSymbol, ShapeError
 from ..graph.infer import infer_dtypes, infer_shapes
 from ..graph.ir import Entry, Graph, Node, topo_order
 from ..ndarray import NDArray
@@ -646,7 +646,8 @@ def _trace_error(block: "HybridBlock", exc: BaseException) -> TraceError:
         line = (pick.line or linecache.getline(pick.filename, pick.lineno) or "").strip()
         where = f" at {filename}:{lineno}" + (f": `{line}`" if line else "")
     hint = ""
-    if isinstance(exc, AttributeError) and "Symbol" in str(exc):
+    if (isinstance(exc, AttributeError) and "Symbol" in str(exc)) or (
+            isinstance(exc, NotImplementedForSymbol) and "truth value" not in str(exc)):
         hint = (" (while tracing, tensors are Symbols without values: NDArray-only operations such as "
                 "asnumpy(), item() or in-place updates cannot be hybridized)")
     elif isinstance(exc, NotImplementedError) and "truth value of a Symbol" in str(exc):
