@@ -101,6 +101,15 @@ REGRESSIONS = [
                                                "for row in x:\n    l1 = l1 + row * 2",
                                                "s3 = l1.reshape((l1.shape[0] * l1.shape[1], l1.shape[2]))",
                                                returns="s3"), "converted"),
+    # HY002 on a loop variable after the loop (found on broadcast's branch): `r1` is the last row of
+    # `a2` (`NDArray.__iter__` yields `a2[i]`, a view), so `r1 += r1` updates `h`; even the safe fix
+    # `r1 = r1 + r1` changed `h`. Rows taken by iteration/unpacking are views for the alias checks now
+    ("row-of-a-loop-written-in-place", _program((2, 3, 4), "y = F.relu(y) - x", "h = F.relu(x)", "a2 = h",
+                                                "l3 = F.zeros_like(a2[0])\nfor r1, r2 in zip(a2, a2):\n"
+                                                "    l3 = l3 + r1 * r2", "r1 += r1", returns="h, l3, r1"),
+     "refused"),
+    ("row-of-an-unpacking-written-in-place", _program((2, 3, 4), "y = F.relu(y) - x", "h = F.relu(x)",
+                                                      "r1, r2 = h", "r1 += r2", returns="h, r1"), "refused"),
     # the same constructs without a live alias convert (and the tester checks the results)
     ("augassign-alias-dead", _program((4, 3), "h = x", "h = F.relu(h)", "x *= 2", returns="h, x"), "converted"),
     ("view-read-after-update", _program((4, 3), "h = F.relu(x)", "h[3] *= 0", "r1 = h[1::1]", returns="r1"),

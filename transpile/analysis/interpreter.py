@@ -776,8 +776,8 @@ class Interpreter:
         if value.kind is Kind.MAYBE:
             key = sorted(value.keys, key=repr)[0] if value.keys else ("iter", id(node))
             return self.maybe((key, "item"), self.origin(Category.ELEMENT, node))
-        if value.kind is Kind.TENSOR:
-            return tensor(self.origin(Category.ELEMENT, node, value.origin))
+        if value.kind is Kind.TENSOR:  # a row: ``t[i]``, a view of ``t``
+            return tensor(replace(self.origin(Category.ELEMENT, node, value.origin), row_of_base=True))
         return STATIC
 
     def condition(self, test: ast.expr, construct: str) -> Value:

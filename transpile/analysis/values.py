@@ -53,7 +53,10 @@ class Origin:
 
     ``base`` is the origin of the tensor operand a derived value was computed from, so a message
     can follow ``c = x.sum() > 0`` back to ``x``. ``evidence`` is the (node, site) where an
-    undecided input was seen being used as a tensor.
+    undecided input was seen being used as a tensor. ``row_of_base``: the value is a row of
+    ``base`` taken by iteration or unpacking (``for r in t``, ``zip(t, u)``, ``a, b = t``); MXNet's
+    ``NDArray.__iter__`` yields ``t[i]``, a view, so in-place writes through either are seen by the
+    other (alias checks follow it like ``t[0]``).
     """
 
     category: Category
@@ -65,6 +68,7 @@ class Origin:
     evidence: Any = field(default=None, compare=False)
     fixed_text: str = ""
     fixed_row: int = 0
+    row_of_base: bool = field(default=False, compare=False)
 
     @property
     def text(self) -> str:

@@ -295,11 +295,12 @@ def _is_view_node(node: Any) -> bool:
 
 
 def view_chain(value: Optional[Value]) -> list[Any]:
-    """The origins ``value`` may be a view of (``t[0].reshape(..)`` -> ``t[0]``'s origin, ``t``'s)."""
+    """The origins ``value`` may be a view of (``t[0].reshape(..)`` -> ``t[0]``'s origin, ``t``'s;
+    a row ``r`` of ``for r in t`` -> ``t``'s)."""
     out = []
     origin = value.origin if value is not None and value.kind is Kind.TENSOR else None
-    while origin is not None and origin.category is Category.DERIVED and _is_view_node(origin.node) \
-            and origin.base is not None:
+    while origin is not None and origin.base is not None and (
+            origin.row_of_base or origin.category is Category.DERIVED and _is_view_node(origin.node)):
         origin = origin.base
         out.append(origin)
     return out
