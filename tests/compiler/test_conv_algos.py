@@ -183,3 +183,62 @@ def test_a_residual_whose_buffer_is_free_is_accumulated_in_place(winograd, direc
     calls = {ln.strip()[len("# _hy_conv '"):-1]: lines[i + 1] for i, ln in enumerate(lines) if "# _hy_conv" in ln}
     assert calls["c"].split("(")[1].split(", ")[2] == "a" and "residual=a)" in calls["c"]     # out is a's buffer
     assert calls["d"].split("(")[1].split(", ")[2] != "c" and "residual=c)" in calls["d"]
+
+
+def direct_depthwise(x, w, stride, pad, dilate, b=None, r=None, act=()):
+    """float64 reference of a depthwise convolution: NHWC input, MXNet (C, 1, KH, KW) weights."""
+    N, H, W, C = x.shape
+    _, _, kh, kw = w.shape
+    (sh, sw), (ph, pw), (dh, dw) = stride, pad, dilate
+    xp = np.pad(x.astype(np.float64), ((0, 0), (ph, ph), (pw, pw), (0, 0)))
+    OH = (H + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    OW = (W + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((N, OH, OW, C))
+    for i in range(kh):
+        for j in range(kw):
+            out += xp[:, i * dh:i * dh + sh * (OH - 1) + 1:sh, j * dw:j * dw + sw * (OW - 1) + 1:sw] * w[:, 0, i, j]
+    out = out + (0 if b is None else b) + (0 if r is None else r)
+    if act == ("relu",):
+        out = np.maximum(out, 0)
+    elif act and act[0] == "clip":
+        out = np.clip(out, act[1], act[2])
+    return out
+
+
+@pytest.mark.parametrize("xs,kern,stride,pad,dil", [
+    ((1, 9, 9, 8), (3, 3), (1, 1), (1, 1), (1, 1)),
+    ((2, 11, 10, 6), (3, 3), (2, 2), (1, 1), (1, 1)),     # stride phases, two images, odd/even sizes
+    ((1, 8, 9, 5), (3, 3), (2, 2), (0, 0), (1, 1)),       # unpadded phases
+    ((3, 13, 12, 16), (5, 5), (2, 2), (2, 2), (1, 1)),    # several chunks on the pool
+    ((1, 10, 11, 4), (3, 3), (3, 2), (2, 1), (1, 1)),     # uneven strides, pad beyond a phase
+    ((1, 7, 7, 4), (1, 1), (2, 2), (0, 0), (1, 1)),       # kernel smaller than the stride
+    ((2, 9, 8, 4), (3, 3), (2, 2), (2, 2), (2, 2)),       # dilated: strided views
+])
+def test_depthwise_equals_a_direct_convolution(xs, kern, stride, pad, dil, monkeypatch):
+    """Strided layers read stride phases of the input that each row chunk writes for itself (a
+    row shared by two chunks written by both); dilated ones strided views of the padded input."""
+    from hybridize.runtime.graph.kernels.conv import dw
+    monkeypatch.setattr(dw, "chunks_for", lambda work, rows, min_work=0: min(rows, 3))
+    monkeypatch.setattr(dw, "num_threads", lambda: 3)
+    rng = np.random.default_rng(sum(xs))
+    C = xs[3]
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = rng.standard_normal((C, 1) + kern).astype(np.float32)
+    for act, hb, hr in EPILOGUES:
+        b = rng.standard_normal(C).astype(np.float32) if hb else None
+        ref = direct_depthwise(x, w, stride, pad, dil, b)
+        r = rng.standard_normal(ref.shape).astype(np.float32) if hr else None
+        ref = direct_depthwise(x, w, stride, pad, dil, b, r, act)
+        a = types.SimpleNamespace(kernel=kern, stride=stride, pad=pad, dilate=dil, num_filter=C, groups=C, algo="dw",
+                                  act=act, has_bias=hb, has_res=hr, has_pre=False, pre_act=(), pre_fold=False)
+        fn, scratch = CV.build_conv(a, x.shape, np.float32)
+        bufs = [np.full(s, np.nan, d) for s, d in scratch]
+        wl = CV.conv_weight(w, "dw", C)
+        opt = {**({"bias": b} if hb else {}), **({"residual": r} if hr else {})}
+        for _ in range(2):                                   # scratch shared with other steps: garbage again
+            for buf in bufs:
+                buf.fill(np.nan)
+            out = np.full(ref.shape, np.nan, np.float32)
+            fn(x, wl, out, *bufs, **opt)
+            np.testing.assert_allclose(out, ref, rtol=2e-5, atol=2e-5 * max(1.0, float(np.abs(ref).max())),
+                                       err_msg=f"{act} bias={hb} residual={hr}")
