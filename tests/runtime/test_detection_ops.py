@@ -8,29 +8,18 @@ writes the attributes exactly as MXNet serialized them."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from recorded_cases import Recorded, kwargs as _kwargs
 from support import assert_close, one_op_graph_json
 
-DATA = Path(__file__).resolve().parent / "data"
-_DOC = json.loads((DATA / "detection_cases.json").read_text())
-CASES = _DOC["cases"]
-_ARRAYS = np.load(DATA / "detection_cases.npz")
-IDS = [c["case"] for c in CASES]
-
-
-def _kwargs(case: dict) -> dict:
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in case["kwargs"].items()}
-
-
-def _arrays(case: dict) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    name = case["case"]
-    ins = [_ARRAYS[f"{name}/in{i}"] for i in range(case["num_inputs"])]
-    outs = [_ARRAYS[f"{name}/out{i}"] for i in range(case["num_outputs"])]
-    return ins, outs
+_REC = Recorded("detection_cases")
+_DOC = _REC.doc
+CASES = _REC.cases
+IDS = _REC.ids
+_arrays = _REC.arrays
 
 
 def _graph_json(case: dict) -> str:

@@ -9,19 +9,19 @@ attribute strings written to JSON and read back. Calls MXNet refuses must be ref
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from recorded_cases import Recorded, kwargs as _kwargs
 from support import one_op_graph_json
 
-DATA = Path(__file__).resolve().parent / "data"
-_DOC = json.loads((DATA / "extra_ops_cases.json").read_text())
-CASES = _DOC["cases"]
+_REC = Recorded("extra_ops_cases")
+_DOC = _REC.doc
+CASES = _REC.cases
 ERRORS = _DOC["errors"]
-_ARRAYS = np.load(DATA / "extra_ops_cases.npz")
-IDS = [c["case"] for c in CASES]
+_ARRAYS = _REC.npz
+IDS = _REC.ids
 
 
 def _resolve(root, func: str):
@@ -31,15 +31,7 @@ def _resolve(root, func: str):
     return obj
 
 
-def _kwargs(case: dict) -> dict:
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in case["kwargs"].items()}
-
-
-def _arrays(case: dict, prefix: str = "") -> tuple[list[np.ndarray], list[np.ndarray]]:
-    name = prefix + case["case"]
-    ins = [_ARRAYS[f"{name}/in{i}"] for i in range(case["num_inputs"])]
-    outs = [_ARRAYS[f"{name}/out{i}"] for i in range(case.get("num_outputs", 0))]
-    return ins, outs
+_arrays = _REC.arrays
 
 
 def _call(root, case: dict, args: list):

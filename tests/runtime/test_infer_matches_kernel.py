@@ -7,44 +7,36 @@ MXNet fixtures' operator cases): the rule is asked with the call's input shapes 
 kernel runs, and the two must agree (the values themselves are the other tests' business)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pytest
 
+from recorded_cases import Recorded
 from support import FIXTURES, op_cases
 
-DATA = Path(__file__).resolve().parent / "data"
+
+def _shared_inputs(path: Path) -> list[np.ndarray]:
+    arrays = np.load(path)                # the shared fixtures' files: in0, in1, ... in order
+    return [arrays[k] for k in sorted((k for k in arrays.files if k.startswith("in")), key=lambda k: int(k[2:]))]
 
 
-def _recorded() -> list[tuple[str, str, dict, list, bool]]:
-    """(case id, op name, JSON attribute strings, input arrays loader, training mode)."""
+def _recorded() -> list[tuple[str, str, dict, Callable[[], list], bool]]:
+    """(case id, op name, JSON attribute strings, the inputs (loaded when asked), training mode)."""
     out = []
     for name in ("extra_ops_cases", "detection_cases"):
-        doc = json.loads((DATA / f"{name}.json").read_text())
-        for c in doc["cases"]:
-            keys = [f"{c['case']}/in{i}" for i in range(c["num_inputs"])]
-            out.append((f"{name}:{c['case']}", c["op"], c["json_attrs"], (DATA / f"{name}.npz", keys),
-                        bool(c.get("train"))))
+        rec = Recorded(name)
+        for c in rec.cases:
+            out.append((f"{name}:{c['case']}", c["op"], c["json_attrs"],
+                        lambda rec=rec, c=c: rec.arrays(c)[0], bool(c.get("train"))))
     for c in op_cases():
         out.append((f"shared:{c['case']}", c["json_op"], c["json_attrs"],
-                    (FIXTURES / "ops" / f"{c['case']}.npz", None), False))
+                    lambda c=c: _shared_inputs(FIXTURES / "ops" / f"{c['case']}.npz"), False))
     return out
 
 
 CASES = _recorded()
-_NPZ: dict[Path, object] = {}
-
-
-def _inputs(where: tuple) -> list[np.ndarray]:
-    path, keys = where
-    arrays = _NPZ.get(path)
-    if arrays is None:
-        arrays = _NPZ[path] = np.load(path)
-    if keys is None:                      # shared fixtures: in0, in1, ... in order
-        keys = sorted((k for k in arrays.files if k.startswith("in")), key=lambda k: int(k[2:]))
-    return [arrays[k] for k in keys]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -52,10 +44,10 @@ def test_inferred_shapes_and_dtypes_are_the_kernels(case) -> None:
     from hybridize.runtime import autograd
     from hybridize.runtime.ops.registry import get_op
 
-    _, op_name, json_attrs, where, train = case
+    _, op_name, json_attrs, inputs, train = case
     op = get_op(op_name)
     attrs = op.resolve(op.parse_attrs(json_attrs))
-    ins = _inputs(where)
+    ins = inputs()
     shapes, dtypes = [x.shape for x in ins], [x.dtype for x in ins]
     with autograd.train_mode() if train else autograd.predict_mode():
         out = op.kernel(attrs, shapes, dtypes)(*[x.copy() for x in ins])   # copies: updates write inputs

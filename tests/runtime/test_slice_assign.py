@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from recorded_cases import kwargs as _kwargs
 from support import one_op_graph_json
 
 from hybridize.runtime.base import ShapeError
@@ -16,10 +17,6 @@ from hybridize.runtime.base import ShapeError
 _DOC = json.loads((Path(__file__).resolve().parent / "data" / "slice_assign_cases.json").read_text())
 CASES = _DOC["cases"]
 IDS = [c["case"] for c in CASES]
-
-
-def _kwargs(case: dict) -> dict:
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in case["kwargs"].items()}
 
 
 def _inputs(case: dict) -> list[np.ndarray]:
