@@ -32,3 +32,10 @@ def check(symbol, shapes: dict, passes=None, seed: int = 0, rtol: float = 1e-4, 
     for o, r in zip(outs, ref):
         np.testing.assert_allclose(o, r, rtol=rtol, atol=rtol * max(1.0, float(np.abs(r).max())))
     return prog
+
+
+# the convolution the tuning tests time (with a fake, counting ``time_conv``: no timing assertions)
+TUNE_ATTRS = dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1, act=(),
+                  has_bias=True, has_res=False)
+TUNE_CANDIDATES = ("gemm", "wino", "wino4")
+FAKE_SECONDS = {"gemm": 3.0, "wino": 1.0, "wino4": 2.0}     # "wino" wins

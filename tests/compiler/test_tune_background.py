@@ -11,16 +11,11 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compiler_helpers import check  # noqa: E402
+from compiler_helpers import FAKE_SECONDS as FAKE, TUNE_ATTRS as ATTRS, TUNE_CANDIDATES as CANDIDATES, check  # noqa: E402
 
 from hybridize.runtime import symbol as sym
 from hybridize.runtime.graph.kernels import parallel
 from hybridize.runtime.graph.kernels.conv import background, tune
-
-ATTRS = dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1, act=(),
-             has_bias=True, has_res=False)
-CANDIDATES = ("gemm", "wino", "wino4")
-FAKE = {"gemm": 3.0, "wino": 1.0, "wino4": 2.0}
 
 
 @pytest.fixture

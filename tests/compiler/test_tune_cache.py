@@ -16,10 +16,8 @@ import pytest
 from hybridize.runtime.graph import tune_cache
 from hybridize.runtime.graph.kernels.conv import tune as conv_tune
 
-ATTRS = dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), dilate=(1, 1), num_filter=4, groups=1, act=(),
-             has_bias=True, has_res=False)
-CANDIDATES = ("gemm", "wino", "wino4")
-FAKE = {"gemm": 3.0, "wino": 1.0, "wino4": 2.0}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compiler_helpers import FAKE_SECONDS as FAKE, TUNE_ATTRS as ATTRS, TUNE_CANDIDATES as CANDIDATES  # noqa: E402
 
 
 @pytest.fixture
