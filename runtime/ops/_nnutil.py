@@ -14,8 +14,20 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import AttrError, AttrType, format_value, parse_literal
 
-__all__ = ["full", "ndim_known", "merge_shape", "spatial_params", "conv_out_dim", "windows",
+__all__ = ["c_round", "is_training", "full", "ndim_known", "merge_shape", "spatial_params", "conv_out_dim", "windows",
            "pad_spatial", "first_dtype", "OptBool", "OptInt", "OptFloat", "OptEnum", "channel_axis"]
+
+
+def c_round(v: Any) -> Any:
+    """C's ``round()`` (MXNet's kernels use it for ROI coordinates): halves away from zero."""
+    return np.sign(v) * np.floor(np.abs(v) + 0.5)
+
+
+def is_training() -> bool:
+    """Does the op run in training mode (``autograd.is_training()``)? Imported when called: ops/ sits
+    below the frontend and must not import it at load time."""
+    from .. import autograd
+    return autograd.is_training()
 
 
 def full(s: Any) -> bool:

@@ -27,7 +27,7 @@ import numpy as np
 from ..base import ShapeError
 from . import nn_conv
 from .attrs import Bool, Enum, Float, Param, Shape
-from ._nnutil import merge_shape, windows
+from ._nnutil import is_training, merge_shape, windows
 from .registry import OpDef, register
 
 
@@ -38,11 +38,6 @@ def _float32_only(name: str, *arrays: np.ndarray) -> None:
 
 
 # -- BatchNorm_v1 ---------------------------------------------------------------------------------------
-def _training() -> bool:
-    from .. import autograd
-    return autograd.is_training()
-
-
 def _bn_v1_nout(attrs) -> int:
     return 3 if attrs.output_mean_var else 1
 
@@ -56,7 +51,7 @@ def _bn_v1(attrs, data, gamma, beta, moving_mean, moving_var):
     bshape = (1, C) + (1,) * (data.ndim - 2)
     slope = np.ones(C, np.float32) if attrs.fix_gamma else gamma
     eps = np.float32(attrs.eps)
-    if _training() and not attrs.use_global_stats:
+    if is_training() and not attrs.use_global_stats:
         red = (0,) + tuple(range(2, data.ndim))
         scale = np.float32(C / data.size)
         mean = (data.sum(axis=red, dtype=np.float32) * scale).astype(np.float32)

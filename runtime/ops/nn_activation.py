@@ -21,12 +21,7 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import Bool, Enum, Float, Int, Param, Shape
 from .registry import OpDef, register, same_shape
-from ._nnutil import OptBool, OptEnum, OptFloat, merge_shape
-
-
-def _training() -> bool:
-    from .. import autograd
-    return autograd.is_training()
+from ._nnutil import OptBool, OptEnum, OptFloat, is_training, merge_shape
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
@@ -120,7 +115,7 @@ def _leaky_relu(attrs, x, gamma=None):
     if t == "gelu":
         return (0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))).astype(dt)
     # rrelu
-    if _training():
+    if is_training():
         slope = np.random.uniform(attrs.lower_bound, attrs.upper_bound, size=x.shape).astype(dt)
     else:
         slope = dt.type((attrs.lower_bound + attrs.upper_bound) / 2.0)
@@ -274,7 +269,7 @@ register(OpDef(
 def _dropout(attrs, x):
     """Dropout: identity at inference; in training mode (or ``mode='always'``) zeroes elements with
     probability ``p`` and scales the rest by ``1/(1-p)``; ``axes`` share one mask value."""
-    active = attrs.mode == "always" or _training()
+    active = attrs.mode == "always" or is_training()
     p = attrs.p
     if not active or p <= 0:
         return x.copy()

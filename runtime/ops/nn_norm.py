@@ -23,12 +23,7 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import Bool, Enum, Float, Int, Param, Str
 from .registry import OpDef, register, same_shape
-from ._nnutil import OptFloat, merge_shape
-
-
-def _training() -> bool:
-    from .. import autograd
-    return autograd.is_training()
+from ._nnutil import OptFloat, is_training, merge_shape
 
 
 def _acc(dt: np.dtype) -> np.dtype:
@@ -75,7 +70,7 @@ def _batch_norm_core(attrs, x, gamma, beta, mean, var, relu: bool = False):
     bshape = [1] * x.ndim
     bshape[ax] = C
     acc = _acc(x.dtype)
-    if _training() and not attrs.use_global_stats:
+    if is_training() and not attrs.use_global_stats:
         red = tuple(i for i in range(x.ndim) if i != ax)
         xa = x.astype(acc, copy=False)
         m = xa.mean(axis=red, dtype=acc)

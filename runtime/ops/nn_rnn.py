@@ -18,14 +18,9 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import Bool, Enum, Float, Int, Param
 from .registry import OpDef, register
-from ._nnutil import OptFloat, OptInt, merge_shape
+from ._nnutil import OptFloat, OptInt, is_training, merge_shape
 
 _GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
-
-
-def _training() -> bool:
-    from .. import autograd
-    return autograd.is_training()
 
 
 def _rnn_inputs(attrs):
@@ -201,7 +196,7 @@ def _rnn(attrs, data, params, state, *rest):
     layers = _unpack(attrs, params.astype(data.dtype, copy=False).reshape(-1), data.shape[2])
     x = data
     hs, cs = [], []
-    train = _training()
+    train = is_training()
     for li, dirs in enumerate(layers):
         outs = []
         for di, p in enumerate(dirs):

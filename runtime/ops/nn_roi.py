@@ -14,7 +14,7 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import Bool, Float, Int, Param, Shape
 from .registry import OpDef, register
-from ._nnutil import merge_shape
+from ._nnutil import c_round, merge_shape
 
 
 def _pooled(attrs):
@@ -46,11 +46,6 @@ def _roi_shape(position_sensitive_attr: bool):
     return infer
 
 
-def _c_round(v):
-    """C's round(): halves away from zero."""
-    return np.sign(v) * np.floor(np.abs(v) + 0.5)
-
-
 def _roi_pooling(attrs, data, rois):
     """Max pooling of every ROI into a ``pooled_size`` grid (MXNet's integer bin rule)."""
     N, C, H, W = data.shape
@@ -58,10 +53,10 @@ def _roi_pooling(attrs, data, rois):
     ph, pw = _pooled(attrs)
     ss = attrs.spatial_scale
     b = np.clip(rois[:, 0].astype(np.int64), 0, N - 1)
-    x1 = _c_round(rois[:, 1] * ss).astype(np.int64)
-    y1 = _c_round(rois[:, 2] * ss).astype(np.int64)
-    x2 = _c_round(rois[:, 3] * ss).astype(np.int64)
-    y2 = _c_round(rois[:, 4] * ss).astype(np.int64)
+    x1 = c_round(rois[:, 1] * ss).astype(np.int64)
+    y1 = c_round(rois[:, 2] * ss).astype(np.int64)
+    x2 = c_round(rois[:, 3] * ss).astype(np.int64)
+    y2 = c_round(rois[:, 4] * ss).astype(np.int64)
     rh = np.maximum(y2 - y1 + 1, 1).astype(np.float64)
     rw = np.maximum(x2 - x1 + 1, 1).astype(np.float64)
     bh, bw = rh / ph, rw / pw

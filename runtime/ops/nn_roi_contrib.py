@@ -25,13 +25,8 @@ import numpy as np
 
 from ..base import ShapeError
 from .attrs import Bool, Float, Int, Param, Shape
-from ._nnutil import merge_shape
+from ._nnutil import c_round, merge_shape
 from .registry import OpDef, register
-
-
-def _c_round(v: np.ndarray) -> np.ndarray:
-    """C's round(): halves away from zero."""
-    return np.sign(v) * np.floor(np.abs(v) + 0.5)
 
 
 def _batch_index(name: str, rois: np.ndarray, n: int) -> np.ndarray:
@@ -77,10 +72,10 @@ def _psroi_pooling(attrs, data, rois):
     ss = dt(attrs.spatial_scale)
     r = rois.astype(data.dtype, copy=False)
     b = _batch_index("PSROIPooling", r, N)
-    x1 = _c_round(r[:, 1]).astype(data.dtype) * ss
-    y1 = _c_round(r[:, 2]).astype(data.dtype) * ss
-    x2 = (_c_round(r[:, 3].astype(np.float64)) + 1.0).astype(data.dtype) * ss
-    y2 = (_c_round(r[:, 4].astype(np.float64)) + 1.0).astype(data.dtype) * ss
+    x1 = c_round(r[:, 1]).astype(data.dtype) * ss
+    y1 = c_round(r[:, 2]).astype(data.dtype) * ss
+    x2 = (c_round(r[:, 3].astype(np.float64)) + 1.0).astype(data.dtype) * ss
+    y2 = (c_round(r[:, 4].astype(np.float64)) + 1.0).astype(data.dtype) * ss
     rw = np.maximum(x2 - x1, dt(0.1))
     rh = np.maximum(y2 - y1, dt(0.1))
     bh, bw = rh / dt(P), rw / dt(P)
@@ -264,10 +259,10 @@ def _deformable_psroi_pooling(attrs, data, rois, trans=None):
     r = rois.astype(data.dtype, copy=False)
     b = _batch_index("DeformablePSROIPooling", r, N)
     half = lambda v: (v.astype(np.float64) - 0.5).astype(data.dtype)  # noqa: E731 - "DType - 0.5"
-    x1 = half(_c_round(r[:, 1]).astype(data.dtype) * ss)
-    y1 = half(_c_round(r[:, 2]).astype(data.dtype) * ss)
-    x2 = half((_c_round(r[:, 3].astype(np.float64)) + 1.0).astype(data.dtype) * ss)
-    y2 = half((_c_round(r[:, 4].astype(np.float64)) + 1.0).astype(data.dtype) * ss)
+    x1 = half(c_round(r[:, 1]).astype(data.dtype) * ss)
+    y1 = half(c_round(r[:, 2]).astype(data.dtype) * ss)
+    x2 = half((c_round(r[:, 3].astype(np.float64)) + 1.0).astype(data.dtype) * ss)
+    y2 = half((c_round(r[:, 4].astype(np.float64)) + 1.0).astype(data.dtype) * ss)
     rw = np.maximum(x2 - x1, dt(0.1))
     rh = np.maximum(y2 - y1, dt(0.1))
     bh, bw = rh / dt(P), rw / dt(P)
