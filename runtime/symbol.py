@@ -462,7 +462,13 @@ def create(op: OpDef, inputs: list, given: dict, name: str | None, hint: str,
                 var_attrs = {**extra, **op.format_attrs(given)} if extra else {}
             entries.append(Entry(Node(None, f"{node_name}_{slot}", extra=var_attrs), 0))
         else:
-            entries.append(_entry(v, op, slot))
+            entry = _entry(v, op, slot)
+            if op.aux and slot in op.aux and entry.node.op is not None:
+                # MXNet 1.9.1 (nnvm symbolic.cc): "Mutation target can only be Variable"
+                raise HybridizeError(f"{op.name} '{node_name}': mutation target {slot!r} can only be a Variable, "
+                                     f"got the output of {entry.node.op.name} '{entry.node.name}' "
+                                     f"(MXNet: Mutation target can only be Variable)")
+            entries.append(entry)
     node = Node(op, node_name, given, entries, extra)
     return Symbol([Entry(node, i) for i in range(node.num_outputs)])
 

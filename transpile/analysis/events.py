@@ -37,6 +37,7 @@ class EventKind(enum.Enum):
     SELF_ATTR_READ = "read of a self attribute"    # name: attribute, value
     SELF_STORE = "value stored on self"            # value: stored value, construct: how
     PARAMETER_DATA = "NDArray of a Parameter read"  # name: attribute, construct: method (data)
+    BINARY_OP = "arithmetic or comparison of two tensors"  # construct: ast operator, args: operands
 
 
 class Site:

@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, Union
 
 from . import knowledge as K
+from . import broadcast as BC
 from . import shapes as SH
 from .events import Event, EventKind, Evidence, Site
 from .index import ClassInfo, ModuleIndex
@@ -320,6 +321,8 @@ class Interpreter:
         result = self.run_function(fn, ctx, bound, parent)
         if result.holds_tensor and result.origin is None:
             result = result.with_origin(self.origin(Category.HELPER, call))
+        if result.dims is not None:  # memoised: it may stand for calls with other tensors, so
+            result = replace(result, dims=BC.absolute_only(result.dims))  # no relation to them
         self.memo[memo_key] = result
         return result
 
@@ -956,7 +959,12 @@ class Interpreter:
             self.saw_tensor(base, node)
         self.emit(EventKind.SUBSCRIPT_LOAD, node, value=base, subject=node.value)
         if base.kind is Kind.TENSOR:
-            return tensor(self.origin(Category.DERIVED, node, base.origin))
+            result = tensor(self.origin(Category.DERIVED, node, base.origin))
+            if self.emitting:
+                change = BC.subscript_change(index)
+                if change is not None:
+                    result = replace(result, dims=BC.derive(base, change, node, self.ctx.site))
+            return result
         is_slice = isinstance(index, ast.Slice)
         if base.kind is Kind.SEQ:
             if is_slice:
@@ -995,14 +1003,30 @@ class Interpreter:
                     if cand is not None:
                         items.append(cand)
             return seq(left.origin or right.origin, join_all(items) if items else None)
+        if left.kind is Kind.TENSOR and right.kind is Kind.TENSOR and self.emitting:
+            return self.binary(node, op, left, right, left_node, right_node)
         for operand, other in ((left, right), (right, left)):
             if operand.kind in (Kind.TENSOR, Kind.MAYBE):
                 if other.meta is not None:
                     self.note_meta_use(node)  # ``x / x.shape[1]``
-                return tensor(self.origin(Category.DERIVED, node, operand.origin))
+                result = tensor(self.origin(Category.DERIVED, node, operand.origin))
+                if self.emitting and operand.kind is Kind.TENSOR and other.kind is Kind.STATIC:
+                    result = replace(result, dims=BC.keep(operand))  # ``x * 2``
+                return result
         if (left.meta is not None or right.meta is not None) and self.emitting:
             return self.meta_value(self.meta_arith(node, op, left, right, left_node, right_node))
         return STATIC
+
+    def binary(self, node: ast.AST, op: Any, left: Value, right: Value, left_node: ast.AST,
+               right_node: ast.AST) -> Value:
+        """``a <op> b`` of two tensors: the event HY013 checks (Python operators broadcast on
+        NDArray, not on Symbol) and the result's shape facts."""
+        name = type(op).__name__
+        if isinstance(node, (ast.BinOp, ast.Compare)) and name in BC.BROADCAST_OPS:
+            self.emit(EventKind.BINARY_OP, node, value=left, subject=node, construct=name,
+                      args=((left, left_node), (right, right_node)))
+        return Value(Kind.TENSOR, origin=self.origin(Category.DERIVED, node, left.origin),
+                     dims=BC.arith_dims(left, right))
 
     def meta_arith(self, node: ast.AST, op: ast.operator, left: Value, right: Value,
                    left_node: ast.AST, right_node: ast.AST) -> Optional[SH.Meta]:
@@ -1042,7 +1066,10 @@ class Interpreter:
         value = self.eval(node.operand)
         if value.kind in (Kind.TENSOR, Kind.MAYBE):
             self.saw_tensor(value, node)
-            return tensor(self.origin(Category.DERIVED, node, value.origin))
+            result = tensor(self.origin(Category.DERIVED, node, value.origin))
+            if self.emitting and value.kind is Kind.TENSOR:
+                result = replace(result, dims=BC.keep(value))
+            return result
         return STATIC
 
     def eval_BoolOp(self, node: ast.BoolOp) -> Value:
@@ -1060,9 +1087,14 @@ class Interpreter:
                 for operand in (prev, right):
                     if isinstance(op, _ORDERING) and self._undecided(operand):
                         self.saw_tensor(operand, node)
-                for operand in (prev, right):
+                if len(node.ops) == 1 and prev.kind is Kind.TENSOR and right.kind is Kind.TENSOR and self.emitting:
+                    return self.binary(node, op, prev, right, node.left, comparator)
+                for operand, other in ((prev, right), (right, prev)):
                     if operand.kind in (Kind.TENSOR, Kind.MAYBE):
                         result = tensor(self.origin(Category.DERIVED, node, operand.origin))
+                        if self.emitting and len(node.ops) == 1 and operand.kind is Kind.TENSOR \
+                                and other.kind is Kind.STATIC:
+                            result = replace(result, dims=BC.keep(operand))  # ``x > 0``
                         break
             prev = right
         return result
@@ -1259,10 +1291,10 @@ class Interpreter:
                 layer = None
             if layer is not None and len(node.args) == 1 and not node.keywords \
                     and not isinstance(node.args[0], ast.Starred):
-                return self.call_layer(node, args[0][1])
+                return self.call_layer(node, args[0][1], layer)
         return self._opaque_result(node, args, Category.BLOCK)
 
-    def call_layer(self, node: ast.Call, data: Value) -> Value:
+    def call_layer(self, node: ast.Call, data: Value, layer: str = "") -> Value:
         """``self.fc(x)`` where ``self.fc`` is a single-tensor Gluon layer (``nn.Dense``, see
         ``layers.py``): ``x`` is a tensor (evidence, as an ``F`` operator's argument is) and so is
         the result."""
@@ -1270,7 +1302,10 @@ class Interpreter:
             self.saw_tensor(data, node.args[0])
         if not data.holds_tensor and data.kind is not Kind.STATIC:
             return self._opaque_result(node, [(None, data)], Category.BLOCK)
-        return tensor(self.origin(Category.BLOCK, node))
+        result = tensor(self.origin(Category.BLOCK, node))
+        if self.emitting and layer in BC.SHAPE_KEEPING_LAYERS and data.kind is Kind.TENSOR:
+            result = replace(result, dims=BC.keep(data))
+        return result
 
     def _analyse_bound_method(self, name: str, call: ast.Call) -> None:
         """A method of the class handed to a control-flow operator (``F.contrib.foreach(self.step,
@@ -1334,6 +1369,10 @@ class Interpreter:
             return self.maybe(("call", id(node)), replace(origin, category=Category.HELPER))
         if _multi_output({attr}, node):
             return seq(origin, tensor(replace(origin, category=Category.ELEMENT)))
+        if self.emitting and receiver.kind is Kind.TENSOR:
+            dims = BC.call_dims(attr, receiver, [(a.keyword, a.node, v) for a, v in args if not a.star],
+                                node, self.ctx.site) if not any(a.star for a, _ in args) else None
+            return Value(Kind.TENSOR, origin=origin, dims=dims)
         return tensor(origin)
 
     def call_builtin(self, node: ast.Call, name: str) -> Value:
@@ -1497,7 +1536,17 @@ class Interpreter:
             return seq(origin, tensor(replace(origin, category=Category.ELEMENT)))
         if "cond" in ops:
             return self.maybe(("call", id(node)), origin)
+        if self.emitting and len(ops) == 1 and not any(a.star for a, _ in args):
+            return Value(Kind.TENSOR, origin=origin, dims=self._f_op_dims(next(iter(ops)), node, args))
         return tensor(origin)
+
+    def _f_op_dims(self, op: str, node: ast.Call, args: list[tuple[Arg, Value]]) -> Optional[Any]:
+        """Shape facts of ``F.<op>(...)``: the data is the first positional argument (or ``data=``)."""
+        if not args or args[0][0].keyword not in (None, "data", "lhs") or op in BC.CONSTRUCTORS:
+            return BC.call_dims(op, None, [(a.keyword, a.node, v) for a, v in args], node, self.ctx.site)
+        data_at = 0
+        rest = [(a.keyword, a.node, v) for a, v in args[1:]]
+        return BC.call_dims(op, args[data_at][1], rest, node, self.ctx.site)
 
 
 def _body_outputs_tensor(args: Sequence[tuple[Any, Value]], results: dict[int, Value]) -> bool:
@@ -1554,7 +1603,9 @@ def join_all(values: Iterable[Value]) -> Value:
 
 
 def _sig(value: Value) -> tuple:
-    return (value.kind, value.keys, value.names, value.qual, len(value.elements or ()))
+    dims = value.dims
+    return (value.kind, value.keys, value.names, value.qual, len(value.elements or ()),
+            None if dims is None else (dims.rank, dims.ones))
 
 
 def _all_params(args: ast.arguments) -> list[ast.arg]:

@@ -160,6 +160,9 @@ class Value:
     #: for a static value computed from tensor metadata (``x.shape[0]``): what it is
     #: (:class:`~.shapes.Meta`, compared by identity)
     meta: Any = None
+    #: for a tensor: what is known about its shape (:class:`~.broadcast.Dims`, HY013); not part
+    #: of equality (a control-flow join keeps it only when both paths agree)
+    dims: Any = field(default=None, compare=False, hash=False)
     #: The tensors a value joined from several control-flow paths may be (``h = x`` then
     #: ``if c: h = F.tanh(h)``: ``h`` may still be ``x``'s very array). Alias checks look through
     #: them; they take no part in equality.
@@ -203,8 +206,20 @@ _RANK = {Kind.STATIC: 0, Kind.FUNC: 1, Kind.FNS: 2, Kind.SEQ: 3, Kind.TENSOR: 4,
 
 
 def join(a: Value, b: Value) -> Value:
-    """The value a name has after two control-flow paths meet ("may be a tensor" wins)."""
-    if a is b or a == b:
+    """The value a name has after two control-flow paths meet ("may be a tensor" wins). Shape
+    facts (``dims``) survive only where both paths agree on them."""
+    if a is b:
+        return a
+    joined = _join(a, b)
+    if joined.dims is not None and not (a.dims is not None and a.dims.agrees(b.dims)):
+        if joined is a or joined is b:  # a new object: identity with a and b is kept in alternatives
+            return replace(joined, dims=None, alternatives=_alternatives(a, b))
+        return replace(joined, dims=None)
+    return joined
+
+
+def _join(a: Value, b: Value) -> Value:
+    if a == b:
         return a
     if a.kind is b.kind and a.kind is Kind.TENSOR:
         return replace(a, keys=a.keys | b.keys, alternatives=_alternatives(a, b))

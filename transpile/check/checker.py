@@ -151,7 +151,7 @@ def _run_rules(events: Iterable, path: str, with_edits: bool) -> list[Finding]:
             for report in rule.check(event):
                 row, col, end_row, end_col = event.site.span(report.node)
                 fix = report.fix(with_edits) if report.fix is not None else None
-                out.append(Finding(path, rule.code, report.message, rule.severity,
+                out.append(Finding(path, rule.code, report.message, report.severity or rule.severity,
                                    Location(row, col), Location(end_row, end_col), fix, event.site.chain))
     return out
 
@@ -160,7 +160,8 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     """One finding per (code, start): the same helper reached twice, or ``mx.nd`` inside ``mx.nd.x``."""
     best: dict[tuple, Finding] = {}
     for f in findings:
-        key = (f.code, f.start)
+        # HY013: ``a * b + c`` holds two findings that start together (the inner product and the sum)
+        key = (f.code, f.start, f.end) if f.code == "HY013" else (f.code, f.start)
         if key not in best or (f.end > best[key].end):
             best[key] = f
     # an API reference nested in a longer one (``mx.nd`` in ``mx.nd.relu``) is the same finding

@@ -67,8 +67,14 @@ def analyse_for_transpile(text: str, path: str, config=None):
     return analyse_source(text, path, config, with_edits=False)
 
 
+#: Warnings that still refuse a module when left unconverted: arithmetic whose operands may
+#: broadcast (HY013) makes a graph that fails when it is built, if they do; transpile only writes
+#: the graph once the conversion (``F.broadcast_*``, exact either way) has been applied.
+REFUSING_WARNINGS = frozenset({"HY013"})
+
+
 def blocking(findings: Sequence[Finding]) -> list[Finding]:
-    return [f for f in findings if f.severity is Severity.ERROR]
+    return [f for f in findings if f.severity is Severity.ERROR or f.code in REFUSING_WARNINGS]
 
 
 # ---------------------------------------------------------------------------------------------

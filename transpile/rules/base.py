@@ -33,6 +33,9 @@ class Report:
     #: ``fix(with_edits)``: the Fix (applicability and message are cheap; edits need libcst and
     #: are only computed when wanted).
     fix: Optional[Callable[[bool], Optional[Fix]]] = None
+    #: this report's severity when it differs from the rule's (HY013: shapes that *may* differ
+    #: are a warning, shapes that differ an error)
+    severity: Optional[Severity] = None
 
 
 @dataclass(frozen=True)
