@@ -2,7 +2,8 @@
 
 A grammar of the constructs the conversions handle (tensor ``if``/``elif``/ternaries/early returns,
 literal indexing and slicing, item and slice assignment, augmented assignment, ``asscalar``/``np.sum``
-arithmetic, ``nd.X`` calls, row loops, shape uses, positional reshapes, aliases) mixed with
+arithmetic, ``nd.X`` calls, row loops, shape uses, positional reshapes, aliases, broadcasting
+arithmetic and comparisons) mixed with
 constructs they must refuse (``print``, values leaving the graph, ``and`` conditions, names in keys,
 tensors into part of an array, ...) generates whole modules whose imperative run is well defined:
 the generator tracks every tensor's shape, so keys are in range, branches assign equal shapes and
@@ -39,7 +40,6 @@ import numpy as np
 from both_ways import BothWays, _build, _call, _set_params, assert_same, forward_inputs, make_inputs, param_values
 
 from hybridize.transpile.check.checker import check_source, fix_source
-from hybridize.transpile.diagnostics import Severity
 
 Shape = tuple[int, ...]
 
@@ -458,6 +458,24 @@ def strategies():
         state.tensors[name] = (shape[0], shape[1], int(np.prod(shape[2:])) if len(shape) > 2 else 1)
         return f"{name} = {base}.reshape(({base}.shape[0], {base}.shape[1], -1))"
 
+    def s_broadcast(draw, state):
+        """NDArray arithmetic that broadcasts (HY013): a reduction kept as length-1 axes, a removed or
+        re-inserted axis, one row; the result has the shape of ``t``."""
+        t = draw(st.sampled_from(sorted(state.tensors)))
+        shape = state.tensors[t]
+        k = draw(st.integers(0, len(shape) - 1))
+        name = target(draw, state, shape)
+        form = draw(st.sampled_from([
+            "{t} - F.mean({t}, axis={k}, keepdims=True)", "{t} * {t}.sum(axis={k}, keepdims=True)",
+            "{t} / (F.abs({t}).max(axis=-1, keepdims=True) + 1)", "F.expand_dims({t}.sum(axis={k}), axis={k}) + {t}",
+            "{t}[0:1] * {t}", "({t} > {t}.mean(axis={k}, keepdims=True)) * {t}", "{t} - {t}.sum(axis=0)",
+            "F.abs({t}) % ({t}.max(axis={k}, keepdims=True) + 5) + {t}",
+            "F.abs({t}) ** F.sigmoid({t}.min(axis={k}, keepdims=True))",
+            "({t}[-1:] <= {t}) + ({t} == {t}.max(axis={k}, keepdims=True))",
+        ]))
+        state.tensors[name] = shape
+        return f"{name} = " + form.format(t=t, k=k)
+
     def s_refused(draw, state):
         t = draw(st.sampled_from(sorted(state.tensors)))
         form = draw(st.sampled_from([
@@ -473,7 +491,7 @@ def strategies():
         "item_assign": (s_item_assign, 4), "augassign": (s_augassign, 3), "alias": (s_alias, 2), "if": (s_if, 4),
         "ifexp": (s_ifexp, 2), "early_return": (s_early_return, 1), "asscalar": (s_asscalar, 3),
         "discarded": (s_discarded_read, 1), "nd": (s_nd, 3), "row_loop": (s_row_loop, 2), "shape": (s_shape, 3),
-        "refused": (s_refused, 1),
+        "refused": (s_refused, 1), "broadcast": (s_broadcast, 2),
     }
     weighted = [name for name, (_, w) in STATEMENTS.items() for _ in range(w)]
 
@@ -526,7 +544,10 @@ class Outcome:
 
 
 def _errors(findings) -> list:
-    return [f for f in findings if f.severity is Severity.ERROR]
+    """What refuses a module (errors, and warnings transpile refuses on: ``emit.rewrite.blocking``)."""
+    from hybridize.transpile.emit.rewrite import blocking
+
+    return blocking(findings)
 
 
 def _run_block(text: str, label: str, values: Optional[dict], inputs: list, hybridize: bool, seed: int = 0):
