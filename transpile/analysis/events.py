@@ -38,6 +38,7 @@ class EventKind(enum.Enum):
     SELF_STORE = "value stored on self"            # value: stored value, construct: how
     PARAMETER_DATA = "NDArray of a Parameter read"  # name: attribute, construct: method (data)
     BINARY_OP = "arithmetic or comparison of two tensors"  # construct: ast operator, args: operands
+    STATE_INPUT = "value passed as an input an operator updates in place"  # name: F operator, construct: input
 
 
 class Site:

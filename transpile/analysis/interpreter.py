@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, Unio
 
 from . import knowledge as K
 from . import broadcast as BC
+from .aux_states import AUX_INPUTS
 from . import shapes as SH
 from .events import Event, EventKind, Evidence, Site
 from .index import ClassInfo, ModuleIndex
@@ -1512,6 +1513,10 @@ class Interpreter:
                 self._analyse_bound_method(value.qual[5:], node)  # F.contrib.foreach(self.step, ...)
             elif not sequence_taking and self._undecided(value):
                 self.saw_tensor(value, node)
+        if self.emitting and len(ops) == 1:
+            slots = AUX_INPUTS.get(next(iter(ops)))
+            if slots is not None:
+                self._state_inputs(node, next(iter(ops)), slots, args)
         origin = self.origin(Category.F_OP, node)
         if ops & K.NESTED_OUTPUT_OPS:
             # (outputs, states): the outputs' structure is whatever the body returns (undecided);
@@ -1539,6 +1544,19 @@ class Interpreter:
         if self.emitting and len(ops) == 1 and not any(a.star for a, _ in args):
             return Value(Kind.TENSOR, origin=origin, dims=self._f_op_dims(next(iter(ops)), node, args))
         return tensor(origin)
+
+    def _state_inputs(self, node: ast.Call, op: str, slots: tuple, args: list[tuple[Arg, Value]]) -> None:
+        """``F.BatchNorm(x, g, b, mean, var)``: the values given for inputs the operator updates in
+        place (a graph accepts only variables there: HY014)."""
+        positional = [(a, v) for a, v in args if a.keyword is None and not a.star]
+        if any(a.star == "*" for a, _ in args):
+            return  # positions unknown (``**kwargs`` cannot fill a position given before it)
+        by_name = {a.keyword: (a, v) for a, v in args if a.keyword is not None}
+        for position, name in slots:
+            hit = by_name.get(name) or (positional[position] if position < len(positional) else None)
+            if hit is not None:
+                self.emit(EventKind.STATE_INPUT, hit[0].node, value=hit[1], subject=hit[0].node, name=op,
+                          construct=name, call=node)
 
     def _f_op_dims(self, op: str, node: ast.Call, args: list[tuple[Arg, Value]]) -> Optional[Any]:
         """Shape facts of ``F.<op>(...)``: the data is the first positional argument (or ``data=``)."""
