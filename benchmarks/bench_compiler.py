@@ -348,9 +348,9 @@ def markdown(rows: list[dict], env: dict, argv: list[str]) -> str:
                 if os.environ.get("HYBRIDIZE_MXNET_PYTHON") else ""), "",
              f"Machine: {env['cpus']} CPUs ({env['machine']}), Python {env['python']}, numpy {env['numpy']}"
              + (f", MXNet {env['mxnet']}" if env.get("mxnet") else ", MXNet not available") + ". "
-             + ("Load average (1/5/15 min) {} at the start, {} at the end (the machine is shared: other "
-                "engineers' test suites ran throughout; the last column is the 1-minute load when each row "
-                "finished). ".format(*("/".join(f"{v:.1f}" for v in env[k]) for k in ("load_start", "load_end")))
+             + ("Load average (1/5/15 min) {} at the start, {} at the end (the machine may be "
+                "shared: the last column is the 1-minute load when each row finished; a load near the "
+                "CPU count means other jobs competed for the cores). ".format(*("/".join(f"{v:.1f}" for v in env[k]) for k in ("load_start", "load_end")))
                 if "load_end" in env else "")
              + "Medians over rounds in one process session, systems alternating round by round, "
              "with an idle pause before each sample. "

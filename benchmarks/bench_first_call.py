@@ -160,7 +160,7 @@ def section(rows: list[dict], args: argparse.Namespace, argv: list[str], load_be
              "```bash", "python benchmarks/bench_first_call.py " + " ".join(argv), "```", "",
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {platform.machine()}, {os.cpu_count()} CPUs, "
              f"numpy {np.__version__}; load average (1/5/15 min) before {'/'.join(f'{x:.2f}' for x in load_before)}, "
-             f"after {'/'.join(f'{x:.2f}' for x in load_after)} (shared machine: other jobs were running). "
+             f"after {'/'.join(f'{x:.2f}' for x in load_after)} (a shared machine: a load near the CPU count means other jobs competed for the cores). "
              f"Median of {args.rounds} fresh processes per row (min in brackets), rows alternating.", "",
              "`first call` = load (symbol + params) + trace + passes + codegen (+ autotuning) + first forward, "
              "timed inside the process; `hybridize run` = wall time of the whole command, interpreter start-up "
