@@ -9,7 +9,10 @@ transpiler, so the graph is the whole behaviour.
 
 ``unsupported_api("mxnet.gluon.Trainer")`` stands where a transpiled module imported an MXNet name
 the runtime does not have (``from mxnet.gluon import Trainer``; HY012): the module (and its
-package) still imports, and the first use of the name raises naming it.
+package) still imports, and the first use of the name raises naming it. Attribute chains through an
+imported module (``mx.io.DataIter``) become placeholders the same way, so annotations, default
+values and base classes that only *name* it still evaluate; a class derived from a placeholder is
+defined, and creating an instance of it raises.
 
 An ``@imperative_only`` method runs unchanged with NDArrays; building its graph (the first call
 after ``hybridize()``, or an export) raises :class:`~hybridize.runtime.base.HybridizeError` naming
@@ -92,7 +95,23 @@ class unsupported_api:  # noqa: N801 - used like the name it replaces
         raise self._fail()
 
     def __mro_entries__(self, bases: tuple) -> tuple:
-        raise self._fail()
+        """``class Iter(mx.io.DataIter):`` defines the class (defining it at import is not a use of
+        MXNet's behaviour, and the module must import); creating an instance is, so it raises."""
+        return (_unsupported_base(self._hybridize_name),)
 
     def __repr__(self) -> str:
         return f"<unsupported MXNet name {self._hybridize_name}>"
+
+
+@functools.lru_cache(maxsize=None)
+def _unsupported_base(name: str) -> type:
+    """The base class a placeholder stands for in a ``class`` statement: one per MXNet name (so two
+    classes deriving from ``mx.io.DataIter`` share it); instantiating any subclass raises."""
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        raise HybridizeError(f"{cls.__name__} derives from `{name}`, which is not provided by "
+                             f"hybridize.runtime (HY012: hybridize transpile reported it); keep this code on MXNet")
+
+    short = name.rsplit(".", 1)[-1]
+    return type(short, (), {"__new__": __new__, "__module__": __name__,
+                            "__doc__": f"Placeholder for `{name}` (not provided by hybridize.runtime)."})

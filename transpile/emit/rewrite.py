@@ -123,8 +123,10 @@ def rewrite_source(text: str, path: str, tree: Optional[Tree] = None, label: Opt
     verdicts = analysis.guard_verdicts() if analysis is not None else {}
     plan = _plan(ast.parse(text), text, [f for f in findings if f.code == TRACE_ONLY], verdicts)
     marker = MARKER if not re.search(r"\b%s\b" % MARKER, text) else "_hybridize_" + MARKER
-    transformer = _Rewriter(package_of(path), tree, plan, marker, label or path, module,
-                            notes=_finding_notes(list(notes), False))
+    package = package_of(path)
+    transformer = _Rewriter(package, tree, plan, marker, label or path, module,
+                            notes=_finding_notes(list(notes), False),
+                            unsupported=_unsupported_sites(text, package, tree))
     out = module.visit(transformer)
     code = out.code
     compile(code, label or path, "exec")  # the output must compile; a failure here is a bug of ours
@@ -149,11 +151,32 @@ def imperative_source(text: str, path: str, findings: Sequence[Finding], tree: O
             reasons[qualname] = _reason(inside[0], len(errors))
     module = parse_module_cst(text)
     marker = IMPERATIVE if not re.search(r"\b%s\b" % IMPERATIVE, text) else "_hybridize_" + IMPERATIVE
-    transformer = _Rewriter(package_of(path), tree, _Plan(), marker, label, module,
-                            imperative=reasons, notes=_finding_notes(errors, bool(reasons)))
+    package = package_of(path)
+    transformer = _Rewriter(package, tree, _Plan(), marker, label, module,
+                            imperative=reasons, notes=_finding_notes(errors, bool(reasons)),
+                            unsupported=_unsupported_sites(text, package, tree))
     code = module.visit(transformer).code
     compile(code, label, "exec")
     return code
+
+
+def _unsupported_sites(text: str, package: Optional[str], tree: Tree) -> dict[tuple[int, int], str]:
+    """(line, 0-based character column) -> MXNet dotted name, for every attribute chain through an
+    imported MXNet module that names something the runtime lacks (``mx.io.DataIter``: HY012, the
+    surface check's own uses). The rewrite puts a placeholder there, so that a module which only
+    *names* it at import time (a base class, an annotation) still imports."""
+    from .surface import unsupported
+
+    out: dict[tuple[int, int], str] = {}
+    lines = text.splitlines()
+    for use, _missing in unsupported(ast.parse(text), package, tree):
+        node = use.node
+        if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+            continue  # (an assignment target stays as written: a call cannot be assigned to)
+        line = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else ""
+        col = len(line.encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace"))
+        out[(node.lineno, col)] = use.name
+    return out
 
 
 def _reason(finding: Finding, total: int) -> str:
@@ -329,8 +352,15 @@ def _comment_lines(text: str, prefix: str) -> list[cst.EmptyLine]:
 class _Rewriter(cst.CSTTransformer):
     def __init__(self, package: Optional[str], tree: Tree, plan: _Plan, marker: str, label: str,
                  module: cst.Module, imperative: Optional[dict[str, str]] = None,
-                 notes: Sequence[str] = ()) -> None:
+                 notes: Sequence[str] = (), unsupported: Optional[dict[tuple[int, int], str]] = None) -> None:
         super().__init__()
+        self.unsupported = unsupported or {}  # see _unsupported_sites
+        self._positions = None
+        if self.unsupported:
+            from ..convert.fixes import _positions
+
+            self._positions = _positions(module)
+        self._placeholder_import = False
         self.imperative = imperative  # Class.hybrid_forward -> reason, for @imperative_only
         self.notes = list(notes)
         self.package = package
@@ -359,7 +389,7 @@ class _Rewriter(cst.CSTTransformer):
         self._classes.append(node.name.value)
         self._scopes.append("class")
         self._path.append(node.name.value)
-        return self.imperative is not None or tuple(self._path) in self.plan.needed
+        return self.imperative is not None or bool(self.unsupported) or tuple(self._path) in self.plan.needed
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         self._classes.pop()
@@ -381,7 +411,7 @@ class _Rewriter(cst.CSTTransformer):
             self._graph_fn.append(self._graph_fn[-1] if self._graph_fn else None)
         self._scopes.append("def")
         self._path.append(node.name.value)
-        return self.imperative is not None or tuple(self._path) in self.plan.needed
+        return self.imperative is not None or bool(self.unsupported) or tuple(self._path) in self.plan.needed
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         self._scopes.pop()
@@ -472,6 +502,22 @@ class _Rewriter(cst.CSTTransformer):
                 body = [cst.SimpleStatementLine([cst.Pass()], leading_lines=pending)]
         return updated.with_changes(body=body, footer=footer)
 
+    # -- names the runtime lacks (HY012) ------------------------------------------------------
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
+        """``mx.io.DataIter`` -> ``_hybridize_unsupported('mxnet.io.DataIter')``: evaluating it (a
+        base class, an annotation, a default) works; calling it or instantiating a class derived
+        from it raises naming it (``runtime.gluon.static_graph.unsupported_api``)."""
+        if self._positions is None:
+            return updated
+        where = self._positions.get(original)
+        name = self.unsupported.get((where.start.line, where.start.column)) if where is not None else None
+        if name is None:
+            return updated
+        self.stubbed += 1
+        self._placeholder_import = True
+        return cst.Call(func=cst.Name("_hybridize_unsupported"), args=[cst.Arg(cst.SimpleString(repr(name)))],
+                        lpar=updated.lpar, rpar=updated.rpar)
+
     # -- imports ----------------------------------------------------------------------------
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.ImportFrom:
         level = len(original.relative)
@@ -527,9 +573,10 @@ class _Rewriter(cst.CSTTransformer):
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,
                                   updated: cst.SimpleStatementLine):
-        """A lone ``from`` import split in several statements (see :meth:`leave_ImportFrom`)
-        becomes one line each."""
-        if len(original.body) == 1 and len(updated.body) >= 2 and isinstance(original.body[0], cst.ImportFrom):
+        """A lone import split in several statements (see :meth:`leave_ImportFrom`,
+        :meth:`leave_Import`) becomes one line each."""
+        if len(original.body) == 1 and len(updated.body) >= 2 and isinstance(original.body[0],
+                                                                             (cst.ImportFrom, cst.Import)):
             first, *rest = updated.body
             return cst.FlattenSentinel([
                 updated.with_changes(body=[first.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]),
@@ -538,7 +585,11 @@ class _Rewriter(cst.CSTTransformer):
         return updated
 
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
+        from .imports import MXNET, RUNTIME
+        from .surface import missing_part
+
         new_names: list[cst.ImportAlias] = []
+        stubs: list[cst.BaseSmallStatement] = []
         changed = False
         for alias in updated.names:
             dotted = _dotted(alias.name) or ""
@@ -549,6 +600,13 @@ class _Rewriter(cst.CSTTransformer):
                 continue
             changed = True
             new_dotted, new_as, extra = plan
+            lacking = missing_part(extra or new_dotted) is not None
+            if lacking and asname is not None:  # import mxnet.kvstore as kv: kv is a placeholder
+                stubs.append(cst.parse_statement(f"{asname} = _hybridize_unsupported({dotted!r})\n").body[0])
+                self.stubbed += 1
+                continue
+            if lacking and extra is not None:  # import mxnet.io: binds mxnet; mxnet.io.X are placeholders
+                extra = None
             if extra is not None:
                 new_names.append(cst.ImportAlias(name=cst.parse_expression(extra)))
             as_node = alias.asname or cst.AsName(name=cst.Name(new_as))
@@ -565,7 +623,12 @@ class _Rewriter(cst.CSTTransformer):
             elif i == len(new_names) - 1 and not isinstance(a.comma, cst.MaybeSentinel):
                 a = a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
             fixed.append(a)
-        return updated.with_changes(names=fixed)
+        if not stubs:
+            return updated.with_changes(names=fixed)
+        head = [updated.with_changes(names=fixed)] if fixed else []
+        importer = cst.parse_statement(
+            f"from {MARKER_MODULE} import unsupported_api as _hybridize_unsupported\n").body[0]
+        return cst.FlattenSentinel([*head, importer, *stubs])  # type: ignore[return-value]
 
     # -- module: header and the marker's import -----------------------------------------------
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
@@ -585,6 +648,8 @@ class _Rewriter(cst.CSTTransformer):
         if rest and rest[0].comment is None:
             sep = []
         body = list(updated.body)
+        if self._placeholder_import:
+            body = _insert_placeholder_import(body)
         if self.imperative:
             body = _insert_marker_import(body, self.marker, IMPERATIVE)
         elif self.graph_methods and self.imperative is None:
@@ -637,6 +702,22 @@ def _is_import_line(stmt: cst.BaseStatement) -> bool:
 
 def _one_line(comment: str) -> str:
     return " ".join(comment.splitlines()).rstrip()
+
+
+def _insert_placeholder_import(body: list) -> list:
+    """``unsupported_api`` imported before any statement that may use it: after the docstring and
+    ``from __future__`` imports."""
+    new = cst.parse_statement(f"from {MARKER_MODULE} import unsupported_api as _hybridize_unsupported\n")
+    at = 0
+    for i, stmt in enumerate(body):
+        if i == at and isinstance(stmt, cst.SimpleStatementLine) and (
+                (isinstance(stmt.body[0], cst.Expr) and i == 0
+                 and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+                or (isinstance(stmt.body[0], cst.ImportFrom) and _dotted(stmt.body[0].module) == "__future__")):
+            at = i + 1
+            continue
+        break
+    return [*body[:at], new, *body[at:]]
 
 
 def _insert_marker_import(body: list, marker: str, name: str = MARKER) -> list:

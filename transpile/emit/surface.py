@@ -113,6 +113,7 @@ class _Collector(ast.NodeVisitor):
         self.bound: dict[str, str] = {}     # name -> mxnet dotted name (module level and local imports)
         self.shadowed: list[set[str]] = []
         self.uses: list[Use] = []
+        self.postponed = False  # `from __future__ import annotations`: annotations are never evaluated
 
     # imports bind names; an import of a runtime name is itself a use
     def visit_Import(self, node: ast.Import) -> None:
@@ -126,6 +127,8 @@ class _Collector(ast.NodeVisitor):
                 self.bound[alias.name.split(".")[0]] = MXNET
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.module == "__future__" and any(a.name == "annotations" for a in node.names):
+            self.postponed = True
         names = tuple(a.name for a in node.names)
         plan = plan_from_import(node.level, node.module, self.package, self.tree, names)
         if plan.keep or plan.module is None or not plan.module.startswith(RUNTIME):
@@ -151,6 +154,11 @@ class _Collector(ast.NodeVisitor):
         args = node.args  # type: ignore[attr-defined]
         for default in [*args.defaults, *(d for d in args.kw_defaults if d is not None)]:
             self.visit(default)
+        if not self.postponed:  # annotations run when the def runs: `-> mx.io.DataBatch` is a use
+            params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+            for a in [*(p.annotation for p in params if p is not None), getattr(node, "returns", None)]:
+                if a is not None:
+                    self.visit(a)
         self.shadowed.append(_local_bindings(node) - self._imported_in(node))
         try:
             body = node.body  # type: ignore[attr-defined]

@@ -21,9 +21,10 @@ RULE = Rule(
     fix_advice="Keep training and data loading on MXNet (transpile the model modules only), or "
                "replace the name by what the runtime offers (`autograd.record()` + `loss.backward()` "
                "instead of `autograd.backward`); `--keep-going` still writes the module, with its "
-               "imports mapped, the finding in its header, and a name imported from the runtime that "
-               "it lacks (`from mxnet.gluon import Trainer`) bound to a placeholder that raises naming "
-               "it when used, so the package still imports.",
+               "imports mapped, the finding in its header, and a name the runtime lacks (`from mxnet.gluon "
+               "import Trainer`, `mx.io.DataIter`, `import mxnet.kvstore as kv`) replaced by a placeholder "
+               "that raises naming it when called (or when a class derived from it is instantiated), so "
+               "the package still imports: annotations and base classes that only name it evaluate.",
     events=(),
     check=None,
     reported_by="hybridize transpile",
