@@ -193,6 +193,41 @@ CASES: dict[tuple[str, str], Case] = {
         Case("m.GlobalRelativeBinning(num_bins=5, is_quantile=False, linear_scaling_limit=2)",
              [(2, 6), {"const": 1.0, "shape": (2, 6)}, None, []],
              before="block_init = lambda b: b.initialize_from_array(__import__('numpy').linspace(-2.0, 2.0, 20))"),
+    ("gluoncv utils/viz/segmentation.py", "DeNormalize"):
+        Case("m.DeNormalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])", [(2, 3, 4, 5)],
+             # the module imports PIL for its palette helpers, not installed here; DeNormalize does not use it
+             pre_import="import sys, types\n_p = types.ModuleType('PIL'); _p.Image = types.ModuleType('PIL.Image')\n"
+                        "sys.modules['PIL'] = _p; sys.modules['PIL.Image'] = _p.Image"),
+    ("gluon-nlp model/elmo.py", "ELMoBiLM"):
+        Case("m.ELMoBiLM(rnn_type='lstmpc', output_size=4, filters=[[1, 4], [2, 4]], char_embed_size=4, "
+             "char_vocab_size=20, num_highway=1, conv_layer_activation='relu', max_chars_per_token=5, "
+             "input_size=4, hidden_size=8, proj_size=4, num_layers=2, cell_clip=3, proj_clip=3)",
+             [{"int": 20, "shape": (2, 3, 5)},
+              [[[(2, 4), (2, 8)], [(2, 4), (2, 8)]], [[(2, 4), (2, 8)], [(2, 4), (2, 8)]]],
+              {"const": 1.0, "shape": (2, 3)}],
+             # gluonnlp.vocab's __init__ imports the embedding evaluation registry (mx.registry, HY012):
+             # the model module needs only the name ELMoCharVocab from it (used by get_model)
+             pre_import="import sys, types\n_v = types.ModuleType('gluonnlp.vocab'); _v.__path__ = []\n"
+                        "_e = types.ModuleType('gluonnlp.vocab.elmo'); _e.ELMoCharVocab = object\n"
+                        "sys.modules['gluonnlp.vocab'] = _v; sys.modules['gluonnlp.vocab.elmo'] = _e; _v.elmo = _e"),
+    # helper methods (F, tensors) called from much larger networks: run inside a one-method block,
+    # with the shapes their networks pass (DeepFactor: (batch, history, 1) each; SAN: preds
+    # (batch, length, quantiles), offset and scale (batch, 1) from keepdims sums)
+    ("gluon-ts model/deep_factor/_network.py", "DeepFactorNetworkBase"):
+        Case("m._VerifyNLL()", [(2, 5, 1), (2, 5, 1), (2, 5, 1)], positive=True,
+             before="class _VerifyNLL(mx.gluon.HybridBlock):\n"
+                    "    def hybrid_forward(self, F, y, mu, sigma):\n"
+                    "        return m.DeepFactorNetworkBase.negative_normal_likelihood(self, F, y, mu, sigma)\n"
+                    "m._VerifyNLL = _VerifyNLL"),
+    ("gluon-ts model/san/_network.py", "SelfAttentionNetwork"):
+        Case("m._VerifyPost()", [(2, 3, 4), (2, 1), (2, 1)], positive=True,
+             before="class _VerifyPost(mx.gluon.HybridBlock):\n"
+                    "    normalizer_eps = 1e-5\n"
+                    "    def hybrid_forward(self, F, preds, offset, scale):\n"
+                    "        return m.SelfAttentionNetwork._postprocess(self, F, preds, offset, scale)\n"
+                    "m._VerifyPost = _VerifyPost",
+             # the stand-in gluonts.mx.util of the prelude is empty; _postprocess does not use this name
+             pre_import="import sys\nsys.modules['gluonts.mx.util'].weighted_average = None"),
 }
 
 #: (label, class) -> why it is not run

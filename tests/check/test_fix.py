@@ -49,7 +49,7 @@ def test_diff_previews_without_writing(cli, tmp_path):
     assert out.startswith("--- model.py\n+++ model.py\n")
     assert "\n-        y += F.sigmoid(x)  # add the gate\n" in out
     assert "\n+        y = y + F.sigmoid(x)  # add the gate\n" in out
-    assert err == "Would fix 2 errors.\n"
+    assert err == "Would fix 2 findings.\n"
 
 
 def test_alias_makes_the_augmented_assignment_fix_unsafe():

@@ -262,8 +262,8 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
         fixable = sum(r.fixed for r in result.files)
         _emit(text, output_file)
         if not quiet:
-            click.echo(f"Would fix {fixable} {'error' if fixable == 1 else 'errors'}." if fixable
-                       else "No errors would be fixed.", err=True)
+            click.echo(f"Would fix {fixable} {'finding' if fixable == 1 else 'findings'}." if fixable
+                       else "No findings would be fixed.", err=True)
         code = EXIT_FINDINGS if fixable and not exit_zero else EXIT_CLEAN
     else:
         text = _statistics(result, fmt) if statistics else FORMATS[fmt](findings, options)
