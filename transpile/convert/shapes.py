@@ -755,13 +755,10 @@ class _Plan:
                    for e in elements) or (
                     not isinstance(shape, (ast.Tuple, ast.List)) and not items[0].literal):
                 raise _Refuse  # ``F.zeros(self.shape)``: may be a tuple itself
-            tensors = _tensors([self.meta(kw.value) for kw in call.keywords if self.meta(kw.value) is not None])
+            tensor = _one_tensor([self.meta(kw.value) for kw in call.keywords if self.meta(kw.value) is not None])
         else:
             items = self.items(shape)
-            tensors = _tensors(items)
-        if len(tensors) != 1:
-            raise _Refuse
-        (tensor,) = tensors
+            tensor = _one_tensor(items)
         x = self.tensor_name(tensor)
         unsafe = []
         cast: Optional[str] = "'float32'"
@@ -781,8 +778,7 @@ class _Plan:
         if not any(kw.arg == "ctx" for kw in call.keywords):
             unsafe.append(f"the array is created on `{x}`'s context, not the default one")
         ndim = next((m.ndim for item in items for m in _walk(item) if m.ndim is not None), None)
-        full = len(items) == 1 and isinstance(items[0], Meta) and items[0].kind == "shape" \
-            and items[0].start is None and items[0].stop is None
+        full = _whole_shape(items)
         factors: list[list[tuple[str, Any]]] = []  # per item: ("dim", axis) / ("static", text)
         for item in ([] if full else items):
             if isinstance(item, Meta) and item.kind == "shape":
@@ -846,13 +842,9 @@ class _Plan:
             return None
         self._only(call, allowed)
         items = self.items(shape)
-        tensors = _tensors(items)
-        if len(tensors) != 1:
-            raise _Refuse
-        (tensor,) = tensors
+        tensor = _one_tensor(items)
         x = self.tensor_name(tensor)
-        if len(items) == 1 and isinstance(items[0], Meta) and items[0].kind == "shape" \
-                and items[0].start is None and items[0].stop is None:
+        if _whole_shape(items):
             return _Rewrite(call, f"{F}.broadcast_like({self.text(data)}, {x})", "`broadcast_like`")
         layout = self._layout(data)
         ndim = next((m.ndim for item in items for m in _walk(item) if m.ndim is not None), None)
@@ -883,25 +875,31 @@ class _Plan:
             expr = f"{F}.broadcast_to({expr}, shape={_tuple(target)})"
         return _Rewrite(call, expr, "`broadcast_like`")
 
-    def _layout(self, node: ast.AST) -> Optional[list]:
-        """Per axis of the tensor ``node``, what is provably known: ``"one"`` (an axis
-        ``expand_dims`` inserted) or ``(tensor, axis)``; ``None`` when nothing is known. Read from
-        the analysis: the value's origin is an ``expand_dims`` of a tensor of known rank."""
+    def _expand_dims_args(self, node: ast.AST) -> Optional[tuple[Optional[ast.AST], Optional[ast.AST]]]:
+        """The ``(data, axis)`` argument nodes (``None`` where absent) of the ``expand_dims`` whose
+        result the tensor ``node`` is (``F.expand_dims(t, axis=a)`` or ``t.expand_dims(a)``), read
+        from the analysis' origin; ``None`` when ``node`` is no such result. One reading of the
+        origin for ``_layout`` and ``_layout_axis``."""
         value = self.value(node)
-        origin = value.origin if value is not None else None
-        call = origin.node if origin is not None else None
+        call = value.origin.node if value is not None and value.origin is not None else None
         if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute) \
                 or call.func.attr != "expand_dims":
             return None
         func = call.func
         if isinstance(func.value, ast.Name) and func.value.id == self.F:
-            source = self._arg(call, 0, "data")
-            axis_node = self._arg(call, 1, "axis")
-        elif self.is_tensor(func.value):
-            source = func.value
-            axis_node = self._arg(call, 0, "axis")
-        else:
+            return self._arg(call, 0, "data"), self._arg(call, 1, "axis")
+        if self.is_tensor(func.value):
+            return func.value, self._arg(call, 0, "axis")
+        return None
+
+    def _layout(self, node: ast.AST) -> Optional[list]:
+        """Per axis of the tensor ``node``, what is provably known: ``"one"`` (an axis
+        ``expand_dims`` inserted) or ``(tensor, axis)``; ``None`` when nothing is known. Read from
+        the analysis: the value's origin is an ``expand_dims`` of a tensor of known rank."""
+        found = self._expand_dims_args(node)
+        if found is None:
             return None
+        source, axis_node = found
         axis = literal_number(axis_node) if axis_node is not None else None
         if source is None or type(axis) is not int:
             return None
@@ -943,18 +941,10 @@ class _Plan:
 
     def _layout_axis(self, node: ast.AST, axis: int) -> bool:
         """Is ``axis`` of the tensor ``node`` provably of size 1 (``expand_dims`` inserted it)?"""
-        value = self.value(node)
-        call = value.origin.node if value is not None and value.origin is not None else None
-        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute) \
-                or call.func.attr != "expand_dims":
+        found = self._expand_dims_args(node)
+        if found is None:
             return False
-        func = call.func
-        if isinstance(func.value, ast.Name) and func.value.id == self.F:
-            axis_node = self._arg(call, 1, "axis")
-        elif self.is_tensor(func.value):
-            axis_node = self._arg(call, 0, "axis")
-        else:
-            return False
+        axis_node = found[1]
         inserted = literal_number(axis_node) if axis_node is not None else None
         return type(inserted) is int and inserted == axis and (axis >= 0 or inserted < 0)
 
@@ -1041,6 +1031,21 @@ def _walk(item: Any) -> list[Meta]:
             out.append(m)
             todo.extend(m.operands)
     return out
+
+
+def _whole_shape(items: list) -> bool:
+    """Is the shape target ``items`` one tensor's whole ``x.shape`` (not a slice of it)?"""
+    return len(items) == 1 and isinstance(items[0], Meta) and items[0].kind == "shape" \
+        and items[0].start is None and items[0].stop is None
+
+
+def _one_tensor(items: list) -> Any:
+    """The one tensor whose metadata ``items`` read; refused when they read none or several (the
+    ``*_like`` / ``broadcast_like`` rewrites take their shape from exactly one tensor)."""
+    tensors = _tensors(items)
+    if len(tensors) != 1:
+        raise _Refuse
+    return tensors[0]
 
 
 def _tensors(items: list) -> list[Any]:
