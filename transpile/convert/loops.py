@@ -613,15 +613,22 @@ def _segment_expr(site: Site, node: ast.expr, replacements: list[tuple[ast.AST, 
 
 
 # ---------------------------------------------------------------------------------------------
-def row_loop_fix(event: Event, with_edits: bool) -> Optional[Fix]:
-    """The fix of a finding on a loop over a tensor's rows (HY005 on ``for r in t`` / ``enumerate``
-    / ``zip``; HY006 on ``range(len(t))`` / ``range(t.shape[0])``), or ``None``."""
+def _scope(event: Event) -> Optional[tuple[str, ast.AST]]:
+    """The ``F`` name and the function node a loop fix rewrites in; ``None`` (no fix) outside a
+    function or where there is no ``F`` to build the graph operators with (``f_name``)."""
     if event.site.function is None:
         return None
     F = f_name(event.site)
-    if F is None:
+    return None if F is None else (F, event.site.function.node)
+
+
+def row_loop_fix(event: Event, with_edits: bool) -> Optional[Fix]:
+    """The fix of a finding on a loop over a tensor's rows (HY005 on ``for r in t`` / ``enumerate``
+    / ``zip``; HY006 on ``range(len(t))`` / ``range(t.shape[0])``), or ``None``."""
+    scope = _scope(event)
+    if scope is None:
         return None
-    fn = event.site.function.node
+    F, fn = scope
     found = _find_loop(fn, event.node)
     if found is None:
         return None
@@ -659,12 +666,10 @@ def in_range_loop(event: Event) -> bool:
 
 def unpack_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     """``a, b = t`` -> ``a, b = [F.squeeze(part, axis=0) for part in F.split(t, ...)]`` (unsafe)."""
-    if event.site.function is None:
+    scope = _scope(event)
+    if scope is None:
         return None
-    F = f_name(event.site)
-    if F is None:
-        return None
-    fn = event.site.function.node
+    F, fn = scope
     stmt = next((s for s in ast.walk(fn) if isinstance(s, ast.Assign) and s.value is event.node), None)
     if stmt is None or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], (ast.Tuple, ast.List)):
         return None
@@ -915,12 +920,10 @@ def _while_edits(facts: _Facts, plan: _WhilePlan, header_row: int, header_commen
 def while_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     """HY004 on ``while <tensor condition>`` bounded by a counter, or on ``if c: break`` opening a
     ``for _ in range(n)`` loop: ``F.contrib.while_loop`` (see above), or ``None``."""
-    if event.site.function is None or event.construct not in ("while", "if"):
+    scope = _scope(event) if event.construct in ("while", "if") else None
+    if scope is None:
         return None
-    F = f_name(event.site)
-    if F is None:
-        return None
-    fn = event.site.function.node
+    F, fn = scope
     owner = next((n for n in ast.walk(fn) if isinstance(n, (ast.While, ast.If)) and n.test is event.node), None)
     if owner is None:
         return None
@@ -948,12 +951,10 @@ def comprehension_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     """HY005 on ``[f(r) for r in t]`` whose list is only star-unpacked into ``F.stack`` /
     ``F.concat`` / ``F.add_n`` (directly, or through one name): the stacked ``foreach`` output,
     ``F.contrib.foreach(lambda r, states: (f(r), []), t, [])[0]``, with the use rewritten on it."""
-    if event.site.function is None:
+    scope = _scope(event)
+    if scope is None:
         return None
-    F = f_name(event.site)
-    if F is None:
-        return None
-    fn = event.site.function.node
+    F, fn = scope
     comp = next((n for n in ast.walk(fn) if isinstance(n, (ast.ListComp, ast.GeneratorExp))
                  and n.generators[0].iter is event.node), None)
     if comp is None or len(comp.generators) != 1:
