@@ -202,7 +202,9 @@ def strategies():
         state.tensors[name] = shape
         return f"{name} = {value}"
 
-    def s_index(draw, state):
+    def index_read(draw, state) -> Optional[tuple[str, str]]:
+        """A fresh name, given the shape of an index read of some tensor, and the read's text
+        (``r3``, ``h[1:]``); ``None`` when the tensor has no key to draw."""
         base = draw(st.sampled_from(sorted(state.tensors)))
         shape = state.tensors[base]
         key = key_for(draw, shape)
@@ -210,21 +212,25 @@ def strategies():
             return None
         name = state.fresh("r")
         state.tensors[name] = _result_shape(shape, key)
-        return f"{name} = {base}[{render_key(key)}]"
+        return name, f"{base}[{render_key(key)}]"
+
+    def s_index(draw, state):
+        read = index_read(draw, state)
+        if read is None:
+            return None
+        name, value = read
+        return f"{name} = {value}"
 
     def s_index_then_use(draw, state):
         """An index read inside an expression: ``h = F.relu(h[1:]) * 2`` (a new name, new shape)."""
-        base = draw(st.sampled_from(sorted(state.tensors)))
-        shape = state.tensors[base]
-        key = key_for(draw, shape)
-        if key is None:
+        read = index_read(draw, state)
+        if read is None:
             return None
-        name = state.fresh("r")
-        state.tensors[name] = _result_shape(shape, key)
+        name, value = read
         wrap = draw(st.sampled_from(["F.relu({v}) * 2", "{v} + 1", "F.tanh({v})", "{v}.reshape((-1,))"]))
         if "reshape" in wrap:
             state.tensors[name] = (int(np.prod(state.tensors[name])),)
-        return f"{name} = " + wrap.format(v=f"{base}[{render_key(key)}]")
+        return f"{name} = " + wrap.format(v=value)
 
     def s_item_assign(draw, state):
         base = draw(st.sampled_from(sorted(state.tensors)))
