@@ -27,7 +27,7 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import Bool, Float, Int, Param
 from ._tuple_attrs import FloatOrTuple, IntOrTuple, as_tuple
-from .registry import OpDef, register
+from .registry import OpDef, checked_same_shape, register
 from .tensor_random import generator
 
 _F = np.float32
@@ -66,13 +66,7 @@ def _hwc(name: str, shape, allow_batch: bool = False) -> None:
 
 
 def _image_shape(name: str):
-    def infer(attrs, in_shapes):
-        s = in_shapes[0]
-        if s is None or len(s) == 0:
-            return list(in_shapes), [None]
-        _hwc(name, s)
-        return list(in_shapes), [tuple(s)]
-    return infer
+    return checked_same_shape(lambda attrs, s: _hwc(name, s))
 
 
 # -- to_tensor / normalize ---------------------------------------------------------------------------------
@@ -127,15 +121,7 @@ def _normalize(attrs, x):
     return _c_cast(v, x.dtype)
 
 
-def _normalize_shape(attrs, in_shapes):
-    s = in_shapes[0]
-    if s is None or len(s) == 0:
-        return list(in_shapes), [None]
-    _norm_channels(attrs, s)
-    return list(in_shapes), [tuple(s)]
-
-
-register(OpDef("_image_normalize", _normalize, infer_shape=_normalize_shape,
+register(OpDef("_image_normalize", _normalize, infer_shape=checked_same_shape(_norm_channels),
                params=(Param("mean", FloatOrTuple, (0.0, 0.0, 0.0, 0.0)), Param("std", FloatOrTuple, (1.0, 1.0, 1.0, 1.0))),
                aliases=("_npx__image_normalize",)))
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..base import HybridizeError, ShapeError
 from .attrs import Bool, Enum, Float, Int, Param, REQUIRED
-from .registry import OpDef, register
+from .registry import OpDef, checked_same_shape, register
 from ._nnutil import merge_shape
 from ._tuple_attrs import FloatTuple
 
@@ -267,21 +267,13 @@ def _box_nms(attrs, data):
     return out.reshape(shape)
 
 
-def _box_nms_shape(attrs, in_shapes):
-    d = in_shapes[0]
-    if d is None or len(d) == 0:
-        return list(in_shapes), [None]
-    _nms_check(attrs, d)
-    return list(in_shapes), [tuple(d)]
-
-
 register(_NamedOutputs(
     "_contrib_box_nms", _box_nms,
     params=(Param("overlap_thresh", Float, 0.5), Param("valid_thresh", Float, 0.0), Param("topk", Int, -1),
             Param("coord_start", Int, 2), Param("score_index", Int, 1), Param("id_index", Int, -1),
             Param("background_id", Int, -1), Param("force_suppress", Bool, False),
             Param("in_format", _FORMAT, "corner"), Param("out_format", _FORMAT, "corner")),
-    infer_shape=_box_nms_shape, aliases=("_contrib_box_non_maximum_suppression",),
+    infer_shape=checked_same_shape(_nms_check), aliases=("_contrib_box_non_maximum_suppression",),
     out_names=("output0",),  # MXNet has a hidden second output (the kept-index record)
 ))
 

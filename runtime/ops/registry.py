@@ -27,7 +27,7 @@ from ..base import ShapeError, UnknownOpError
 from .attrs import REQUIRED, AttrError, Param, format_value
 
 __all__ = ["OpDef", "Attrs", "register", "get_op", "find_op", "all_ops", "same_shape", "ShapeFn",
-           "same_shape_backward", "all_same_shape_backward", "TRAITS"]
+           "checked_same_shape", "same_shape_backward", "all_same_shape_backward", "TRAITS"]
 
 TRAITS: dict[str, str] = {
     "random": "draws random numbers: two calls on equal inputs may differ (never merged, never folded)",
@@ -80,6 +80,19 @@ class Attrs:
 def same_shape(attrs: Attrs, in_shapes: list) -> tuple:
     """Shape rule of elementwise unary ops: one output shaped like the first input."""
     return list(in_shapes), [in_shapes[0]]
+
+
+def checked_same_shape(check: Callable[[Attrs, tuple], Any]) -> ShapeFn:
+    """Shape rule of ops whose output is shaped like the first input once that input passes
+    ``check(attrs, shape)`` (which raises ``ShapeError``): the check runs only on a known shape,
+    an unknown one (``None`` or ``()``) leaves the output unknown."""
+    def infer(attrs: Attrs, in_shapes: list) -> tuple:
+        s = in_shapes[0]
+        if s is None or len(s) == 0:
+            return list(in_shapes), [None]
+        check(attrs, s)
+        return list(in_shapes), [tuple(s)]
+    return infer
 
 
 def same_shape_backward(attrs: Attrs, in_shapes: list, out_shapes: list) -> list:

@@ -26,7 +26,7 @@ from ..base import HybridizeError, ShapeError
 from ._nnutil import merge_shape
 from .attrs import Bool, Float, Int, Param
 from .nn_detection import _NamedOutputs
-from .registry import OpDef, register
+from .registry import OpDef, checked_same_shape, register
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -74,19 +74,12 @@ def _known(s) -> bool:
 
 def _elemwise_square(name: str):
     """``ElemwiseShape<1, 1>`` (input = output, both directions) plus the square-matrix check."""
-    def infer(attrs, in_shapes):
-        s = in_shapes[0]
-        if s is None or len(s) == 0:
-            return list(in_shapes), [None]
-        _square(name, s)
-        return list(in_shapes), [tuple(s)]
-
     def backward(attrs, in_shapes, out_shapes):
         o = out_shapes[0]
         if o is None or len(o) == 0:
             return list(in_shapes)
         return [merge_shape(in_shapes[0], o, name)]
-    return infer, backward
+    return checked_same_shape(lambda attrs, s: _square(name, s)), backward
 
 
 # -- potrf / potri -----------------------------------------------------------------------------------------
