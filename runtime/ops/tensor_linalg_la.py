@@ -379,6 +379,17 @@ def _gelqf(attrs, a):
             np.ascontiguousarray(np.tril(_tr(r))).astype(a.dtype, copy=False))
 
 
+def _a_like_first_output(name: str):
+    """Backward shape rule of the factorizations whose first output has A's shape (gelqf's Q,
+    syevd's U): A learns the dimensions that output knows (a matrix: at least 2 axes)."""
+    def backward(attrs, in_shapes, out_shapes):
+        o = out_shapes[0]
+        if o is None or len(o) < 2:
+            return list(in_shapes)
+        return [merge_shape(in_shapes[0], o, name)]
+    return backward
+
+
 def _gelqf_shape(attrs, in_shapes):
     s = in_shapes[0]
     if s is None or len(s) < 2:
@@ -389,15 +400,8 @@ def _gelqf_shape(attrs, in_shapes):
     return list(in_shapes), [tuple(s), tuple(s[:-1]) + (s[-2],)]
 
 
-def _gelqf_back(attrs, in_shapes, out_shapes):
-    q = out_shapes[0]
-    if q is None or len(q) < 2:
-        return list(in_shapes)
-    return [merge_shape(in_shapes[0], q, "linalg.gelqf")]
-
-
 register(OpDef("_linalg_gelqf", _gelqf, inputs=("A",), num_outputs=2, infer_shape=_gelqf_shape,
-               infer_shape_backward=_gelqf_back, infer_type=_float_type("linalg.gelqf", 2),
+               infer_shape_backward=_a_like_first_output("linalg.gelqf"), infer_type=_float_type("linalg.gelqf", 2),
                aliases=("linalg_gelqf",)))
 
 
@@ -423,15 +427,8 @@ def _syevd_shape(attrs, in_shapes):
     return list(in_shapes), [tuple(s), tuple(s[:-1])]
 
 
-def _syevd_back(attrs, in_shapes, out_shapes):
-    u = out_shapes[0]
-    if u is None or len(u) < 2:
-        return list(in_shapes)
-    return [merge_shape(in_shapes[0], u, "linalg.syevd")]
-
-
 register(OpDef("_linalg_syevd", _syevd, inputs=("A",), num_outputs=2, infer_shape=_syevd_shape,
-               infer_shape_backward=_syevd_back, infer_type=_float_type("linalg.syevd", 2)))
+               infer_shape_backward=_a_like_first_output("linalg.syevd"), infer_type=_float_type("linalg.syevd", 2)))
 
 
 # -- inverse, det, slogdet ---------------------------------------------------------------------------------
