@@ -26,14 +26,24 @@ def _pooled(attrs):
     return ps
 
 
+def roi_inputs(in_shapes, width: int, what: str) -> tuple:
+    """``(in_shapes, data, rois)`` for the shape rule of an ROI operator (here and in
+    ``nn_roi_contrib``): the rois' shape merged to ``(R, width)`` (one box a row); ``data`` and
+    ``rois`` both ``None`` while either is unknown."""
+    ins = list(in_shapes)
+    d, r = ins[0], ins[1]
+    if r is not None and len(r) > 0:
+        ins[1] = r = merge_shape(r, (r[0], width), what)
+    if d is None or len(d) == 0 or r is None or len(r) == 0:
+        return ins, None, None
+    return ins, d, r
+
+
 def _roi_shape(position_sensitive_attr: bool):
     def infer(attrs, in_shapes):
-        ins = list(in_shapes)
-        d, r = ins[0], ins[1]
         ph, pw = _pooled(attrs)
-        if r is not None and len(r) > 0:
-            ins[1] = merge_shape(r, (r[0], 5), "rois")
-        if d is None or len(d) == 0 or r is None or len(r) == 0:
+        ins, d, r = roi_inputs(in_shapes, 5, "rois")
+        if d is None:
             return ins, [None]
         if len(d) != 4:
             raise ShapeError(f"ROI pooling needs 4-D data, got {tuple(d)}")

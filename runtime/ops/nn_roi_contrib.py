@@ -25,7 +25,8 @@ import numpy as np
 
 from ..base import ShapeError
 from .attrs import Bool, Float, Int, Param, Shape
-from ._nnutil import c_round, merge_shape
+from ._nnutil import c_round
+from .nn_roi import roi_inputs
 from .registry import OpDef, register
 
 
@@ -106,11 +107,8 @@ def _psroi_pooling(attrs, data, rois):
 
 
 def _psroi_shape(attrs, in_shapes):
-    d, r = in_shapes
-    ins = list(in_shapes)
-    if r is not None and len(r) > 0:
-        ins[1] = r = merge_shape(r, (r[0], 5), "PSROIPooling rois")
-    if d is None or len(d) == 0 or r is None or len(r) == 0:
+    ins, d, r = roi_inputs(in_shapes, 5, "PSROIPooling rois")
+    if d is None:
         return ins, [None]
     _psroi_check(attrs, d, r)
     return ins, [(r[0], attrs.output_dim, attrs.pooled_size, attrs.pooled_size)]
@@ -204,11 +202,8 @@ def _rroi_align(attrs, data, rois):
 
 
 def _rroi_shape(attrs, in_shapes):
-    d, r = in_shapes
-    ins = list(in_shapes)
-    if r is not None and len(r) > 0:
-        ins[1] = r = merge_shape(r, (r[0], 6), "RROIAlign rois")
-    if d is None or len(d) == 0 or r is None or len(r) == 0:
+    ins, d, r = roi_inputs(in_shapes, 6, "RROIAlign rois")
+    if d is None:
         return ins, [None]
     _rroi_check(attrs, d, r)
     PH, PW = _rroi_pooled(attrs)
@@ -314,11 +309,8 @@ def _deformable_psroi_pooling(attrs, data, rois, trans=None):
 
 
 def _dpsroi_shape(attrs, in_shapes):
-    ins = list(in_shapes)
-    d, r = ins[0], ins[1]
-    if r is not None and len(r) > 0:
-        ins[1] = r = merge_shape(r, (r[0], 5), "DeformablePSROIPooling rois")
-    if d is None or len(d) == 0 or r is None or len(r) == 0:
+    ins, d, r = roi_inputs(in_shapes, 5, "DeformablePSROIPooling rois")
+    if d is None:
         return ins, [None]
     t = None if attrs.no_trans else ins[2]
     _dpsroi_check(attrs, d, r, t if t else None)
