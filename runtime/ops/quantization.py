@@ -291,13 +291,14 @@ register(_NamedOutputs("_contrib_quantized_act", _quantized_act, inputs=_Q_INPUT
                infer_type=_same_type_and_ranges, out_names=_Q_OUT_NAMES))
 
 
-def _pool_params():
+def _float_params(op: str) -> tuple:
+    """The parameters of the float operator ``op``, which its quantized form takes as they are."""
     from .registry import get_op
-    return tuple(get_op("Pooling").params)
+    return tuple(get_op(op).params)
 
 
 register(_NamedOutputs("_contrib_quantized_pooling", _quantized_pooling, inputs=_Q_INPUTS, num_outputs=3,
-               params=_pool_params(), infer_shape=_q_pool_shape, infer_type=_same_type_and_ranges,
+               params=_float_params("Pooling"), infer_shape=_q_pool_shape, infer_type=_same_type_and_ranges,
                              out_names=_Q_OUT_NAMES))
 
 
@@ -398,32 +399,32 @@ def _quantized_fc(attrs, *arrays):
     return (out.astype(np.int32),) + rng
 
 
-def _q_fc_shape(attrs, in_shapes):
-    from .registry import get_op
-    names = _fc_inputs(attrs)
-    ins = list(in_shapes)
-    for i, n in enumerate(names):
-        if n.startswith(("min_", "max_")):
-            ins[i] = merge_shape(ins[i], (1,), f"quantized_fully_connected {n}")
-    fc = get_op("FullyConnected")
-    k = 2 if attrs.no_bias else 3
-    fins, fouts = fc.shapes(attrs, ins[:k])
-    ins[:k] = fins
-    return ins, [fouts[0], (1,), (1,)]
+def _q_weighted_shape(float_op: str, what: str):
+    """Shape rule of a quantized FullyConnected / Convolution (inputs ``_fc_inputs``): data,
+    weight and bias shaped by ``float_op``'s rule, every ``min_*`` / ``max_*`` range (1,); outputs
+    the float operator's and the two (1,) ranges."""
+    def infer(attrs, in_shapes):
+        from .registry import get_op
+        names = _fc_inputs(attrs)
+        ins = list(in_shapes)
+        for i, n in enumerate(names):
+            if n.startswith(("min_", "max_")):
+                ins[i] = merge_shape(ins[i], (1,), f"{what} {n}")
+        k = 2 if attrs.no_bias else 3
+        fins, fouts = get_op(float_op).shapes(attrs, ins[:k])
+        ins[:k] = fins
+        return ins, [fouts[0], (1,), (1,)]
+    return infer
 
 
 def _q_int32_type(attrs, in_dtypes):
     return [np.dtype(np.int32), np.dtype(_F), np.dtype(_F)]
 
 
-def _fc_params():
-    from .registry import get_op
-    return tuple(get_op("FullyConnected").params)
-
-
 register(_NamedOutputs("_contrib_quantized_fully_connected", _quantized_fc, inputs=_fc_inputs, num_outputs=3,
-                       params=_fc_params(), infer_shape=_q_fc_shape, infer_type=_q_int32_type,
-                       out_names=_Q_OUT_NAMES))
+                       params=_float_params("FullyConnected"),
+                       infer_shape=_q_weighted_shape("FullyConnected", "quantized_fully_connected"),
+                       infer_type=_q_int32_type, out_names=_Q_OUT_NAMES))
 
 
 def _quantized_conv(attrs, *arrays):
@@ -447,24 +448,7 @@ def _quantized_conv(attrs, *arrays):
     return (out.astype(np.int32),) + rng
 
 
-def _q_conv_shape(attrs, in_shapes):
-    from .registry import get_op
-    names = _fc_inputs(attrs)
-    ins = list(in_shapes)
-    for i, n in enumerate(names):
-        if n.startswith(("min_", "max_")):
-            ins[i] = merge_shape(ins[i], (1,), f"quantized_conv {n}")
-    k = 2 if attrs.no_bias else 3
-    cins, couts = get_op("Convolution").shapes(attrs, ins[:k])
-    ins[:k] = cins
-    return ins, [couts[0], (1,), (1,)]
-
-
-def _conv_params():
-    from .registry import get_op
-    return tuple(get_op("Convolution").params)
-
-
 register(_NamedOutputs("_contrib_quantized_conv", _quantized_conv, inputs=_fc_inputs, num_outputs=3,
-                       params=_conv_params(), infer_shape=_q_conv_shape, infer_type=_q_int32_type,
+                       params=_float_params("Convolution"),
+                       infer_shape=_q_weighted_shape("Convolution", "quantized_conv"), infer_type=_q_int32_type,
                        out_names=_Q_OUT_NAMES))
