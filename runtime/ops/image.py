@@ -416,6 +416,16 @@ def _resize_nearest(img: np.ndarray, h: int, w: int) -> np.ndarray:
     return img[..., ys, :, :][..., xs, :]
 
 
+def _resize_supported(name: str, dtype: np.dtype, interp: int) -> None:
+    """What ``_resize_one`` reproduces of OpenCV's resize (``image.resize`` and ``_cvimresize``):
+    uint8 / float32 / float64 images, nearest (0) or bilinear (1); anything else is refused."""
+    if dtype not in _RESIZE_TYPES:
+        raise ShapeError(f"{name}: OpenCV's resize takes uint8, float32 or float64 images, got {dtype.name}")
+    if interp not in (0, 1):
+        raise ShapeError(f"{name}: interp={interp} is not supported by the runtime "
+                         "(0: nearest and 1: bilinear are, with OpenCV's exact rules)")
+
+
 def _resize_one(img: np.ndarray, h: int, w: int, interp: int) -> np.ndarray:
     if (h, w) == img.shape[-3:-1]:
         return img.copy()
@@ -428,11 +438,7 @@ def _resize(attrs, x):
     """_image_resize: OpenCV's resize of an (H, W, C) or (N, H, W, C) image to ``size`` (width, height)."""
     if x.ndim not in (3, 4):
         raise ShapeError(f"image.resize: Input image dimension should be 3 or 4 but got {x.ndim}")
-    if x.dtype not in _RESIZE_TYPES:
-        raise ShapeError(f"image.resize: OpenCV's resize takes uint8, float32 or float64 images, got {x.dtype.name}")
-    if attrs.interp not in (0, 1):
-        raise ShapeError(f"image.resize: interp={attrs.interp} is not supported by the runtime "
-                         "(0: nearest and 1: bilinear are, with OpenCV's exact rules)")
+    _resize_supported("image.resize", x.dtype, attrs.interp)
     h, w = _resize_size(attrs, x.shape[-3], x.shape[-2])
     return _resize_one(x, h, w, attrs.interp)
 
@@ -457,11 +463,7 @@ def _cvimresize(attrs, x):
     """_cvimresize: OpenCV's resize of an (H, W, C) image to (h, w) (``mx.image.imresize``)."""
     if x.ndim != 3:
         raise ShapeError(f"_cvimresize: expects an (H, W, C) image, got shape {x.shape}")
-    if x.dtype not in _RESIZE_TYPES:
-        raise ShapeError(f"_cvimresize: OpenCV's resize takes uint8, float32 or float64 images, got {x.dtype.name}")
-    if attrs.interp not in (0, 1):
-        raise ShapeError(f"_cvimresize: interp={attrs.interp} is not supported by the runtime "
-                         "(0: nearest and 1: bilinear are, with OpenCV's exact rules)")
+    _resize_supported("_cvimresize", x.dtype, attrs.interp)
     if attrs.w <= 0 or attrs.h <= 0:
         raise ShapeError(f"_cvimresize: w and h must be positive, got {attrs.w}, {attrs.h}")
     return _resize_one(x, attrs.h, attrs.w, attrs.interp)
