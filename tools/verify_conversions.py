@@ -139,7 +139,8 @@ def discover(rw_root: Path, corpus: Path) -> list[Touched]:
 class Case:
     """How to run one touched class: ``build`` is an expression on ``m`` (the module) and ``mx``;
     ``inputs`` are shapes (seeded uniform values; ``positive``: |x| + 0.1) or ``tools/realworld``
-    input specs ({"int": high, "shape": s}, {"const": v, "shape": s}, None, nested lists)."""
+    input specs ({"int": high, "shape": s}, {"const": v, "shape": s}, either with "dtype" (default
+    float32), None, nested lists)."""
 
     build: str
     inputs: list
@@ -163,7 +164,10 @@ CASES: dict[tuple[str, str], Case] = {
                         "p.AWDRNN, p.StandardRNN = t.AWDRNN, t.StandardRNN"),
     ("gluon-nlp model/sequence_sampler.py", "_SamplingStepUpdate"):
         Case("m._SamplingStepUpdate(beam_size=2, eos_id=1, temperature=1.0)",
-             [{"int": 5, "shape": (2, 2, 3)}, {"int": 3, "shape": (2, 2)}, (4, 7), (2, 2), {"const": 1.0, "shape": (2, 2)},
+             # int32 samples, lengths and alive mask, as gluon-nlp's SequenceSampler makes them (MXNet's
+             # binary operators refuse the float32 mask against the int32 sampled ids)
+             [{"int": 5, "shape": (2, 2, 3), "dtype": "int32"}, {"int": 3, "shape": (2, 2), "dtype": "int32"}, (4, 7),
+              (2, 2), {"const": 1, "shape": (2, 2), "dtype": "int32"},
               []], seed_random=True),
     ("gluoncv nn/gn.py", "GroupNorm"): Case("m.GroupNorm(ngroups=2, in_channels=4)", [(2, 4, 3, 3)]),
     ("gluoncv model_zoo/monodepthv2/layers.py", "BackprojectDepth"):
@@ -327,10 +331,10 @@ def _inputs(specs: list, rng: np.random.RandomState, positive: bool, arrays: dic
         elif isinstance(spec, list):
             layout.append(_inputs(spec, rng, positive, arrays, key))
         elif isinstance(spec, dict) and "const" in spec:
-            arrays[key] = np.full(spec["shape"], spec["const"], dtype=np.float32)
+            arrays[key] = np.full(spec["shape"], spec["const"], dtype=spec.get("dtype", np.float32))
             layout.append("array")
         elif isinstance(spec, dict):
-            arrays[key] = rng.randint(0, spec["int"], size=spec["shape"]).astype(np.float32)
+            arrays[key] = rng.randint(0, spec["int"], size=spec["shape"]).astype(spec.get("dtype", np.float32))
             layout.append("array")
         else:
             value = rng.uniform(-1, 1, size=spec).astype(np.float32)

@@ -5,8 +5,10 @@ MXNet has three spellings of each binary operation, all defined here from one ta
 broadcasting; what ``NDArray + NDArray`` calls) and ``_plus_scalar`` / ``_rminus_scalar``
 (one tensor and the ``scalar`` attribute; what ``x + 1.5`` builds).
 
-MXNet never promotes: every result has the first input's dtype (comparisons give 0/1 in it), so
-each kernel casts back. Unary math on integer tensors is computed in float64 and cast back too.
+MXNet never promotes: the two inputs of a binary operator must have one dtype (MXNet 1.9.1's
+``ElemwiseType`` check fails with "Incompatible attr ... expected int32, got float32", imperatively and
+when a graph is bound; so do these kernels), every result has that dtype (comparisons give 0/1 in
+it), so each kernel casts back. Unary math on integer tensors is computed in float64 and cast back too.
 Also here: ``clip``, ``where``, ``Cast``, ``add_n``, identity-like ops (``_copy``, ``BlockGrad``,
 ``make_loss``), ``zeros_like``/``ones_like``.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import ShapeError
+from ..base import OperatorTypeError, ShapeError
 from . import _special
 from ._util import const_type, known
 from .attrs import Bool, Dtype, Float, Int, Param
@@ -198,15 +200,21 @@ def binary(base: str, fn, *, elemwise: str | None, broadcast: str | None, scalar
     """Registers the same-shape, broadcasting and scalar spellings of one binary operation."""
     kern = _cast_like(fn)
 
-    def two(attrs, a, b):
-        return kern(a, b)
-    two.__doc__ = f"MXNet binary operator ({base})."
+    def same_dtypes(name: str):
+        def two(attrs, a, b):
+            if a.dtype != b.dtype:
+                raise OperatorTypeError(f"{name}: Incompatible attr at 1-th input: expected {a.dtype.name}, got "
+                                        f"{b.dtype.name} (MXNet's binary operators take one dtype: cast first)")
+            return kern(a, b)
+        two.__doc__ = f"MXNet binary operator ({base}); both inputs of one dtype, as MXNet's ElemwiseType."
+        return two
+
     if elemwise:
-        register(OpDef(elemwise, two, inputs=("lhs", "rhs"), infer_shape=_same_shapes,
+        register(OpDef(elemwise, same_dtypes(elemwise), inputs=("lhs", "rhs"), infer_shape=_same_shapes,
                        infer_shape_backward=all_same_shape_backward, aliases=elemwise_aliases,
                        traits=("elementwise",)))
     if broadcast:
-        register(OpDef(broadcast, two, inputs=("lhs", "rhs"), infer_shape=_broadcast_shapes,
+        register(OpDef(broadcast, same_dtypes(broadcast), inputs=("lhs", "rhs"), infer_shape=_broadcast_shapes,
                        aliases=broadcast_aliases))
     if scalar:
         def sc(attrs, x):
