@@ -749,3 +749,7 @@ from . import _contrib_pyfuncs  # noqa: E402
 _contrib_pyfuncs.install(contrib, globals(), _is_tensor, symbolic=False)  # type: ignore[name-defined]  # noqa: F821
 NDArray.split_v2 = lambda self, *a, **k: split_v2(self, *a, **k)  # type: ignore[attr-defined]  # noqa: F821
 _this = sys.modules[__name__]
+# MXNet's ``mxnet.ndarray.ndarray`` submodule (``NDArray``, ``array``, ``zeros``, ...: code writes
+# ``mx.nd.ndarray.NDArray`` and ``from mxnet.ndarray.ndarray import NDArray``) is this module.
+ndarray = _this
+sys.modules.setdefault(__name__ + ".ndarray", _this)

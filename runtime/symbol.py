@@ -636,3 +636,10 @@ from . import _contrib_pyfuncs  # noqa: E402
 _contrib_pyfuncs.install(contrib, globals(), _is_tensor, symbolic=True)  # type: ignore[name-defined]  # noqa: F821
 Symbol.split_v2 = lambda self, *a, **k: split_v2(self, *a, **k)  # type: ignore[attr-defined]  # noqa: F821
 Symbol.__abs__ = lambda self: self.abs()  # type: ignore[attr-defined]
+
+# MXNet's ``mxnet.symbol.symbol`` submodule (``Symbol``, ``var``, ``Group``, ...: code writes
+# ``mx.sym.symbol.Symbol`` and ``from mxnet.symbol.symbol import Symbol``) is this module.
+import sys as _sys  # noqa: E402
+
+symbol = _sys.modules[__name__]
+_sys.modules.setdefault(__name__ + ".symbol", symbol)

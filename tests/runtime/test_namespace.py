@@ -25,3 +25,16 @@ def test_symbols_of_namespaced_ops_are_named_after_their_public_name() -> None:
         assert mx.sym.contrib.box_nms(mx.sym.var("x")).name == "box_nms0"
         assert mx.sym.random.uniform(shape=(2,)).name == "uniform0"
         assert json.loads(mx.sym.contrib.box_nms(mx.sym.var("x")).tojson())["node_row_ptr"] == [0, 1, 3]
+
+
+def test_mxnet_ndarray_and_symbol_submodules_are_there() -> None:
+    """MXNet's classes live in ``mxnet.ndarray.ndarray`` and ``mxnet.symbol.symbol``, and code names
+    them that way (MXFusion 0.3.1: ``mxnet.ndarray.ndarray.NDArray`` in 27 annotations and
+    ``isinstance`` checks); transpiled, these are ``hybridize.runtime.ndarray.ndarray`` etc., so they
+    resolve (HY012 does not report them) and import."""
+    from hybridize.runtime.ndarray.ndarray import NDArray
+    from hybridize.runtime.symbol.symbol import Symbol, var
+
+    assert NDArray is mx.nd.NDArray and mx.nd.ndarray.NDArray is NDArray
+    assert Symbol is mx.sym.Symbol and mx.symbol.symbol.Symbol is Symbol and var is mx.sym.var
+    assert isinstance(mx.nd.ndarray.zeros((2,)), mx.nd.ndarray.NDArray)
