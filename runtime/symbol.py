@@ -423,13 +423,17 @@ def _partial_dtypes(graph: Graph, known: dict) -> dict:
                     _fixed_output_types(n, ins, dt)
                     continue
                 fill = have[0] if have[0].kind in "fc" else np.dtype(np.float32)
-                for e, d in zip(n.inputs, ins):
-                    if d is None and e.node.op is None:
-                        dt[(id(e.node), 0)] = fill
+                group = n.op.same_dtype
+                grouped = range(len(ins)) if group == "all" else (group or ())
+                shared = next((ins[i] for i in grouped if i < len(ins) and ins[i] is not None), None)
+                for i, (e, d) in enumerate(zip(n.inputs, ins)):
+                    if d is None and e.node.op is None:  # inputs of one dtype take it (concat of int32)
+                        dt[(id(e.node), 0)] = shared if shared is not None and i in grouped else fill
                         changed = True
                 ins = [dt.get((id(e.node), e.index)) for e in n.inputs]
                 if any(d is None for d in ins):
                     continue
+            n.op.check_same_dtype(ins)  # as MXNet's inference: two dtypes where one is required
             outs = n.op.dtypes(n.resolved, ins)
             for i, d in enumerate(outs):
                 if dt.get((id(n), i)) is None:

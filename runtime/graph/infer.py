@@ -168,14 +168,28 @@ def needs_shape_completion(graph: Graph) -> bool:
 
 
 def infer_dtypes(graph: Graph, known: dict[str, Any]) -> dict[tuple[int, int], np.dtype]:
-    """Maps (id(node), output index) -> dtype; unknown variables default to float32."""
+    """Maps (id(node), output index) -> dtype; unknown variables default to float32.
+
+    Inputs an operator gives one dtype (``OpDef.same_dtype``) are checked as MXNet checks them when
+    a graph is bound, where their dtypes are known: a defaulted variable's float32 is a guess (MXNet
+    would infer it from its neighbours), so it and everything computed from it is not checked."""
     dtypes: dict[tuple[int, int], np.dtype] = {}
+    guessed: set[tuple[int, int]] = set()
     for n in graph.nodes:
         if n.op is None:
             d = known.get(n.name)
-            dtypes[(id(n), 0)] = np.dtype(d) if d is not None else (var_dtype_hint(n) or np.dtype(np.float32))
+            hint = var_dtype_hint(n) if d is None else None
+            dtypes[(id(n), 0)] = np.dtype(d) if d is not None else (hint or np.dtype(np.float32))
+            if d is None and hint is None:
+                guessed.add((id(n), 0))
             continue
-        ins = [dtypes[(id(e.node), e.index)] for e in n.inputs]
+        keys = [(id(e.node), e.index) for e in n.inputs]
+        ins = [dtypes[k] for k in keys]
+        if n.op.same_dtype is not None:
+            n.op.check_same_dtype([None if k in guessed else d for k, d in zip(keys, ins)])
+        some_guessed = any(k in guessed for k in keys)
         for i, d in enumerate(n.op.dtypes(n.resolved, ins)):
             dtypes[(id(n), i)] = d
+            if some_guessed:
+                guessed.add((id(n), i))
     return dtypes

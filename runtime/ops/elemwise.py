@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import OperatorTypeError, ShapeError
+from ..base import ShapeError
 from . import _special
 from ._util import const_type, known
 from .attrs import Bool, Dtype, Float, Int, Param
@@ -200,21 +200,15 @@ def binary(base: str, fn, *, elemwise: str | None, broadcast: str | None, scalar
     """Registers the same-shape, broadcasting and scalar spellings of one binary operation."""
     kern = _cast_like(fn)
 
-    def same_dtypes(name: str):
-        def two(attrs, a, b):
-            if a.dtype != b.dtype:
-                raise OperatorTypeError(f"{name}: Incompatible attr at 1-th input: expected {a.dtype.name}, got "
-                                        f"{b.dtype.name} (MXNet's binary operators take one dtype: cast first)")
-            return kern(a, b)
-        two.__doc__ = f"MXNet binary operator ({base}); both inputs of one dtype, as MXNet's ElemwiseType."
-        return two
-
+    def two(attrs, a, b):
+        return kern(a, b)
+    two.__doc__ = f"MXNet binary operator ({base}); both inputs of one dtype (``same_dtype``)."
     if elemwise:
-        register(OpDef(elemwise, same_dtypes(elemwise), inputs=("lhs", "rhs"), infer_shape=_same_shapes,
+        register(OpDef(elemwise, two, inputs=("lhs", "rhs"), infer_shape=_same_shapes, same_dtype="all",
                        infer_shape_backward=all_same_shape_backward, aliases=elemwise_aliases,
                        traits=("elementwise",)))
     if broadcast:
-        register(OpDef(broadcast, same_dtypes(broadcast), inputs=("lhs", "rhs"), infer_shape=_broadcast_shapes,
+        register(OpDef(broadcast, two, inputs=("lhs", "rhs"), infer_shape=_broadcast_shapes, same_dtype="all",
                        aliases=broadcast_aliases))
     if scalar:
         def sc(attrs, x):
@@ -284,7 +278,7 @@ def _add_n(attrs, *arrays):
     return out
 
 
-register(OpDef("add_n", _add_n, params=(Param("num_args", Int),), variadic="num_args",
+register(OpDef("add_n", _add_n, params=(Param("num_args", Int),), variadic="num_args", same_dtype="all",
                infer_shape=_same_shapes, infer_shape_backward=all_same_shape_backward,
                aliases=("ElementWiseSum",)))
 
@@ -312,7 +306,7 @@ def _where(attrs, cond, x, y):
     return np.where(c, x, y).astype(x.dtype, copy=False)
 
 
-register(OpDef("where", _where, inputs=("condition", "x", "y"), infer_shape=_where_shape,
+register(OpDef("where", _where, inputs=("condition", "x", "y"), infer_shape=_where_shape, same_dtype=(1, 2),
                infer_type=lambda attrs, dts: [dts[1] if dts[1] is not None else np.dtype(np.float32)]))
 
 

@@ -257,7 +257,7 @@ _CONV_PARAMS = (
     Param("layout", OptEnum(*_LAYOUTS), None),
 )
 
-register(OpDef("Convolution", _convolution, params=_CONV_PARAMS, inputs=_conv_inputs,
+register(OpDef("Convolution", _convolution, params=_CONV_PARAMS, inputs=_conv_inputs, same_dtype="all",
                infer_shape=_conv_shape, infer_shape_backward=_batch_backward, prepare=_conv_prepare,
                infer_type=lambda attrs, dts: [np.dtype(dts[0] or np.float32)]))
 
@@ -358,7 +358,7 @@ def _deconvolution(attrs, x, w, b=None):
 
 
 register(OpDef(
-    "Deconvolution", _deconvolution,
+    "Deconvolution", _deconvolution, same_dtype="all",
     params=(Param("kernel", Shape), Param("stride", Shape, ()), Param("dilate", Shape, ()),
             Param("pad", Shape, ()), Param("adj", Shape, ()), Param("target_shape", Shape, ()),
             Param("num_filter", Int), Param("num_group", Int, 1), Param("workspace", Int, 512),

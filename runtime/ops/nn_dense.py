@@ -73,7 +73,7 @@ def _fc(attrs, x, w, b=None):
 
 
 register(OpDef(
-    "FullyConnected", _fc,
+    "FullyConnected", _fc, same_dtype="all",
     params=(Param("num_hidden", Int), Param("no_bias", Bool, False), Param("flatten", Bool, True)),
     inputs=_fc_inputs, infer_shape=_fc_shape, infer_shape_backward=_fc_shape_backward,
     infer_type=lambda attrs, dts: [np.dtype(dts[0] or np.float32)],

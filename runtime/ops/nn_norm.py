@@ -176,7 +176,7 @@ def _layer_norm(attrs, x, gamma, beta):
     return out
 
 
-register(OpDef("LayerNorm", _layer_norm,
+register(OpDef("LayerNorm", _layer_norm, same_dtype="all",
                params=(Param("axis", Int, -1), Param("eps", Float, 1e-5), Param("output_mean_var", Bool, False)),
                inputs=("data", "gamma", "beta"), num_outputs=_ln_nout, infer_shape=_ln_shape))
 
@@ -208,7 +208,7 @@ def _instance_norm(attrs, x, gamma, beta):
     return out.astype(x.dtype, copy=False)
 
 
-register(OpDef("InstanceNorm", _instance_norm, params=(Param("eps", Float, 1e-3),),
+register(OpDef("InstanceNorm", _instance_norm, params=(Param("eps", Float, 1e-3),), same_dtype="all",
                inputs=("data", "gamma", "beta"), infer_shape=_in_shape))
 
 
@@ -251,7 +251,7 @@ def _group_norm(attrs, x, gamma, beta):
     return out
 
 
-register(OpDef("GroupNorm", _group_norm,
+register(OpDef("GroupNorm", _group_norm, same_dtype="all",
                params=(Param("num_groups", Int, 1), Param("eps", Float, 1e-5), Param("output_mean_var", Bool, False)),
                inputs=("data", "gamma", "beta"), num_outputs=_gn_nout, infer_shape=_gn_shape))
 

@@ -14,16 +14,23 @@ tables, reshaped weights) to compile time; the graph compiler uses it when prese
 
 ``traits`` (names from :data:`TRAITS`) say what the graph passes may assume about an op (merge two
 equal calls, drop a no-op, run it in any layout); passes match on them, not on op names.
+
+``same_dtype`` names the inputs MXNet's type inference gives one dtype (``"all"``, or positions):
+binary arithmetic, ``where``'s ``x``/``y``, ``concat``, ``dot``, ``FullyConnected``'s data, weight and
+bias, ... MXNet never promotes; two dtypes there fail ("Incompatible attr in node ... at 1-th input:
+expected float32, got float64"), imperatively and when a graph is bound, and so does the runtime:
+the kernel checks its arrays, and :func:`~..graph.infer.infer_dtypes` checks a graph's known dtypes.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..base import ShapeError, UnknownOpError
+from ..base import OperatorTypeError, ShapeError, UnknownOpError
 from .attrs import REQUIRED, AttrError, Param, format_value
 
 __all__ = ["OpDef", "Attrs", "register", "get_op", "find_op", "all_ops", "same_shape", "ShapeFn",
@@ -75,6 +82,30 @@ class Attrs:
 
     def __repr__(self) -> str:
         return "Attrs(" + ", ".join(f"{k}={v!r}" for k, v in self._values.items()) + ")"
+
+
+def _check_dtypes(name: str, positions: str | Sequence[int], dtypes: Sequence[Any]) -> None:
+    picked = list(enumerate(dtypes)) if positions == "all" else [(i, dtypes[i]) for i in positions
+                                                                   if i < len(dtypes)]
+    first = None
+    for i, d in picked:
+        if d is None:
+            continue
+        d = np.dtype(d)
+        if first is None:
+            first = d
+        elif d != first:
+            raise OperatorTypeError(f"{name}: Incompatible attr at {i}-th input: expected {first.name}, got "
+                                    f"{d.name} (MXNet gives these inputs one dtype and never promotes: cast first)")
+
+
+def _checking_dtypes(name: str, positions: str | Sequence[int], compute: Callable[..., Any]) -> Callable[..., Any]:
+    """``compute`` that first checks the dtypes of its ``same_dtype`` arrays."""
+    @functools.wraps(compute)
+    def checked(attrs: Any, *arrays: Any) -> Any:
+        _check_dtypes(name, positions, [getattr(a, "dtype", None) for a in arrays])
+        return compute(attrs, *arrays)
+    return checked
 
 
 def same_shape(attrs: Attrs, in_shapes: list) -> tuple:
@@ -132,6 +163,7 @@ class OpDef:
     # parameter struct ignore them (``zeros_like(x, dtype='int64')`` stays float32; default for ops
     # without params), Custom hands them to its prop
     open_attrs: bool | None = None
+    same_dtype: str | Sequence[int] | None = None  # inputs of one dtype ("all" or positions): module doc
     doc: str = ""
     _by_name: dict[str, Param] = field(init=False, repr=False)
     _cache: dict = field(init=False, repr=False)
@@ -151,6 +183,14 @@ class OpDef:
             self.infer_shape_backward = same_shape_backward
         if not self.doc and self.compute.__doc__:
             self.doc = inspect.cleandoc(self.compute.__doc__)
+        if self.same_dtype is not None:
+            self.compute = _checking_dtypes(self.name, self.same_dtype, self.compute)
+
+    def check_same_dtype(self, in_dtypes: Sequence[Any]) -> None:
+        """Raise ``OperatorTypeError`` as MXNet does if the ``same_dtype`` inputs differ (``None``:
+        unknown, not checked)."""
+        if self.same_dtype is not None:
+            _check_dtypes(self.name, self.same_dtype, in_dtypes)
 
     # -- traits -------------------------------------------------------------------------
     def has(self, trait: str) -> bool:

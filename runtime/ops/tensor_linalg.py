@@ -65,7 +65,7 @@ def _dot(attrs, a, b):
     return out.reshape(lout + rout or (1,))
 
 
-register(OpDef("dot", _dot, inputs=("lhs", "rhs"), params=_DOT_PARAMS, infer_shape=shape_fn(_dot_shape),
+register(OpDef("dot", _dot, same_dtype="all", inputs=("lhs", "rhs"), params=_DOT_PARAMS, infer_shape=shape_fn(_dot_shape),
                fluent=False))
 
 
@@ -90,7 +90,7 @@ def _batch_dot(attrs, a, b):
     return out if out.dtype == a.dtype else out.astype(a.dtype)
 
 
-register(OpDef("batch_dot", _batch_dot, inputs=("lhs", "rhs"), params=_DOT_PARAMS,
+register(OpDef("batch_dot", _batch_dot, same_dtype="all", inputs=("lhs", "rhs"), params=_DOT_PARAMS,
                infer_shape=shape_fn(_batch_dot_shape)))
 
 

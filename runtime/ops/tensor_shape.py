@@ -333,7 +333,7 @@ def _concat_shape(attrs, in_shapes):
 
 
 register(OpDef("Concat", lambda a, *xs: np.concatenate(xs, axis=norm_axis(a.dim, xs[0].ndim)),
-               params=(Param("num_args", Int), Param("dim", Int, 1)), variadic="num_args",
+               params=(Param("num_args", Int), Param("dim", Int, 1)), variadic="num_args", same_dtype="all",
                infer_shape=_concat_shape, aliases=("concat",), doc="Concat: join inputs along ``dim``."))
 
 
@@ -348,7 +348,7 @@ def _stack_shape(attrs, *shapes):
 
 
 register(OpDef("stack", lambda a, *xs: np.stack(xs, axis=a.axis),
-               params=(Param("axis", Int, 0), Param("num_args", Int)), variadic="num_args",
+               params=(Param("axis", Int, 0), Param("num_args", Int)), variadic="num_args", same_dtype="all",
                infer_shape=shape_fn(_stack_shape), doc="stack: join inputs along a new axis."))
 
 

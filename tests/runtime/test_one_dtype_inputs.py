@@ -1,4 +1,4 @@
-"""A binary operator takes two inputs of one dtype, as in MXNet 1.9.1.
+"""Operator inputs that MXNet gives one dtype must have one dtype, as in MXNet 1.9.1.
 
 MXNet never promotes: ``broadcast_mul(int32, float32)``, ``elemwise_add``, comparisons, logical
 operators, ``NDArray * NDArray`` with different dtypes all fail (``Check failed: assign(&dattr,
@@ -85,3 +85,56 @@ def test_mxnet_refuses_the_same():
         pytest.skip("HYBRIDIZE_MXNET_PYTHON does not name MXNet 1.9.1's interpreter")
     out = subprocess.run([python, "-c", MXNET_SCRIPT], capture_output=True, text=True, timeout=120).stdout
     assert out.split() == ["refused"] * 3
+
+
+# -- other operators whose inputs MXNet gives one dtype (``OpDef.same_dtype``) -----------------------
+F32 = nd.ones((2, 2))
+F64 = nd.ones((2, 2), dtype="float64")
+I32 = nd.ones((2, 2), dtype="int32")
+IMAGE = nd.ones((1, 2, 3, 3))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nd.where(F32, I32, F32),
+    lambda: nd.concat(F32, I32, dim=0),
+    lambda: nd.stack(F32, F64),
+    lambda: nd.add_n(F32, F64),
+    lambda: nd.dot(F32, F64),
+    lambda: nd.batch_dot(F32.expand_dims(0), F64.expand_dims(0)),
+    lambda: nd.FullyConnected(F32, F64, num_hidden=2, no_bias=True),
+    lambda: nd.FullyConnected(F32, F32, nd.ones((2,), dtype="float64"), num_hidden=2),
+    lambda: nd.Convolution(IMAGE, nd.ones((3, 2, 1, 1), dtype="float64"), kernel=(1, 1), num_filter=3, no_bias=True),
+    lambda: nd.LayerNorm(F32, F64[0], F64[0]),
+    lambda: nd.InstanceNorm(IMAGE, nd.ones((2,), dtype="float64"), nd.ones((2,))),
+], ids=["where x/y", "concat", "stack", "add_n", "dot", "batch_dot", "FullyConnected weight", "FullyConnected bias",
+        "Convolution", "LayerNorm", "InstanceNorm"])
+def test_inputs_mxnet_gives_one_dtype_are_refused_with_two(call):
+    with pytest.raises(OperatorTypeError, match=r"Incompatible attr at \d-th input: expected \w+, got \w+"):
+        call()
+
+
+def test_inputs_of_their_own_dtype_stay_free():
+    """Conditions, indices and lengths are not part of the rule (as in MXNet)."""
+    assert nd.where(I32, F32, F32).dtype == np.float32
+    assert nd.take(F32, I32).dtype == np.float32
+    assert nd.Embedding(I32, nd.ones((5, 3)), input_dim=5, output_dim=3).dtype == np.float32
+    assert nd.SequenceMask(F32, nd.array([1, 2], dtype="int32"), use_sequence_length=True).dtype == np.float32
+
+
+class Concat(nn.HybridBlock):
+    def hybrid_forward(self, F, x, y):
+        return F.concat(x, y, dim=0)
+
+
+def test_a_graph_is_checked_where_its_dtypes_are_known():
+    net = Concat()
+    net.hybridize()
+    with pytest.raises(OperatorTypeError, match="expected float32, got int32"):
+        net(F32, I32)
+    from hybridize.runtime import sym
+    x, y = sym.var("x"), sym.var("y")
+    out = sym.concat(x, y, dim=0)
+    with pytest.raises(OperatorTypeError, match="expected float32, got float64"):
+        out.infer_type(x="float32", y="float64")
+    # y unknown: it takes x's dtype, as MXNet infers it (no float32 guess to contradict)
+    assert out.infer_type(x="int32")[0] == [np.int32, np.int32]
