@@ -27,8 +27,9 @@ a list) and emits the events and values the rules see.
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
 
 from ..source import SourceError, ast_depth, parse_python, split_lines
 from . import knowledge as K
@@ -111,11 +112,12 @@ def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
         analysis.functions.append(AnalysedFunction(cls.name, span))
     if not targets:
         return analysis
-    # every class of the file: helpers may run with a base class as ``cls``
-    init_ndarrays, init_params = {}, {}
+    # every class of the file: helpers may run with a base class as ``cls`` (each read on first use)
+    attributes = _LazyAttributes(index)
+    if not attributes.unparse_cannot_fail():
+        attributes.read_all()  # (as before: a call nested too deeply to unparse stops the analysis)
+    init_ndarrays, init_params = attributes.view(0), attributes.view(1)
     init_layers = _LazyLayers(index)
-    for name, cls in index.classes.items():
-        init_ndarrays[name], init_params[name] = _init_attributes(index, cls)
 
     decided: Optional[Evidence] = None
     interp: Optional[Interpreter] = None
@@ -139,7 +141,7 @@ def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
     return analysis
 
 
-def _init_attributes(index: ModuleIndex, cls: ClassInfo) -> tuple[dict[str, tuple[str, int]], dict[str, tuple[str, int]]]:
+def _init_attributes(index: ModuleIndex, cls: ClassInfo) -> tuple["_CallTexts", "_CallTexts"]:
     """``self.attr = nd.array(...)`` and ``self.attr = self.params.get(...)`` in ``__init__``.
 
     The ``__init__`` of the class and of its bases defined in this file are read (a subclass's
@@ -149,35 +151,117 @@ def _init_attributes(index: ModuleIndex, cls: ClassInfo) -> tuple[dict[str, tupl
     call's text and row. Read from the ``ast`` already built for the index: no
     libcst parse is needed.
     """
-    ndarrays: dict[str, tuple[str, int]] = {}
-    params: dict[str, tuple[str, int]] = {}  # a child block ``a`` is recorded as ``a.*``
+    ndarrays = _CallTexts()
+    params = _CallTexts()  # a child block ``a`` is recorded as ``a.*``
     for owner in reversed(_class_chain(index, cls)):
         init = owner.methods.get("__init__")
         if init is None:
             continue
-        stack: list[ast.AST] = list(init.node.body)  # type: ignore[attr-defined]
-        while stack:
-            stmt = stack.pop()
-            for attr in ("body", "orelse", "finalbody", "handlers"):
-                block = getattr(stmt, attr, None)
-                if isinstance(block, list):
-                    stack.extend(block)
-            if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
-                continue
+        for stmt in _call_assignments(init.node):
             kind = _created_by(stmt.value.func, index)
             if kind is None:
                 continue
             for target in stmt.targets:
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                    text = ast.unparse(stmt.value)
-                    if len(text) > 50:
-                        text = text[:47] + "..."
                     for table in (ndarrays, params):
                         table.pop(target.attr, None)
                         table.pop(target.attr + ".*", None)
                     table = ndarrays if kind == "ndarray" else params
-                    table[target.attr + (".*" if kind == "block" else "")] = (text, stmt.value.lineno)
+                    table[target.attr + (".*" if kind == "block" else "")] = stmt.value
     return ndarrays, params
+
+
+def _call_assignments(init: ast.AST) -> Iterator[ast.Assign]:
+    """``x = call(...)`` statements of a function, at any depth (a statement walk), in the order
+    :func:`_init_attributes` has always read them."""
+    stack: list[ast.AST] = list(init.body)  # type: ignore[attr-defined]
+    while stack:
+        stmt = stack.pop()
+        for attr in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(stmt, attr, None)
+            if isinstance(block, list):
+                stack.extend(block)
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            yield stmt
+
+
+class _CallTexts(dict):
+    """``attr`` -> the creating call; :meth:`get` answers (its text, cut to 50 characters, and
+    its row). The text only names the call in messages: it is unparsed for the attributes the
+    analysis actually reads, not for every layer an ``__init__`` creates."""
+
+    def get(self, attr: str, default: None = None) -> Optional[tuple[str, int]]:  # type: ignore[override]
+        call = dict.get(self, attr)
+        if call is None:
+            return default
+        text = ast.unparse(call)
+        if len(text) > 50:
+            text = text[:47] + "..."
+        return text, call.lineno
+
+
+class _LazyAttributes:
+    """class name -> :func:`_init_attributes` of that class, read on first lookup: only classes
+    whose analysed code reads ``self.attr`` need theirs.
+
+    Reading them all up front, as the analysis once did, unparsed every creating call, and an
+    unparse can fail (``RecursionError``: the analysis then reports the file as nested too
+    deeply). Unparsing recurses through ~4 frames per level of nesting and every level takes at
+    least one character of source, so a call spanning fewer characters than an eighth of the
+    recursion limit cannot fail; when every candidate call of the file is that short, laziness
+    changes nothing but the cost, otherwise :meth:`read_all` keeps the old behaviour exactly.
+    """
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.tables: dict[str, tuple[_CallTexts, _CallTexts]] = {}
+
+    def unparse_cannot_fail(self) -> bool:
+        limit = sys.getrecursionlimit() // 8
+        lines = self.index.lines
+        for cls in self.index.classes.values():
+            init = cls.methods.get("__init__")
+            if init is None:
+                continue
+            for stmt in _call_assignments(init.node):
+                call = stmt.value
+                end = call.end_lineno or call.lineno
+                size = (call.end_col_offset or 0) - call.col_offset if end == call.lineno else \
+                    sum(len(line) for line in lines[call.lineno - 1:end])
+                if size >= limit:
+                    return False
+        return True
+
+    def read_all(self) -> None:
+        for name in self.index.classes:
+            for table in (self.table(name, 0), self.table(name, 1)):
+                for attr in table or ():
+                    table.get(attr)
+
+    def table(self, name: str, which: int) -> Optional[_CallTexts]:
+        found = self.tables.get(name)
+        if found is None:
+            cls = self.index.classes.get(name)
+            if cls is None:
+                return None
+            found = self.tables[name] = _init_attributes(self.index, cls)
+        return found[which]
+
+    def view(self, which: int) -> "_AttributeView":
+        return _AttributeView(self, which)
+
+
+class _AttributeView:
+    """The NDArray (``which`` 0) or Parameter (1) tables of :class:`_LazyAttributes`, with the
+    ``dict.get`` the interpreter uses."""
+
+    def __init__(self, attributes: _LazyAttributes, which: int) -> None:
+        self.attributes = attributes
+        self.which = which
+
+    def get(self, name: str, default: Optional[dict] = None) -> Optional[dict]:
+        found = self.attributes.table(name, self.which)
+        return default if found is None else found
 
 
 def _init_layers(index: ModuleIndex, cls: ClassInfo) -> dict[str, str]:

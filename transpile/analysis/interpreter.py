@@ -17,7 +17,6 @@ analysing them costs a fraction of building libcst trees, and their nodes carry 
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, Union
 
 from . import knowledge as K
@@ -26,7 +25,7 @@ from .aux_states import AUX_INPUTS
 from . import shapes as SH
 from .events import Event, EventKind, Evidence, Site
 from .index import ClassInfo, ModuleIndex
-from .values import STATIC, Category, Kind, Origin, Value, join, seq, static, tensor
+from .values import STATIC, Category, Kind, Origin, Value, join, replace, seq, static, tensor
 
 MAX_CALL_DEPTH = 4
 LOOP_ITERATIONS = 3
@@ -155,7 +154,7 @@ class Interpreter:
                   construct="symbolic-only" if self.symbolic_only else "")
 
     def record(self, node: ast.AST, value: Value) -> Value:
-        if self.emitting:
+        if self.emit_enabled and self.silent == 0:  # (``emitting``, inlined: called per expression)
             self.values[id(node)] = (node, value, self.ctx.site)
             if value.holds_tensor:
                 self.trace.append((value, node))
@@ -399,9 +398,11 @@ class Interpreter:
             self.symbolic_only = saved
 
     def exec_stmt(self, stmt: ast.stmt) -> None:
-        method = getattr(self, "exec_" + type(stmt).__name__, None)
+        method = _EXEC_HANDLERS.get(type(stmt), _UNSEEN)
+        if method is _UNSEEN:
+            method = _handler(_EXEC_HANDLERS, "exec_", type(stmt))
         if method is not None:
-            method(stmt)
+            method(self, stmt)
 
     def exec_Expr(self, stmt: ast.Expr) -> None:
         self.eval(stmt.value)
@@ -864,13 +865,15 @@ class Interpreter:
 
     # ------------------------------------------------------------------ expressions
     def eval(self, node: ast.expr) -> Value:
-        method = getattr(self, "eval_" + type(node).__name__, None)
+        method = _EVAL_HANDLERS.get(type(node), _UNSEEN)
+        if method is _UNSEEN:
+            method = _handler(_EVAL_HANDLERS, "eval_", type(node))
         if method is None:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.eval(child)
             return STATIC
-        return self.record(node, method(node))
+        return self.record(node, method(self, node))
 
     def eval_Constant(self, node: ast.Constant) -> Value:
         return STATIC
@@ -1565,6 +1568,19 @@ class Interpreter:
         data_at = 0
         rest = [(a.keyword, a.node, v) for a, v in args[1:]]
         return BC.call_dims(op, args[data_at][1], rest, node, self.ctx.site)
+
+
+#: node type -> ``Interpreter.eval_<Type>`` / ``exec_<Type>`` (or ``None``), filled on first use:
+#: the dispatch of :meth:`Interpreter.eval` and :meth:`Interpreter.exec_stmt` runs for every node.
+_EVAL_HANDLERS: dict[type, Optional[Callable[..., Any]]] = {}
+_EXEC_HANDLERS: dict[type, Optional[Callable[..., Any]]] = {}
+_UNSEEN = object()
+
+
+def _handler(table: dict[type, Optional[Callable[..., Any]]], prefix: str,
+             node_type: type) -> Optional[Callable[..., Any]]:
+    found = table[node_type] = getattr(Interpreter, prefix + node_type.__name__, None)
+    return found
 
 
 def _body_outputs_tensor(args: Sequence[tuple[Any, Value]], results: dict[int, Value]) -> bool:
