@@ -104,3 +104,20 @@ def test_deep_but_valid_expressions_are_analysed_or_reported(tmp_path):
     _no_traceback(proc)
     assert proc.returncode == 1
     assert ("HY001" in proc.stdout) or ("HY000" in proc.stdout and "nested too deeply" in proc.stdout)
+
+
+def test_init_call_too_deep_to_unparse_is_still_hy000():
+    """The analysis reads ``__init__`` attributes lazily (checkspeed); a creating call long enough
+    that unparsing it could exhaust the recursion limit is still read up front, as before, so the
+    verdict does not depend on whether ``hybrid_forward`` reads the attribute."""
+    from hybridize.transpile.check.checker import check_source
+
+    def module(terms: int) -> str:
+        return ("from mxnet import nd\nfrom mxnet.gluon import nn\n\n\nclass Net(nn.HybridBlock):\n"
+                "    def __init__(self):\n        super().__init__()\n"
+                f"        self.w = nd.array({'+'.join(['1'] * terms)})\n\n"
+                "    def hybrid_forward(self, F, x):\n        return x + 1\n")
+
+    deep = check_source(module(6000), "deep.py")
+    assert [(f.code, f.message) for f in deep] == [("HY000", "cannot analyse: code is nested too deeply")]
+    assert check_source(module(300), "shallow.py") == []
