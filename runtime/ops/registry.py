@@ -167,6 +167,7 @@ class OpDef:
     doc: str = ""
     _by_name: dict[str, Param] = field(init=False, repr=False)
     _cache: dict = field(init=False, repr=False)
+    _unchecked: Callable[..., Any] | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         self._by_name = {p.name: p for p in self.params}
@@ -184,6 +185,7 @@ class OpDef:
         if not self.doc and self.compute.__doc__:
             self.doc = inspect.cleandoc(self.compute.__doc__)
         if self.same_dtype is not None:
+            self._unchecked = self.compute
             self.compute = _checking_dtypes(self.name, self.same_dtype, self.compute)
 
     def check_same_dtype(self, in_dtypes: Sequence[Any]) -> None:
@@ -320,6 +322,9 @@ class OpDef:
         if self.prepare is not None and in_shapes is not None:
             return self.prepare(attrs, in_shapes, in_dtypes)
         compute = self.compute
+        if self._unchecked is not None and in_dtypes is not None and all(d is not None for d in in_dtypes):
+            self.check_same_dtype(in_dtypes)  # once, here: a compiled graph's dtypes are fixed
+            compute = self._unchecked
         return lambda *arrays: compute(attrs, *arrays)
 
     def __repr__(self) -> str:
