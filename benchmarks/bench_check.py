@@ -11,6 +11,12 @@ CI or a pre-commit hook), timed from outside. The generated tree mixes four rena
 corpus (real Gluon code: 19 of 48 files define ``hybrid_forward``) with small synthetic model
 files (half with ``hybrid_forward`` and a few planted violations, half plain utilities), about
 400 files and 90k lines. Reports files/s and lines/s; see ``benchmarks/RESULTS-check.md``.
+
+Bytecode: an installed package has its modules byte-compiled (pip writes ``__pycache__``), but an
+environment with ``PYTHONDONTWRITEBYTECODE=1`` (this machine's) makes every fresh process compile
+hybridize's source again (~0.2-0.3 s). By default the runs therefore use a private
+``PYTHONPYCACHEPREFIX`` filled by a warm-up run, as an installed package runs; ``--no-bytecode``
+measures source-compiling processes. Either way the checked trees themselves are parsed cold.
 """
 from __future__ import annotations
 
@@ -157,6 +163,10 @@ def count_tree(path: Path) -> tuple[int, int]:
     return len(files), sum(p.read_bytes().count(b"\n") for p in files)
 
 
+#: extra environment of the timed processes (``PYTHONPYCACHEPREFIX`` unless ``--no-bytecode``)
+_ENV: dict[str, str] = {}
+
+
 def command(path: Path, jobs: int) -> list[str]:
     return ["hybridize-check", "--exit-zero", "--output-format", "concise", "--jobs", str(jobs), str(path)]
 
@@ -167,7 +177,8 @@ def time_check(path: Path, jobs: int, runs: int) -> tuple[list[float], list[floa
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        proc = subprocess.run(command(path, jobs), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run(command(path, jobs), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, **_ENV})
         walls.append(time.perf_counter() - start)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
@@ -183,7 +194,7 @@ def report(name: str, path: Path, jobs: int, runs: int) -> str:
     load = os.getloadavg()[0]
     line = (f"{name}: {files} files, {lines} lines, jobs={jobs}: wall best {best:.3f} s, median {median:.3f} s "
             f"({files / best:.0f} files/s, {lines / best:.0f} lines/s); CPU best {min(cpus):.3f} s; "
-            f"load average {load:.1f}")
+            f"load average {load:.1f}; {'byte-compiled modules' if _ENV else 'modules compiled from source'}")
     print(line, flush=True)
     return line
 
@@ -224,7 +235,21 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, default=None, help="generate the tree here and keep it")
     parser.add_argument("--long-methods", action="store_true", help="only the long-method scaling benchmark")
+    parser.add_argument("--no-bytecode", dest="bytecode", action="store_false",
+                        help="no private bytecode cache: every process compiles hybridize's modules from source")
     args = parser.parse_args()
+    pycache = tempfile.mkdtemp(prefix="bench-check-pycache-") if args.bytecode else None
+    if pycache is not None:
+        _ENV.update(PYTHONPYCACHEPREFIX=pycache, PYTHONDONTWRITEBYTECODE="")
+        time_check(CORPUS, 1, 1)      # the warm-up run byte-compiles what the children import
+    try:
+        _run(args)
+    finally:
+        if pycache is not None:
+            shutil.rmtree(pycache, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace) -> None:
     if args.long_methods:
         long_methods(args.runs)
         return
