@@ -171,16 +171,23 @@ def _init_attributes(index: ModuleIndex, cls: ClassInfo) -> tuple["_CallTexts", 
     return ndarrays, params
 
 
-def _call_assignments(init: ast.AST) -> Iterator[ast.Assign]:
-    """``x = call(...)`` statements of a function, at any depth (a statement walk), in the order
-    :func:`_init_attributes` has always read them."""
-    stack: list[ast.AST] = list(init.body)  # type: ignore[attr-defined]
+def _statements(body: list) -> Iterator[ast.AST]:
+    """Every statement of ``body`` at any depth (bodies, else branches, handlers), in the order the
+    ``__init__`` readers have always visited them (a stack: last statement first)."""
+    stack: list[ast.AST] = list(body)
     while stack:
         stmt = stack.pop()
         for attr in ("body", "orelse", "finalbody", "handlers"):
             block = getattr(stmt, attr, None)
             if isinstance(block, list):
                 stack.extend(block)
+        yield stmt
+
+
+def _call_assignments(init: ast.AST) -> Iterator[ast.Assign]:
+    """``x = call(...)`` statements of a function, at any depth, in the order
+    :func:`_init_attributes` has always read them."""
+    for stmt in _statements(init.body):  # type: ignore[attr-defined]
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
             yield stmt
 
@@ -279,13 +286,7 @@ def _init_layers(index: ModuleIndex, cls: ClassInfo) -> dict[str, str]:
         init = owner.methods.get("__init__")
         if init is None:
             continue
-        stack: list[ast.AST] = list(init.node.body)  # type: ignore[attr-defined]
-        while stack:
-            stmt = stack.pop()
-            for attr in ("body", "orelse", "finalbody", "handlers"):
-                block = getattr(stmt, attr, None)
-                if isinstance(block, list):
-                    stack.extend(block)
+        for stmt in _statements(init.node.body):  # type: ignore[attr-defined]
             if isinstance(stmt, ast.Assign):
                 targets, value = stmt.targets, stmt.value
             elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
