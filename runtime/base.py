@@ -39,6 +39,10 @@ class NoGradientError(HybridizeError, NotImplementedError):
     """Something that needs gradients (``Executor.backward``, gradient checks): the runtime is forward only."""
 
 
+class NonDifferentiableError(HybridizeError):
+    """A backward pass reached an operator MXNet registers without a gradient (no ``FGradient``)."""
+
+
 class NotImplementedForSymbol(HybridizeError):
     """A function that exists for NDArray only, called on a Symbol (``mxnet.base.NotImplementedForSymbol``)."""
 

@@ -15,6 +15,19 @@ tables, reshaped weights) to compile time; the graph compiler uses it when prese
 ``traits`` (names from :data:`TRAITS`) say what the graph passes may assume about an op (merge two
 equal calls, drop a no-op, run it in any layout); passes match on them, not on op names.
 
+``gradient`` is the operator's vector-Jacobian rule, defined beside it (as JAX defines a VJP beside each
+primitive) and written in terms of registered operators, so the one rule drives the imperative tape
+(``F`` = ``nd``), the graph's backward pass (``F`` = ``sym``) and the compiled code::
+
+    gradient(F, attrs, inputs, outputs, out_grads) -> [grad of input i, or None]
+
+``inputs``/``outputs``/``out_grads`` are NDArrays (imperative) or Symbols (graph); a ``None`` entry
+says "no gradient flows to this input" (an index, an integer input, a shape-only argument).
+``gradient=ZERO_GRAD`` is MXNet's ``MakeZeroGradNodes`` (comparisons, ``argmax``, ``round``: the
+gradient is zero); ``gradient=None`` is an operator MXNet registers without ``FGradient``: a backward
+pass through it raises ``NonDifferentiableError`` as MXNet does. Family modules attach rules with
+:func:`defgrad` when their ops are registered compactly in loops.
+
 ``same_dtype`` names the inputs MXNet's type inference gives one dtype (``"all"``, or positions):
 binary arithmetic, ``where``'s ``x``/``y``, ``concat``, ``dot``, ``FullyConnected``'s data, weight and
 bias, ... MXNet never promotes; two dtypes there fail ("Incompatible attr in node ... at 1-th input:
@@ -33,7 +46,8 @@ import numpy as np
 from ..base import OperatorTypeError, ShapeError, UnknownOpError
 from .attrs import REQUIRED, AttrError, Param, format_value
 
-__all__ = ["OpDef", "Attrs", "register", "get_op", "find_op", "all_ops", "same_shape", "ShapeFn",
+__all__ = ["OpDef", "Attrs", "register", "get_op", "find_op", "all_ops", "same_shape", "ShapeFn", "ZERO_GRAD",
+           "GradientRule", "defgrad",
            "checked_same_shape", "same_shape_backward", "all_same_shape_backward", "TRAITS"]
 
 TRAITS: dict[str, str] = {
@@ -43,6 +57,19 @@ TRAITS: dict[str, str] = {
     "identity": "returns its first input unchanged: always, or, with ``identity_if``, when its output has "
                 "the input's shape and dtype and ``identity_if(attrs, training, in_shape)`` holds",
 }
+
+# (F, attrs, inputs, outputs, out_grads) -> one gradient (or None) per input: see the module docstring
+GradientRule = Callable[[Any, "Attrs", Sequence[Any], Sequence[Any], Sequence[Any]], Sequence[Any]]
+
+
+class _ZeroGrad:
+    """Marker for ``OpDef.gradient``: every input's gradient is zero (MXNet's MakeZeroGradNodes)."""
+
+    def __repr__(self) -> str:
+        return "ZERO_GRAD"
+
+
+ZERO_GRAD: Any = _ZeroGrad()
 
 ShapeT = tuple  # tuple of ints; 0 in a dimension (or None for the whole shape) means "unknown"
 ShapeFn = Callable[["Attrs", list], tuple]
@@ -164,6 +191,7 @@ class OpDef:
     # without params), Custom hands them to its prop
     open_attrs: bool | None = None
     same_dtype: str | Sequence[int] | None = None  # inputs of one dtype ("all" or positions): module doc
+    gradient: GradientRule | _ZeroGrad | None = None  # vector-Jacobian rule: module doc
     doc: str = ""
     _by_name: dict[str, Param] = field(init=False, repr=False)
     _cache: dict = field(init=False, repr=False)
@@ -343,6 +371,21 @@ def register(op: OpDef) -> OpDef:
         _REGISTRY[n] = op
     _CANONICAL[op.name] = op
     return op
+
+
+def defgrad(*names: str) -> Callable[[GradientRule], GradientRule]:
+    """Decorator attaching a gradient rule to already registered operators (by canonical name or
+    alias), for family modules that register ops in loops; an op gets at most one rule."""
+    def attach(rule: GradientRule) -> GradientRule:
+        for n in names:
+            op = _REGISTRY.get(n)
+            if op is None:
+                raise ValueError(f"defgrad: operator {n!r} is not registered (register it first)")
+            if op.gradient is not None and op.gradient is not rule:
+                raise ValueError(f"defgrad: operator {op.name} already has a gradient rule")
+            op.gradient = rule
+        return rule
+    return attach
 
 
 def find_op(name: str) -> OpDef | None:
