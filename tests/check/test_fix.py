@@ -83,3 +83,43 @@ def test_an_alias_never_read_again_does_not_make_the_fix_unsafe():
     """)
     [finding] = findings(source)
     assert finding.fix.applicability.value == "safe"
+
+
+# The `if` is unsafe to convert while `h` is written in place; the safe fix of `h += 1` removes that
+# write, after which the `if` conversion alone would be judged safe.
+UNSAFE_AFTER_SAFE = block("""
+    h = x * 2
+    h += 1
+    if x.sum() > 0:
+        y = h * 2
+    else:
+        y = h * 3
+    return y
+""")
+
+
+def test_a_fix_judged_unsafe_stays_unsafe_after_earlier_safe_fixes(cli, tmp_path):
+    target = tmp_path / "model.py"
+    target.write_text(UNSAFE_AFTER_SAFE)
+    code, out, _ = cli(["--fix", "--format", "concise", "model.py"], cwd=tmp_path)
+    fixed = target.read_text()
+    assert "h = h + 1" in fixed and "if x.sum() > 0:" in fixed and "F.where" not in fixed
+    assert out.splitlines()[-2:] == ["Found 2 errors (1 fixed, 1 remaining).",
+                                     "1 fix available with `--unsafe-fixes` (they may change imperative behaviour)."]
+
+
+def test_diff_shows_the_set_fix_applies_with_the_same_flags(cli, tmp_path):
+    target = tmp_path / "model.py"
+    target.write_text(UNSAFE_AFTER_SAFE)
+    _, safe_diff, safe_err = cli(["--diff", "model.py"], cwd=tmp_path)
+    _, unsafe_diff, unsafe_err = cli(["--diff", "--unsafe-fixes", "model.py"], cwd=tmp_path)
+    assert (safe_err, unsafe_err) == ("Would fix 1 finding.\n", "Would fix 2 findings.\n")
+    assert "F.where" not in safe_diff and "F.where" in unsafe_diff
+    cli(["--fix", "model.py"], cwd=tmp_path)
+    assert "F.where" not in target.read_text()
+
+
+def test_summaries_spell_plurals():
+    from hybridize.transpile.check.cli import _count
+    assert [_count(1, "fix"), _count(2, "fix"), _count(2, "error"), _count(1, "warning")] == \
+        ["1 fix", "2 fixes", "2 errors", "1 warning"]

@@ -16,6 +16,7 @@ and results are merged in a deterministic order (file, line, column).
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import gc
 import multiprocessing
@@ -324,17 +325,27 @@ def fix_source(text: str, path: str, config: Optional[Config] = None, unsafe: bo
     ``applied``, if given, receives the (code, severity) of every fix applied. ``exact``: never apply
     a fix that may change what the code computes (:attr:`Fix.changes_results`), even with
     ``unsafe``: the conversions of ``hybridize transpile``. Every round re-checks the text, so a
-    fix skipped for aliasing stays skipped until the aliasing itself is gone."""
+    fix skipped for aliasing stays skipped until the aliasing itself is gone.
+
+    A fix is safe or unsafe by what it is, not by the round it is reached in: a finding whose fix
+    was unsafe in any round stays unsafe in the later ones (an earlier safe fix can remove the
+    reason, e.g. the in-place write that made an ``if`` conversion unsafe), so plain ``--fix``
+    applies exactly what the summary calls safe and ``--diff`` shows the same set."""
     config = config or Config()
     fixed = 0
     findings = check_source(text, path, config)
+    judged_unsafe: set[tuple[str, str, int]] = set()
     for _ in range(MAX_FIX_ROUNDS):
         chosen: list[Fix] = []
         picked: list[tuple[str, Severity]] = []
         taken: list[tuple[Location, Location]] = []
-        for f in findings:
-            if f.fix is None or (f.fix.applicability is Applicability.UNSAFE and not unsafe) \
-                    or (exact and f.fix.changes_results):
+        keys = _finding_keys(text, findings)
+        judged_unsafe.update(k for f, k in zip(findings, keys)
+                             if f.fix is not None and f.fix.applicability is Applicability.UNSAFE)
+        for f, key in zip(findings, keys):
+            if f.fix is None or (exact and f.fix.changes_results):
+                continue
+            if not unsafe and (f.fix.applicability is Applicability.UNSAFE or key in judged_unsafe):
                 continue
             spans = [(e.start, e.end) for e in f.fix.edits]
             if any(s < te and ts < e for s, e in spans for ts, te in taken):
@@ -352,7 +363,29 @@ def fix_source(text: str, path: str, config: Optional[Config] = None, unsafe: bo
         if applied is not None:
             applied.extend(picked)
         findings = check_source(text, path, config)
+    if judged_unsafe:  # what remains is reported with the verdict that kept it unapplied
+        findings = [_as_unsafe(f) if f.fix is not None and f.fix.applicability is Applicability.SAFE
+                    and k in judged_unsafe else f for f, k in zip(findings, _finding_keys(text, findings))]
     return text, fixed, findings
+
+
+def _as_unsafe(finding: Finding) -> Finding:
+    return dataclasses.replace(finding, fix=dataclasses.replace(finding.fix, applicability=Applicability.UNSAFE))
+
+
+def _finding_keys(text: str, findings: Sequence[Finding]) -> list[tuple[str, str, int]]:
+    """A key per finding that survives edits elsewhere in the file: its code, the stripped text of
+    the line it starts on, and its rank among findings with the same code and line text."""
+    lines = split_lines(text)
+    seen: dict[tuple[str, str], int] = {}
+    keys = []
+    for f in findings:
+        row = f.start.row - 1
+        line = lines[row].strip() if 0 <= row < len(lines) else ""
+        rank = seen.get((f.code, line), 0)
+        seen[(f.code, line)] = rank + 1
+        keys.append((f.code, line, rank))
+    return keys
 
 
 # ---------------------------------------------------------------------------------------------

@@ -56,7 +56,9 @@ def _explain(code: str) -> str:
 
 
 def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+    """``1 fix``, ``2 fixes``, ``3 errors``: English plurals of the nouns the summaries use."""
+    plural = noun + ("es" if noun.endswith(("x", "s", "sh", "ch")) else "s")
+    return f"{n} {noun if n == 1 else plural}"
 
 
 def _found(errors: int, warnings: int) -> str:
