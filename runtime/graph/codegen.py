@@ -86,12 +86,17 @@ __all__ = ["compile_graph", "CompiledProgram"]
 # naming
 # ------------------------------------------------------------------------------------------
 class _Names:
-    """Unique, safe Python identifiers for graph entries."""
+    """Unique, safe Python identifiers for graph entries.
+
+    Each base remembers the next suffix to try: names are never released, so every ``base_j`` below
+    it is taken and trying them again (as a plain ``_2, _3, ...`` scan does) made a chain of n nodes
+    sharing a truncated name cost n^2/2 probes. The names produced are the same as the scan's."""
 
     _KEYWORDS = frozenset(__import__("keyword").kwlist) | {"np", "self"}
 
     def __init__(self) -> None:
         self.used: set[str] = set()
+        self._next: dict[str, int] = {}
 
     def make(self, hint: str, prefix: str = "", internal: bool = False) -> str:
         base = prefix + re.sub(r"[^0-9A-Za-z_]", "_", hint)[:48]
@@ -99,10 +104,12 @@ class _Names:
             base = "v" + base          # leading underscores are reserved for the compiler's names
         if not base or base[0].isdigit() or base in self._KEYWORDS:
             base = "v_" + base
-        name, i = base, 1
+        i = self._next.get(base, 1)
+        name = base if i == 1 else f"{base}_{i}"
         while name in self.used or name in self._KEYWORDS:
             i += 1
             name = f"{base}_{i}"
+        self._next[base] = i + 1
         self.used.add(name)
         return name
 
