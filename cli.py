@@ -16,6 +16,7 @@ from . import __version__
 # name -> (module relative to this package, attribute holding the click command)
 _SUBCOMMANDS = {
     "check": (".transpile.check.cli", "check"),
+    "rule": (".transpile.check.cli", "rule"),
     "transpile": (".transpile.emit.cli", "transpile"),
     "run": (".runtime.run_cli", "run"),
     "graph": (".runtime.graph_cli", "graph"),
@@ -43,9 +44,14 @@ def main() -> None:
 
 
 def check_main() -> None:
-    """Entry point of the standalone ``hybridize-check`` command."""
-    from .transpile.check.cli import check
+    """Entry point of the standalone ``hybridize-check`` command (``hybridize-check rule CODE``
+    explains a rule, as ``ruff rule``; a path named ``rule`` is still checked as ``./rule``)."""
+    import sys
 
+    from .transpile.check.cli import check, rule
+
+    if sys.argv[1:2] == ["rule"]:
+        rule(args=sys.argv[2:], prog_name="hybridize-check rule")
     check(prog_name="hybridize-check")
 
 

@@ -41,9 +41,12 @@ def test_binary_file_named_py_is_reported_not_crashed_on(tmp_path):
     assert "HY000 binary file: contains a NUL byte" in proc.stdout
 
 
-def test_binary_file_without_the_marker_is_skipped(tmp_path):
+def test_binary_file_without_the_marker_is_reported_too(tmp_path):
+    # CPython rejects it whether or not it mentions hybrid_forward, and so does the checker (as ruff)
     (tmp_path / "blob.py").write_bytes(b"\x00\x01\x02\xff")
-    assert run_real(["blob.py"], cwd=tmp_path).returncode == 0
+    proc = run_real(["--format", "concise", "blob.py"], cwd=tmp_path)
+    _no_traceback(proc)
+    assert proc.returncode == 1 and "blob.py:1:1: HY000 binary file" in proc.stdout
 
 
 def test_missing_path_is_exit_2_with_a_one_line_message(tmp_path):

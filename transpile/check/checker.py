@@ -37,8 +37,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..analysis import ModuleAnalysis
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
+# file-level exemptions: ours, and flake8's (which ruff honours too, codes and all)
 _FILE_NOQA = re.compile(
-    r"#\s*hybridize-check:\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
+    r"#\s*(?P<tool>hybridize-check|flake8):\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 _CODE_SPLIT = re.compile(r"[\s,]+")
 MAX_FIX_ROUNDS = 50
 #: What a directory walk picks up.
@@ -195,6 +196,7 @@ def _apply_noqa(findings: list[Finding], lines: list[str], path: str, codes: fro
         return findings
     file_codes: Optional[list[str]] = None
     file_directive: Optional[tuple[int, int]] = None
+    file_tool = ""
     line_directives: dict[int, tuple[Optional[list[str]], int]] = {}
     for number, line in enumerate(lines, start=1):
         if "noqa" not in line.lower():
@@ -202,6 +204,7 @@ def _apply_noqa(findings: list[Finding], lines: list[str], path: str, codes: fro
         match = _FILE_NOQA.search(line)
         if match:
             file_directive = (number, match.start() + 1)
+            file_tool = match.group("tool").lower()
             file_codes = _parse_codes(match.group("codes"))
             continue
         match = _NOQA.search(line)
@@ -239,7 +242,7 @@ def _apply_noqa(findings: list[Finding], lines: list[str], path: str, codes: fro
                                 f"reported nothing on this line", ALL_RULES[META_UNUSED_NOQA].severity,
                                 loc, Location(row, col + len(lines[row - 1].rstrip('\r\n')) - col + 1),
                                 _noqa_fix(lines[row - 1], row, _NOQA, keep)))
-    if file_directive is not None and not file_used:
+    if file_directive is not None and not file_used and file_tool == "hybridize-check":  # flake8's may be for flake8
         row, col = file_directive
         kept.append(Finding(path, META_UNUSED_NOQA, "unused file-level `hybridize-check: noqa`: nothing to suppress",
                             ALL_RULES[META_UNUSED_NOQA].severity, Location(row, col), Location(row, col),
@@ -430,7 +433,10 @@ def process_data(path: str, data: bytes, config: Config, mode: str = "check", un
     """Like :func:`process_file` for bytes already read (standard input: ``write_back=False``
     leaves the fixed text in ``FileResult.fixed_text`` instead of writing ``path``)."""
     if not mentions_hybrid_forward(data):
-        return FileResult(path, skipped=True, fixed_text=None if write_back else data.decode("utf-8", "replace"))
+        result = _unmarked(path, data, config)
+        if not write_back:
+            result.fixed_text = data.decode("utf-8", "replace")
+        return result
     if path.endswith(".ipynb"):
         return _process_notebook(path, data, config, mode, unsafe, with_edits, write_back)
     try:
@@ -593,7 +599,7 @@ def _safe_process(path: str, config: Config, mode: str, unsafe: bool, with_edits
         return FileResult(path, io_error=f"{path}: internal error: {type(exc).__name__}: {exc}")
 
 
-def _prefilter(files: list[str]) -> tuple[list[str], list[FileResult]]:
+def _prefilter(files: list[str], config: Config) -> tuple[list[str], list[FileResult]]:
     """Split into files worth a worker and immediately known results (skipped or unreadable)."""
     todo: list[str] = []
     done: list[FileResult] = []
@@ -606,8 +612,20 @@ def _prefilter(files: list[str]) -> tuple[list[str], list[FileResult]]:
         if mentions_hybrid_forward(data):
             todo.append(path)
         else:
-            done.append(FileResult(path, skipped=True))
+            done.append(_unmarked(path, data, config))
     return todo, done
+
+
+def _unmarked(path: str, data: bytes, config: Config) -> FileResult:
+    """A file without ``hybrid_forward`` has nothing for the rules, but one CPython rejects is still
+    HY000 (as ruff reports a syntax error in any file it checks); otherwise it is skipped."""
+    if path.endswith(".ipynb") or PARSE_ERROR not in config.codes_for(path):
+        return FileResult(path, skipped=True)
+    try:
+        parse_python(decode_source(data))
+    except SourceError as exc:
+        return FileResult(path, findings=[_parse_error(path, exc)])
+    return FileResult(path, skipped=True)
 
 
 def default_jobs() -> int:
@@ -624,7 +642,7 @@ def check_paths(paths: Sequence[str], config: Optional[Config] = None, jobs: int
     check mode (JSON output shows them)."""
     config = config or Config()
     files, errors = collect_files(paths, config, force_exclude)
-    todo, results = _prefilter(files)
+    todo, results = _prefilter(files, config)
     jobs = jobs or default_jobs()
     if todo:
         from .. import analysis, rules  # noqa: F401  (import once before forking workers)

@@ -55,6 +55,32 @@ def _explain(code: str) -> str:
     return "\n".join(parts) + "\n"
 
 
+@click.command(name="rule", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("code", required=False)
+@click.option("--all", "all_rules", is_flag=True, help="Explain every rule.")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rule(code: Optional[str], all_rules: bool, output_format: str) -> None:
+    """Explain a rule (`rule HY001`) or all of them (`rule --all`), as `ruff rule`."""
+    if (code is None) == (not all_rules):
+        raise _fail("give one rule code, or --all")
+    codes = list(rules.ALL_RULES) if all_rules else [code.upper()]
+    if output_format == "json":
+        import json
+
+        found = [rules.ALL_RULES.get(c) for c in codes]
+        if None in found:
+            raise _fail(f"unknown rule code {code!r} (known: {', '.join(rules.ALL_RULES)})")
+        items = [{"code": r.code, "name": r.name, "summary": r.summary, "severity": r.severity.value,
+                  "fixable": r.fixable, "explanation": _explain(r.code)} for r in found]
+        click.echo(json.dumps(items if all_rules else items[0], indent=2))
+        return
+    click.echo("\n".join(_explain(c) for c in codes), nl=False)
+
+
+# formats that carry each fix's edits (the others only say whether a finding is fixable)
+_WITH_EDITS = ("json", "json-lines", "sarif", "rdjson")
+
+
 def _count(n: int, noun: str) -> str:
     """``1 fix``, ``2 fixes``, ``3 errors``: English plurals of the nouns the summaries use."""
     plural = noun + ("es" if noun.endswith(("x", "s", "sh", "ch")) else "s")
@@ -126,7 +152,7 @@ def _statistics(result: CheckResult, fmt: str = "concise") -> str:
         return json.dumps([{"code": code, "name": rules.ALL_RULES[code].name, "count": count,
                             "fixable": fixable[code]} for code, count in ordered], indent=2) + "\n"
     width = max((len(str(c)) for c in counts.values()), default=1)
-    lines = [f"{count:>{width}}\t{code}\t{'[*] ' if fixable[code] else '    '}{rules.ALL_RULES[code].name}"
+    lines = [f"{count:>{width}}\t{code}\t{'[*] ' if fixable[code] else '[ ] '}{rules.ALL_RULES[code].name}"
              for code, count in ordered]
     return "".join(line + "\n" for line in lines)
 
@@ -162,6 +188,10 @@ def _statistics(result: CheckResult, fmt: str = "concise") -> str:
 @click.option("--stdin-filename", default=None, help="The name of the file when reading source from standard input (`-`).")
 @click.option("--exit-non-zero-on-warning", is_flag=True,
               help="Exit 1 when warnings remain too (by default only errors fail a run).")
+@click.option("--exit-non-zero-on-fix", is_flag=True,
+              help="Exit 1 if any file was changed by --fix, even when no findings remain.")
+@click.option("--fix-only", is_flag=True,
+              help="Apply fixes (implies --fix) without reporting, or failing on, the findings that remain.")
 @click.version_option(__version__, "--version", prog_name="hybridize-check", message="%(prog)s %(version)s")
 @click.pass_context
 def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[str], output_file: Optional[str],
@@ -170,13 +200,13 @@ def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[st
           per_file_ignores: tuple[str, ...], exclude: tuple[str, ...], extend_exclude: tuple[str, ...],
           force_exclude: bool, respect_gitignore: Optional[bool], config_file: Optional[str], isolated: bool, jobs: int, quiet: bool,
           explain: Optional[str], add_noqa: bool, show_fixes: bool, stdin_filename: Optional[str],
-          exit_non_zero_on_warning: bool) -> None:
+          exit_non_zero_on_warning: bool, exit_non_zero_on_fix: bool, fix_only: bool) -> None:
     """Find constructs in hybrid_forward that break or change meaning under hybridize()."""
     try:
         code = _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_fixes, diff,
                     select, extend_select, ignore, per_file_ignores, exclude, extend_exclude, force_exclude,
                     config_file, isolated, jobs, quiet, explain, show_fixes, stdin_filename,
-                    exit_non_zero_on_warning, add_noqa, respect_gitignore)
+                    exit_non_zero_on_warning, add_noqa, respect_gitignore, exit_non_zero_on_fix, fix_only)
     except click.exceptions.Exit:
         raise
     except ConfigError as exc:
@@ -193,7 +223,8 @@ def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[st
 def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_fixes, diff, select,
          extend_select, ignore, per_file_ignores, exclude, extend_exclude, force_exclude, config_file,
          isolated, jobs, quiet, explain, show_fixes=False, stdin_filename=None,
-         exit_non_zero_on_warning=False, add_noqa=False, respect_gitignore=None) -> int:
+         exit_non_zero_on_warning=False, add_noqa=False, respect_gitignore=None, exit_non_zero_on_fix=False,
+         fix_only=False) -> int:
     if explain:
         click.echo(_explain(explain), nl=False)
         return EXIT_CLEAN
@@ -217,6 +248,7 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
         if not os.path.isdir(parent):
             raise _fail(f"cannot write {output_file}: directory {parent} does not exist")
 
+    fix = fix or fix_only
     if add_noqa and (fix or diff):
         raise _fail("--add-noqa cannot be combined with --fix or --diff")
     mode = "add-noqa" if add_noqa else "diff" if diff else ("fix" if fix else "check")
@@ -225,10 +257,10 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
     if "-" in paths and not from_stdin:
         raise _fail("`-` (standard input) cannot be combined with other paths")
     if from_stdin:
-        result = _check_stdin(stdin_filename or "-", config, mode, unsafe_fixes, fmt_requested in ("json", "sarif"))
+        result = _check_stdin(stdin_filename or "-", config, mode, unsafe_fixes, fmt_requested in _WITH_EDITS)
     else:
         result = check_paths(list(paths) or ["."], config, jobs=jobs, mode=mode, unsafe=unsafe_fixes,
-                             force_exclude=force_exclude, with_edits=fmt_requested in ("json", "sarif"))
+                             force_exclude=force_exclude, with_edits=fmt_requested in _WITH_EDITS)
     if mode == "add-noqa":
         added = sum(r.fixed for r in result.files)
         if from_stdin and result.files and result.files[0].fixed_text is not None:
@@ -250,7 +282,10 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
             click.echo(FORMATS["concise"](result.findings, options), err=True, nl=False)
         if not quiet:
             click.echo(_summary(result, True), err=True)
-        return EXIT_FINDINGS if remaining and not exit_zero else EXIT_CLEAN
+        if fix_only:
+            remaining = []
+        changed = exit_non_zero_on_fix and sum(r.fixed for r in result.files)
+        return EXIT_FINDINGS if (remaining and not exit_zero) or changed else EXIT_CLEAN
     findings = result.findings
     io_errors = result.io_errors + [r.io_error for r in result.files if r.io_error]
     unreadable = len(io_errors)
@@ -259,7 +294,12 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
     fmt = output_format or ("full" if (not to_file and sys.stdout.isatty()) else "concise")
     options = RenderOptions(color=_use_color(to_file) and fmt in ("full", "concise"),
                             lines_for=result.source_lines, root=config.root)
-    if diff:
+    if fix_only:
+        fixed_total = sum(r.fixed for r in result.files)
+        if not quiet:
+            click.echo(f"Fixed {_count(fixed_total, 'error')}." if fixed_total else "No errors fixed.", err=True)
+        code = EXIT_FINDINGS if exit_non_zero_on_fix and fixed_total else EXIT_CLEAN
+    elif diff:
         text = "".join(r.diff for r in result.files if r.diff)
         fixable = sum(r.fixed for r in result.files)
         _emit(text, output_file)
@@ -278,7 +318,8 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
             text += summary + "\n" + _hidden_fixes(result, unsafe_fixes)
         _emit(text, output_file, options.color)
         failing = [f for f in findings if f.severity is Severity.ERROR or exit_non_zero_on_warning]
-        code = EXIT_FINDINGS if failing and not exit_zero else EXIT_CLEAN
+        changed = fix and exit_non_zero_on_fix and any(r.fixed for r in result.files)
+        code = EXIT_FINDINGS if (failing and not exit_zero) or changed else EXIT_CLEAN
     for message in io_errors:
         click.echo(f"hybridize-check: error: {message}", err=True)
     if io_errors:

@@ -1,0 +1,11 @@
+"""``pylint``: ``path:row: [CODE] message``, the layout pylint's parseable output and ruff share."""
+from __future__ import annotations
+
+from ...diagnostics import Finding
+from . import RenderOptions
+
+NAME = "pylint"
+
+
+def render(findings: list[Finding], options: RenderOptions) -> str:
+    return "".join(f"{f.path}:{f.start.row}: [{f.code}] {f.message}\n" for f in findings)
