@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
+from ._grad import backward_op, internal
 from ._util import OptIntTuple, known, norm_axis, prod, shape_fn
 from .attrs import Axis, Bool, Float, Int, IntOrNone, Param, Shape, ShapeOrNone, Str
-from .registry import OpDef, register
+from .registry import ZERO_GRAD, OpDef, defgrad, get_op, register
 
 __all__ = ["infer_reshape"]
 
@@ -802,3 +803,158 @@ register(OpDef("_contrib_arange_like", _arange_like,
                params=(Param("start", Float, 0.0), Param("step", Float, 1.0), Param("repeat", Int, 1),
                        Param("ctx", Str, ""), Param("axis", IntOrNone, None)),
                infer_shape=shape_fn(lambda a, s: tuple(s) if a.axis is None else (s[norm_axis(a.axis, len(s))],))))
+
+
+# -- gradients (MXNet 1.9.1's FGradient of each op; Reshape, Flatten, transpose, expand_dims, Concat and
+# the slice family are defined with the autograd core) -------------------------------------------------
+def as_list(result, n: int) -> list:
+    """The outputs of a multi-output call as a list: ``nd`` returns a list, ``sym`` one Symbol."""
+    if isinstance(result, (list, tuple)):
+        return list(result)
+    return [result] if n == 1 else [result[i] for i in range(n)]
+
+
+def _sum_to(ograd: np.ndarray, shape: tuple) -> np.ndarray:
+    """``ograd`` summed over the axes a broadcast from ``shape`` expanded (same rank, or leading axes)."""
+    lead = ograd.ndim - len(shape)
+    g = ograd.sum(axis=tuple(range(lead))) if lead > 0 else ograd
+    axes = tuple(i for i, (d, t) in enumerate(zip(shape, g.shape)) if d == 1 and t != 1)
+    return g.sum(axis=axes, keepdims=True) if axes else g
+
+
+backward_op("_backward_broadcast", lambda a, og, x: _sum_to(og, x.shape).astype(x.dtype, copy=False).reshape(x.shape),
+            ("ograd", "data"), doc="broadcast_to/axis/like backward: the output gradient summed back to the "
+                                   "input's shape (MXNet's _broadcast_backward with the input passed for its shape).")
+
+
+def _backward_tile(attrs, og, x):
+    reps = tuple(attrs.reps)
+    shape = x.shape
+    if len(reps) < len(shape):
+        reps = (1,) * (len(shape) - len(reps)) + reps
+    full = (1,) * (len(reps) - len(shape)) + shape
+    split = [d for r, n in zip(reps, full) for d in (r, n)]
+    g = og.reshape(split).sum(axis=tuple(range(0, 2 * len(full), 2)))
+    return g.reshape(shape).astype(x.dtype, copy=False)
+
+
+backward_op("_backward_tile", _backward_tile, ("ograd", "data"), params=(Param("reps", Shape),))
+
+
+def _backward_repeat(attrs, og, x):
+    n = attrs.repeats
+    if attrs.axis is None:
+        return og.reshape(-1, n).sum(axis=1).reshape(x.shape).astype(x.dtype, copy=False)
+    ax = norm_axis(attrs.axis, x.ndim)
+    g = og.reshape(x.shape[:ax + 1] + (n,) + x.shape[ax + 1:]).sum(axis=ax + 1)
+    return g.astype(x.dtype, copy=False)
+
+
+backward_op("_backward_repeat", _backward_repeat, ("ograd", "data"),
+            params=(Param("repeats", Int), Param("axis", IntOrNone, None)))
+
+
+def _backward_diag(attrs, og, x):
+    g = np.zeros_like(x)
+    if x.ndim == 1:
+        g[...] = np.diagonal(og, attrs.k)
+        return g
+    a1, a2 = norm_axis(attrs.axis1, x.ndim), norm_axis(attrs.axis2, x.ndim)
+    h, w = x.shape[a1], x.shape[a2]
+    k = attrs.k
+    n = og.shape[-1]
+    rows = np.arange(n) + (-k if k < 0 else 0)
+    cols = np.arange(n) + (max(0, k))
+    del h, w
+    moved = np.moveaxis(g, (a1, a2), (-2, -1))  # a view: writes land in g
+    moved[..., rows, cols] = og
+    return g
+
+
+backward_op("_backward_diag", _backward_diag, ("ograd", "data"),
+            params=(Param("k", Int, 0), Param("axis1", Int, 0), Param("axis2", Int, 1)))
+
+
+@defgrad("SwapAxis")
+def _swapaxis_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.SwapAxis(out_grads[0], dim1=attrs.dim1, dim2=attrs.dim2)]
+
+
+@defgrad("squeeze")
+def _squeeze_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.reshape_like(out_grads[0], inputs[0])]
+
+
+@defgrad("reshape_like")
+def _reshape_like_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.reshape_like(out_grads[0], inputs[0]), F.zeros_like(inputs[1])]
+
+
+@defgrad("stack")
+def _stack_grad(F, attrs, inputs, outputs, out_grads):
+    n = len(inputs)
+    parts = as_list(F.split(out_grads[0], num_outputs=n, axis=attrs.axis, squeeze_axis=True), n)
+    return [F.reshape_like(p, x) for p, x in zip(parts, inputs)]
+
+
+def _join_grad(F, attrs, inputs, out_grads):
+    """Input gradient of a split: the output gradients joined back along the split axis."""
+    n = len(out_grads)
+    if attrs.squeeze_axis:
+        joined = out_grads[0] if n == 1 else F.stack(*out_grads, axis=attrs.axis, num_args=n)
+        return [F.reshape_like(joined, inputs[0])]
+    return [out_grads[0] if n == 1 else F.Concat(*out_grads, dim=attrs.axis, num_args=n)]
+
+
+@defgrad("SliceChannel")
+def _slice_channel_grad(F, attrs, inputs, outputs, out_grads):
+    return _join_grad(F, attrs, inputs, out_grads)
+
+
+@defgrad("_split_v2")
+def _split_v2_grad(F, attrs, inputs, outputs, out_grads):
+    return _join_grad(F, attrs, inputs, out_grads)
+
+
+@defgrad("tile")
+def _tile_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_tile")(out_grads[0], inputs[0], reps=attrs.reps)]
+
+
+@defgrad("repeat")
+def _repeat_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_repeat")(out_grads[0], inputs[0], repeats=attrs.repeats, axis=attrs.axis)]
+
+
+@defgrad("reverse")
+def _reverse_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.reverse(out_grads[0], axis=attrs.axis)]
+
+
+@defgrad("broadcast_to", "broadcast_axis")
+def _broadcast_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_broadcast")(out_grads[0], inputs[0])]
+
+
+@defgrad("broadcast_like")
+def _broadcast_like_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_broadcast")(out_grads[0], inputs[0]), F.zeros_like(inputs[1])]
+
+
+@defgrad("depth_to_space")
+def _d2s_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.space_to_depth(out_grads[0], block_size=attrs.block_size)]
+
+
+@defgrad("space_to_depth")
+def _s2d_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.depth_to_space(out_grads[0], block_size=attrs.block_size)]
+
+
+@defgrad("diag")
+def _diag_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_diag")(out_grads[0], inputs[0], k=attrs.k, axis1=attrs.axis1, axis2=attrs.axis2)]
+
+
+for _name in ("shape_array", "size_array", "_contrib_arange_like"):  # MakeZeroGradNodes
+    get_op(_name).gradient = ZERO_GRAD
