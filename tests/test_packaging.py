@@ -37,6 +37,22 @@ def test_wheel_holds_only_the_hybridize_package(wheel: Path) -> None:
     assert not any(n.startswith("hybridize/tests/") for n in names)
 
 
+def test_wheel_and_sdist_carry_license_and_notice(wheel: Path, tmp_path: Path) -> None:
+    # the Apache-2.0 licence of the MXNet code this project ports requires both to travel with it
+    names = zipfile.ZipFile(wheel).namelist()
+    info = next(n.split("/")[0] for n in names if ".dist-info/" in n)
+    held = {n.rsplit("/", 1)[-1] for n in names if n.startswith(info + "/")}
+    assert {"LICENSE", "NOTICE"} <= held
+    text = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("/NOTICE"))).decode()
+    assert "Apache MXNET (incubating)" in text
+    import tarfile
+    subprocess.run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "-o", str(tmp_path), str(REPO)],
+                   check=True, capture_output=True, cwd=tmp_path)
+    (sdist,) = tmp_path.glob("hybridize-*.tar.gz")
+    members = {m.split("/", 1)[-1] for m in tarfile.open(sdist).getnames()}
+    assert {"LICENSE", "NOTICE"} <= members
+
+
 def test_wheel_installs_and_imports_in_a_fresh_venv(wheel: Path, tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
