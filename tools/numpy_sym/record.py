@@ -1,0 +1,81 @@
+"""Record MXNet 1.9.1's np-mode behaviour for tests/numpy (run with the MXNet venv, not in the suite).
+
+    /tmp/mxnet-venv/bin/python tools/numpy_sym/record.py
+
+Writes, under tests/numpy/fixtures/:
+
+* ``semantics.json``: every case of tests/numpy/np_cases.py run imperatively and hybridized
+  (``npx.set_np()``): ok + output, or the exception's type and first line.
+* ``models/<name>/``: np-mode blocks hybridized and exported by MXNet: ``model-symbol.json``,
+  ``model-0000.params`` and ``io.npz`` (``x``, ``y`` hybridized, ``y_imperative``); the parameters
+  come from ``np_models.set_params`` (a seeded RandomState), so the tests rebuild them exactly.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+
+import numpy as onp
+import mxnet as mx
+from mxnet import np, npx
+from mxnet.gluon import nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+OUT = os.path.join(REPO, "tests", "numpy", "fixtures")
+sys.path.insert(0, os.path.join(REPO, "tests", "numpy"))
+from np_cases import CASES, module_text  # noqa: E402
+from np_models import MODELS, set_params  # noqa: E402
+
+npx.set_np()
+
+
+def run_case(body: str) -> dict:
+    scope: dict = {}
+    exec(compile(module_text(body), "<case>", "exec"), scope)
+    x = np.array(onp.arange(24, dtype="float32").reshape(2, 3, 4) / 10)
+    out = {}
+    for mode in ("imperative", "hybridized"):
+        net = scope["Net"]()
+        net.initialize()
+        if mode == "hybridized":
+            net.hybridize()
+        try:
+            y = net(x.copy())
+            out[mode] = {"ok": True, "shape": list(y.shape), "value": y.asnumpy().ravel().tolist()}
+        except Exception as e:  # noqa: BLE001 - the outcome is what is recorded
+            first = (str(e).strip().splitlines() or [""])[0]
+            out[mode] = {"ok": False, "error": type(e).__name__, "message": first[:200]}
+    return out
+
+
+def record_semantics() -> None:
+    record = {name: {"body": body, **run_case(body)} for name, (body, _) in CASES.items()}
+    with open(os.path.join(OUT, "semantics.json"), "w") as f:
+        json.dump({"mxnet": mx.__version__, "cases": record}, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def record_models() -> None:
+    for name, (build, shape) in MODELS.items():
+        folder = os.path.join(OUT, "models", name)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        net = build(nn, np)
+        net.initialize()
+        x = np.array(onp.random.RandomState(1).uniform(-1, 1, size=shape).astype("float32"))
+        net(x)  # deferred shapes
+        set_params(net, onp)
+        y_imp = net(x).asnumpy()
+        net.hybridize()
+        y = net(x).asnumpy()
+        net.export(os.path.join(folder, "model"))
+        onp.savez(os.path.join(folder, "io.npz"), x=x.asnumpy(), y=y, y_imperative=y_imp)
+        print(name, y.shape, float(abs(y - y_imp).max()))
+
+
+if __name__ == "__main__":
+    record_semantics()
+    record_models()
