@@ -18,7 +18,7 @@ def np_hybridnet(nn, np):
     """The seed chapter's HybridNet (d2l 2.x: ``F.npx.relu``), without its prints."""
     class HybridNet(nn.HybridBlock):
         def __init__(self, **kwargs):
-            super(HybridNet, self).__init__(**kwargs)
+            super().__init__(**kwargs)
             self.hidden = nn.Dense(4)
             self.output = nn.Dense(2)
 
@@ -32,7 +32,7 @@ def np_convnet(nn, np):
     """A small conv net whose ``hybrid_forward`` uses np ops, scalars, slicing and a reduction."""
     class ConvNet(nn.HybridBlock):
         def __init__(self, **kwargs):
-            super(ConvNet, self).__init__(**kwargs)
+            super().__init__(**kwargs)
             self.conv = nn.Conv2D(4, kernel_size=3, padding=1)
             self.bn = nn.BatchNorm()
             self.pool = nn.MaxPool2D()

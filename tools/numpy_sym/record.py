@@ -9,6 +9,8 @@ Writes, under tests/numpy/fixtures/:
 * ``models/<name>/``: np-mode blocks hybridized and exported by MXNet: ``model-symbol.json``,
   ``model-0000.params`` and ``io.npz`` (``x``, ``y`` hybridized, ``y_imperative``); the parameters
   come from ``np_models.set_params`` (a seeded RandomState), so the tests rebuild them exactly.
+
+and ``transpile/convert/_np_operators.py``: the np-mode operator names the HY007 conversion uses.
 """
 from __future__ import annotations
 
@@ -17,8 +19,8 @@ import os
 import shutil
 import sys
 
-import numpy as onp
 import mxnet as mx
+import numpy as onp
 from mxnet import np, npx
 from mxnet.gluon import nn
 
@@ -26,15 +28,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(REPO, "tests", "numpy", "fixtures")
 sys.path.insert(0, os.path.join(REPO, "tests", "numpy"))
-from np_cases import CASES, module_text  # noqa: E402
-from np_models import MODELS, set_params  # noqa: E402
+from np_cases import CASES, module_text
+from np_models import MODELS, set_params
 
 npx.set_np()
 
 
 def run_case(body: str) -> dict:
     scope: dict = {}
-    exec(compile(module_text(body), "<case>", "exec"), scope)
+    exec(compile(module_text(body), "<case>", "exec"), scope)  # noqa: S102 - the case is the program
     x = np.array(onp.arange(24, dtype="float32").reshape(2, 3, 4) / 10)
     out = {}
     for mode in ("imperative", "hybridized"):
@@ -45,7 +47,7 @@ def run_case(body: str) -> dict:
         try:
             y = net(x.copy())
             out[mode] = {"ok": True, "shape": list(y.shape), "value": y.asnumpy().ravel().tolist()}
-        except Exception as e:  # noqa: BLE001 - the outcome is what is recorded
+        except Exception as e:  # noqa: BLE001
             first = (str(e).strip().splitlines() or [""])[0]
             out[mode] = {"ok": False, "error": type(e).__name__, "message": first[:200]}
     return out
@@ -76,6 +78,35 @@ def record_models() -> None:
         print(name, y.shape, float(abs(y - y_imp).max()))
 
 
+
+
+def np_operator_names() -> list[str]:
+    """``np.X`` / ``np.linalg.X`` / ``npx.X``: the functions MXNet 1.9.1 defines with one signature
+    in both ``F`` namespaces of np mode (``mx.nd.np`` imperatively, ``mx.sym.np`` while tracing)."""
+    import inspect
+
+    def public(module) -> set:
+        return {n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n))
+                and not inspect.isclass(getattr(module, n)) and not inspect.ismodule(getattr(module, n))}
+
+    out = set()
+    for space, nd_mod, sym_mod in (("np", mx.nd.np, mx.sym.np), ("np.linalg", mx.nd.np.linalg, mx.sym.np.linalg),
+                                   ("npx", mx.nd.npx, mx.sym.npx)):
+        out |= {f"{space}.{n}" for n in public(nd_mod) & public(sym_mod)}
+    return sorted(out)
+
+
+def record_np_operators() -> None:
+    target = os.path.join(REPO, "transpile", "convert", "_np_operators.py")
+    body = "".join(f"    {n!r},\n" for n in np_operator_names())
+    with open(target, "w") as f:
+        f.write('"""The np-mode ``F`` operators of MXNet 1.9.1: functions defined with one signature in both\n'
+                '``mx.nd.np``/``mx.nd.npx`` and ``mx.sym.np``/``mx.sym.npx`` (recorded by '
+                '``tools/numpy_sym/record.py``; do not edit)."""\n'
+                f"NP_OPERATORS = frozenset({{\n{body}}})\n")
+
+
 if __name__ == "__main__":
     record_semantics()
     record_models()
+    record_np_operators()

@@ -130,7 +130,8 @@ def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
         interp = Interpreter(index, evidence, decided, emit=pass_no > 0, init_ndarrays=init_ndarrays,
                              init_params=init_params, init_layers=init_layers)
         for cls, span in targets:
-            interp.run_hybrid_forward(cls, span.node, Site(index.lines, span.qualname, function=span))
+            interp.run_hybrid_forward(cls, span.node, Site(index.lines, span.qualname, function=span,
+                                                                np_mode=index.np_mode))
         if pass_no > 0 and decided is not None and evidence.snapshot() == decided.snapshot():
             break
         decided = evidence

@@ -44,11 +44,15 @@ class EventKind(enum.Enum):
 class Site:
     """A function being analysed: the file's lines, display name and the call chain to it."""
 
-    def __init__(self, lines: list[str], name: str, chain: tuple[str, ...] = (), function: Any = None) -> None:
+    def __init__(self, lines: list[str], name: str, chain: tuple[str, ...] = (), function: Any = None,
+                 np_mode: bool = False) -> None:
         self.lines = lines
         self.name = name
         self.chain = chain
         self.function = function  # index.FunctionSpan of the analysed function (for fixes)
+        #: the module uses MXNet's NumPy interface (``index.ModuleIndex.np_mode``): rules judge the
+        #: code against np-mode Symbols
+        self.np_mode = np_mode
 
     def _column(self, row: int, byte_col: int) -> int:
         line = self.lines[row - 1] if 0 < row <= len(self.lines) else ""

@@ -75,6 +75,10 @@ class ModuleIndex:
     functions: dict[str, FunctionSpan]
     classes: dict[str, ClassInfo]
     lines: list[str] = field(repr=False)
+    #: The module is written for MXNet's NumPy interface (:func:`np_mode`): its blocks trace into
+    #: np-mode Symbols (``mxnet.symbol.numpy._Symbol``), which index, broadcast and reshape like
+    #: arrays, and the rules judge it with those semantics.
+    np_mode: bool = False
 
     def hybrid_forwards(self) -> Iterator[tuple[ClassInfo, FunctionSpan]]:
         """Every ``hybrid_forward`` method, in file order."""
@@ -191,7 +195,60 @@ def build_index(tree: ast.Module, lines: list[str]) -> ModuleIndex:
             block = getattr(node, attr, None)
             if isinstance(block, list):
                 stack.extend(block)
-    return ModuleIndex(imports, module_names, functions, classes, lines)
+    index = ModuleIndex(imports, module_names, functions, classes, lines)
+    index.np_mode = np_mode(tree, imports, classes, lines)
+    return index
+
+
+#: What turns MXNet's NumPy semantics on (``npx.set_np()``, ``mx.util.set_np()``, ``@use_np``...).
+_NP_SWITCHES = frozenset({"set_np", "set_np_shape", "use_np", "use_np_array", "use_np_shape", "np_shape",
+                          "np_array"})
+#: ``mxnet`` modules whose import marks NumPy-interface code (``from mxnet import np, npx``).
+_NP_MODULES = frozenset({"mxnet.np", "mxnet.npx", "mxnet.numpy", "mxnet.numpy_extension"})
+
+
+def np_mode(tree: ast.Module, imports: dict[str, str], classes: dict[str, ClassInfo], lines: list[str]) -> bool:
+    """Is the module written for MXNet's NumPy interface (d2l 2.x, MXNet >= 1.6 code)?
+
+    Yes when it imports ``mxnet.np``/``mxnet.npx`` (``mxnet.numpy``, ``mxnet.numpy_extension``),
+    calls or decorates with one of MXNet's switches (``npx.set_np()``, ``mx.util.set_np()``,
+    ``@use_np``), or its ``hybrid_forward`` s read only ``F.np``/``F.npx`` from ``F``: Gluon then
+    traces its blocks into np-mode Symbols (code that reads both ``F.npx.X`` and a legacy ``F.Y``
+    picks one by a flag: it runs in both modes). A module that only *defines* blocks for a caller who calls ``set_np``
+    and uses neither is judged as legacy code (its ``F.X`` calls are the legacy API anyway), and
+    so is one that asks ``is_np_array()`` (Gluon's own layers): it runs in both modes, so it must
+    pass the stricter legacy rules.
+    """
+    text = "".join(lines)
+    if "np" not in text or "is_np_array" in text:  # (cheap first: most legacy files never spell it)
+        return False
+    for qual in imports.values():
+        if qual in _NP_MODULES or any(qual.startswith(m + ".") for m in _NP_MODULES):
+            return True
+    used: set[str] = set()  # what the module's ``hybrid_forward`` s read from ``F``
+    for cls in classes.values():
+        span = cls.methods.get("hybrid_forward")
+        if span is None:
+            continue
+        args = span.node.args.args  # type: ignore[attr-defined]
+        if len(args) >= 2:
+            f_name = args[1].arg
+            used.update(node.attr for node in ast.walk(span.node) if isinstance(node, ast.Attribute)
+                        and isinstance(node.value, ast.Name) and node.value.id == f_name)
+    if used and used <= {"np", "npx"}:
+        return True
+    if not any(switch in text for switch in _NP_SWITCHES):
+        return False
+    for stmt in tree.body:
+        for node in ast.walk(stmt):
+            target = node.func if isinstance(node, ast.Call) else node if isinstance(node, ast.Name) else None
+            name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else None
+            if name in _NP_SWITCHES:
+                dotted = _dotted(target)
+                head = dotted.split(".", 1)[0] if dotted else ""
+                if imports.get(head, "").startswith("mxnet"):
+                    return True
+    return False
 
 
 def _blocks(stmt: ast.AST) -> Iterator[list[ast.stmt]]:

@@ -119,7 +119,7 @@ class Interpreter:
         self.body_results: dict[int, Value] = {}  # loop bodies handed to F.contrib.foreach / while_loop
         self.pending_nested: list[tuple[FunctionNode, "Env", FunctionContext]] = []
         self.env = Env()
-        self.ctx: FunctionContext = FunctionContext(Site(index.lines, ""), None, "")
+        self.ctx: FunctionContext = FunctionContext(Site(index.lines, "", np_mode=index.np_mode), None, "")
         self.in_isinstance = 0
         self.trace: list[tuple[Value, ast.AST]] = []
         self.escaped: set[int] = set()
@@ -316,7 +316,7 @@ class Interpreter:
         if display != self.ctx.display:
             chain = self.ctx.site.chain + (
                 f"reached from `{self.ctx.display}` via `{self.ctx.site.text(call, 50)}` on line {call.lineno}",)
-            site = Site(site.lines, site.name, chain, site.function)
+            site = Site(site.lines, site.name, chain, site.function, site.np_mode)
         ctx = FunctionContext(site, cls, display)
         result = self.run_function(fn, ctx, bound, parent)
         if result.holds_tensor and result.origin is None:
@@ -1287,7 +1287,7 @@ class Interpreter:
             hit = self.index.find_method(cls, attr)
             if hit is not None:
                 owner, span = hit
-                site = Site(self.index.lines, span.qualname, function=span)
+                site = Site(self.index.lines, span.qualname, function=span, np_mode=self.index.np_mode)
                 return self.call_function(span.node, node, args, site, owner, span.qualname, Env(), _SELF)
             try:
                 layer = self.init_layers[cls.name].get(attr)  # (computed on first lookup)
@@ -1326,7 +1326,7 @@ class Interpreter:
         self.analysed_nested.add(id(fn))
         site = Site(self.index.lines, span.qualname, self.ctx.site.chain + (
             f"reached from `{self.ctx.display}` via `{self.ctx.site.text(call, 50)}` on line {call.lineno}",),
-            span)
+            span, self.index.np_mode)
         ctx = FunctionContext(site, owner, span.qualname)
         saved = self.ctx
         self.ctx = ctx
@@ -1455,7 +1455,7 @@ class Interpreter:
             args = self.eval_args(node)
             if not any(v.holds_tensor or v.kind is Kind.FNS for _, v in args):
                 return STATIC
-            site = Site(self.index.lines, span.qualname, function=span)
+            site = Site(self.index.lines, span.qualname, function=span, np_mode=self.index.np_mode)
             return self.call_function(span.node, node, args, site, None, span.qualname, Env(), None)
         if callee.kind is Kind.STATIC and callee.qual.startswith("builtins."):
             return self.call_builtin(node, callee.qual.split(".", 1)[1])

@@ -157,6 +157,8 @@ def _run_rules(events: Iterable, path: str, with_edits: bool) -> list[Finding]:
             for report in rule.check(event):
                 row, col, end_row, end_col = event.site.span(report.node)
                 fix = report.fix(with_edits) if report.fix is not None else None
+                if fix is not None and event.site.np_mode and not rule.np_fixable:
+                    fix = None  # (its conversion emits the legacy API: see Rule.np_fixable)
                 out.append(Finding(path, rule.code, report.message, report.severity or rule.severity,
                                    Location(row, col), Location(end_row, end_col), fix, event.site.chain))
     return out

@@ -67,14 +67,38 @@ def _api_path(qual: str) -> Optional[str]:
     return ".".join(parts[1:])
 
 
-def imperative_api_fix(event: Event, with_edits: bool) -> Optional[Fix]:
-    """The HY007 fix for a reference to MXNet's NDArray API (see the module doc)."""
-    from ._f_operators import F_OPERATORS
+#: MXNet's NumPy-interface modules -> their name under ``F`` in np mode.
+_NP_SPACES = {"np": "np", "numpy": "np", "npx": "npx", "numpy_extension": "npx"}
 
-    path = _api_path(event.name)
+
+def np_api_path(qual: str) -> Optional[str]:
+    """``mxnet.np.ones`` / ``mxnet.ndarray.numpy.ones`` -> ``np.ones``, ``mxnet.npx.relu`` -> ``npx.relu``
+    (MXNet's NumPy interface), else ``None``."""
+    parts = K.strip_mxnet(qual)
+    if parts and parts[0] in ("nd", "ndarray") and len(parts) > 2:
+        parts = parts[1:]
+    if not parts or len(parts) < 2 or parts[0] not in _NP_SPACES:
+        return None
+    return ".".join([_NP_SPACES[parts[0]], *parts[1:]])
+
+
+def imperative_api_fix(event: Event, with_edits: bool) -> Optional[Fix]:
+    """The HY007 fix for a reference to MXNet's NDArray API (see the module doc), or in np-mode
+    code to its NumPy interface: ``np.X``/``mx.np.X`` -> ``F.np.X``, ``npx.X`` -> ``F.npx.X`` where
+    MXNet 1.9.1 defines X with one signature in both np-mode namespaces (:data:`NP_OPERATORS`,
+    recorded from MXNet: ``mx.nd.np`` is ``F.np`` imperatively, ``mx.sym.np`` while tracing)."""
+    from ._f_operators import F_OPERATORS
+    from ._np_operators import NP_OPERATORS
+
     node = event.node
     F = f_name(event.site)
-    if path is None or path not in F_OPERATORS or F is None or not isinstance(node, (ast.Name, ast.Attribute)):
+    if event.site.np_mode:
+        path = np_api_path(event.name)
+        known = NP_OPERATORS
+    else:
+        path = _api_path(event.name)
+        known = F_OPERATORS
+    if path is None or path not in known or F is None or not isinstance(node, (ast.Name, ast.Attribute)):
         return None
     call = _call_of(event)
     if call is not None and any(k.arg in ("out", "ctx") for k in call.keywords):

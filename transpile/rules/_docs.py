@@ -30,6 +30,10 @@ def render() -> str:
         out += ["", f"## {code}", "", f"**{rule.name}** ({rule.severity.value}"
                 f"{', fixable' if rule.fixable else ''}): {rule.summary}", "", rule.rationale, "",
                 f"Fix: {rule.fix_advice}"]
+        if rule.fixable:
+            out += ["", "In np-mode code (`npx.set_np()`): " + (
+                "the fix applies (it emits `F.np`/`F.npx` or no operator)." if rule.np_fixable else
+                "reported without a fix (the conversion emits the legacy `F` API).")]
         if rule.reported_by != "hybridize-check":
             out += ["", f"Reported by `{rule.reported_by}` only."]
         for title, examples in (("Invalid", rule.invalid), ("Valid", rule.valid)):

@@ -57,6 +57,10 @@ class Rule:
     #: and ``hybridize transpile`` through it), or only ``hybridize transpile`` (HY012, the API
     #: surface of ``hybridize.runtime``, which says nothing about the code on MXNet).
     reported_by: str = "hybridize-check"
+    #: The rule's conversion is right for np-mode code too (``npx.set_np()``: it emits no legacy
+    #: ``F.X`` operator, or emits ``F.np``/``F.npx`` there). Otherwise np-mode findings of the rule
+    #: carry no fix: a legacy operator applied to np-mode tensors is not what the code computed.
+    np_fixable: bool = False
 
     @property
     def doc_path(self) -> str:
@@ -107,6 +111,8 @@ def short(text: str, limit: int = 40) -> str:
 
 
 _PRELUDE = "from mxnet import nd\nfrom mxnet.gluon import nn\n\n\nclass Net(nn.HybridBlock):\n"
+#: An np-mode module (d2l 2.x): MXNet's NumPy interface is on, so the rules use np-mode semantics.
+_NP_PRELUDE = "from mxnet import np, npx\nfrom mxnet.gluon import nn\nnpx.set_np()\n\n\nclass Net(nn.HybridBlock):\n"
 
 
 def example(body: str, init: str = "", extra: str = "", signature: str = "self, F, x",
@@ -115,6 +121,20 @@ def example(body: str, init: str = "", extra: str = "", signature: str = "self, 
     but are whole files, exactly what the checker sees). ``inputs``: shapes for the both-ways
     tests (see :class:`Example`), e.g. ``{"x": (4, 3)}`` or ``{"x": (2, 3), "states": [(2, 3)]}``."""
     out = [_PRELUDE]
+    _body(out, body, init, extra, signature)
+    text = "".join(out)
+    return Example(text, inputs) if inputs is not None else text
+
+
+def np_example(body: str, init: str = "", extra: str = "", signature: str = "self, F, x") -> str:
+    """Like :func:`example`, in an np-mode module (``from mxnet import np, npx; npx.set_np()``),
+    whose blocks MXNet traces into np-mode Symbols."""
+    out = [_NP_PRELUDE]
+    _body(out, body, init, extra, signature)
+    return "".join(out)
+
+
+def _body(out: list[str], body: str, init: str, extra: str, signature: str) -> None:
     if init:
         out.append("    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n")
         out.extend(f"        {line}\n" for line in init.strip("\n").splitlines())
@@ -124,5 +144,3 @@ def example(body: str, init: str = "", extra: str = "", signature: str = "self, 
     if extra:
         out.append("\n")
         out.extend(f"    {line}\n" if line else "\n" for line in extra.strip("\n").splitlines())
-    text = "".join(out)
-    return Example(text, inputs) if inputs is not None else text

@@ -39,6 +39,7 @@ RULE = Rule(
     events=(EventKind.AUG_ASSIGN,),
     check=check,
     fixable=True,
+    np_fixable=True,
     valid=(
         example("y = F.relu(x)\ny = y + 1\nreturn y"),
         example("total = 0\nfor i in range(3):\n    total += i\nouts = []\nouts += [F.relu(x)]\nreturn F.concat(*outs, dim=total)"),

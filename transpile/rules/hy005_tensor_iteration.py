@@ -15,6 +15,11 @@ _FIXES = {"for loop": row_loop_fix, "`enumerate()`": row_loop_fix, "`zip()`": ro
 def check(event: Event) -> Iterator[Report]:
     if event.value.is_tensor:
         fix = _FIXES.get(event.construct)
+        if event.site.np_mode:
+            yield Report(event.node, f"iterating over tensor `{event.subject_text()}` ({event.construct}): an "
+                                     f"np-mode `Symbol` is not iterable (`TypeError` when the block is "
+                                     f"hybridized); {event.why()}")
+            return
         yield Report(event.node, f"iterating over tensor `{event.subject_text()}` ({event.construct}): a "
                                  f"`Symbol` iterates over its outputs (one), not over rows; {event.why()}",
                      fix=(lambda with_edits: fix(event, with_edits)) if fix is not None else None)
@@ -29,7 +34,8 @@ RULE = Rule(
         "Iterating an NDArray yields its rows, but iterating a `Symbol` yields its *outputs*: one "
         "for an ordinary operator. A hybridized loop therefore runs once, silently computing "
         "something else. Iterating a list of tensors or a multi-output result "
-        "(`F.split(x, num_outputs=2)`) is fine."
+        "(`F.split(x, num_outputs=2)`) is fine. In np-mode code (`npx.set_np()`) iterating the "
+        "np-mode `Symbol` raises `TypeError` (MXNet 1.9.1) instead."
     ),
     fix_advice="Split explicitly: `F.split(t, num_outputs=n, axis=0)` (n static), or use "
                "`F.contrib.foreach` to loop over the first axis. `--fix` converts a `for` loop over rows "

@@ -25,7 +25,10 @@ def check(event: Event) -> Iterator[Report]:
                          fix=_fix(event))
     elif event.name == "builtins.len" and event.args:
         value, node = event.args[0]
-        if value.is_tensor:
+        if value.is_tensor and event.site.np_mode:
+            yield Report(event.node, f"`len()` of a tensor raises `TypeError` once hybridized (an np-mode "
+                                     f"`Symbol` is not a list); {event.why(value, node)}")
+        elif value.is_tensor:
             yield Report(event.node, f"`len()` of a tensor is its number of outputs (1) once hybridized, "
                                      f"not its first dimension; {event.why(value, node)}",
                          fix=_fix(event))
@@ -56,7 +59,9 @@ RULE = Rule(
     rationale=(
         "Shapes are inferred when the graph is bound, after `hybrid_forward` has run; a `Symbol` "
         "has no `.shape`, and `len(symbol)` counts outputs. Code that computes with shapes works "
-        "imperatively and breaks, or silently changes meaning, once hybridized."
+        "imperatively and breaks, or silently changes meaning, once hybridized. The np-mode "
+        "`Symbol` (`npx.set_np()`) has no `.shape`/`.ndim`/`.size`/`.dtype` either, and `len()` of it "
+        "raises `TypeError`."
     ),
     fix_advice="Use shape-free operators: `F.shape_array(t)` for a shape tensor, `reshape` codes "
                "(`0`, `-1`, `-2`, `-3`, `-4`), `F.zeros_like`/`F.ones_like`/`F.broadcast_like`. `--fix` does it "

@@ -4,8 +4,8 @@ from typing import Iterator
 from ..diagnostics import Severity
 from ..analysis import knowledge as K
 from ..analysis.events import Event, EventKind
-from ..convert.imperative_api import imperative_api_fix
-from .base import Report, Rule, example
+from ..convert.imperative_api import imperative_api_fix, np_api_path
+from .base import Report, Rule, example, np_example
 
 
 def check(event: Event) -> Iterator[Report]:
@@ -34,7 +34,13 @@ def check(event: Event) -> Iterator[Report]:
     family = K.api_family(event.name)
     if family == "symbol" and event.construct == "symbolic-only":
         return  # ``else`` of ``if F is nd:``: only runs while tracing, where it is F
-    if family == "ndarray":
+    np_path = np_api_path(event.name)
+    if family == "ndarray" and np_path is not None:
+        yield Report(event.node, f"`{text}` uses MXNet's imperative NumPy interface inside `hybrid_forward`: it "
+                                 f"makes an ndarray even while the block is traced, which cannot be mixed "
+                                 f"into the graph: use `F.{np_path}` instead",
+                     fix=lambda with_edits: imperative_api_fix(event, with_edits))
+    elif family == "ndarray":
         yield Report(event.node, f"`{text}` uses the imperative NDArray API inside `hybrid_forward`; "
                                  f"it ignores hybridization and mixes NDArrays into the graph: use `F` instead",
                      fix=lambda with_edits: imperative_api_fix(event, with_edits))
@@ -47,8 +53,8 @@ RULE = Rule(
     code="HY007",
     name="imperative-api",
     severity=Severity.ERROR,
-    summary="`nd.X`/`mx.nd.X`/`mx.sym.X` instead of `F.X`, `F.array`, or an NDArray made in `__init__` or "
-            "a Parameter's `.data()` used in `hybrid_forward`",
+    summary="`nd.X`/`mx.nd.X`/`mx.sym.X` (np mode: `np.X`/`npx.X`) instead of `F.X`, `F.array`, or an NDArray "
+            "made in `__init__` or a Parameter's `.data()` used in `hybrid_forward`",
     rationale=(
         "`F` is `mxnet.ndarray` when the block runs imperatively and `mxnet.symbol` while it is "
         "traced. Calling `nd.X` directly computes an NDArray even while tracing, which cannot be "
@@ -56,7 +62,8 @@ RULE = Rule(
         "of `if F is nd:`). An NDArray stored on `self` in `__init__`, or a Parameter's value read "
         "with `self.weight.data()`, has the same problem. `F.array` (and `F.empty`, "
         "`F.concatenate`, `F.moveaxis`, ...) exist only in `mxnet.ndarray`, so they fail once "
-        "`F` is `mxnet.symbol`."
+        "`F` is `mxnet.symbol`. In np-mode code (`npx.set_np()`) the same holds for MXNet's NumPy "
+        "interface: `np.X`/`mx.np.X`/`npx.X` make ndarrays while tracing, `F.np.X`/`F.npx.X` follow `F`."
     ),
     fix_advice="Call `F.X(...)`; for a constant tensor register it in `__init__` with "
                "`self.mean = self.params.get_constant('mean', value)` and take it as a keyword "
@@ -64,10 +71,13 @@ RULE = Rule(
                "`--fix` replaces `nd.X`/`mx.nd.X`/`nd.contrib.X` by `F.X` where X is an MXNet operator "
                "(generated into both namespaces with one signature; safe: imperatively `F` is `nd`); "
                "hand-written NDArray functions (`nd.zeros(shape, ctx)`, `nd.array`, ...), `random` and "
-               "calls with `out=`/`ctx=` are left to you.",
+               "calls with `out=`/`ctx=` are left to you. In np-mode code it replaces `np.X`/`mx.np.X` by "
+               "`F.np.X` and `npx.X` by `F.npx.X` where MXNet 1.9.1 defines X with one signature in both "
+               "np-mode namespaces (`mx.nd.np` and `mx.sym.np`, recorded from MXNet).",
     events=(EventKind.API_REF, EventKind.SELF_ATTR_READ, EventKind.PARAMETER_DATA),
     check=check,
     fixable=True,
+    np_fixable=True,
     valid=(
         example("if F is nd:\n    y = nd.relu(x)\nelse:\n    y = F.relu(x)\nreturn y"),
         example("return F.broadcast_sub(x, mean)", signature="self, F, x, mean"),
@@ -85,6 +95,7 @@ RULE = Rule(
                 init="self.weight = self.params.get('weight', shape=(1, 2))"),
         example("mask = F.array([1.0, 0.0])  # expect: HY007\nreturn F.broadcast_mul(x, mask)"),
         example("return x + nd.zeros((2, 3, 4))  # expect: HY007"),
+        np_example("return npx.relu(x) + np.ones((4,))  # expect: HY007"),
     ),
     fix_examples=(
         (example("y = nd.relu(x)\nreturn nd.softmax(y, axis=-1) + 1"),

@@ -1,13 +1,42 @@
 """HY010: subscript read of a single tensor."""
-from typing import Iterator
+import ast
+from typing import Iterator, Optional
 
-from ..diagnostics import Severity
 from ..analysis.events import Event, EventKind
 from ..convert.indexing import indexing_fix
-from .base import Report, Rule, example
+from ..diagnostics import Severity
+from .base import Report, Rule, example, np_example
+
+
+def _np_rejected(event: Event) -> Optional[ast.AST]:
+    """The part of the key an np-mode Symbol refuses, or ``None``.
+
+    MXNet 1.9.1's ``_Symbol.__getitem__`` slices like NumPy for integers, slices and tuples of
+    them, and raises ``IndexError`` for anything else (``None``, ``...``, lists, tensors).
+    Names and expressions of unknown value are not reported (an integer variable is fine).
+    """
+    key = event.node.slice  # type: ignore[attr-defined]
+    for part in (key.elts if isinstance(key, ast.Tuple) else [key]):
+        if isinstance(part, ast.Slice):
+            continue
+        if isinstance(part, ast.Constant) and (part.value is None or part.value is Ellipsis):
+            return part
+        if isinstance(part, (ast.List, ast.ListComp, ast.Tuple)):
+            return part
+        value = event.value_of(part)
+        if value is not None and value.holds_tensor:
+            return part
+    return None
 
 
 def check(event: Event) -> Iterator[Report]:
+    if event.site.np_mode:
+        part = _np_rejected(event) if event.value.is_tensor else None
+        if part is not None:
+            yield Report(event.node, f"indexing tensor `{event.subject_text()}` with `{event.site.text(part, 30)}`: "
+                                     f"an np-mode `Symbol` takes only integers, slices and tuples of them "
+                                     f"(`IndexError` when the block is hybridized); {event.why()}")
+        return
     if event.value.is_tensor:
         yield Report(event.node, f"indexing tensor `{event.subject_text()}`: on a `Symbol`, `[i]` selects "
                                  f"an *output* of the graph node, not rows; {event.why()}",
@@ -22,7 +51,10 @@ RULE = Rule(
     rationale=(
         "`t[0]` on an NDArray is its first row; on a `Symbol` it is the first *output* of the "
         "operator, i.e. `t` itself, so hybridized code silently computes something else (and "
-        "slices fail). Indexing a list of tensors or a multi-output result is fine."
+        "slices fail). Indexing a list of tensors or a multi-output result is fine. In np-mode "
+        "code (`npx.set_np()`) the Symbol is MXNet's np-mode `_Symbol`, which slices like NumPy "
+        "for integers, slices and tuples of them (`_npi_slice` + `_npx_reshape`) and raises "
+        "`IndexError` for `None`, `...`, lists and tensors: only those are reported there."
     ),
     fix_advice="Use `F.slice_axis(t, axis=0, begin=0, end=1)`, `F.slice`, `F.take(t, idx)` or "
                "`F.split(t, num_outputs=n)`. `--fix` rewrites literal keys (integers, slices, one "
@@ -30,19 +62,23 @@ RULE = Rule(
                "clamp and drop axes exactly like NDArray indexing; the rewrite is unsafe (only with "
                "`--unsafe-fixes`) when the function also updates tensors in place, because the "
                "indexed NDArray was a view and the new value is not. Keys with names, tensors, "
-               "`None` or slices after `...` are left to you.",
+               "`None` or slices after `...` are left to you. In np-mode code: `F.np.expand_dims(t, 0)` "
+               "for `t[None]`, explicit slices for `...`, `F.np.take(t, idx, axis=...)` for lists "
+               "and tensors.",
     events=(EventKind.SUBSCRIPT_LOAD,),
     check=check,
     fixable=True,
     valid=(
         example("parts = F.split(x, num_outputs=2, axis=1)\nreturn parts[0] + parts[1]"),
         example("return states[0] + states[1]", signature="self, F, x, states"),
+        np_example("y = F.npx.relu(x)\nreturn y[0] + y[1, :, ::2].sum() + y[:, -1, 1:3].mean()"),
     ),
     invalid=(
         example("y = F.relu(x)\nreturn y[0]  # expect: HY010"),
         example("return x[:, :2]  # expect: HY010"),
         example("y = x * 2\nk = 1\nk += 1\nreturn y[0] * k  # expect: HY010"),
         example("return x[:, self.k]  # expect: HY010", init="self.k = 1"),
+        np_example("y = F.npx.relu(x)\nreturn y[None].sum() + y[..., 0].sum()  # expect: HY010"),
     ),
     fix_examples=(
         (example("y = F.relu(x)\nreturn y[0]"),

@@ -6,12 +6,12 @@ import ast
 from ..diagnostics import Severity
 from ..analysis.events import Event, EventKind
 from ..convert.fixes import reshape_tuple_fix
-from .base import Report, Rule, example
+from .base import Report, Rule, example, np_example
 
 
 def check(event: Event) -> Iterator[Report]:
-    if event.name != "reshape" or not event.value.is_tensor or event.call is None:
-        return
+    if event.name != "reshape" or not event.value.is_tensor or event.call is None or event.site.np_mode:
+        return  # (an np-mode Symbol's ``reshape(*shape)`` takes dimensions as NumPy does)
     call = event.call
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return
@@ -34,7 +34,8 @@ RULE = Rule(
     rationale=(
         "`NDArray.reshape(*shape)` accepts dimensions as separate arguments, `Symbol.reshape` does "
         "not: its signature is `reshape(shape, reverse=False)`, so `t.reshape(2, 3)` hybridizes "
-        "into `reshape(shape=2, reverse=3)` or an error."
+        "into `reshape(shape=2, reverse=3)` or an error. In np-mode code (`npx.set_np()`) both "
+        "`ndarray.reshape` and the np-mode Symbol's take the dimensions as NumPy does: no finding."
     ),
     fix_advice="Pass one tuple: `t.reshape((a, b))`. `--fix` adds the parentheses (always safe).",
     events=(EventKind.METHOD_CALL,),
@@ -42,6 +43,7 @@ RULE = Rule(
     fixable=True,
     valid=(
         example("y = x.reshape((0, -1))\nreturn y.reshape(-1)"),
+        np_example("return x.reshape(6, -1)"),
     ),
     invalid=(
         example("return x.reshape(0, -1)  # expect: HY011"),

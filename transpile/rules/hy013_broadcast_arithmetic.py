@@ -6,12 +6,14 @@ from ..analysis import broadcast as BC
 from ..analysis.events import Event, EventKind
 from ..convert.broadcast import broadcast_fix
 from ..diagnostics import Severity
-from .base import Report, Rule, example
+from .base import Report, Rule, example, np_example
 
 
 def _numpy_mode(event: Event) -> bool:
-    """Is the operation inside ``if is_np_array():`` (MXNet's NumPy mode, where Symbol operators
-    broadcast too)?"""
+    """Is the module np-mode code, or the operation inside ``if is_np_array():`` (MXNet's NumPy
+    mode, where Symbol operators broadcast too)?"""
+    if event.site.np_mode:
+        return True
     fn = event.site.function.node if event.site.function is not None else None
     if fn is None:
         return False
@@ -75,7 +77,9 @@ RULE = Rule(
         "`expand_dims`, `t[0]`/`t[0:1]`/`t[None]`, `squeeze`, reshapes with literal codes, `F.ones((1, n))`. "
         "An error where the operands differ for every input (different ranks, or one is the other "
         "with axes reduced to length 1: equal only if those axes already have length 1); a warning "
-        "where one operand has broadcasting length-1 axes the other is not known to have."
+        "where one operand has broadcasting length-1 axes the other is not known to have. In np-mode "
+        "code (`npx.set_np()`) the np-mode Symbol's operators are NumPy's (`_npi_add`, ...), which "
+        "broadcast: no finding."
     ),
     fix_advice="Call the broadcasting operator: `F.broadcast_add/sub/mul/div/mod/power` and "
                "`F.broadcast_equal/not_equal/lesser/lesser_equal/greater/greater_equal`. `--fix` does it; "
@@ -88,6 +92,7 @@ RULE = Rule(
         example("y = F.relu(x)\nm = F.mean(x, axis=1, keepdims=True)\nreturn y * x - (x > 0) + F.broadcast_sub(x, m) - F.broadcast_mul(m * m, x)"),
         example("a = F.expand_dims(x, axis=1)\nb = F.expand_dims(F.sigmoid(x), axis=1)\nreturn a * b + (a > 0)"),
         example("return x.sum(axis=0) - x.sum(axis=1)", inputs={"x": (3, 3)}),
+        np_example("m = F.np.mean(x, axis=1, keepdims=True)\nreturn x - m + x * x.sum(axis=2, keepdims=True)"),
     ),
     invalid=(
         example("m = F.mean(x, axis=1, keepdims=True)\nreturn x - m  # expect: HY013"),
