@@ -20,11 +20,14 @@ __all__ = ["backward_op", "internal"]
 
 
 def internal(F: Any, name: str) -> Callable[..., Any]:
-    """``F._internal.<name>``: where both ``nd`` and ``sym`` expose ``_``-prefixed ops."""
+    """A private op as both ``nd`` and ``sym`` expose it: ``_contrib_X`` is ``F.contrib.X``, any
+    other ``_``-prefixed name ``F._internal.<name>`` (MXNet's placement)."""
+    if name.startswith("_contrib_"):
+        return getattr(F.contrib, name[len("_contrib_"):])
     return getattr(F._internal, name)
 
 
-def backward_op(name: str, compute: Callable[..., Any], inputs: Sequence[str], *, like: int | Sequence[int] = 1,
+def backward_op(name: str, compute: Callable[..., Any], inputs: Sequence[str] | Callable[..., Any], *, like: int | Sequence[int] = 1,
                 params: Sequence[Param] = (), num_outputs: int = 1, doc: str = "") -> OpDef:
     """Registers a backward kernel whose output ``k`` is shaped and typed like input ``like[k]``."""
     likes = [like] * num_outputs if isinstance(like, int) else list(like)
@@ -35,5 +38,5 @@ def backward_op(name: str, compute: Callable[..., Any], inputs: Sequence[str], *
     def dtype(attrs, in_dtypes):
         return [in_dtypes[i] if in_dtypes[i] is not None else np.float32 for i in likes]
 
-    return register(OpDef(name, compute, params=params, inputs=tuple(inputs), num_outputs=num_outputs,
+    return register(OpDef(name, compute, params=params, inputs=inputs if callable(inputs) else tuple(inputs), num_outputs=num_outputs,
                           infer_shape=shape, infer_type=dtype, doc=doc or f"backward kernel {name}"))

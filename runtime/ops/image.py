@@ -25,9 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Bool, Float, Int, Param
+from ._grad import backward_op, internal
 from ._tuple_attrs import FloatOrTuple, IntOrTuple, as_tuple
-from .registry import OpDef, checked_same_shape, register
+from .attrs import Bool, Float, Int, Param
+from .registry import OpDef, checked_same_shape, defgrad, register
 from .tensor_random import generator
 
 _F = np.float32
@@ -522,3 +523,59 @@ def _cvcopymakeborder_shape(attrs, in_shapes):
 register(OpDef("_cvcopyMakeBorder", _cvcopymakeborder, inputs=("data",), infer_shape=_cvcopymakeborder_shape,
                params=(Param("top", Int), Param("bot", Int), Param("left", Int), Param("right", Int),
                        Param("type", Int, 0), Param("value", Float, 0.0), Param("values", FloatOrTuple, ()))))
+
+
+# -- gradients (MXNet 1.9.1: src/operator/image/*.cc) ----------------------------------------------------
+def _backward_image_copy(attrs, og, data):
+    """The gradient of MXNet's image augmenters: the output gradient copied unchanged (``_copy``, a
+    straight-through convention even for flips), which MXNet's backward shape check refuses when the
+    output's shape differs from the input's (to_tensor, resize)."""
+    if og.shape != data.shape:
+        raise ShapeError(f"Incompatible attr in the image operator's backward node at 0-th output: expected "
+                         f"{list(data.shape)}, got {list(og.shape)} (MXNet's _copy gradient needs equal shapes)")
+    return og.astype(data.dtype, copy=True)
+
+
+backward_op("_backward_image_copy", _backward_image_copy, ("ograd", "data"))
+
+
+@defgrad("_image_to_tensor", "_image_resize", "_image_flip_left_right", "_image_flip_top_bottom",
+         "_image_random_flip_left_right", "_image_random_flip_top_bottom", "_image_random_brightness",
+         "_image_random_contrast", "_image_random_saturation", "_image_random_hue", "_image_random_color_jitter",
+         "_image_adjust_lighting", "_image_random_lighting")
+def _image_copy_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_image_copy")(out_grads[0], inputs[0])]
+
+
+def _backward_image_normalize(attrs, og, data):
+    """normalize's backward: the output gradient divided by each channel's std."""
+    c = _norm_channels(attrs, data.shape)
+    s = as_tuple(attrs.std)
+    std = np.asarray([s[0]] * c if len(s) == 1 else s[:c], dtype=_F).reshape(c, 1, 1)
+    return (og * (1.0 / std)).astype(data.dtype, copy=False)
+
+
+backward_op("_backward_image_normalize", _backward_image_normalize, ("ograd", "data"),
+            params=(Param("mean", FloatOrTuple, (0.0, 0.0, 0.0, 0.0)), Param("std", FloatOrTuple, (1.0, 1.0, 1.0, 1.0))))
+
+
+@defgrad("_image_normalize")
+def _image_normalize_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_image_normalize")(out_grads[0], inputs[0], mean=attrs.mean, std=attrs.std)]
+
+
+def _backward_image_crop(attrs, og, data):
+    """crop's backward: the output gradient placed at the window, zero elsewhere."""
+    g = np.zeros_like(data)
+    g[..., attrs.y:attrs.y + attrs.height, attrs.x:attrs.x + attrs.width, :] = og
+    return g
+
+
+backward_op("_backward_image_crop", _backward_image_crop, ("ograd", "data"),
+            params=(Param("x", Int), Param("y", Int), Param("width", Int), Param("height", Int)))
+
+
+@defgrad("_image_crop")
+def _image_crop_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_image_crop")(out_grads[0], inputs[0], x=attrs.x, y=attrs.y, width=attrs.width,
+                                                height=attrs.height)]

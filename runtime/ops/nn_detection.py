@@ -30,16 +30,18 @@ MXNet behaviours reproduced on purpose (they are what trained models and their t
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
 from ..base import HybridizeError, ShapeError
-from .attrs import Bool, Enum, Float, Int, Param, REQUIRED
-from .registry import OpDef, checked_same_shape, register
+from ._grad import backward_op, internal
 from ._nnutil import merge_shape
 from ._tuple_attrs import FloatTuple
+from .attrs import REQUIRED, Bool, Enum, Float, Int, Param
+from .registry import ZERO_GRAD, OpDef, checked_same_shape, defgrad, register
 
 __all__: list[str] = []
 
@@ -209,15 +211,22 @@ def _convert_format(out: np.ndarray, cs: int, to_center: bool) -> None:
 def _box_nms(attrs, data):
     """box_nms: greedy non-maximum suppression per batch item; kept boxes sorted by descending
     score at the front, the rest ``-1``. Output shaped like the input."""
+    return _box_nms_record(attrs, data)[0]
+
+
+def _box_nms_record(attrs, data):
+    """box_nms and its record (MXNet's hidden output): for each output row, the input row it came
+    from within its batch item, ``-1`` for the filler rows."""
     shape = data.shape
     _nms_check(attrs, shape)
     N, W = shape[-2], shape[-1]
     dt = data.dtype
     topk = N if attrs.topk < 0 else min(N, attrs.topk)
     if topk < 1 or data.size == 0:
-        return data.copy()
+        return data.copy(), np.broadcast_to(np.arange(N), shape[:-1]).copy()
     x = data.reshape(-1, N, W)
     B = x.shape[0]
+    record = np.full((B, N), -1, dtype=np.int64)
     si, cs, ii = attrs.score_index, attrs.coord_start, attrs.id_index
     scores = x[:, :, si]
     valid = scores > dt.type(_f32(attrs.valid_thresh))
@@ -226,7 +235,7 @@ def _box_nms(attrs, data):
     flat = np.flatnonzero(valid)
     out = np.full((B, N, W), -1, dtype=dt)
     if flat.size == 0:
-        return out.reshape(shape)
+        return out.reshape(shape), record.reshape(shape[:-1])
     # sort the valid boxes by batch, then descending score (stable: ties keep input order)
     s = scores.reshape(-1)[flat]
     b = flat // N
@@ -262,17 +271,20 @@ def _box_nms(attrs, data):
     dest = np.cumsum(alive, axis=1) - 1
     bi, ki = np.nonzero(alive)
     out[bi, dest[bi, ki]] = rows[bi, ki]
+    record[bi, dest[bi, ki]] = cand[bi, ki]
     if attrs.in_format != attrs.out_format:
         _convert_format(out, cs, to_center=attrs.out_format == "center")
-    return out.reshape(shape)
+    return out.reshape(shape), record.reshape(shape[:-1])
 
+
+_NMS_PARAMS = (Param("overlap_thresh", Float, 0.5), Param("valid_thresh", Float, 0.0), Param("topk", Int, -1),
+               Param("coord_start", Int, 2), Param("score_index", Int, 1), Param("id_index", Int, -1),
+               Param("background_id", Int, -1), Param("force_suppress", Bool, False),
+               Param("in_format", _FORMAT, "corner"), Param("out_format", _FORMAT, "corner"))
 
 register(_NamedOutputs(
     "_contrib_box_nms", _box_nms,
-    params=(Param("overlap_thresh", Float, 0.5), Param("valid_thresh", Float, 0.0), Param("topk", Int, -1),
-            Param("coord_start", Int, 2), Param("score_index", Int, 1), Param("id_index", Int, -1),
-            Param("background_id", Int, -1), Param("force_suppress", Bool, False),
-            Param("in_format", _FORMAT, "corner"), Param("out_format", _FORMAT, "corner")),
+    params=_NMS_PARAMS,
     infer_shape=checked_same_shape(_nms_check), aliases=("_contrib_box_non_maximum_suppression",),
     out_names=("output0",),  # MXNet has a hidden second output (the kept-index record)
 ))
@@ -738,3 +750,29 @@ register(OpDef(
     inputs=("cls_prob", "loc_pred", "anchor"), infer_shape=_multibox_detection_shape,
     aliases=("_npx_multibox_detection",),
 ))
+
+
+# -- gradients (MXNet 1.9.1: contrib/bounding_box.cc; the legacy MultiBox* operators' Backward writes zeros;
+# box_iou's and bipartite_matching's backward kernels write zeros, box_encode/decode are MakeZeroGradNodes) --
+def _backward_box_nms(attrs, og, data):
+    """box_nms's backward: each kept row's output gradient goes back to the input row it came from
+    (format conversion included, as MXNet's nms_backward copies the gradient unchanged)."""
+    _, record = _box_nms_record(attrs, data)
+    N, W = data.shape[-2], data.shape[-1]
+    rec = record.reshape(-1, N)
+    g = np.zeros((rec.shape[0], N, W), dtype=data.dtype)
+    bi, ki = np.nonzero(rec >= 0)
+    g[bi, rec[bi, ki]] = og.reshape(-1, N, W)[bi, ki]
+    return g.reshape(data.shape)
+
+
+backward_op("_backward_contrib_box_nms", _backward_box_nms, ("ograd", "data"), params=_NMS_PARAMS)
+
+
+@defgrad("_contrib_box_nms")
+def _box_nms_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_contrib_box_nms")(out_grads[0], inputs[0], **attrs.as_dict())]
+
+
+defgrad("_contrib_box_iou", "_contrib_bipartite_matching", "_contrib_box_encode", "_contrib_box_decode",
+        "_contrib_MultiBoxPrior", "_contrib_MultiBoxTarget", "_contrib_MultiBoxDetection")(ZERO_GRAD)

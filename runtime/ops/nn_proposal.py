@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Bool, Float, Int, Param
 from ._nnutil import merge_shape
 from ._tuple_attrs import FloatOrTuple, as_tuple
-from .registry import OpDef, register
+from .attrs import Bool, Float, Int, Param
+from .registry import ZERO_GRAD, OpDef, defgrad, register
 
 _F = np.float32
 
@@ -237,3 +237,8 @@ _PARAMS = (Param("rpn_pre_nms_top_n", Int, 6000), Param("rpn_post_nms_top_n", In
 for _name, _fn, _multi in (("_contrib_Proposal", _proposal, False), ("_contrib_MultiProposal", _multi_proposal, True)):
     register(_ProposalOp(_name, _fn, inputs=("cls_prob", "bbox_pred", "im_info"), params=_PARAMS,
                          num_outputs=_nout, infer_shape=_shape(_multi), infer_type=_f32_outputs))
+
+
+# legacy operators whose Backward writes zeros into every input gradient (src/operator/contrib/proposal.cc,
+# multi_proposal.cc)
+defgrad("_contrib_Proposal", "_contrib_MultiProposal")(ZERO_GRAD)

@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Bool, Float, Int, Param
-from .registry import OpDef, register
+from ._grad import backward_op, internal
 from ._nnutil import merge_shape
+from .attrs import Bool, Float, Int, Param
+from .registry import OpDef, defgrad, register
 
 
 def _seq_inputs(attrs):
@@ -88,3 +89,40 @@ register(OpDef("SequenceLast", _sequence_last, params=_PARAMS, inputs=_seq_input
                infer_shape=_seq_shape(lambda attrs, d: tuple(n for i, n in enumerate(d) if i != attrs.axis))))
 register(OpDef("SequenceReverse", _sequence_reverse, params=_PARAMS, inputs=_seq_inputs,
                infer_shape=_seq_shape(lambda attrs, d: d)))
+
+
+# -- gradients (MXNet 1.9.1: legacy operators sequence_mask.cc, sequence_last.cc, sequence_reverse.cc; the
+# lengths get no gradient) --------------------------------------------------------------------------------
+def _backward_sequence_last(attrs, og, x, length=None):
+    """SequenceLast's backward: each output gradient lands on the last valid step of its sequence."""
+    g = np.zeros_like(x)
+    gt = _time_major(attrs, g)  # a view: writes land in g
+    idx = _lengths(attrs, x, length) - 1
+    gt[np.maximum(idx, 0), np.arange(gt.shape[1])] = og
+    return g
+
+
+backward_op("_backward_SequenceLast", _backward_sequence_last, lambda a: ("ograd", *_seq_inputs(a)),
+            params=_PARAMS)
+
+
+def _seq_call(F, name, attrs, og, inputs, **extra):
+    fn = getattr(F, name) if not name.startswith("_") else internal(F, name)
+    return fn(og, *inputs[1:], use_sequence_length=attrs.use_sequence_length, axis=attrs.axis, **extra)
+
+
+@defgrad("SequenceMask")
+def _sequence_mask_grad(F, attrs, inputs, outputs, out_grads):
+    return [_seq_call(F, "SequenceMask", attrs, out_grads[0], inputs, value=0.0)] + [None] * (len(inputs) - 1)
+
+
+@defgrad("SequenceReverse")
+def _sequence_reverse_grad(F, attrs, inputs, outputs, out_grads):
+    return [_seq_call(F, "SequenceReverse", attrs, out_grads[0], inputs)] + [None] * (len(inputs) - 1)
+
+
+@defgrad("SequenceLast")
+def _sequence_last_grad(F, attrs, inputs, outputs, out_grads):
+    g = internal(F, "_backward_SequenceLast")(out_grads[0], *inputs, use_sequence_length=attrs.use_sequence_length,
+                                              axis=attrs.axis)
+    return [g] + [None] * (len(inputs) - 1)

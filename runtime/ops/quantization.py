@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Enum, FloatOrNone, Int, Param
 from ._nnutil import merge_shape
+from .attrs import Enum, FloatOrNone, Int, Param
 from .nn_detection import _NamedOutputs
-from .registry import OpDef, register
+from .registry import ZERO_GRAD, OpDef, defgrad, register
 
 _Q_OUT_NAMES = ("output", "min_output", "max_output")   # MXNet's names for the quantized layers
 
@@ -452,3 +452,9 @@ register(_NamedOutputs("_contrib_quantized_conv", _quantized_conv, inputs=_fc_in
                        params=_float_params("Convolution"),
                        infer_shape=_q_weighted_shape("Convolution", "quantized_conv"), infer_type=_q_int32_type,
                        out_names=_Q_OUT_NAMES))
+
+
+# MXNet 1.9.1 gives these MakeZeroGradNodes (src/operator/quantization/*.cc); quantized_act has no FGradient
+defgrad("_contrib_quantize", "_contrib_quantize_v2", "_contrib_dequantize", "_contrib_requantize",
+        "_contrib_quantized_flatten", "_contrib_quantized_pooling", "_contrib_quantized_concat",
+        "_contrib_quantized_conv", "_contrib_quantized_fully_connected")(ZERO_GRAD)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Enum, IntOrNone, Param
+from ._grad import backward_op, internal
 from ._nnutil import OptEnum
-from .registry import OpDef, register, same_shape
+from .attrs import IntOrNone, Param
+from .registry import OpDef, defgrad, register, same_shape
 
 _CUMSUM_TYPES = ("float16", "float32", "float64", "int8", "int32", "int64")
 
@@ -69,3 +70,28 @@ def _sign_ste(attrs, x):
 
 register(OpDef("_contrib_round_ste", _round_ste, infer_shape=same_shape))
 register(OpDef("_contrib_sign_ste", _sign_ste, infer_shape=same_shape))
+
+
+# -- gradients (MXNet 1.9.1: numpy/np_cumsum.cc, contrib/stes_op.cc) -----------------------------------
+def _backward_cumsum(attrs, og, a):
+    """cumsum's backward: reversed running sums of the output gradient, in the input's dtype."""
+    if attrs.axis is None:
+        g = np.flip(np.cumsum(np.flip(og.reshape(-1)))).reshape(a.shape)
+    else:
+        g = np.flip(np.cumsum(np.flip(og, attrs.axis), axis=attrs.axis), attrs.axis)
+    return g.astype(a.dtype, copy=False)
+
+
+backward_op("_backward_np_cumsum", _backward_cumsum, ("ograd", "a"),
+            params=(Param("axis", IntOrNone, None), Param("dtype", OptEnum(*_CUMSUM_TYPES), None)))
+
+
+@defgrad("_np_cumsum")
+def _cumsum_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_np_cumsum")(out_grads[0], inputs[0], axis=attrs.axis)]
+
+
+@defgrad("_contrib_round_ste", "_contrib_sign_ste")
+def _straight_through_grad(F, attrs, inputs, outputs, out_grads):
+    """The straight-through estimator: the output gradient passes unchanged (CloneGradient)."""
+    return [F._internal._copy(out_grads[0])]

@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import HybridizeError, ShapeError
+from ._grad import backward_op, internal
 from ._util import const_type, norm_axis, shape_fn
 from .attrs import Bool, Dtype, Enum, Float, Int, IntOrNone, Param, Shape
-from .registry import OpDef, register
+from .registry import ZERO_GRAD, OpDef, defgrad, register
 
 
 def _as_index(idx: np.ndarray) -> np.ndarray:
@@ -143,3 +144,75 @@ def _index_copy(attrs, old, index, new):
 
 register(OpDef("_contrib_index_copy", _index_copy, inputs=("old_tensor", "index_vector", "new_tensor"),
                infer_shape=shape_fn(lambda a, o, i, n: tuple(o))))
+
+
+# -- gradients (MXNet 1.9.1: src/operator/tensor/indexing_op.cc, broadcast_reduce_op_index.cc,
+# contrib/index_copy.cc); take is defined with the autograd core, batch_take has no FGradient ----------
+def _backward_pick(attrs, og, data, index):
+    """pick's backward: each output gradient lands on the element it picked (index mode as forward)."""
+    g = np.zeros_like(data)
+    if attrs.axis is None:
+        flat = g.reshape(-1)
+        np.add.at(flat, _fix_index(index, flat.size, attrs.mode, "pick").reshape(-1), og.reshape(-1))
+        return g
+    ax = norm_axis(attrs.axis, data.ndim)
+    idx = _fix_index(index, data.shape[ax], attrs.mode, "pick")
+    idx = idx.reshape(data.shape[:ax] + (1,) + data.shape[ax + 1:])
+    np.put_along_axis(g, idx, og.reshape(idx.shape).astype(data.dtype, copy=False), axis=ax)
+    return g
+
+
+backward_op("_backward_pick", _backward_pick, ("ograd", "data", "index"),
+            params=(Param("axis", IntOrNone, -1), Param("keepdims", Bool, False),
+                    Param("mode", Enum("wrap", "clip"), "clip")))
+
+
+def _backward_gather_nd(attrs, og, data, indices):
+    """gather_nd's backward: output gradients added into a zero tensor at the gathered positions
+    (repeated indices accumulate, as MXNet's _backward_gather_nd)."""
+    g = np.zeros_like(data)
+    np.add.at(g, tuple(_as_index(indices)), og.astype(data.dtype, copy=False))
+    return g
+
+
+backward_op("_backward_gather_nd", _backward_gather_nd, ("ograd", "data", "indices"))
+
+
+def _backward_index_copy(attrs, og, old, index, new):
+    """index_copy's backward: old gets the output gradient with the copied rows zeroed, new those rows."""
+    idx = _as_index(index).reshape(-1)
+    g_old = og.copy()
+    g_old[idx] = 0
+    return g_old, og[idx].reshape(new.shape)
+
+
+backward_op("_contrib_backward_index_copy", _backward_index_copy, ("ograd", "old_tensor", "index_vector",
+                                                                   "new_tensor"), like=(1, 3), num_outputs=2)
+
+
+@defgrad("pick")
+def _pick_grad(F, attrs, inputs, outputs, out_grads):
+    data, index = inputs
+    return [internal(F, "_backward_pick")(out_grads[0], data, index, axis=attrs.axis, keepdims=attrs.keepdims,
+                                          mode=attrs.mode), F.zeros_like(index)]
+
+
+@defgrad("gather_nd")
+def _gather_nd_grad(F, attrs, inputs, outputs, out_grads):
+    data, indices = inputs
+    return [internal(F, "_backward_gather_nd")(out_grads[0], data, indices), F.zeros_like(indices)]
+
+
+@defgrad("scatter_nd")
+def _scatter_nd_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.gather_nd(out_grads[0], inputs[1]), F.zeros_like(inputs[1])]
+
+
+@defgrad("_contrib_index_copy")
+def _index_copy_grad(F, attrs, inputs, outputs, out_grads):
+    old, index, new = inputs
+    g = internal(F, "_contrib_backward_index_copy")(out_grads[0], old, index, new)
+    return [g[0], None, g[1]]
+
+
+defgrad("one_hot")(ZERO_GRAD)

@@ -8,8 +8,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import _MX_DTYPE_CODES, Bool, Dtype, Float, FloatOrNone, Int, Param, Shape, Str
-from .registry import OpDef, register
+from .attrs import (
+    _MX_DTYPE_CODES,
+    Bool,
+    Dtype,
+    Float,
+    FloatOrNone,
+    Int,
+    Param,
+    Shape,
+    Str,
+)
+from .registry import ZERO_GRAD, OpDef, defgrad, register
 
 _CTX = Param("ctx", Str, "")
 
@@ -119,3 +129,7 @@ _creator("_eye", _eye,
          (Param("N", Int), Param("M", Int, 0), Param("k", Int, 0), _CTX, Param("dtype", Dtype, "float32")),
          lambda a: (a.N, a.M if a.M > 0 else a.N), aliases=("eye",),
          doc="_eye: a 2-D array with ones on the k-th diagonal.")
+
+
+# no inputs, nothing to differentiate: nnvm's Gradient pass accepts these without an FGradient
+defgrad("_zeros", "_zeros_without_dtype", "_ones", "_full", "_eye", "_arange", "_linspace")(ZERO_GRAD)

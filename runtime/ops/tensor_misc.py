@@ -10,10 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
+from ._grad import backward_op, internal
 from ._util import norm_axes, reduce_axes, reduced_shape, shape_fn
 from .attrs import Bool, Dtype, Float, Int, Param, Shape, ShapeOrNone
 from .elemwise import unary
-from .registry import OpDef, register, same_shape
+from .registry import ZERO_GRAD, OpDef, defgrad, register, same_shape
 
 
 def _log_sigmoid(x):
@@ -188,3 +189,115 @@ register(OpDef("_contrib_allclose", _allclose, inputs=("a", "b"),
                params=(Param("rtol", Float, 1e-5), Param("atol", Float, 1e-8), Param("equal_nan", Bool, True)),
                infer_shape=_allclose_shape, infer_type=lambda a, d: [np.dtype(np.uint8)],
                doc="allclose(a, b, rtol, atol, equal_nan): scalar uint8, 1 if all elements are close."))
+
+
+# -- gradients (MXNet 1.9.1: tensor/elemwise_unary_op_basic.cc, nn/moments.cc, tensor/amp_cast.cc,
+# contrib/*.cc, tensor/ravel.cc); _shuffle and _contrib_allclose have no FGradient --------------------
+@defgrad("log_sigmoid")
+def _log_sigmoid_grad(F, attrs, inputs, outputs, out_grads):
+    # _backward_log_sigmoid uses the output: d/dx log(sigmoid(x)) = 1 - exp(y)
+    return [F.elemwise_mul(out_grads[0], F._internal._rminus_scalar(F.exp(outputs[0]), scalar=1.0))]
+
+
+@defgrad("mish")
+def _mish_grad(F, attrs, inputs, outputs, out_grads):
+    # _backward_mish: tanh(softrelu(x)) + x * sigmoid(x) * (1 - tanh(softrelu(x))^2)
+    x = inputs[0]
+    t = F.tanh(F.Activation(x, act_type="softrelu"))
+    slope = F.elemwise_add(t, F.elemwise_mul(F.elemwise_mul(x, F.sigmoid(x)),
+                                             F._internal._rminus_scalar(F.square(t), scalar=1.0)))
+    return [F.elemwise_mul(out_grads[0], slope)]
+
+
+def _backward_smooth_l1(attrs, og, x):
+    s2 = attrs.scalar * attrs.scalar
+    slope = np.where(x > 1.0 / s2, 1.0, np.where(x < -1.0 / s2, -1.0, s2 * x))
+    return (og * slope).astype(x.dtype, copy=False)
+
+
+backward_op("_backward_smooth_l1", _backward_smooth_l1, ("ograd", "data"),
+            params=(Param("scalar", Float, 1.0), Param("is_int", Bool, True)))
+
+
+@defgrad("smooth_l1")
+def _smooth_l1_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_smooth_l1")(out_grads[0], inputs[0], scalar=attrs.scalar)]
+
+
+def _backward_moments(attrs, og_mean, og_var, x):
+    """moments' backward: d mean = 1/N; d var = 2 (x - mean) / N (the mean's own term sums to zero)."""
+    axes = reduce_axes(attrs.axes, x.ndim)
+    keep = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    n = x.dtype.type(np.prod([x.shape[i] for i in axes]) if axes else 1)
+    mean = np.mean(x, axis=axes, keepdims=True, dtype=x.dtype)
+    g = og_mean.reshape(keep) / n + og_var.reshape(keep) * (x - mean) * x.dtype.type(2) / n
+    return g.astype(x.dtype, copy=False)
+
+
+backward_op("_backward_moments", _backward_moments, ("ograd_mean", "ograd_var", "data"), like=2,
+            params=(Param("axes", ShapeOrNone, None), Param("keepdims", Bool, False)))
+
+
+@defgrad("moments")
+def _moments_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_moments")(out_grads[0], out_grads[1], inputs[0], axes=attrs.axes,
+                                             keepdims=attrs.keepdims)]
+
+
+backward_op("_backward_amp_cast", lambda a, og, x: og.astype(x.dtype, copy=False), ("ograd", "data"),
+            doc="amp_cast's backward: the gradient cast back to the input's dtype.")
+
+
+@defgrad("amp_cast")
+def _amp_cast_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_amp_cast")(out_grads[0], inputs[0])]
+
+
+@defgrad("amp_multicast")
+def _amp_multicast_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_amp_cast")(g, x) for g, x in zip(out_grads, inputs)]
+
+
+@defgrad("_identity_with_attr_like_rhs")
+def _identity_like_rhs_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._copy(out_grads[0]), F.zeros_like(inputs[1])]
+
+
+@defgrad("_contrib_div_sqrt_dim")
+def _div_sqrt_dim_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.contrib.div_sqrt_dim(out_grads[0])]
+
+
+@defgrad("_contrib_gradientmultiplier")
+def _gradientmultiplier_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._mul_scalar(out_grads[0], scalar=attrs.scalar)]
+
+
+@defgrad("_contrib_quadratic")
+def _quadratic_grad(F, attrs, inputs, outputs, out_grads):
+    slope = F._internal._plus_scalar(F._internal._mul_scalar(inputs[0], scalar=2.0 * attrs.a), scalar=attrs.b)
+    return [F.elemwise_mul(out_grads[0], slope)]
+
+
+def _backward_boolean_mask(attrs, og, data, index):
+    """boolean_mask's backward: the kept slices get their output gradient, the dropped ones zero."""
+    g = np.zeros_like(data)
+    keep = np.nonzero(index.reshape(-1) != 0)[0]
+    ax = norm_axes(attrs.axis, data.ndim)[0]
+    sel = [slice(None)] * data.ndim
+    sel[ax] = keep
+    g[tuple(sel)] = og
+    return g
+
+
+backward_op("_backward_contrib_boolean_mask", _backward_boolean_mask, ("ograd", "data", "index"),
+            params=(Param("axis", Int, 0),))
+
+
+@defgrad("_contrib_boolean_mask")
+def _boolean_mask_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_contrib_boolean_mask")(out_grads[0], inputs[0], inputs[1], axis=attrs.axis),
+            None]
+
+
+defgrad("_contrib_index_array", "_ravel_multi_index", "_unravel_index")(ZERO_GRAD)  # MakeZeroGradNodes

@@ -13,11 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from ._grad import backward_op, internal
 from ._util import shape_fn
 from .attrs import Bool, DtypeOrNone, Enum, Float, Int, Param, Shape, Str
-from .registry import OpDef, register
+from .registry import ZERO_GRAD, OpDef, defgrad, register
 
-__all__ = ["seed", "generator", "install_frontend"]
+__all__ = ["generator", "install_frontend", "seed"]
 
 _STATE = {"rng": np.random.default_rng()}
 
@@ -46,7 +47,8 @@ def _sampler(name, draw, params, *, default="float32", aliases=(), doc=""):
     compute.__doc__ = doc
     register(OpDef(name, compute, params=params, inputs=(),
                    infer_shape=lambda a, s: ([], [tuple(a.shape)]),
-                   infer_type=lambda a, d: [_dt(a, default)], aliases=aliases, traits=("random",)))
+                   infer_type=lambda a, d: [_dt(a, default)], aliases=aliases, traits=("random",),
+                   gradient=ZERO_GRAD))
 
 
 _sampler("_random_uniform", lambda g, a, s: g.uniform(a.low, a.high, s),
@@ -77,7 +79,7 @@ def _like(name, draw, params, doc):
         return np.asarray(draw(generator(), attrs, data.shape)).astype(dt)
     compute.__doc__ = doc
     register(OpDef(name, compute, params=params, inputs=("data",),
-                   infer_shape=lambda a, s: (list(s), [s[0]]), traits=("random",)))
+                   infer_shape=lambda a, s: (list(s), [s[0]]), traits=("random",), gradient=ZERO_GRAD))
 
 
 _like("_random_uniform_like", lambda g, a, s: g.uniform(a.low, a.high, s),
@@ -98,7 +100,7 @@ def _sample(name, draw, inputs, aliases, doc):
     compute.__doc__ = doc
     register(OpDef(name, compute, params=(Param("shape", Shape, ()), _FLOAT_DT), inputs=inputs,
                    infer_shape=shape_fn(lambda a, s1, *rest: tuple(s1) + tuple(a.shape)),
-                   infer_type=lambda a, d: [_dt(a)], aliases=aliases, traits=("random",)))
+                   infer_type=lambda a, d: [_dt(a)], aliases=aliases, traits=("random",), gradient=ZERO_GRAD))
 
 
 _sample("_sample_uniform", lambda g, lo, hi, s: g.uniform(lo, hi, s), ("low", "high"), ("sample_uniform",),
@@ -228,3 +230,30 @@ def install_frontend(random_module: Any, internal_module: Any, is_tensor, symbol
     random_module.randn = randn
     random_module.shuffle = shuffle
     random_module.multinomial = multinomial
+
+
+# -- gradients: the samplers above are MakeZeroGradNodes (src/operator/random/sample_op.cc,
+# multisample_op.cc); _sample_multinomial with get_prob back-propagates into its probabilities
+# (sample_multinomial_op.h) ---------------------------------------------------------------------------------
+
+
+def _backward_sample_multinomial(attrs, og_prob, data, samples):
+    """d log p[sample] / d p = 1 / p[sample], accumulated per drawn sample (MXNet's kernel)."""
+    k = data.shape[-1]
+    p = data.reshape(-1, k)
+    idx = samples.reshape(p.shape[0], -1).astype(np.int64)
+    og = og_prob.reshape(idx.shape)
+    rows = np.repeat(np.arange(p.shape[0]), idx.shape[1])
+    g = np.zeros_like(p)
+    np.add.at(g, (rows, idx.reshape(-1)), (og / np.take_along_axis(p, idx, axis=1)).reshape(-1))
+    return g.reshape(data.shape)
+
+
+backward_op("_backward_sample_multinomial", _backward_sample_multinomial, ("ograd_prob", "data", "samples"))
+
+
+@defgrad("_sample_multinomial")
+def _multinomial_grad(F, attrs, inputs, outputs, out_grads):
+    if not attrs.get_prob:
+        return [F.zeros_like(inputs[0])]
+    return [internal(F, "_backward_sample_multinomial")(out_grads[1], inputs[0], outputs[0])]
