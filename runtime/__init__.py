@@ -25,7 +25,8 @@ def __getattr__(attr: str):
     lazy = {"gluon": ".gluon", "init": ".initializer", "initializer": ".initializer", "util": ".util",
             "contrib": ".contrib", "operator": ".operator", "onnx": ".onnx",
             "test_utils": ".test_utils", "executor": ".executor", "runtime": ".runtime",
-            "viz": ".visualization", "visualization": ".visualization"}
+            "viz": ".visualization", "visualization": ".visualization",
+            "optimizer": ".optimizer", "lr_scheduler": ".lr_scheduler", "kv": ".kvstore", "kvstore": ".kvstore"}
     if attr in _UTIL_NAMES:  # mx.use_np_shape, mx.np_shape, ... (MXNet re-exports them from mxnet.util)
         from . import util
         return getattr(util, attr)

@@ -174,44 +174,80 @@ def install(namespace: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -
             if op_name.startswith("_"):
                 setattr(internal, op_name, fn)     # _adamw_update: reached through _internal
                 contrib = namespace.get("contrib")
-                if contrib is not None:            # and as MXNet's nd.contrib.adamw_update wrappers
+                if contrib is not None and op_name.startswith("_multi"):
+                    setattr(contrib, op_name[1:], _multi_lamb_wrapper(fn, op_name.startswith("_multi_mp")))
+                elif contrib is not None:          # and as MXNet's nd.contrib.adamw_update wrappers
                     setattr(contrib, op_name[1:], fn)
             else:
                 namespace[op_name] = fn
 
 
-def _stateful_update(op: Any, math: Callable, mutated: tuple, array: Callable,
+def _multi_lamb_wrapper(fn: Callable, mp: bool) -> Callable:
+    """MXNet's ``nd.contrib.multi_[mp_]lamb_update(weights, grads, mean, var, [weights32,] step_count, lrs,
+    wds, out=None, num_tensors=0, **kwargs)``: lists in, interleaved into the internal operator."""
+    def multi_lamb_update(weights: Any, grads: Any, mean: Any, var: Any, *rest: Any, out: Any = None,
+                          num_tensors: int = 0, **kwargs: Any) -> Any:
+        names = (("weights32",) if mp else ()) + ("step_count", "lrs", "wds")
+        given = dict(zip(names, rest))
+        for k in names[len(rest):]:
+            given[k] = kwargs.pop(k)
+        lists = (weights, grads, mean, var) + ((given["weights32"],) if mp else ())
+        flat = [a for group in zip(*lists) for a in group]
+        return fn(*flat, out=out, num_tensors=num_tensors or len(weights), step_count=given["step_count"],
+                  learning_rates=given["lrs"], wds=given["wds"], **kwargs)
+    multi_lamb_update.__name__ = "multi_mp_lamb_update" if mp else "multi_lamb_update"
+    return multi_lamb_update
+
+
+def _stateful_update(op: Any, math: Callable, mutated: Any, array: Callable,
                      positional: tuple | None = None) -> Callable:
     """``nd.<optimizer>_update``: the new weight (into ``out`` when given) and, as MXNet's
     FMutateInputs, the new optimizer states written into the state arrays passed in."""
     from .base import HybridizeError, operator_error
     from .ops.attrs import AttrError
 
-    names = list(op.inputs)
+    variadic = callable(op.inputs)         # multi_sgd_update(*weights_and_grads, num_weights=...)
+    names = [] if variadic else list(op.inputs)
 
     def fn(*args: Any, out: Any = None, name: Any = None, **kwargs: Any) -> Any:
-        arrays = list(args[:len(names)])
-        for k in names[len(arrays):]:
-            if k not in kwargs:
-                raise TypeError(f"{op.name}: missing input {k!r}")
-            arrays.append(kwargs.pop(k))
+        if variadic:
+            arrays = [a for a in args if hasattr(a, "asnumpy")]
+            args = args[len(arrays):]
+        else:
+            arrays = list(args[:len(names)])
+            for k in names[len(arrays):]:
+                if k not in kwargs:
+                    raise TypeError(f"{op.name}: missing input {k!r}")
+                arrays.append(kwargs.pop(k))
+            args = args[len(names):]
         order = list(positional) if positional else [p.name for p in op.params]
-        for p, v in zip([p for p in order if p not in kwargs], args[len(names):]):
+        for p, v in zip([p for p in order if p not in kwargs], args):
             kwargs[p] = v
         try:
             attrs = op.resolve(op.coerce_attrs(kwargs))
         except AttrError as e:
             raise TypeError(str(e)) from None
+        mut = mutated(attrs) if callable(mutated) else mutated
         values = [a.asnumpy() for a in arrays]
+        # an op whose result depends on the output aliasing the weight (MXNet's kernel reads the
+        # weight after writing it) says so with ``math.in_place``
+        run = getattr(math, "in_place", math) if out is not None and arrays and out is arrays[0] else math
         try:
-            results = math(attrs, *values)
+            results = run(attrs, *values)
         except HybridizeError:
             raise
         except (ValueError, IndexError, TypeError, ZeroDivisionError) as e:  # MXNet: MXNetError
             shapes = ", ".join(str(v.shape) for v in values)
             raise operator_error(e, f"{op.name}: {type(e).__name__}: {e} (input shapes: {shapes})") from e
-        for idx, value in zip(mutated, results[1:]):
+        n_out = len(results) - len(mut)
+        for idx, value in zip(mut, results[n_out:]):
             arrays[idx][:] = value
+        if variadic:                       # a list of weights, as MXNet's multi-output call
+            outs = list(out) if out is not None else [array(r, dtype=r.dtype) for r in results[:n_out]]
+            if out is not None:
+                for o, r in zip(outs, results[:n_out]):
+                    o[:] = r
+            return outs
         if out is not None:
             out[:] = results[0]
             return out

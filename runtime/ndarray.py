@@ -28,7 +28,7 @@ _CPU = cpu()
 class NDArray:
     """An n-dimensional array on the CPU; the value behind it is a numpy array (``_data``)."""
 
-    __slots__ = ("_data", "_grad", "_ctx", "__weakref__")
+    __slots__ = ("_data", "_grad", "_ctx", "_fresh", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, data: np.ndarray, ctx: Context | None = None):
@@ -36,6 +36,17 @@ class NDArray:
         self._grad = None
         # the CPU-kind context asked for (cpu(1), cpu_shared(0), ...); None is cpu(0), the default
         self._ctx = ctx
+
+    @property
+    def _fresh_grad(self) -> bool:
+        """MXNet's ``NDArray._fresh_grad``: True once a backward pass has written this array's gradient
+        (backward sets it on the array a gradient was attached to, e.g. a Parameter's data), False again
+        after ``Trainer.step`` consumed it. ``Trainer`` raises on a stale gradient unless told to ignore it."""
+        return getattr(self, "_fresh", False)
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, state: bool) -> None:
+        self._fresh = bool(state)
 
     # -- metadata ---------------------------------------------------------------------------
     @property

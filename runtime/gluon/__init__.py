@@ -12,12 +12,13 @@ from . import nn  # noqa: F401
 from . import loss  # noqa: F401
 from . import utils  # noqa: F401
 from . import contrib  # noqa: F401
+from .trainer import Trainer  # noqa: F401
 
 
 def __getattr__(attr: str):
     # model_zoo, rnn and data are heavier or optional: load them on first use
     import importlib
-    if attr in ("rnn", "model_zoo", "data", "trainer"):
+    if attr in ("rnn", "model_zoo", "data"):
         mod = importlib.import_module("." + attr, __name__)
         globals()[attr] = mod
         return mod

@@ -23,7 +23,8 @@ from typing import Callable
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Bool, Float, Int, Param
+from ._tuple_attrs import FloatTuple
+from .attrs import Bool, Float, Int, Param, Shape
 from .registry import OpDef, register
 
 _F = np.float32
@@ -91,23 +92,33 @@ def _mp_sgd_mom(attrs, weight, grad, mom, weight32):
     return w.astype(weight.dtype), mom, w
 
 
-def _nag_parts(attrs, weight, grad, mom, dt):
+def _nag_parts(attrs, weight, grad, mom, dt, decay_new_weight=False):
+    """MXNet's NAG step. ``decay_new_weight``: the momentum's weight-decay term reads the *updated*
+    weight, as MXNet's ``MP_NAGMomKernel`` does (it updates ``w`` first), and as ``NAGMomKernel`` does
+    when called with ``out=weight`` (the optimizer's call: the output aliases the weight it reads)."""
     lr, wd, m = _c(dt, attrs.lr), _c(dt, attrs.wd), _c(dt, attrs.momentum)
     g = grad.astype(dt, copy=False)
     cg = _clip(_c(dt, attrs.rescale_grad) * g, _c(dt, attrs.clip_gradient)) if attrs.clip_gradient >= 0 \
         else _c(dt, attrs.rescale_grad) * g
     mom = m * mom
-    out = weight - mom + (m + _c(dt, 1)) * (mom - lr * (cg + wd * weight))
-    mom = mom - lr * (cg + wd * weight)
-    return out.astype(dt, copy=False), mom.astype(dt, copy=False)
+    out = (weight - mom + (m + _c(dt, 1)) * (mom - lr * (cg + wd * weight))).astype(dt, copy=False)
+    mom = mom - lr * (cg + wd * (out if decay_new_weight else weight))
+    return out, mom.astype(dt, copy=False)
 
 
 def _nag_mom(attrs, weight, grad, mom):
     return _nag_parts(attrs, weight, grad, mom, weight.dtype)
 
 
+def _nag_mom_in_place(attrs, weight, grad, mom):
+    return _nag_parts(attrs, weight, grad, mom, weight.dtype, decay_new_weight=True)
+
+
+_nag_mom.in_place = _nag_mom_in_place  # what nd.nag_mom_update(..., out=weight) computes
+
+
 def _mp_nag_mom(attrs, weight, grad, mom, weight32):
-    w, mom = _nag_parts(attrs, weight32, grad, mom, _F)
+    w, mom = _nag_parts(attrs, weight32, grad, mom, _F, decay_new_weight=True)
     return w.astype(weight.dtype), mom, w
 
 
@@ -346,8 +357,9 @@ _UPDATES: dict[str, tuple[Callable, tuple, tuple, tuple]] = {
                          ("mean", "var", "weight32"), _ADAMW),
 }
 
-#: op name -> (function returning (new weight, *new states), indices of the inputs it updates)
-STATEFUL: dict[str, tuple[Callable, tuple]] = {}
+#: op name -> (function returning (*new weights, *new states), indices of the inputs it updates: a tuple,
+#: or a function of the attributes for the aggregated ``multi_*`` forms whose input count varies)
+STATEFUL: dict[str, tuple[Callable, tuple | Callable]] = {}
 
 
 def _same_shape_all(inputs):
@@ -416,3 +428,194 @@ register(OpDef("multi_lars", _multi_lars, inputs=("lrs", "weights_sum_sq", "grad
                params=(Param("eta", Float), Param("eps", Float), Param("rescale_grad", Float, 1.0)),
                infer_shape=_same_shape_all(("lrs", "weights_sum_sq", "grads_sum_sq", "wds")),
                infer_type=lambda attrs, dts: [np.dtype(_F)]))
+
+
+# -- aggregated updates (what MXNet's SGD / LARS / LAMB optimizers call through the Updater) ---------------------
+def _multi_sgd_math(momentum: bool, mp: bool, preloaded: bool) -> Callable:
+    """``[preloaded_]multi_[mp_]sgd[_mom]_update``: MXNet's ``MultiSGDKernel`` for ``num_weights`` tensors.
+
+    Unlike ``sgd_update`` the kernel always forms the step ``mom = momentum*mom - lr*wd*w -
+    lr*clip(rescale*g)`` and adds it (``w + mom``), in the master type (float32 for the ``mp`` forms):
+    the roundings differ from ``sgd_update``'s ``(1-lr*wd)*w - ...``, so the optimizers call this one
+    as MXNet does. Returns the new weights, then the new momenta, then the new float32 masters."""
+    stride = 2 + momentum + mp
+
+    def math(attrs, *arrays):
+        n = attrs.num_weights
+        if preloaded:
+            lrs, wds = (np.asarray(a, dtype=_F).reshape(-1) for a in arrays[-2:])
+        else:
+            lrs, wds = attrs.lrs, attrs.wds
+        outs, moms, masters = [], [], []
+        for i in range(n):
+            group = arrays[i * stride:(i + 1) * stride]
+            weight, grad = group[0], group[1]
+            mt = np.dtype(_F) if mp else weight.dtype
+            w = group[-1] if mp else weight
+            mom = group[2] if momentum else mt.type(0)
+            lr, wd = mt.type(lrs[i]), mt.type(wds[i])
+            g = grad.astype(mt, copy=False)
+            if attrs.clip_gradient >= 0:
+                step = _clip(mt.type(attrs.rescale_grad) * g, mt.type(attrs.clip_gradient))
+                mom = mt.type(attrs.momentum if momentum else 0) * mom - lr * wd * w - lr * step
+            else:
+                mom = (mt.type(attrs.momentum if momentum else 0) * mom - lr * wd * w
+                       - lr * mt.type(attrs.rescale_grad) * g)
+            mom = np.asarray(mom).astype(mt, copy=False)
+            w = (w + mom).astype(mt, copy=False)
+            outs.append(w.astype(weight.dtype))
+            if momentum:
+                moms.append(mom)
+            if mp:
+                masters.append(w)
+        return (*outs, *moms, *masters)
+    return math
+
+
+def _multi_sgd_inputs(momentum: bool, mp: bool, preloaded: bool) -> Callable:
+    kinds = ("weight", "grad") + (("mom",) if momentum else ()) + (("weight32",) if mp else ())
+
+    def inputs(attrs):
+        names = [f"{k}_{i}" for i in range(attrs.num_weights) for k in kinds]
+        return names + (["lrs", "wds"] if preloaded else [])
+    return inputs
+
+
+def _multi_sgd_mutated(momentum: bool, mp: bool) -> Callable:
+    """Input positions of the momenta, then of the float32 masters (the order ``math`` returns them)."""
+    stride = 2 + momentum + mp
+
+    def mutated(attrs):
+        n = attrs.num_weights
+        return (tuple(i * stride + 2 for i in range(n)) if momentum else ()) + \
+            (tuple(i * stride + stride - 1 for i in range(n)) if mp else ())
+    return mutated
+
+
+def _multi_shape(stride: int, preloaded: bool = False):
+    def infer(attrs, in_shapes):
+        n = attrs.num_weights if hasattr(attrs, "num_weights") else attrs.num_tensors
+        ins, outs = list(in_shapes), []
+        for i in range(n):
+            group = ins[i * stride:(i + 1) * stride]
+            known = next((s for s in group if s is not None and len(s) and all(s)), None)
+            if known is not None:
+                ins[i * stride:(i + 1) * stride] = [tuple(known)] * stride
+            outs.append(None if known is None else tuple(known))
+        if preloaded:
+            ins[-2:] = [(n,), (n,)]
+        return ins, outs
+    return infer
+
+
+def _multi_type(stride: int):
+    def infer(attrs, dts):
+        n = attrs.num_weights if hasattr(attrs, "num_weights") else attrs.num_tensors
+        return [np.dtype(dts[i * stride] if dts[i * stride] is not None else _F) for i in range(n)]
+    return infer
+
+
+def _multi_outputs(attrs) -> int:
+    return attrs.num_weights
+
+
+def _register_multi(name: str, math: Callable, inputs: Callable, mutated: Callable, params: tuple,
+                    stride: int, preloaded: bool = False, num_outputs: Callable = _multi_outputs) -> None:
+    def compute(attrs, *arrays):
+        res = math(attrs, *arrays)
+        return tuple(res[:num_outputs(attrs)])
+    register(OpDef(name, compute, inputs=inputs, params=params, num_outputs=num_outputs,
+                   infer_shape=_multi_shape(stride, preloaded), infer_type=_multi_type(stride),
+                   doc=f"{name}: the updated weights of num_weights tensors (MXNet's aggregated optimizer "
+                       f"update; it also updates the optimizer states among its inputs in place)."))
+    STATEFUL[name] = (math, mutated)
+
+
+def _multi_params(momentum: bool, preloaded: bool) -> tuple:
+    lw = () if preloaded else (Param("lrs", FloatTuple), Param("wds", FloatTuple))
+    return lw + ((Param("momentum", Float, 0.0),) if momentum else ()) + (
+        Param("rescale_grad", Float, 1.0), Param("clip_gradient", Float, -1.0), Param("num_weights", Int, 1))
+
+
+for _pre in (False, True):
+    for _mp in (False, True):
+        for _mom in (False, True):
+            _name = ("preloaded_" if _pre else "") + "multi_" + ("mp_" if _mp else "") + "sgd_" + \
+                ("mom_" if _mom else "") + "update"
+            _register_multi(_name, _multi_sgd_math(_mom, _mp, _pre), _multi_sgd_inputs(_mom, _mp, _pre),
+                            _multi_sgd_mutated(_mom, _mp), _multi_params(_mom, _pre), 2 + _mom + _mp, _pre)
+
+
+def _multi_lamb_math(mp: bool) -> Callable:
+    """``_multi_lamb_update`` / ``_multi_mp_lamb_update`` (``nd.contrib.multi_lamb_update``): MXNet's two
+    kernels: g = mean_hat / (sqrt(var_hat) + eps) + wd * w per tensor (the moments updated), then
+    w -= lr * r1/r2 * g with r1 = ||w||, r2 = ||g|| (float32 sums of squares), r1 bounded."""
+    stride = 4 + mp
+
+    def math(attrs, *arrays):
+        n = attrs.num_tensors
+        outs, means, vars_, masters = [], [], [], []
+        for i in range(n):
+            weight, grad, mean, var = arrays[i * stride:i * stride + 4]
+            mt = np.dtype(_F) if mp else weight.dtype
+            w = arrays[i * stride + 4] if mp else weight
+            c = mt.type
+            g = grad.astype(mt, copy=False) * c(attrs.rescale_grad)
+            if attrs.clip_gradient >= 0:
+                g = _clip(g, c(attrs.clip_gradient))
+            mean = (c(attrs.beta1) * mean + (c(1) - c(attrs.beta1)) * g).astype(mt, copy=False)
+            var = (c(attrs.beta2) * var + (c(1) - c(attrs.beta2)) * g * g).astype(mt, copy=False)
+            wd = c(attrs.wds[i])
+            if attrs.bias_correction:
+                t = c(attrs.step_count[i])
+                mean_hat = mean / (c(1) - np.power(c(attrs.beta1), t))
+                var_hat = var / (c(1) - np.power(c(attrs.beta2), t))
+                upd = mean_hat / (np.sqrt(var_hat) + c(attrs.epsilon)) + wd * w
+            else:
+                upd = mean / (np.sqrt(var) + c(attrs.epsilon)) + wd * w
+            upd = upd.astype(_F, copy=False)           # the float workspace temp_g
+            r1 = np.sqrt(np.square(weight.astype(_F)).sum(dtype=_F))    # MultiSumSq of the (fp16) weights
+            r2 = np.sqrt(np.square(upd).sum(dtype=_F))
+            if attrs.lower_bound >= 0:
+                r1 = max(r1, _F(attrs.lower_bound))
+            if attrs.upper_bound >= 0:
+                r1 = min(r1, _F(attrs.upper_bound))
+            r = c(1) if r1 == 0 or r2 == 0 else c(r1 / r2)
+            w = (w - c(c(attrs.learning_rates[i]) * r) * upd.astype(mt, copy=False)).astype(mt, copy=False)
+            outs.append(w.astype(weight.dtype))
+            means.append(mean)
+            vars_.append(var)
+            if mp:
+                masters.append(w)
+        return (*outs, *means, *vars_, *masters)
+    return math
+
+
+def _multi_lamb_inputs(mp: bool) -> Callable:
+    kinds = ("weight", "grad", "mean", "var") + (("weight32",) if mp else ())
+
+    def inputs(attrs):
+        return [f"{k}_{i}" for i in range(attrs.num_tensors) for k in kinds]
+    return inputs
+
+
+def _multi_lamb_mutated(mp: bool) -> Callable:
+    stride = 4 + mp
+
+    def mutated(attrs):
+        n = attrs.num_tensors
+        return tuple(i * stride + 2 for i in range(n)) + tuple(i * stride + 3 for i in range(n)) + \
+            (tuple(i * stride + 4 for i in range(n)) if mp else ())
+    return mutated
+
+
+_MULTI_LAMB = (Param("learning_rates", FloatTuple), Param("beta1", Float, 0.9), Param("beta2", Float, 0.999),
+               Param("epsilon", Float, 1e-6), Param("wds", FloatTuple), Param("rescale_grad", Float, 1.0),
+               Param("lower_bound", Float, -1.0), Param("upper_bound", Float, -1.0),
+               Param("clip_gradient", Float, -1.0), Param("bias_correction", Bool, True),
+               Param("step_count", Shape), Param("num_tensors", Int, 1))
+
+for _mp in (False, True):
+    _register_multi("_multi_mp_lamb_update" if _mp else "_multi_lamb_update", _multi_lamb_math(_mp),
+                    _multi_lamb_inputs(_mp), _multi_lamb_mutated(_mp), _MULTI_LAMB, 4 + _mp,
+                    num_outputs=lambda attrs: attrs.num_tensors)

@@ -10,7 +10,7 @@ one base class made the whole transpiled package unimportable. What the transpil
 * a class derived from a placeholder is defined; creating an instance raises naming the base;
 * annotations are uses (they run with the ``def``), unless ``from __future__ import annotations``
   postpones them;
-* ``import mxnet.io`` keeps binding ``mxnet``; ``import mxnet.kvstore as kv`` binds a placeholder.
+* ``import mxnet.io`` keeps binding ``mxnet``; ``import mxnet.metric as metric`` binds a placeholder.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from hybridize.runtime.base import HybridizeError
 DATA = """\
 import mxnet as mx
 import mxnet.io
-import mxnet.kvstore as kv
+import mxnet.metric as metric
 from mxnet.io import DataBatch
 from mxnet.gluon import nn
 
@@ -43,7 +43,7 @@ class Prefetching(DataBatch):
 
 
 def store(kind: mxnet.io.DataDesc = None):
-    return kv.create(kind or "local")
+    return metric.create(kind or "acc")
 
 
 class Net(nn.HybridBlock):
@@ -93,7 +93,7 @@ def test_the_package_imports_and_the_missing_names_raise_where_used(pkg, tmp_pat
     transpile_cmd(str(pkg), "-o", str(out), "--keep-going")
     data = (out / "loaders" / "data.py").read_text()
     assert "class Batches(_hybridize_unsupported('mxnet.io.DataIter')):" in data
-    assert "kv = _hybridize_unsupported('mxnet.kvstore')" in data
+    assert "metric = _hybridize_unsupported('mxnet.metric')" in data
 
     import hybridize.runtime as mx
 
@@ -108,7 +108,7 @@ def test_the_package_imports_and_the_missing_names_raise_where_used(pkg, tmp_pat
             loaded.Batches(2)
         with pytest.raises(HybridizeError, match=r"Prefetching derives from `mxnet.io.DataBatch`"):
             loaded.data.Prefetching()
-        with pytest.raises(HybridizeError, match=r"`mxnet.kvstore.create` is not provided by hybridize.runtime"):
+        with pytest.raises(HybridizeError, match=r"`mxnet.metric.create` is not provided by hybridize.runtime"):
             loaded.store()
     finally:
         unload(name)

@@ -1,15 +1,15 @@
 """The API surface check (HY012): every ``mxnet`` name a module uses must exist in ``hybridize.runtime``.
 
 The transpiled module imports ``hybridize.runtime`` where the source imported ``mxnet``
-(:mod:`.imports`). A name MXNet has and the runtime does not (``gluon.Trainer``, ``mx.io.*``,
-``mx.mod.Module``, ``mx.kv``, ``autograd.backward``, ...) would only fail when the line runs, so it
+(:mod:`.imports`). A name MXNet has and the runtime does not (``mx.io.*``,
+``mx.mod.Module``, ``mx.metric``, ``mx.np``, ...) would only fail when the line runs, so it
 is reported instead, with its dotted name. The answer comes from the runtime itself: the mapped
 name is imported and looked up attribute by attribute (:func:`missing_part`, cached), never from
 a hand-kept list.
 
 Which names a module uses, from CPython ``ast``:
 
-* every import that maps into the runtime (``from mxnet.gluon import Trainer``, ``import mxnet.io``,
+* every import that maps into the runtime (``from mxnet.io import NDArrayIter``, ``import mxnet.io``,
   relative imports of an MXNet copy that leave the transpiled tree, as :func:`.imports.plan_from_import`
   decides them);
 * every attribute chain rooted at a name bound by such an import (``mx.io.NDArrayIter(...)`` is

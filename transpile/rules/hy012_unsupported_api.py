@@ -6,23 +6,24 @@ RULE = Rule(
     code="HY012",
     name="unsupported-api",
     severity=Severity.ERROR,
-    summary="an `mxnet` name the runtime does not provide (`gluon.Trainer`, `mx.io.*`, `mx.mod.*`, "
-            "`mx.kv`, `autograd.backward`, ...)",
+    summary="an `mxnet` name the runtime does not provide (`mx.io.*`, `mx.mod.*`, `mx.metric.*`, "
+            "`mx.np`, `autograd.backward`, ...)",
     rationale=(
         "`hybridize transpile` maps `mxnet` to `hybridize.runtime`, which implements MXNet's "
         "inference side (NDArray/Symbol operators, Gluon blocks, parameters, layers, losses, "
-        "autograd recording) but not its training and data infrastructure. A module that uses a "
+        "autograd recording) and its optimizers (`mx.optimizer`, `mx.lr_scheduler`, `gluon.Trainer`, a "
+        "single-process `mx.kv`), but not its data and metric infrastructure. A module that uses a "
         "name the runtime lacks would import (or run) until that line and then fail with an "
         "`AttributeError`/`ImportError`. The transpiler resolves every `mxnet` name a module uses "
         "against the runtime's real namespace (importing it), so such a module is never reported "
         "as transpiled. Only `hybridize transpile` reports this rule: on MXNet itself the code is "
         "fine, so `hybridize-check` (which checks hybridizability) does not."
     ),
-    fix_advice="Keep training and data loading on MXNet (transpile the model modules only), or "
-               "replace the name by what the runtime offers (`autograd.record()` + `loss.backward()` "
-               "instead of `autograd.backward`); `--keep-going` still writes the module, with its "
-               "imports mapped, the finding in its header, and a name the runtime lacks (`from mxnet.gluon "
-               "import Trainer`, `mx.io.DataIter`, `import mxnet.kvstore as kv`) replaced by a placeholder "
+    fix_advice="Keep data loading and metrics on MXNet (transpile the model and training modules only), "
+               "or replace the name by what the runtime offers (numpy batches instead of `mx.io` iterators); "
+               "`--keep-going` still writes the module, with its "
+               "imports mapped, the finding in its header, and a name the runtime lacks (`from mxnet.io "
+               "import NDArrayIter`, `mx.io.DataIter`, `import mxnet.metric as metric`) replaced by a placeholder "
                "that raises naming it when called (or when a class derived from it is instantiated), so "
                "the package still imports: annotations and base classes that only name it evaluate.",
     events=(),
@@ -36,11 +37,12 @@ RULE = Rule(
     invalid=(
         "import mxnet as mx\nfrom mxnet import gluon\n\n\n"
         "def train(net, data, label):\n"
-        "    trainer = gluon.Trainer(net.collect_params(), 'sgd')  # expect: HY012\n"
+        "    trainer = gluon.Trainer(net.collect_params(), 'sgd')\n"
+        "    accuracy = mx.metric.Accuracy()  # expect: HY012\n"
         "    batches = mx.io.NDArrayIter(data, label, batch_size=2)  # expect: HY012\n"
         "    module = mx.mod.Module(None)  # expect: HY012\n"
-        "    return trainer, batches, module\n",
-        "from mxnet import autograd\nfrom mxnet.gluon import Trainer  # expect: HY012\n\n\n"
-        "def step(loss):\n    autograd.backward([loss])  # expect: HY012\n",
+        "    return trainer, accuracy, batches, module\n",
+        "from mxnet.io import NDArrayIter  # expect: HY012\n\n\n"
+        "def batches(data):\n    return NDArrayIter(data, batch_size=2)\n",
     ),
 )
