@@ -4,7 +4,8 @@ Autotuning (``kernels/conv/tune.py::tune_conv_algo``) times every candidate algo
 on its exact shape; that costs most of a first call. Its verdicts are stored here, in a user cache
 directory, so the next process (and the next model sharing a layer shape) skips the timing.
 
-Where: ``$HYBRIDIZE_CACHE_DIR``, else ``$XDG_CACHE_HOME/hybridize``, else ``~/.cache/hybridize``;
+Where: ``$HYBRIDIZE_CACHE_DIR``, else platformdirs' user cache directory (``$XDG_CACHE_HOME/hybridize``, else
+``~/.cache/hybridize`` on Linux; the platform's own place elsewhere);
 ``HYBRIDIZE_CACHE_DIR=off`` (or ``0``, ``none``, ``false``) disables the cache. Entries live under
 ``conv-tune/v1/``, one small JSON file per (machine fingerprint, layer key), named by the SHA-256 of
 both. A per-layer key (input shape incl. batch, attributes, dtype, candidates) rather than a per-model
@@ -46,8 +47,8 @@ def cache_dir() -> Optional[str]:
         return None
     if value:
         return os.path.abspath(os.path.expanduser(value))
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "hybridize")
+    from platformdirs import user_cache_dir  # XDG_CACHE_HOME or ~/.cache on Linux, the platform's place elsewhere
+    return user_cache_dir("hybridize", appauthor=False)
 
 
 def _cpu_model() -> str:

@@ -161,3 +161,27 @@ def test_gitignore_outside_a_git_work_tree_is_not_read(cli, tmp_path):
     (tmp_path / "m.py").write_text(INDEX)
     code, _, _ = cli(["--isolated", "."], cwd=tmp_path)
     assert code == 1
+
+
+def test_gitignore_verdicts_agree_with_git_check_ignore(tmp_path):
+    import shutil
+    import pytest
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    from hybridize.transpile.check.gitignore import is_ignored
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("build/\n*.log\n!keep.log\n/top.py\na/**/deep.py\n[abc]x.py\n\\#hash.py\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / ".gitignore").write_text("!*.log\nlocal.py\n")
+    files = ["x.log", "keep.log", "top.py", "sub/top.py", "a/b/c/deep.py", "a/deep.py", "bx.py", "dx.py",
+             "#hash.py", "sub/x.log", "sub/local.py", "local.py", "ok.py"]
+    for rel in files:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    (tmp_path / "build").mkdir()
+    git = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], input="\n".join(files + ["build"]),
+                         cwd=tmp_path, capture_output=True, text=True)
+    ignored_by_git = set(git.stdout.split())
+    ours = {rel for rel in files if is_ignored(str(tmp_path / rel), False)}
+    ours |= {"build"} if is_ignored(str(tmp_path / "build"), True) else set()
+    assert ours == ignored_by_git

@@ -114,3 +114,15 @@ def test_a_failing_job_is_logged_not_swallowed(timed, caplog):
         assert background.schedule("broken", broken)
         assert background.wait(30)
     assert [str(r.exc_info[1]) for r in caplog.records if r.exc_info] == ["a bug in a tuning job"]
+
+
+def test_blas_runs_single_threaded_inside_a_program_and_restores_after():
+    from hybridize.runtime.graph.kernels.parallel import _blas_functions, blas_single_threaded
+    setter, getter = _blas_functions()
+    if setter is None:
+        import pytest
+        pytest.skip("threadpoolctl finds no BLAS it can control in this numpy")
+    setter(2)
+    with blas_single_threaded():
+        assert getter() == 1
+    assert getter() == 2

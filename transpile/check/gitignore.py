@@ -2,108 +2,41 @@
 
 As ruff (and ripgrep) do, ignore files count only inside a git work tree (a ``.git`` above the
 walked directory): ``.git/info/exclude`` and every ``.gitignore`` from the work tree's root down to
-the directory being walked. Patterns follow gitignore(5): ``#`` comments, ``!`` negation (the last
-matching pattern wins, deeper files after shallower ones), a trailing ``/`` for directories only,
-a ``/`` elsewhere anchors the pattern to its file's directory, ``*``/``?``/``[...]`` do not cross
-``/``, and ``**`` matches any number of directories. A directory that is ignored is not entered,
-so nothing below it can be re-included (git behaves the same). The user's global excludes file
-(``core.excludesFile``) is not read: it would make a check depend on the machine it runs on.
+the directory being walked. Each file's patterns are gitignore(5)'s, matched by pathspec's
+``GitIgnoreSpec`` (the last matching pattern of a file wins, ``!`` re-includes, a trailing ``/``
+matches directories only); across files a deeper file's verdict overrides a shallower one's, as git
+does. A directory that is ignored is not entered, so nothing below it can be re-included (git
+behaves the same). The user's global excludes file (``core.excludesFile``) is not read: it would
+make a check depend on the machine it runs on.
 """
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
+from pathspec import GitIgnoreSpec
 
-@dataclass(frozen=True)
-class _Pattern:
-    regex: "re.Pattern[str]"
-    negated: bool
-    dir_only: bool
-    base: str  # the directory (absolute) the pattern is relative to
+_Rules = tuple[str, GitIgnoreSpec]  # (the directory patterns are relative to, its patterns)
 
 
-def _translate(glob: str) -> str:
-    """A gitignore glob (without leading/trailing slash handling) as a regex over '/' paths."""
-    out = []
-    i = 0
-    while i < len(glob):
-        c = glob[i]
-        if c == "*":
-            if glob.startswith("**", i):
-                at_start = i == 0 or glob[i - 1] == "/"
-                after = glob[i + 2:i + 3]
-                if at_start and after == "/":  # "**/": zero or more directories
-                    out.append("(?:.*/)?")
-                    i += 3
-                    continue
-                if at_start and after == "":   # trailing "/**": everything inside
-                    out.append(".*")
-                    i += 2
-                    continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            end = glob.find("]", i + 2 if glob[i + 1:i + 2] in ("!", "]") else i + 1)
-            if end < 0:
-                out.append(re.escape(c))
-            else:
-                body = glob[i + 1:end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = end
-        elif c == "\\" and i + 1 < len(glob):
-            i += 1
-            out.append(re.escape(glob[i]))
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
-def parse(text: str, base: str) -> list[_Pattern]:
-    """The patterns of one ignore file whose directory is ``base``."""
-    patterns = []
-    for raw in text.splitlines():
-        line = raw.rstrip("\n\r")
-        if not line or line.startswith("#"):
-            continue
-        # trailing spaces are ignored unless escaped
-        while line.endswith(" ") and not line.endswith("\\ "):
-            line = line[:-1]
-        if not line:
-            continue
-        negated = line.startswith("!")
-        if negated:
-            line = line[1:]
-        elif line.startswith("\\!") or line.startswith("\\#"):
-            line = line[1:]
-        dir_only = line.endswith("/")
-        line = line.rstrip("/")
-        if not line:
-            continue
-        anchored = "/" in line
-        line = line.lstrip("/")
-        regex = _translate(line)
-        if not anchored:
-            regex = "(?:.*/)?" + regex
-        patterns.append(_Pattern(re.compile(regex + r"\Z"), negated, dir_only, base))
-    return patterns
+def _read(path: str, base: str) -> Optional[_Rules]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            spec = GitIgnoreSpec.from_lines(handle.read().splitlines())
+    except OSError:  # absent; or .git is a file (worktrees, submodules) with no exclude file here
+        return None
+    return (base, spec) if len(spec) else None
 
 
 @lru_cache(maxsize=4096)
-def _patterns_of(directory: str) -> tuple[_Pattern, ...]:
-    path = os.path.join(directory, ".gitignore")
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return tuple(parse(handle.read(), directory))
-    except OSError:
-        return ()
+def _rules_of(directory: str) -> Optional[_Rules]:
+    return _read(os.path.join(directory, ".gitignore"), directory)
+
+
+@lru_cache(maxsize=256)
+def _exclude_file(root: str) -> Optional[_Rules]:
+    return _read(os.path.join(root, ".git", "info", "exclude"), root)
 
 
 @lru_cache(maxsize=1024)
@@ -117,15 +50,6 @@ def work_tree_of(directory: str) -> Optional[str]:
         if parent == current:
             return None
         current = parent
-
-
-@lru_cache(maxsize=256)
-def _exclude_file(root: str) -> tuple[_Pattern, ...]:
-    try:
-        with open(os.path.join(root, ".git", "info", "exclude"), encoding="utf-8", errors="replace") as handle:
-            return tuple(parse(handle.read(), root))
-    except OSError:  # .git may be a file (worktrees, submodules): no exclude file of its own here
-        return ()
 
 
 def is_ignored(path: str, is_dir: bool) -> bool:
@@ -148,16 +72,16 @@ def is_ignored(path: str, is_dir: bool) -> bool:
         if up == current:
             break
         current = up
-    patterns = list(_exclude_file(root))
-    for directory in reversed(chain):
-        patterns.extend(_patterns_of(directory))
+    rules = [_exclude_file(root)] + [_rules_of(d) for d in reversed(chain)]
     verdict = False
-    for pattern in patterns:
-        if pattern.dir_only and not is_dir:
+    for found in rules:
+        if found is None:
             continue
-        rel = os.path.relpath(full, pattern.base).replace(os.sep, "/")
+        base, spec = found
+        rel = os.path.relpath(full, base).replace(os.sep, "/")
         if rel.startswith("../"):
             continue
-        if pattern.regex.match(rel):
-            verdict = not pattern.negated
+        include = spec.check_file(rel + "/" if is_dir else rel).include
+        if include is not None:
+            verdict = include
     return verdict

@@ -33,13 +33,12 @@ def emitter(op: Any) -> Callable:
 
 
 def blas_threads(n: int) -> bool:
-    """Sets the number of threads numpy's OpenBLAS uses (process-wide); False if unknown."""
-    import ctypes
+    """Sets the number of threads numpy's BLAS uses (process-wide); False if unknown."""
     from .parallel import _blas_functions
     setter, _ = _blas_functions()
     if setter is None:
         return False
-    setter(ctypes.c_int(int(n)))
+    setter(int(n))
     return True
 
 

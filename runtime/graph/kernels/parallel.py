@@ -132,29 +132,22 @@ _blas_fns: tuple | None = None
 
 
 def _blas_functions() -> tuple:
+    """``(set_num_threads(n), get_num_threads())`` of the BLAS numpy loaded (OpenBLAS, MKL or BLIS,
+    found by threadpoolctl once), or ``(None, None)`` when there is none it knows."""
     global _blas_fns
     if _blas_fns is None:
-        import ctypes
-        import glob
-        import numpy as np
         found: tuple = (None, None)
-        base = os.path.dirname(os.path.dirname(np.__file__))
-        for lib in glob.glob(os.path.join(base, "numpy.libs", "*openblas*")) + \
-                glob.glob(os.path.join(os.path.dirname(np.__file__), ".libs", "*openblas*")):
-            try:
-                dll = ctypes.CDLL(lib)
-            except OSError:
-                continue
-            for prefix, suffix in (("scipy_openblas", "64_"), ("scipy_openblas", ""), ("openblas", "64_"),
-                                   ("openblas", "")):
-                s = getattr(dll, f"{prefix}_set_num_threads{suffix}", None)
-                g = getattr(dll, f"{prefix}_get_num_threads{suffix}", None)
-                if s is not None and g is not None:
-                    g.restype = ctypes.c_int
-                    found = (s, g)
-                    break
-            if found[0] is not None:
-                break
+        try:
+            import numpy  # noqa: F401  (loads its BLAS, which threadpoolctl finds among loaded libraries)
+            from threadpoolctl import ThreadpoolController
+            controllers = ThreadpoolController().select(user_api="blas").lib_controllers
+        except Exception:  # noqa: BLE001  (no controllable BLAS: run as numpy does)
+            controllers = []
+        if controllers:
+            def set_threads(n: int) -> None:
+                for c in controllers:
+                    c.set_num_threads(int(n))
+            found = (set_threads, controllers[0].get_num_threads)
         _blas_fns = found
     return _blas_fns
 
