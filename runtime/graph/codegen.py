@@ -75,6 +75,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..base import HybridizeError, ShapeError
+from ..ops._util import known
 from .infer import complete_shape_attrs, var_shape_hint
 from .ir import Entry, Graph, Node
 from .kernels.fastpath import new_binding
@@ -423,7 +424,7 @@ def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[s
             s = (shapes or {}).get(n.name)
             if s is None:
                 s = var_shape_hint(n)
-            if s is None or any(int(d) <= 0 for d in s):
+            if not known(s):
                 raise ShapeError(f"compile_graph: the shape of input {n.name!r} is needed")
             in_shapes[n.name] = tuple(int(d) for d in s)
     in_dtypes = {nm: np.dtype((dtypes or {}).get(nm, np.float32)) for nm in input_names}
@@ -439,13 +440,13 @@ def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[s
                       param_dtypes={k: v for k, v in p_dtypes.items() if k in var_names},
                       training=training, options=dict(options or {}))
     # parameter shapes the caller did not give are completed from the graph
-    shp, _ = ctx.infer(g)
+    meta = ctx.infer(g)
     # zeros((0, H)) begin states take their inferred shape (g is this signature's copy)
-    complete_shape_attrs(g, shp)
+    complete_shape_attrs(g, {e: m.shape for e, m in meta.items()})
     for n in g.variables():
         if not ctx.is_input(n) and n.name not in ctx.param_shapes:
-            s = shp.get((id(n), 0))
-            if s is None or any(d <= 0 for d in s):
+            s = meta[n.entry()].shape
+            if not known(s):
                 raise ShapeError(f"compile_graph: cannot infer the shape of parameter {n.name!r}")
             ctx.param_shapes[n.name] = tuple(s)
     original_params = {n.name: ctx.param_shapes[n.name] for n in g.variables() if ctx.is_param(n)}
@@ -472,7 +473,7 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
     from . import kernels as _kernels  # noqa: F401  (fast kernels and their emitters)
     from .kernels import EMITTERS
 
-    shapes, dtypes = ctx.infer(g)
+    meta = ctx.infer(g)
     dyn = ctx.dynamic(g)
     names = _Names()
     names.used.update({"_c", "_tls", "_bufs", "_alloc", "_matmul", "_dot", "_add", "_multiply", "_maximum",
@@ -502,8 +503,7 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
         if id(e.node) not in dyn:
             need_static(e)
     static_nodes = [n for n in g.nodes if id(n) not in dyn]
-    prologue, prologue_code, const_names = _make_prologue(g, static_nodes, needed_static, ctx, shapes,
-                                                          dtypes, names)
+    prologue, prologue_code, const_names = _make_prologue(g, static_nodes, needed_static, ctx, meta, names)
     for e, nm in zip(needed_static, const_names):
         ref[e] = nm
 
@@ -554,8 +554,8 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
     kcount = 0
     for t, n in enumerate(steps):
         plan.step = t
-        in_shapes = [shapes[(id(e.node), e.index)] for e in n.inputs]
-        in_dtypes = [dtypes[(id(e.node), e.index)] for e in n.inputs]
+        in_shapes = [meta[e].shape for e in n.inputs]
+        in_dtypes = [meta[e].dtype for e in n.inputs]
         args = [ref[e] for e in n.inputs]
         nout = n.num_outputs
         outs = [names.make(n.name) if nout == 1 else names.make(f"{n.name}_{i}") for i in range(nout)]
@@ -563,8 +563,8 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
         emitter = EMITTERS.get(n.op)
         if emitter is not None:
             em = Emit(plan, node=n, args=args, outs=outs, in_shapes=in_shapes, in_dtypes=in_dtypes,
-                      out_shapes=[shapes[(id(n), i)] for i in range(nout)],
-                      out_dtypes=[dtypes[(id(n), i)] for i in range(nout)],
+                      out_shapes=[meta[Entry(n, i)].shape for i in range(nout)],
+                      out_dtypes=[meta[Entry(n, i)].dtype for i in range(nout)],
                       is_output=[Entry(n, i) in out_entries for i in range(nout)])
             lines = emitter(em)
             body.extend(em.pre + lines)
@@ -601,8 +601,8 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
     exec(code_obj, glob)
     forward = glob["forward"]
     tls = glob["_tls"]
-    out_shapes = [shapes[(id(e.node), e.index)] for e in g.outputs]
-    out_dtypes = [dtypes[(id(e.node), e.index)] for e in g.outputs]
+    out_shapes = [meta[e].shape for e in g.outputs]
+    out_dtypes = [meta[e].dtype for e in g.outputs]
     params_used = sorted(original_params)
     return CompiledProgram(forward=forward, code=src, prologue=prologue, prologue_code=prologue_code,
                            input_names=ctx.input_names, param_names=params_used,
@@ -610,8 +610,8 @@ def _generate(g: Graph, ctx: Any, original_params: dict[str, tuple], training: b
                            output_dtypes=out_dtypes, graph=g, stats=ctx.stats, tls=tls, parallel=plan.parallel)
 
 
-def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx: Any, shapes: dict,
-                   dtypes: dict, names: _Names) -> tuple[Callable, str, list[str]]:
+def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx: Any, meta: dict,
+                   names: _Names) -> tuple[Callable, str, list[str]]:
     """The bind-time part: evaluates the parameter-only subgraph and returns the constants tuple."""
     const_names = [names.make(e.node.name if e.index == 0 else f"{e.node.name}_{e.index}", "c_")
                    for e in needed]
@@ -634,8 +634,8 @@ def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx:
             src = "constant" if ctx.is_constant(n) else "params"
             lines.append(f"    {_comment(n)}: {src}")
             continue
-        in_shapes = [shapes[(id(e.node), e.index)] for e in n.inputs]
-        in_dtypes = [dtypes[(id(e.node), e.index)] for e in n.inputs]
+        in_shapes = [meta[e].shape for e in n.inputs]
+        in_dtypes = [meta[e].dtype for e in n.inputs]
         steps.append((n, n.op.kernel(n.resolved, in_shapes, in_dtypes)))
         args = ", ".join(e.node.name + (f"[{e.index}]" if e.index else "") for e in n.inputs)
         lines.append(f"    #   {n.name!r} = {n.op.name}({args!r})")
@@ -657,7 +657,7 @@ def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx:
         if kern is not None:
             internal = find_op(n.op.name) is not n.op
             levels.setdefault(level[id(n)], ([], []))[0 if internal else 1].append((n, kern))
-    work = lambda n: sum(int(np.prod(shapes[(id(e.node), e.index)] or (0,))) for e in n.inputs)
+    work = lambda n: sum(int(np.prod(meta[e].shape or (0,))) for e in n.inputs)
     for par, _ in levels.values():
         par.sort(key=lambda step: -work(step[0]))
     pooled = num_threads() > 1 and any(len(par) > 1 for par, _ in levels.values())
@@ -684,7 +684,7 @@ def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx:
         out = []
         for e in needed:
             v = env[(id(e.node), e.index)]
-            d = dtypes[(id(e.node), e.index)]
+            d = meta[e].dtype
             if isinstance(v, np.ndarray) and v.dtype != d:
                 v = v.astype(d)
             out.append(v)

@@ -18,13 +18,13 @@ def evaluate(graph: Graph, values: Mapping[str, np.ndarray],
              monitor: Callable[[Node, list, list], None] | None = None) -> list[np.ndarray]:
     """Outputs of ``graph`` given every variable's value by name. ``monitor(node, inputs, outputs)``
     is called after each op (the executor's monitor callback)."""
-    from .infer import complete_shape_attrs, infer_shapes, needs_shape_completion
+    from .infer import complete_shape_attrs, entry_shapes, needs_shape_completion
 
     if needs_shape_completion(graph):
         # zeros((0, H)) begin states: dimensions inferred from the values given
         graph = graph.copy()
         known = {n.name: tuple(np.shape(values[n.name])) for n in graph.variables() if n.name in values}
-        complete_shape_attrs(graph, infer_shapes(graph, known))
+        complete_shape_attrs(graph, entry_shapes(graph, known))
     env: dict[tuple[int, int], np.ndarray] = {}
     for n in graph.nodes:
         if n.op is None:

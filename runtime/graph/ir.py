@@ -6,16 +6,25 @@ were given explicitly (typed values; defaults stay implicit, as in MXNet's JSON)
 MXNet's double-underscore annotations (``__shape__``, ``__init__``, ...) as strings. Inputs are
 :class:`Entry` values: (producer node, output index).
 
-A :class:`Graph` is a topologically ordered node list plus output entries. Passes build new
-graphs or rewrite a copy; nothing else holds graph state.
+A :class:`Graph` is a topologically ordered node list plus output entries, and it owns what is
+known about them, as torch.fx's ``Graph`` does: the users of every entry (kept current by every
+edit made through the graph: :meth:`Graph.set_inputs`, :meth:`Graph.set_attrs`,
+:meth:`Graph.replace_uses`, :meth:`Graph.substitute`) and per-entry metadata (:class:`Meta`:
+shape, dtype, whether the shape is known; filled by ``infer.annotate``, invalidated node by node
+by the same edits, so a pass after a small rewrite does not re-run inference over the whole
+graph). A graph is rewritten in place by the compiler's passes; callers that must keep theirs
+give a :meth:`Graph.copy`.
 """
 from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, NamedTuple
 
+import numpy as np
+
+from ..ops._util import known
 from ..ops.registry import Attrs, OpDef
 
-__all__ = ["Node", "Entry", "Graph"]
+__all__ = ["Node", "Entry", "Graph", "Meta", "topo_order"]
 
 
 class Node:
@@ -99,12 +108,39 @@ def topo_order(outputs: Iterable[Entry]) -> list[Node]:
     return order
 
 
+class Meta:
+    """What inference knows about one entry: its shape (``None`` or dimensions, 0 = unknown), its
+    dtype, and whether that dtype is a guess (a variable nobody gave a dtype defaults to float32;
+    dtype checks skip guesses, as MXNet would have inferred them from the neighbours)."""
+
+    __slots__ = ("dtype", "guessed", "shape")
+
+    def __init__(self, shape: tuple | None, dtype: np.dtype | None, guessed: bool = False):
+        self.shape, self.dtype, self.guessed = shape, dtype, guessed
+
+    @property
+    def known(self) -> bool:
+        """Is the shape fully known (the one definition: ``ops._util.known``)?"""
+        return known(self.shape)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Meta) and (self.shape, self.dtype, self.guessed) == \
+            (other.shape, other.dtype, other.guessed)
+
+    def __repr__(self) -> str:
+        return f"Meta({self.shape}, {self.dtype}{', guessed' if self.guessed else ''})"
+
+
 class Graph:
-    """Topologically ordered nodes and the output entries; the unit passes and codegen work on."""
+    """Topologically ordered nodes and the output entries, with their users and metadata; the
+    unit passes and codegen work on."""
 
     def __init__(self, outputs: Iterable[Entry], nodes: list[Node] | None = None):
         self.outputs: list[Entry] = list(outputs)
         self.nodes: list[Node] = nodes if nodes is not None else topo_order(self.outputs)
+        self._users: dict[Entry, list[tuple[Node, int]]] | None = None   # built on first query
+        self.meta: dict[Entry, Meta] = {}
+        self.stale: set[Node] = set()     # nodes edited since ``meta`` was computed
 
     # -- queries ----------------------------------------------------------------------------
     def variables(self) -> list[Node]:
@@ -125,13 +161,28 @@ class Graph:
         aux = {id(n) for n in self.aux_variables()}
         return [n for n in self.variables() if id(n) not in aux]
 
-    def users(self) -> dict[int, list[Node]]:
-        """id(node) -> nodes that consume one of its outputs."""
-        out: dict[int, list[Node]] = {id(n): [] for n in self.nodes}
-        for n in self.nodes:
-            for e in n.inputs:
-                out[id(e.node)].append(n)
-        return out
+    def _table(self) -> dict[Entry, list[tuple[Node, int]]]:
+        if self._users is None:
+            table: dict[Entry, list[tuple[Node, int]]] = {}
+            for n in self.nodes:
+                for slot, e in enumerate(n.inputs):
+                    table.setdefault(e, []).append((n, slot))
+            self._users = table
+        return self._users
+
+    def users(self, e: Entry) -> list[tuple[Node, int]]:
+        """The ``(consumer, input slot)`` pairs reading ``e`` (graph outputs not included)."""
+        return list(self._table().get(e, ()))
+
+    def uses(self, e: Entry) -> int:
+        """How many inputs and graph outputs read ``e``."""
+        return len(self._table().get(e, ())) + self.outputs.count(e)
+
+    def shape(self, e: Entry) -> tuple | None:
+        return self.meta[e].shape
+
+    def dtype(self, e: Entry) -> np.dtype:
+        return self.meta[e].dtype  # type: ignore[return-value]
 
     def __iter__(self) -> Iterator[Node]:
         return iter(self.nodes)
@@ -146,7 +197,7 @@ class Graph:
         return (mxnet_json.loads, (mxnet_json.dumps(self),))
 
     def copy(self) -> "Graph":
-        """A deep copy of the structure (attrs dicts copied, values shared)."""
+        """A deep copy of the structure (attrs dicts copied, values shared; metadata not copied)."""
         mapping: dict[int, Node] = {}
         for n in self.nodes:
             c = Node(n.op, n.name, n.attrs, [Entry(mapping[id(e.node)], e.index) for e in n.inputs], n.extra)
@@ -154,17 +205,68 @@ class Graph:
         return Graph([Entry(mapping[id(e.node)], e.index) for e in self.outputs],
                      [mapping[id(n)] for n in self.nodes])
 
+    # -- edits: each keeps the users current and invalidates the metadata it affects -----------
+    def set_inputs(self, node: Node, inputs: Iterable[Entry]) -> None:
+        """``node`` reads ``inputs`` from now on (the node order is the caller's to restore:
+        :meth:`reorder`, when a new input comes later in it)."""
+        inputs = list(inputs)
+        if self._users is not None:
+            for slot, e in enumerate(node.inputs):
+                self._users[e].remove((node, slot))
+            for slot, e in enumerate(inputs):
+                self._users.setdefault(e, []).append((node, slot))
+        node.inputs = inputs
+        self.stale.add(node)
+
+    def set_attrs(self, node: Node, attrs: dict[str, Any]) -> None:
+        node.set_attrs(attrs)
+        self.stale.add(node)
+
     def replace_uses(self, old: Entry, new: Entry) -> None:
         """Every consumer (and graph output) of ``old`` reads ``new`` instead."""
-        for n in self.nodes:
-            if any(e == old for e in n.inputs):
-                n.inputs = [new if e == old else e for e in n.inputs]
+        for user, slot in self.users(old):
+            inputs = list(user.inputs)
+            inputs[slot] = new
+            self.set_inputs(user, inputs)
         self.outputs = [new if e == old else e for e in self.outputs]
 
-    def prune(self) -> "Graph":
+    def substitute(self, mapping: dict[Entry, Entry]) -> Graph:
+        """Every use of an entry in ``mapping`` reads its replacement (chains followed); then nodes
+        no output depends on are dropped and the order recomputed (MXNet's DFS post-order)."""
+        if not mapping:
+            return self
+
+        def resolve(e: Entry) -> Entry:
+            seen = 0
+            while e in mapping and seen < 10000:
+                e = mapping[e]
+                seen += 1
+            return e
+        for old in mapping:
+            new = resolve(old)
+            for user, slot in self.users(old):
+                inputs = list(user.inputs)
+                inputs[slot] = new
+                self.set_inputs(user, inputs)
+        self.outputs = [resolve(e) for e in self.outputs]
+        return self.reorder()
+
+    def reorder(self) -> Graph:
+        """Recomputes the node order from the outputs (drops what no output needs)."""
+        self.nodes = topo_order(self.outputs)
+        self._users = None
+        live = set(self.nodes)
+        for e in [e for e in self.meta if e.node not in live]:
+            del self.meta[e]
+        self.stale &= live
+        return self
+
+    def prune(self) -> Graph:
         """Drops nodes no output depends on (keeps order)."""
-        live = {id(n) for n in topo_order(self.outputs)}
-        self.nodes = [n for n in self.nodes if id(n) in live]
+        live = set(topo_order(self.outputs))
+        if len(live) != len(self.nodes):
+            self.nodes = [n for n in self.nodes if n in live]
+            self._users = None
         return self
 
     def __str__(self) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import AttrError, AttrType, format_value, parse_literal
 
-__all__ = ["c_round", "is_training", "full", "ndim_known", "merge_shape", "spatial_params", "conv_out_dim", "windows",
+__all__ = ["c_round", "is_training", "merge_shape", "spatial_params", "conv_out_dim", "windows",
            "pad_spatial", "first_dtype", "OptBool", "OptInt", "OptFloat", "OptEnum", "channel_axis"]
 
 
@@ -28,15 +28,6 @@ def is_training() -> bool:
     below the frontend and must not import it at load time."""
     from .. import autograd
     return autograd.is_training()
-
-
-def full(s: Any) -> bool:
-    """A completely known shape (no ``None``, no 0 dimension)."""
-    return s is not None and all(int(d) > 0 for d in s)
-
-
-def ndim_known(s: Any) -> bool:
-    return s is not None and len(s) > 0
 
 
 def merge_shape(old: Any, new: Sequence[int], what: str) -> tuple:

@@ -8,13 +8,23 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import AttrError, AttrType, format_value, parse_literal
 
-__all__ = ["known", "norm_axis", "norm_axes", "reduce_axes", "OptIntTuple", "FloatOrNoneStr",
+__all__ = ["known", "ndim_known", "norm_axis", "norm_axes", "reduce_axes", "OptIntTuple", "FloatOrNoneStr",
            "shape_fn", "dtype_of", "const_type", "first_type", "prod"]
 
 
-def known(s: Any) -> bool:
-    """A fully known shape (not ``None``, no 0 dimension; MXNet 1.x marks unknown dims with 0)."""
-    return s is not None and all(int(d) > 0 for d in s)
+def known(s: Any, *, scalar: bool = True) -> bool:
+    """Is shape ``s`` fully known: not ``None``, no 0 dimension (MXNet 1.x marks unknown dimensions
+    with 0)? The one definition, used by the operators' shape rules, graph inference and the compiler.
+
+    A 0-d shape ``()`` is a known scalar shape; ``scalar=False`` reads it as MXNet 1.x's legacy
+    shape functions do for operators that only take tensors (linalg, detection): ndim 0 = unknown.
+    """
+    return s is not None and (scalar or len(s) > 0) and all(int(d) > 0 for d in s)
+
+
+def ndim_known(s: Any) -> bool:
+    """Is the rank of shape ``s`` known (its dimensions may not be)? ndim 0 = unknown, as in MXNet 1.x."""
+    return s is not None and len(s) > 0
 
 
 def prod(dims: Any) -> int:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..base import HybridizeError, ShapeError
+from ._util import known
 from .attrs import Param, Str
 from .registry import Attrs, OpDef, register
 
@@ -76,7 +77,7 @@ def _n_outputs(attrs: Attrs) -> int:
 def _infer_shape(attrs: Attrs, in_shapes: list):
     prop = _prop(attrs)
     n_out = len(prop.list_outputs())
-    if any(s is None or any(int(d) <= 0 for d in s) for s in in_shapes):
+    if not all(known(s) for s in in_shapes):
         return list(in_shapes), [None] * n_out
     ret = prop.infer_shape([[int(d) for d in s] for s in in_shapes])
     if len(ret) not in (2, 3):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
+from ._util import ndim_known
 from .attrs import Bool, Int, Param
 from .registry import OpDef, register
 
@@ -63,36 +64,33 @@ def _encdec_valatt(attrs, kv, att):
     return _merge(out, att.shape[1], B, attrs.heads)
 
 
-def _known(s):
-    return s is not None and len(s) > 0
-
 
 def _selfatt_qk_shape(attrs, ins):
     d = ins[0]
-    if not _known(d):
+    if not ndim_known(d):
         return list(ins), [None]
     return list(ins), [(d[1] * attrs.heads, d[0], d[0])]
 
 
 def _selfatt_valatt_shape(attrs, ins):
     d = ins[0]
-    if not _known(d):
+    if not ndim_known(d):
         return list(ins), [None]
     out = (d[0], d[1], d[2] // 3)
     att = (d[1] * attrs.heads, d[0], d[0])
-    return [ins[0], ins[1] if _known(ins[1]) else att], [out]
+    return [ins[0], ins[1] if ndim_known(ins[1]) else att], [out]
 
 
 def _encdec_qk_shape(attrs, ins):
     q, kv = ins
-    if not (_known(q) and _known(kv)):
+    if not (ndim_known(q) and ndim_known(kv)):
         return list(ins), [None]
     return list(ins), [(q[1] * attrs.heads, q[0], kv[0])]
 
 
 def _encdec_valatt_shape(attrs, ins):
     kv, att = ins
-    if not (_known(kv) and _known(att)):
+    if not (ndim_known(kv) and ndim_known(att)):
         return list(ins), [None]
     return list(ins), [(att[1], kv[1], kv[2] // 2)]
 

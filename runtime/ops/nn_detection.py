@@ -40,6 +40,7 @@ from ..base import HybridizeError, ShapeError
 from ._grad import backward_op, internal
 from ._nnutil import merge_shape
 from ._tuple_attrs import FloatTuple
+from ._util import known
 from .attrs import REQUIRED, Bool, Enum, Float, Int, Param
 from .registry import ZERO_GRAD, OpDef, checked_same_shape, defgrad, register
 
@@ -84,9 +85,6 @@ def _ge_float(x: np.ndarray, thr: float) -> np.ndarray:
     ct = _cmp_type(x.dtype)
     return x.astype(ct, copy=False) >= ct.type(_f32(thr))
 
-
-def _known(s: Any) -> bool:
-    return s is not None and len(s) > 0 and all(int(d) > 0 for d in s)
 
 
 def _intersect_1d(a0, a2, b0, b2, center: bool):
@@ -619,9 +617,9 @@ def _multibox_target_shape(attrs, in_shapes):
         raise ShapeError(f"MultiBoxTarget: label must be (batch, num_labels, >= 5), got {tuple(lab)}")
     if p is not None and len(p) > 0 and len(p) != 3:
         raise ShapeError(f"MultiBoxTarget: cls_pred must be (batch, num_classes, num_anchors), got {tuple(p)}")
-    if _known(a) and p is not None and len(p) == 3 and p[2] and p[2] != a[1]:
+    if known(a, scalar=False) and p is not None and len(p) == 3 and p[2] and p[2] != a[1]:
         raise ShapeError(f"MultiBoxTarget: number of anchors mismatch: anchor {tuple(a)}, cls_pred {tuple(p)}")
-    if not (_known(a) and lab is not None and len(lab) == 3 and lab[0]):
+    if not (known(a, scalar=False) and lab is not None and len(lab) == 3 and lab[0]):
         return list(in_shapes), [None, None, None]
     B, N = lab[0], a[1]
     return list(in_shapes), [(B, N * 4), (B, N * 4), (B, N)]

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..base import HybridizeError, ShapeError
 from ._nnutil import merge_shape
+from ._util import known
 from .attrs import Bool, Float, Int, Param
 from .nn_detection import _NamedOutputs
 from .registry import OpDef, checked_same_shape, register
@@ -67,9 +68,6 @@ def _square(name: str, s, what: str = "Input A") -> None:
     if s[-1] and s[-2] and s[-1] != s[-2]:
         raise ShapeError(f"{name}: {what}'s last two dimensions must be equal, got shape {tuple(s)}")
 
-
-def _known(s) -> bool:
-    return s is not None and len(s) > 0 and all(int(d) > 0 for d in s)
 
 
 def _elemwise_square(name: str):
@@ -181,7 +179,7 @@ def _trsm(attrs, a, b):
 def _trmm_shape(name: str):
     def infer(attrs, in_shapes):
         a, b = in_shapes
-        if a is None or b is None or len(a) < 2 or len(a) != len(b) or not (_known(a) and _known(b)):
+        if a is None or b is None or len(a) < 2 or len(a) != len(b) or not (known(a, scalar=False) and known(b, scalar=False)):
             if a is not None and b is not None and len(a) and len(b) and len(a) != len(b):
                 raise ShapeError(f"{name}: inputs must have the same number of dimensions, got {tuple(a)} and {tuple(b)}")
             return list(in_shapes), [None]
@@ -325,7 +323,7 @@ def _maketrian(attrs, a):
 def _diag_trian_shape(name: str, diag: bool, extract: bool):
     def infer(attrs, in_shapes):
         s = in_shapes[0]
-        if s is None or len(s) == 0 or not _known(s):
+        if s is None or len(s) == 0 or not known(s, scalar=False):
             return list(in_shapes), [None]
         k = attrs.offset
         if extract:

@@ -26,8 +26,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..infer import infer_dtypes, infer_shapes
-from ..ir import Entry, Graph, Node
+from ..infer import annotate
+from ..ir import Entry, Graph, Meta, Node
 
 __all__ = ["Pass", "PassContext", "all_passes", "run_pipeline", "get_pass", "registry_op", "referenced_ops"]
 
@@ -110,9 +110,9 @@ class PassContext:
         known.update(self.input_dtypes)
         return known
 
-    def infer(self, graph: Graph) -> tuple[dict, dict]:
-        """(shapes, dtypes) of every entry of ``graph``, keyed by (id(node), output index)."""
-        return infer_shapes(graph, self.known_shapes()), infer_dtypes(graph, self.known_dtypes())
+    def infer(self, graph: Graph) -> dict[Entry, Meta]:
+        """``graph.meta`` brought up to date: the shape and dtype of every entry."""
+        return annotate(graph, self.known_shapes(), self.known_dtypes())
 
     def dynamic(self, graph: Graph) -> set[int]:
         """ids of the nodes whose value depends on a data input or changes from call to call (random
@@ -126,26 +126,6 @@ class PassContext:
                     or any(id(e.node) in dyn for e in n.inputs):
                 dyn.add(id(n))
         return dyn
-
-
-def users_of(graph: Graph) -> dict[int, list[tuple[Node, int]]]:
-    """id(node) -> [(consumer, input slot)], graph outputs excluded."""
-    out: dict[int, list[tuple[Node, int]]] = {id(n): [] for n in graph.nodes}
-    for n in graph.nodes:
-        for slot, e in enumerate(n.inputs):
-            out[id(e.node)].append((n, slot))
-    return out
-
-
-def entry_users(graph: Graph) -> dict[Entry, int]:
-    """Entry -> number of uses (graph outputs count as uses)."""
-    count: dict[Entry, int] = {}
-    for n in graph.nodes:
-        for e in n.inputs:
-            count[e] = count.get(e, 0) + 1
-    for e in graph.outputs:
-        count[e] = count.get(e, 0) + 1
-    return count
 
 
 _PASSES: dict[str, Pass] | None = None
@@ -187,24 +167,6 @@ def run_pipeline(graph: Graph, ctx: PassContext, passes: list[str] | None = None
             continue
         graph = p.fn(graph, ctx)
     return graph
-
-
-def substitute(graph: Graph, mapping: dict[Entry, Entry]) -> Graph:
-    """A graph where every use of an entry in ``mapping`` reads its replacement (chains followed);
-    nodes nothing depends on any more are dropped and the order recomputed."""
-    if not mapping:
-        return graph
-
-    def resolve(e: Entry) -> Entry:
-        seen = 0
-        while e in mapping and seen < 10000:
-            e = mapping[e]
-            seen += 1
-        return e
-    for n in graph.nodes:
-        if any(e in mapping for e in n.inputs):
-            n.inputs = [resolve(e) for e in n.inputs]
-    return Graph([resolve(e) for e in graph.outputs])
 
 
 def is_float(dtype: Any) -> bool:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..ir import Entry, Graph, Node
 from ..kernels.nhwc import BN_FOLD
-from . import Pass, PassContext, entry_users, registry_op, substitute
+from . import Pass, PassContext, registry_op
 from .layout import LONG_REDUCTION
 
 BATCHNORM, CONVOLUTION, FULLY_CONNECTED = (registry_op(n) for n in ("BatchNorm", "Convolution", "FullyConnected"))
@@ -23,20 +23,19 @@ BATCHNORM, CONVOLUTION, FULLY_CONNECTED = (registry_op(n) for n in ("BatchNorm",
 
 def fold_batchnorm(graph: Graph, ctx: PassContext) -> Graph:
     dyn = ctx.dynamic(graph)
-    uses = entry_users(graph)
     mapping: dict[Entry, Entry] = {}
     folded = 0
     for bn in graph.nodes:
         if bn.op is not BATCHNORM:
             continue
         a = bn.resolved
-        if a.axis != 1 or a.output_mean_var and any(uses.get(Entry(bn, i)) for i in (1, 2)):
+        if a.axis != 1 or a.output_mean_var and any(graph.uses(Entry(bn, i)) for i in (1, 2)):
             continue
         src = bn.inputs[0]
         prod = src.node
         if prod.op not in (CONVOLUTION, FULLY_CONNECTED) or src.index != 0:
             continue
-        if uses.get(src, 0) != 1:
+        if graph.uses(src) != 1:
             continue
         pa = prod.resolved
         if prod.op is CONVOLUTION and (pa.layout or "NCHW") not in ("NCHW", "NCW", "NCDHW"):
@@ -60,7 +59,7 @@ def fold_batchnorm(graph: Graph, ctx: PassContext) -> Graph:
         mapping[Entry(bn, 0)] = Entry(new, 0)
         folded += 1
     ctx.stats["bn_fold"] = {"folded": folded}
-    return substitute(graph, mapping)
+    return graph.substitute(mapping)
 
 
 PASS = Pass("bn_fold", 40, fold_batchnorm, inference_only=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Entry, Graph
-from . import Pass, PassContext, substitute
+from . import Pass, PassContext
 
 _MAX_BYTES = 64 << 20
 
@@ -43,7 +43,7 @@ def fold_constants(graph: Graph, ctx: PassContext) -> Graph:
             mapping[Entry(n, i)] = c.entry()
         folded += 1
     ctx.stats["constant_fold"] = {"folded": folded}
-    return substitute(graph, mapping)
+    return graph.substitute(mapping)
 
 
 PASS = Pass("constant_fold", 30, fold_constants)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..ir import Entry, Graph
-from . import Pass, PassContext, substitute
+from . import Pass, PassContext
 
 
 def eliminate_common_subexpressions(graph: Graph, ctx: PassContext) -> Graph:
@@ -13,7 +13,8 @@ def eliminate_common_subexpressions(graph: Graph, ctx: PassContext) -> Graph:
     for n in graph.nodes:
         if n.op is None or not n.op.pure(ctx.training):
             continue
-        n.inputs = [mapping.get(e, e) for e in n.inputs]
+        if any(e in mapping for e in n.inputs):
+            graph.set_inputs(n, [mapping.get(e, e) for e in n.inputs])
         key = (id(n.op), n.resolved, tuple((id(e.node), e.index) for e in n.inputs))
         other = seen.get(key)
         if other is None:
@@ -23,7 +24,7 @@ def eliminate_common_subexpressions(graph: Graph, ctx: PassContext) -> Graph:
             mapping[Entry(n, i)] = Entry(other, i)
         merged += 1
     ctx.stats["cse"] = {"merged": merged}
-    return substitute(graph, mapping)
+    return graph.substitute(mapping)
 
 
 PASS = Pass("cse", 20, eliminate_common_subexpressions)

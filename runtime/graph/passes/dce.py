@@ -7,9 +7,9 @@ from . import Pass, PassContext
 
 def eliminate_dead_code(graph: Graph, ctx: PassContext) -> Graph:
     before = len(graph.nodes)
-    g = Graph(graph.outputs)
-    ctx.stats["dce"] = {"removed": before - len(g.nodes)}
-    return g
+    graph.reorder()
+    ctx.stats["dce"] = {"removed": before - len(graph.nodes)}
+    return graph
 
 
 PASS = Pass("dce", 90, eliminate_dead_code)

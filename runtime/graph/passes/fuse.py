@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..ir import Entry, Graph, Node
 from ..kernels import nhwc as K
 from ..kernels.conv import CONV, ConvOperands, get_algo, set_operands
-from . import Pass, PassContext, entry_users, substitute
+from . import Pass, PassContext
 
 _ACT_HOSTS = {id(CONV), id(K.DENSE), id(K.AFFINE), id(K.ADD)}
 
@@ -28,7 +28,6 @@ def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
     changed = True
     while changed:
         changed = False
-        uses = entry_users(graph)
         mapping: dict[Entry, Entry] = {}
         done: set[int] = set()
         for n in graph.nodes:
@@ -38,8 +37,8 @@ def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
                     p = src.node
                     if p.op is CONV and id(p) not in done and not p.resolved.has_res and not p.resolved.act \
                             and n.inputs[1 - slot] != src \
-                            and uses.get(src) == 1:
-                        set_operands(p, ConvOperands.of(p).replace(residual=n.inputs[1 - slot]))
+                            and graph.uses(src) == 1:
+                        set_operands(graph, p, ConvOperands.of(p).replace(residual=n.inputs[1 - slot]))
                         mapping[n.entry()] = src
                         done.add(id(p))
                         done.add(id(n))      # replaced: nothing may fuse into it this round
@@ -50,20 +49,19 @@ def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
                 src = n.inputs[0]
                 p = src.node
                 if p.op is not None and id(p.op) in _ACT_HOSTS and id(p) not in done and not p.resolved.act \
-                        and uses.get(src) == 1:
-                    p.set_attrs({**p.attrs, "act": n.resolved.act})
+                        and graph.uses(src) == 1:
+                    graph.set_attrs(p, {**p.attrs, "act": n.resolved.act})
                     mapping[n.entry()] = src
                     done.add(id(p))
                     fused_act += 1
                     changed = True
-        graph = substitute(graph, mapping)
+        graph.substitute(mapping)
         if changed:
-            graph = Graph(graph.outputs)   # a residual input may come later in the old order
+            graph.reorder()   # a residual input may come later in the old order
     # prologue: a per-channel affine (+activation) whose only reader is a 1x1 stride-1 gemm
     # convolution (pre-activation BatchNorm-ReLU, DenseNet's) is applied row chunk by row chunk
     # inside the convolution, just before each chunk's matmul
     fused_pre = folded_pre = 0
-    uses = entry_users(graph)
     dyn = ctx.dynamic(graph)
     for n in graph.nodes:
         a = n.resolved if n.op is CONV else None
@@ -71,7 +69,7 @@ def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
             continue
         src = n.inputs[0]
         p = src.node
-        if p.op is K.AFFINE and uses.get(src) == 1 and src not in graph.outputs:
+        if p.op is K.AFFINE and graph.uses(src) == 1 and src not in graph.outputs:
             x, scale, shift = p.inputs
             pre_act = tuple(p.resolved.act or ())
             ops = ConvOperands.of(n)
@@ -81,14 +79,14 @@ def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
                 # recomputed at bind_params), leaving an add and a max per input element
                 fold = Node(K.PRE_FOLD, ctx.fresh(n.name + "_prefold"), {"has_bias": ops.bias is not None},
                             [e for e in (ops.weight, scale, shift, ops.bias) if e is not None])
-                set_operands(n, ops.replace(data=x, weight=Entry(fold, 0), bias=Entry(fold, 1),
+                set_operands(graph, n, ops.replace(data=x, weight=Entry(fold, 0), bias=Entry(fold, 1),
                                             pre_shift=Entry(fold, 2), pre_bounds=Entry(fold, 3)), pre_act=pre_act)
                 folded_pre += 1
             else:
-                set_operands(n, ops.replace(data=x, pre_scale=scale, pre_shift=shift), pre_act=pre_act)
+                set_operands(graph, n, ops.replace(data=x, pre_scale=scale, pre_shift=shift), pre_act=pre_act)
             fused_pre += 1
     if fused_pre:
-        graph = Graph(graph.outputs)
+        graph.reorder()
     ctx.stats["fuse"] = {"residual": fused_res, "activation": fused_act, "prologue": fused_pre,
                          "prologue_scale_folded": folded_pre}
     return graph

@@ -5,11 +5,11 @@ squeeze, expand_dims) whose output has their input's shape."""
 from __future__ import annotations
 
 from ..ir import Entry, Graph
-from . import Pass, PassContext, substitute
+from . import Pass, PassContext
 
 
 def remove_identities(graph: Graph, ctx: PassContext) -> Graph:
-    shapes = dtypes = None
+    meta = None
     mapping: dict[Entry, Entry] = {}
     removed = 0
     for n in graph.nodes:
@@ -21,19 +21,20 @@ def remove_identities(graph: Graph, ctx: PassContext) -> Graph:
             continue
         src = n.inputs[0]
         if not (identity and op.identity_if is None):      # a no-op only when nothing changes
-            if shapes is None:
-                shapes, dtypes = ctx.infer(graph)
-            s_in, s_out = shapes.get((id(src.node), src.index)), shapes.get((id(n), 0))
-            if s_in is None or s_out is None or tuple(s_in) != tuple(s_out):
+            if meta is None:
+                meta = ctx.infer(graph)
+            m_in, m_out = meta[src], meta[n.entry()]
+            s_in = m_in.shape
+            if s_in is None or m_out.shape is None or tuple(s_in) != tuple(m_out.shape):
                 continue
-            if dtypes[(id(src.node), src.index)] != dtypes[(id(n), 0)]:
+            if m_in.dtype != m_out.dtype:
                 continue
             if identity and not op.identity_if(n.resolved, ctx.training, tuple(s_in)):
                 continue
         mapping[n.entry()] = src
         removed += 1
     ctx.stats["identity"] = {"removed": removed}
-    return substitute(graph, mapping)
+    return graph.substitute(mapping)
 
 
 PASS = Pass("identity", 10, remove_identities)

@@ -61,7 +61,7 @@ def _pair(v: Any, default: int) -> tuple[int, int] | None:
 
 
 def lower(graph: Graph, ctx: PassContext) -> Graph:
-    shapes, dtypes = ctx.infer(graph)
+    meta = ctx.infer(graph)
     dyn = ctx.dynamic(graph)
     nhwc: set[Entry] = set()                   # new entries holding NHWC tensors
     conv_cache: dict[tuple[Entry, tuple], Entry] = {}
@@ -74,7 +74,7 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
         counts[k] = counts.get(k, 0) + 1
 
     def shape_of(e_old: Entry) -> tuple:
-        return shapes[(id(e_old.node), e_old.index)]
+        return meta[e_old].shape
 
     def convert(e: Entry, perm: tuple, hint: str) -> Entry:
         key = (e, perm)
@@ -96,7 +96,7 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
         return id(e_old.node) not in dyn
 
     def floaty(e_old: Entry) -> bool:
-        return is_float(dtypes[(id(e_old.node), e_old.index)])
+        return is_float(meta[e_old].dtype)
 
     for n in graph.nodes:
         if n.op is None:

@@ -15,7 +15,7 @@ convolution's only reader.
 from __future__ import annotations
 
 from ..ir import Entry, Graph, Node
-from . import Pass, PassContext, entry_users, registry_op, substitute
+from . import Pass, PassContext, registry_op
 
 POOLING, CONVOLUTION = registry_op("Pooling"), registry_op("Convolution")
 
@@ -26,8 +26,7 @@ def _pair(v, default: int) -> tuple:
 
 
 def pool_before_pointwise_conv(graph: Graph, ctx: PassContext) -> Graph:
-    uses = entry_users(graph)
-    shapes = None
+    meta = None
     mapping: dict[Entry, Entry] = {}
     moved = 0
     for p in graph.nodes:
@@ -36,7 +35,7 @@ def pool_before_pointwise_conv(graph: Graph, ctx: PassContext) -> Graph:
         pa = p.resolved
         src = p.inputs[0]
         c = src.node
-        if c.op is not CONVOLUTION or src.index != 0 or uses.get(src) != 1 \
+        if c.op is not CONVOLUTION or src.index != 0 or graph.uses(src) != 1 \
                 or src in graph.outputs:
             continue
         ca = c.resolved
@@ -46,9 +45,9 @@ def pool_before_pointwise_conv(graph: Graph, ctx: PassContext) -> Graph:
         padded = not pa.global_pool and any(_pair(pa.pad, 0))
         if padded and not ca.no_bias:
             continue
-        if shapes is None:
-            shapes, _ = ctx.infer(graph)
-        s_in, s_out = shapes.get((id(c), 0)), shapes.get((id(p), 0))
+        if meta is None:
+            meta = ctx.infer(graph)
+        s_in, s_out = meta[c.entry()].shape, meta[p.entry()].shape
         if s_in is None or s_out is None or len(s_in) != 4 or s_out[2] * s_out[3] >= s_in[2] * s_in[3]:
             continue                          # only worth it when the pooling shrinks the image
         # the convolution now produces what the pooling did: it takes the pooling's name
@@ -57,7 +56,7 @@ def pool_before_pointwise_conv(graph: Graph, ctx: PassContext) -> Graph:
         mapping[p.entry()] = conv.entry()
         moved += 1
     ctx.stats["pool_first"] = {"moved": moved}
-    return substitute(graph, mapping) if mapping else graph
+    return graph.substitute(mapping)
 
 
 PASS = Pass("pool_first", 45, pool_before_pointwise_conv)

@@ -210,10 +210,10 @@ class ConvOperands(Generic[T]):
         return dataclasses.replace(self, **changes)
 
 
-def set_operands(node: Any, ops: ConvOperands, **attrs: Any) -> None:
-    """Rewrites a ``_hy_conv`` node's inputs to ``ops`` and its attrs to agree (plus ``attrs``)."""
-    node.set_attrs({**node.attrs, **attrs, **ops.flags()})
-    node.inputs = ops.values()
+def set_operands(graph: Any, node: Any, ops: ConvOperands, **attrs: Any) -> None:
+    """Rewrites a ``_hy_conv`` node of ``graph`` to read ``ops``, its attrs to agree (plus ``attrs``)."""
+    graph.set_attrs(node, {**node.attrs, **attrs, **ops.flags()})
+    graph.set_inputs(node, ops.values())
 
 
 # ------------------------------------------------------------------------------------------
