@@ -9,10 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
+from ._grad import backward_op, internal
 from ._nnutil import merge_shape
 from ._util import OptStr, known, prod, shape_fn
 from .attrs import Bool, Float, Int, Param
-from .registry import OpDef, register
+from .registry import OpDef, defgrad, register
 
 _DOT_PARAMS = (Param("transpose_a", Bool, False), Param("transpose_b", Bool, False),
                Param("forward_stype", OptStr, None))
@@ -168,3 +169,41 @@ def _khatri_rao(attrs, *mats):
 
 register(OpDef("khatri_rao", _khatri_rao, params=(Param("num_args", Int),), variadic="num_args",
                infer_shape=shape_fn(lambda a, *ss: (prod(s[0] for s in ss), ss[0][1]))))
+
+
+# -- gradients (MXNet 1.9.1: src/operator/tensor/la_op.cc, la_op-inl.h gemm_backward/gemm2_backward; dot and
+# batch_dot are defined with the autograd core, khatri_rao has no FGradient) ---------------------------------
+def _backward_gemm2(attrs, og, a, b):
+    """gemm2's backward: d op(A) = alpha dC op(B)^T, d op(B) = alpha op(A)^T dC, transposed back."""
+    a2, b2 = _gemm2_mats(attrs, a, b)
+    g = og if attrs.axis == -2 else np.moveaxis(og, attrs.axis, -2)
+    alpha = np.asarray(attrs.alpha, dtype=a.dtype)
+    da = alpha * np.matmul(g, np.swapaxes(b2, -1, -2))
+    db = alpha * np.matmul(np.swapaxes(a2, -1, -2), g)
+    if attrs.transpose_a:
+        da = np.swapaxes(da, -1, -2)
+    if attrs.transpose_b:
+        db = np.swapaxes(db, -1, -2)
+    if attrs.axis != -2:
+        da, db = np.moveaxis(da, -2, attrs.axis), np.moveaxis(db, -2, attrs.axis)
+    return da.astype(a.dtype, copy=False), db.astype(b.dtype, copy=False)
+
+
+_GEMM2 = (Param("transpose_a", Bool, False), Param("transpose_b", Bool, False), Param("alpha", Float, 1.0),
+          Param("axis", Int, -2))
+backward_op("_backward_linalg_gemm2", _backward_gemm2, ("ograd", "A", "B"), like=(1, 2), num_outputs=2,
+            params=_GEMM2)
+
+
+@defgrad("_linalg_gemm2")
+def _gemm2_grad(F, attrs, inputs, outputs, out_grads):
+    g = internal(F, "_backward_linalg_gemm2")(out_grads[0], inputs[0], inputs[1], transpose_a=attrs.transpose_a,
+                                              transpose_b=attrs.transpose_b, alpha=attrs.alpha, axis=attrs.axis)
+    return [g[0], g[1]]
+
+
+@defgrad("_linalg_gemm")
+def _gemm_grad(F, attrs, inputs, outputs, out_grads):
+    g = internal(F, "_backward_linalg_gemm2")(out_grads[0], inputs[0], inputs[1], transpose_a=attrs.transpose_a,
+                                              transpose_b=attrs.transpose_b, alpha=attrs.alpha, axis=attrs.axis)
+    return [g[0], g[1], F._internal._mul_scalar(out_grads[0], scalar=attrs.beta)]

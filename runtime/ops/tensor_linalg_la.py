@@ -23,11 +23,12 @@ from functools import lru_cache
 import numpy as np
 
 from ..base import HybridizeError, ShapeError
+from ._grad import backward_op, internal
 from ._nnutil import merge_shape
 from ._util import known
 from .attrs import Bool, Float, Int, Param
 from .nn_detection import _NamedOutputs
-from .registry import OpDef, checked_same_shape, register
+from .registry import OpDef, checked_same_shape, defgrad, register
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -481,3 +482,238 @@ register(_NamedOutputs("_linalg_det", _det, inputs=("A",), infer_shape=_det_shap
                        out_names=("output0",)))  # MXNet's hidden LU and pivot outputs follow
 register(OpDef("_linalg_slogdet", _slogdet, inputs=("A",), num_outputs=2, infer_shape=_det_shape("linalg.slogdet", 2),
                infer_type=_float_type("linalg.slogdet", 2), aliases=("linalg_slogdet", "_npi_slogdet")))
+
+
+# -- gradients (MXNet 1.9.1: src/operator/tensor/la_op.cc, the backward kernels of la_op-inl.h) -------------
+def _copy_ltu(m: np.ndarray) -> np.ndarray:
+    """MXNet's copyLTU: the symmetric matrix with ``m``'s lower triangle (and diagonal)."""
+    low = np.tril(m)
+    return low + _tr(np.tril(m, -1))
+
+
+def _inv(x: np.ndarray) -> np.ndarray:
+    return np.linalg.inv(x)
+
+
+def _f64(*xs):
+    return [np.asarray(x, dtype=np.float64) for x in xs]
+
+
+def _backward_potrf(attrs, og, a, out):
+    """dA = 0.5 L^-T copyLTU(L^T dL) L^-1 with L the lower factor (an upper factor is transposed)."""
+    dl, low = _f64(og, out)
+    if not attrs.lower:
+        dl, low = _tr(dl), _tr(low)
+    li = _inv(low)
+    da = 0.5 * np.matmul(np.matmul(_tr(li), _copy_ltu(np.matmul(_tr(low), dl))), li)
+    return da.astype(a.dtype)
+
+
+def _backward_potri(attrs, og, b, out):
+    """lower: dB = -tril(A (dA + dA^T) B^-T); upper: dB = -triu(B^-T (dA + dA^T) A)."""
+    da, bb, aa = _f64(og, b, out)
+    s = da + _tr(da)
+    t = _tri(bb, attrs.lower)
+    if attrs.lower:
+        g = -np.matmul(np.matmul(aa, s), _tr(_inv(t)))
+    else:
+        g = -np.matmul(np.matmul(_tr(_inv(t)), s), aa)
+    return _tri(g, attrs.lower).astype(b.dtype)
+
+
+def _op(x: np.ndarray, transpose: bool) -> np.ndarray:
+    return _tr(x) if transpose else x
+
+
+def _backward_trmm(attrs, og, a, b):
+    """C = alpha op(A) B (or B op(A)): dB = alpha op(A)^T dC (dC op(A)^T); dA its triangle of alpha dC B^T
+    (B^T dC), transposed back when ``transpose``."""
+    dc, aa, bb = _f64(og, a, b)
+    t = _op(_tri(aa, attrs.lower), attrs.transpose)
+    if attrs.rightside:
+        dop, db = np.matmul(_tr(bb), dc), np.matmul(dc, _tr(t))
+    else:
+        dop, db = np.matmul(dc, _tr(bb)), np.matmul(_tr(t), dc)
+    da = _tri(attrs.alpha * _op(dop, attrs.transpose), attrs.lower)
+    return da.astype(a.dtype), (attrs.alpha * db).astype(b.dtype)
+
+
+def _backward_trsm(attrs, og, a, b, out):
+    """C = alpha op(A)^-1 B (or B op(A)^-1): dB = alpha op(A)^-T dC (dC op(A)^-T); d op(A) = -dB C^T / alpha
+    (-C^T dB / alpha), triangle kept."""
+    dc, aa, cc = _f64(og, a, out)
+    ti = _inv(_op(_tri(aa, attrs.lower), attrs.transpose))
+    if attrs.rightside:
+        db = attrs.alpha * np.matmul(dc, _tr(ti))
+        dop = -np.matmul(_tr(cc), db) / attrs.alpha
+    else:
+        db = attrs.alpha * np.matmul(_tr(ti), dc)
+        dop = -np.matmul(db, _tr(cc)) / attrs.alpha
+    da = _tri(_op(dop, attrs.transpose), attrs.lower)
+    return da.astype(a.dtype), db.astype(b.dtype)
+
+
+for _name, _fn, _ins, _like in (("trmm", _backward_trmm, ("ograd", "A", "B"), (1, 2)),
+                                ("trsm", _backward_trsm, ("ograd", "A", "B", "C"), (1, 2))):
+    backward_op(f"_backward_linalg_{_name}", _fn, _ins, like=_like, num_outputs=2, params=_TRI)
+backward_op("_backward_linalg_potrf", _backward_potrf, ("ograd", "A", "L"), params=_CHOL)
+backward_op("_backward_linalg_potri", _backward_potri, ("ograd", "B", "A"), params=_CHOL)
+
+
+def _backward_sumlogdiag(attrs, og, a):
+    """dA = diag(dB / diag(A)), zero off the diagonal."""
+    n = a.shape[-1]
+    eye = np.eye(n, dtype=bool)
+    d = np.diagonal(a, axis1=-2, axis2=-1)
+    g = og.reshape(a.shape[:-2] + (1,)) / d
+    return np.where(eye, g[..., None, :], 0).astype(a.dtype)
+
+
+def _backward_syrk(attrs, og, a):
+    """B = alpha A A^T: dA = alpha (dB + dB^T) A; B = alpha A^T A: dA = alpha A (dB + dB^T)."""
+    db, aa = _f64(og, a)
+    s = db + _tr(db)
+    g = np.matmul(aa, s) if attrs.transpose else np.matmul(s, aa)
+    return (attrs.alpha * g).astype(a.dtype)
+
+
+def _backward_gelqf(attrs, og_q, og_l, a, q, low):
+    """dA = L^-T (dQ + copyLTU(M) Q), M = L^T dL - dQ Q^T."""
+    dq, dl, qq, ll = _f64(og_q, og_l, q, low)
+    m = np.matmul(_tr(ll), dl) - np.matmul(dq, _tr(qq))
+    g = np.matmul(_tr(_inv(ll)), dq + np.matmul(_copy_ltu(m), qq))
+    return g.astype(a.dtype)
+
+
+def _backward_syevd(attrs, og_u, og_l, a, u, lam):
+    """dA = U^T Y U: Y's off-diagonal (X_ij - X_ji) / (2 max(l_i - l_j, eps)) with X = dU U^T, its diagonal dL."""
+    du, dl, uu, ll = _f64(og_u, og_l, u, lam)
+    x = np.matmul(du, _tr(uu))
+    eps = 1e-30 if a.dtype == np.float32 else 1e-100
+    denom = 2.0 * np.maximum(ll[..., :, None] - ll[..., None, :], eps)     # [i, j] = l_i - l_j
+    n = a.shape[-1]
+    below = np.tril(np.ones((n, n), dtype=bool), -1)
+    y = np.where(below, (x - _tr(x)) / denom, 0.0)
+    y = y + _tr(y)
+    y = y + np.eye(n) * dl[..., None, :]
+    return np.matmul(np.matmul(_tr(uu), y), uu).astype(a.dtype)
+
+
+def _backward_inverse(attrs, og, a, out):
+    """A = inverse(B): dB = -A^T dA A^T."""
+    da, inv = _f64(og, out)
+    return (-np.matmul(np.matmul(_tr(inv), da), _tr(inv))).astype(a.dtype)
+
+
+def _backward_det(attrs, og, a, det):
+    """Jacobi's formula: d det = det A^-T, zero where det is 0 (as MXNet)."""
+    aa, g, d = _f64(a, og, det)
+    d = d.reshape(a.shape[:-2] + (1, 1))
+    g = g.reshape(d.shape)
+    singular = d == 0
+    inv_t = _tr(np.linalg.inv(np.where(singular, np.eye(a.shape[-1]), aa)))
+    return np.where(singular, 0.0, g * d * inv_t).astype(a.dtype)
+
+
+def _backward_slogdet(attrs, og_sign, og_logdet, a, sign):
+    """d log|det| = A^-T (the sign gets no gradient), zero for a singular matrix."""
+    aa, g, s = _f64(a, og_logdet, sign)
+    s = s.reshape(a.shape[:-2] + (1, 1))
+    singular = s == 0
+    inv_t = _tr(np.linalg.inv(np.where(singular, np.eye(a.shape[-1]), aa)))
+    return np.where(singular, 0.0, g.reshape(s.shape) * inv_t).astype(a.dtype)
+
+
+backward_op("_backward_linalg_sumlogdiag", _backward_sumlogdiag, ("ograd", "A"))
+backward_op("_backward_linalg_syrk", _backward_syrk, ("ograd", "A"),
+            params=(Param("transpose", Bool, False), Param("alpha", Float, 1.0)))
+backward_op("_backward_linalg_gelqf", _backward_gelqf, ("ograd_Q", "ograd_L", "A", "Q", "L"), like=2)
+backward_op("_backward_linalg_syevd", _backward_syevd, ("ograd_U", "ograd_L", "A", "U", "L"), like=2)
+backward_op("_backward_linalg_inverse", _backward_inverse, ("ograd", "A", "out"))
+backward_op("_backward_linalg_det", _backward_det, ("ograd", "A", "det"))
+backward_op("_backward_linalg_slogdet", _backward_slogdet, ("ograd_sign", "ograd_logabsdet", "A", "sign"), like=2)
+
+
+def _call(F, name, *args, **kw):
+    return internal(F, f"_backward_linalg_{name}")(*args, **kw)
+
+
+@defgrad("_linalg_potrf")
+def _potrf_grad(F, attrs, inputs, outputs, out_grads):
+    return [_call(F, "potrf", out_grads[0], inputs[0], outputs[0], lower=attrs.lower)]
+
+
+@defgrad("_linalg_potri")
+def _potri_grad(F, attrs, inputs, outputs, out_grads):
+    return [_call(F, "potri", out_grads[0], inputs[0], outputs[0], lower=attrs.lower)]
+
+
+def _tri_kw(attrs):
+    return {"transpose": attrs.transpose, "rightside": attrs.rightside, "lower": attrs.lower, "alpha": attrs.alpha}
+
+
+@defgrad("_linalg_trmm")
+def _trmm_grad(F, attrs, inputs, outputs, out_grads):
+    g = _call(F, "trmm", out_grads[0], inputs[0], inputs[1], **_tri_kw(attrs))
+    return [g[0], g[1]]
+
+
+@defgrad("_linalg_trsm")
+def _trsm_grad(F, attrs, inputs, outputs, out_grads):
+    g = _call(F, "trsm", out_grads[0], inputs[0], inputs[1], outputs[0], **_tri_kw(attrs))
+    return [g[0], g[1]]
+
+
+@defgrad("_linalg_sumlogdiag")
+def _sumlogdiag_grad(F, attrs, inputs, outputs, out_grads):
+    return [_call(F, "sumlogdiag", out_grads[0], inputs[0])]
+
+
+@defgrad("_linalg_extractdiag")
+def _extractdiag_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.linalg.makediag(out_grads[0], offset=attrs.offset)]
+
+
+@defgrad("_linalg_makediag")
+def _makediag_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.linalg.extractdiag(out_grads[0], offset=attrs.offset)]
+
+
+@defgrad("_linalg_extracttrian")
+def _extracttrian_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.linalg.maketrian(out_grads[0], offset=attrs.offset, lower=attrs.lower)]
+
+
+@defgrad("_linalg_maketrian")
+def _maketrian_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.linalg.extracttrian(out_grads[0], offset=attrs.offset, lower=attrs.lower)]
+
+
+@defgrad("_linalg_syrk")
+def _syrk_grad(F, attrs, inputs, outputs, out_grads):
+    return [_call(F, "syrk", out_grads[0], inputs[0], transpose=attrs.transpose, alpha=attrs.alpha)]
+
+
+@defgrad("_linalg_gelqf")
+def _gelqf_grad(F, attrs, inputs, outputs, out_grads):
+    return [_call(F, "gelqf", out_grads[0], out_grads[1], inputs[0], outputs[0], outputs[1])]
+
+
+@defgrad("_linalg_syevd")
+def _syevd_grad(F, attrs, inputs, outputs, out_grads):
+    return [_call(F, "syevd", out_grads[0], out_grads[1], inputs[0], outputs[0], outputs[1])]
+
+
+@defgrad("_linalg_inverse")
+def _inverse_grad(F, attrs, inputs, outputs, out_grads):
+    return [_call(F, "inverse", out_grads[0], inputs[0], outputs[0])]
+
+
+@defgrad("_linalg_det")
+def _det_grad(F, attrs, inputs, outputs, out_grads):
+    return [_call(F, "det", out_grads[0], inputs[0], outputs[0])]
+
+
+@defgrad("_linalg_slogdet")
+def _slogdet_grad(F, attrs, inputs, outputs, out_grads):
+    return [_call(F, "slogdet", out_grads[0], out_grads[1], inputs[0], outputs[0])]

@@ -1,0 +1,195 @@
+"""Records MXNet 1.9.1's input gradients of representative operator calls, for the gradient rules' tests.
+
+Run with the MXNet 1.9.1 interpreter (never by the test suite)::
+
+    /tmp/mxnet-venv/bin/python tools/record_gradients.py [--only NAME ...]
+
+Each case calls one operator imperatively under ``mx.autograd.record()`` and back-propagates seeded
+head gradients with ``mx.autograd.backward``; it writes ``tests/autograd/fixtures/<case>.npz`` (the
+inputs, MXNet's outputs, the head gradients, the gradient of every input marked ``wrt``, and a
+``meta`` JSON string: op name, attributes as MXNet strings, training mode) and the manifest
+``tests/autograd/fixtures/manifest.json`` listing the cases. ``tests/gradcheck.py`` reads them
+(``check_vjp_against``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parents[1] / "tests" / "autograd" / "fixtures"
+
+
+def _x(*shape, seed=0):
+    return np.random.RandomState(seed).standard_normal(shape).astype(np.float32)
+
+
+def _pos(*shape, seed=0):
+    return (np.random.RandomState(seed).uniform(0.5, 2.0, shape)).astype(np.float32)
+
+
+def _f(values):
+    return np.asarray(values, dtype=np.float32)
+
+
+def _spd(n, batch=(), seed=0):
+    a = _x(*batch, n, n, seed=seed)
+    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n, dtype=np.float32)).astype(np.float32)
+
+
+def _lower(n, seed=0):
+    return (np.tril(_x(n, n, seed=seed)) + 3 * np.eye(n, dtype=np.float32)).astype(np.float32)
+
+
+# (case id, op, inputs, attrs, indices of the inputs to differentiate)
+CASES = [
+    # shape ops
+    ("tile", "tile", [_x(2, 3)], {"reps": (2, 2)}, [0]),
+    ("repeat_axis", "repeat", [_x(2, 3)], {"repeats": 2, "axis": 1}, [0]),
+    ("repeat_flat", "repeat", [_x(2, 3)], {"repeats": 3}, [0]),
+    ("swapaxis", "SwapAxis", [_x(2, 3, 4)], {"dim1": 0, "dim2": 2}, [0]),
+    ("stack", "stack", [_x(2, 3), _x(2, 3, seed=1)], {"axis": 1, "num_args": 2}, [0, 1]),
+    ("split_squeeze", "SliceChannel", [_x(3, 2)], {"num_outputs": 3, "axis": 0, "squeeze_axis": True}, [0]),
+    ("split_v2", "_split_v2", [_x(5, 2)], {"indices": (0, 2), "axis": 0}, [0]),
+    ("broadcast_to", "broadcast_to", [_x(2, 1, 3)], {"shape": (2, 4, 3)}, [0]),
+    ("broadcast_axis", "broadcast_axis", [_x(1, 3, 1)], {"axis": (0, 2), "size": (2, 4)}, [0]),
+    ("broadcast_like", "broadcast_like", [_x(1, 3), _x(4, 3, seed=1)], {}, [0, 1]),
+    ("reverse", "reverse", [_x(2, 3)], {"axis": (1,)}, [0]),
+    ("squeeze", "squeeze", [_x(2, 1, 3)], {"axis": (1,)}, [0]),
+    ("reshape_like", "reshape_like", [_x(2, 3), _x(3, 2, seed=1)], {}, [0, 1]),
+    ("depth_to_space", "depth_to_space", [_x(1, 8, 2, 3)], {"block_size": 2}, [0]),
+    ("space_to_depth", "space_to_depth", [_x(1, 2, 4, 6)], {"block_size": 2}, [0]),
+    ("diag_k1", "diag", [_x(3, 4)], {"k": 1}, [0]),
+    ("diag_1d", "diag", [_x(3)], {"k": -1}, [0]),
+    ("shape_array", "shape_array", [_x(2, 3)], {}, [0]),
+    # indexing
+    ("pick", "pick", [_x(3, 4), _f([0, 3, 1])], {"axis": 1}, [0, 1]),
+    ("pick_wrap", "pick", [_x(3, 4), _f([5, -1, 2])], {"axis": 1, "mode": "wrap", "keepdims": True}, [0]),
+    ("gather_nd", "gather_nd", [_x(3, 4), _f([[0, 2, 2], [1, 3, 3]])], {}, [0, 1]),
+    ("scatter_nd", "scatter_nd", [_x(3), _f([[0, 2, 1], [1, 3, 0]])], {"shape": (3, 4)}, [0]),
+    ("index_copy", "_contrib_index_copy", [_x(4, 3), _f([2, 0]), _x(2, 3, seed=1)], {}, [0, 2]),
+    ("one_hot", "one_hot", [_f([0, 2, 1])], {"depth": 3}, [0]),
+    # smaller tensor ops
+    ("smooth_l1", "smooth_l1", [_f([-2.0, -0.3, 0.0, 0.2, 0.9, 3.0])], {"scalar": 1.5}, [0]),
+    ("moments", "moments", [_x(2, 3, 4)], {"axes": (0, 2)}, [0]),
+    ("amp_cast", "amp_cast", [_x(2, 3)], {"dtype": "float16"}, [0]),
+    ("quadratic", "_contrib_quadratic", [_x(2, 3)], {"a": 1.5, "b": -2.0, "c": 0.5}, [0]),
+    ("div_sqrt_dim", "_contrib_div_sqrt_dim", [_x(2, 4)], {}, [0]),
+    ("gradientmultiplier", "_contrib_gradientmultiplier", [_x(2, 3)], {"scalar": -0.5}, [0]),
+    ("boolean_mask", "_contrib_boolean_mask", [_x(4, 2), _f([1, 0, 1, 1])], {}, [0]),
+    ("cumsum", "_np_cumsum", [_x(3, 4)], {"axis": 1}, [0]),
+    ("round_ste", "_contrib_round_ste", [_x(5)], {}, [0]),
+    ("sign_ste", "_contrib_sign_ste", [_x(5)], {}, [0]),
+    # sequences
+    ("sequence_mask", "SequenceMask", [_x(4, 2, 3), _f([2, 4])], {"use_sequence_length": True, "value": -1.0}, [0]),
+    ("sequence_reverse", "SequenceReverse", [_x(4, 2, 3), _f([2, 4])], {"use_sequence_length": True}, [0]),
+    ("sequence_last", "SequenceLast", [_x(2, 4, 3), _f([1, 3])], {"use_sequence_length": True, "axis": 1}, [0]),
+    # image and detection
+    ("image_normalize", "_image_normalize", [_x(3, 2, 2)], {"mean": (0.1, 0.2, 0.3), "std": (0.5, 2.0, 4.0)}, [0]),
+    ("image_crop", "_image_crop", [_x(4, 5, 3)], {"x": 1, "y": 2, "width": 3, "height": 2}, [0]),
+    ("image_flip", "_image_flip_left_right", [_x(4, 6, 1)], {}, [0]),
+    ("box_nms", "_contrib_box_nms",
+     [_f([[[0, 0.5, 0, 0, 1, 1], [0, 0.9, 0, 0, 1, 1], [1, 0.7, 2, 2, 3, 3], [1, 0.8, 2.1, 2, 3, 3]]])],
+     {"overlap_thresh": 0.5}, [0]),
+    ("box_iou", "_contrib_box_iou", [_pos(2, 4), _pos(3, 4, seed=1)], {}, [0, 1]),
+]
+
+EXTRA_CASES: list = []   # filled by later families (linalg, resize, rnn, ...), see _more_cases()
+
+
+def _more_cases() -> list:
+    """Cases of the numerically heavier families (linear algebra, resizing, spatial, RNN, ...)."""
+    return [
+        ("linalg_gemm", "_linalg_gemm", [_x(2, 3), _x(3, 4, seed=1), _x(2, 4, seed=2)],
+         {"alpha": 1.5, "beta": 0.5}, [0, 1, 2]),
+        ("linalg_gemm2_t", "_linalg_gemm2", [_x(3, 2), _x(4, 3, seed=1)],
+         {"transpose_a": True, "transpose_b": True, "alpha": 2.0}, [0, 1]),
+        ("linalg_potrf", "_linalg_potrf", [_spd(3)], {}, [0]),
+        ("linalg_potri", "_linalg_potri", [_lower(3)], {}, [0]),
+        ("linalg_trmm", "_linalg_trmm", [_lower(3), _x(3, 2, seed=1)], {"alpha": 0.5}, [0, 1]),
+        ("linalg_trmm_right_t", "_linalg_trmm", [_lower(2), _x(3, 2, seed=1)],
+         {"rightside": True, "transpose": True}, [0, 1]),
+        ("linalg_trsm", "_linalg_trsm", [_lower(3), _x(3, 2, seed=1)], {"alpha": 2.0}, [0, 1]),
+        ("linalg_trsm_right_lower_false", "_linalg_trsm", [np.ascontiguousarray(_lower(2).T), _x(3, 2, seed=1)],
+         {"rightside": True, "lower": False}, [0, 1]),
+        ("linalg_sumlogdiag", "_linalg_sumlogdiag", [_spd(3)], {}, [0]),
+        ("linalg_extractdiag", "_linalg_extractdiag", [_x(3, 3)], {"offset": 1}, [0]),
+        ("linalg_makediag", "_linalg_makediag", [_x(2, 3)], {"offset": -1}, [0]),
+        ("linalg_extracttrian", "_linalg_extracttrian", [_x(3, 3)], {"offset": 0, "lower": True}, [0]),
+        ("linalg_maketrian", "_linalg_maketrian", [_x(6)], {"lower": False}, [0]),
+        ("linalg_syrk", "_linalg_syrk", [_x(2, 3)], {"transpose": True, "alpha": 0.5}, [0]),
+        ("linalg_gelqf", "_linalg_gelqf", [_x(2, 3)], {}, [0]),
+        ("linalg_syevd", "_linalg_syevd", [_spd(3)], {}, [0]),
+        ("linalg_inverse", "_linalg_inverse", [_spd(3)], {}, [0]),
+        ("linalg_det", "_linalg_det", [_spd(3, batch=(2,))], {}, [0]),
+        ("linalg_slogdet", "_linalg_slogdet", [_x(3, 3)], {}, [0]),
+    ]
+
+
+def _mx_fn(mx, name: str):
+    if name == "_np_cumsum":  # MXNet 1.9.1 exposes it as nd.cumsum only
+        return mx.nd.cumsum
+    for prefix, space in (("_contrib_", mx.nd.contrib), ("_linalg_", mx.nd.linalg), ("_image_", mx.nd.image),
+                          ("_random_", mx.nd.random)):
+        if name.startswith(prefix) and hasattr(space, name[len(prefix):]):
+            return getattr(space, name[len(prefix):])
+    if name.startswith("_"):
+        return getattr(mx.nd._internal, name)
+    return getattr(mx.nd, name)
+
+
+def _mx_string(v) -> str:
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, tuple):
+        return "(" + ", ".join(str(e) for e in v) + ("," if len(v) == 1 else "") + ")"
+    return str(v)
+
+
+def record(mx, case, out: Path) -> dict:
+    cid, op, inputs, attrs, wrt = case[:5]
+    train = case[5] if len(case) > 5 else True
+    arrays = [mx.nd.array(x, dtype=x.dtype) for x in inputs]
+    for i in wrt:
+        arrays[i].attach_grad()
+    with mx.autograd.record(train_mode=train):
+        res = _mx_fn(mx, op)(*arrays, **attrs)
+    outs = list(res) if isinstance(res, (list, tuple)) else [res]
+    rng = np.random.RandomState(1234)
+    heads = [rng.standard_normal(o.shape).astype(o.dtype) if np.dtype(o.dtype).kind == "f"
+             else np.zeros(o.shape, o.dtype) for o in outs]
+    mx.autograd.backward(outs, [mx.nd.array(h, dtype=h.dtype) for h in heads])
+    payload = {f"input{i}": x for i, x in enumerate(inputs)}
+    payload.update({f"output{k}": o.asnumpy() for k, o in enumerate(outs)})
+    payload.update({f"head_grad{k}": h for k, h in enumerate(heads)})
+    payload.update({f"grad{i}": arrays[i].grad.asnumpy() for i in wrt})
+    meta = {"op": op, "attrs": {k: _mx_string(v) for k, v in attrs.items()}, "train": train, "case": cid,
+            "num_inputs": len(inputs), "num_outputs": len(outs)}
+    np.savez_compressed(out / f"{cid}.npz", meta=np.asarray(json.dumps(meta)), **payload)
+    return {"case": cid, "op": op, "file": f"{cid}.npz"}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="*", help="case ids to (re-)record; the manifest keeps the others")
+    args = ap.parse_args()
+    import mxnet as mx
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    manifest_path = OUT / "manifest.json"
+    manifest = {c["case"]: c for c in json.loads(manifest_path.read_text())} if manifest_path.exists() else {}
+    for case in CASES + _more_cases():
+        if args.only and case[0] not in args.only:
+            continue
+        try:
+            manifest[case[0]] = record(mx, case, OUT)
+        except Exception as e:  # noqa: BLE001 - report and go on: one refused case must not stop the rest
+            print(f"{case[0]}: MXNet refused: {str(e).splitlines()[0][:200]}")
+    manifest_path.write_text(json.dumps(sorted(manifest.values(), key=lambda c: c["case"]), indent=1) + "\n")
+    print(f"{len(manifest)} cases in {manifest_path}")
+
+
+if __name__ == "__main__":
+    main()
