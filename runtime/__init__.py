@@ -26,7 +26,8 @@ def __getattr__(attr: str):
             "contrib": ".contrib", "operator": ".operator", "onnx": ".onnx",
             "test_utils": ".test_utils", "executor": ".executor", "runtime": ".runtime",
             "viz": ".visualization", "visualization": ".visualization",
-            "optimizer": ".optimizer", "lr_scheduler": ".lr_scheduler", "kv": ".kvstore", "kvstore": ".kvstore"}
+            "optimizer": ".optimizer", "lr_scheduler": ".lr_scheduler", "kv": ".kvstore", "kvstore": ".kvstore",
+            "np": ".numpy", "numpy": ".numpy", "npx": ".numpy_extension", "numpy_extension": ".numpy_extension"}
     if attr in _UTIL_NAMES:  # mx.use_np_shape, mx.np_shape, ... (MXNet re-exports them from mxnet.util)
         from . import util
         return getattr(util, attr)

@@ -137,6 +137,11 @@ class NDArray:
     def as_nd_ndarray(self) -> "NDArray":
         return self
 
+    def as_np_ndarray(self) -> "NDArray":
+        """The same memory as an ``mx.np.ndarray`` (NumPy semantics)."""
+        from .numpy import ndarray as np_ndarray
+        return np_ndarray(self._data, self._ctx)
+
     def tostype(self, stype: str) -> "NDArray":
         if stype != "default":
             raise ValueError(f"storage type {stype!r} is not supported (dense arrays only)")
@@ -471,7 +476,8 @@ def _compute(op: OpDef, attrs: Any, arrays: list) -> Any:
 def _require_known_shape(op: OpDef, shape: Any) -> None:
     """MXNet's default (legacy) shape semantics read a 0 in a shape as "unknown": an imperative
     creation operator (``zeros((5, 0))``, ``random.uniform(shape=(0, 2))``) fails shape inference."""
-    if isinstance(shape, tuple) and 0 in shape:
+    from .util import is_np_shape
+    if isinstance(shape, tuple) and 0 in shape and not is_np_shape():
         raise OperatorError(f"Operator {op.name} inferring shapes failed: shape {shape} has a 0 dimension, "
                             "which MXNet's default shape semantics read as unknown (zero-size arrays need "
                             "nd.empty / nd.array, or numpy shape semantics)")
@@ -760,6 +766,16 @@ from . import _contrib_pyfuncs  # noqa: E402
 _contrib_pyfuncs.install(contrib, globals(), _is_tensor, symbolic=False)  # type: ignore[name-defined]  # noqa: F821
 NDArray.split_v2 = lambda self, *a, **k: split_v2(self, *a, **k)  # type: ignore[attr-defined]  # noqa: F821
 _this = sys.modules[__name__]
+
+
+def __getattr__(attr: str) -> Any:
+    # ``nd.np`` / ``nd.npx`` are ``mx.np`` / ``mx.npx`` (imperative ``F.np.*`` in np-mode hybrid_forward)
+    if attr in ("np", "npx"):
+        import importlib
+        return importlib.import_module(".numpy" if attr == "np" else ".numpy_extension", __package__)
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
+
+
 # MXNet's ``mxnet.ndarray.ndarray`` submodule (``NDArray``, ``array``, ``zeros``, ...: code writes
 # ``mx.nd.ndarray.NDArray`` and ``from mxnet.ndarray.ndarray import NDArray``) is this module.
 ndarray = _this

@@ -34,6 +34,7 @@ from ..graph.infer import infer_dtypes, infer_shapes
 from ..graph.ir import Entry, Graph, Node, topo_order
 from ..ndarray import NDArray
 from ..symbol import Symbol
+from ..util import is_np_array
 from . import parameter as _parameter
 from .parameter import _GENERATION
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, ParameterNotInitializedError,
@@ -629,6 +630,26 @@ class Block:
 # ------------------------------------------------------------------------------------------
 # tracing errors
 # ------------------------------------------------------------------------------------------
+def _imperative_F() -> Any:
+    """``F`` of an imperative ``hybrid_forward``: ``mx.nd``, or with NumPy array semantics on
+    (``npx.set_np()``) ``mx.nd`` whose ``F.np``/``F.npx`` are ``mx.np``/``mx.npx``."""
+    if not is_np_array():
+        return ndarray
+    from ..numpy_extension import _nd_with_np
+    return _nd_with_np
+
+
+def _symbolic_F() -> Any:
+    """``F`` of a traced ``hybrid_forward``: ``mx.sym``, with ``F.np``/``F.npx`` in np mode."""
+    if not is_np_array():
+        return symbol
+    sym_np = getattr(symbol, "_np_namespaces", None)  # the symbolic np helper's, when it provides one
+    if sym_np is not None:
+        return sym_np()
+    from ..numpy._symbolic import sym_with_np
+    return sym_with_np
+
+
 def _trace_error(block: "HybridBlock", exc: BaseException) -> TraceError:
     """A :class:`TraceError` naming ``block`` and the user's source line where ``exc`` was raised."""
     frames = traceback.extract_tb(exc.__traceback__)
@@ -740,7 +761,7 @@ class HybridBlock(Block):
         """``hybrid_forward`` with ``F = symbol`` inside this block's name scope; errors name block and line."""
         with self.name_scope():
             try:
-                return self.hybrid_forward(symbol, *args, **params)
+                return self.hybrid_forward(_symbolic_F(), *args, **params)
             except TraceError:
                 raise
             except Exception as e:  # noqa: BLE001 - re-raised with the block and line named
@@ -1043,7 +1064,7 @@ class HybridBlock(Block):
                     pass
                 else:
                     try:
-                        return self.hybrid_forward(ndarray, x, *args, **params)
+                        return self.hybrid_forward(_imperative_F(), x, *args, **params)
                     except Exception as e:
                         _add_block_note(e, self, "imperatively (F=ndarray)")
                         raise
@@ -1072,7 +1093,7 @@ class HybridBlock(Block):
             except ParameterNotInitializedError as e:
                 raise self._not_initialized(e) from None
             try:
-                return self.hybrid_forward(ndarray, x, *args, **params)
+                return self.hybrid_forward(_imperative_F(), x, *args, **params)
             except Exception as e:
                 _add_block_note(e, self, "imperatively (F=ndarray)")
                 raise

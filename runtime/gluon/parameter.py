@@ -18,6 +18,7 @@ from .. import autograd, context, initializer, ndarray, symbol
 from ..base import HybridizeError, LoadError
 from ..context import Context, cpu
 from ..ndarray import NDArray
+from ..util import is_np_array, is_np_shape
 from .utils import _brief_print_list, _indent, shape_is_known
 
 __all__ = ["DeferredInitializationError", "ParameterNotInitializedError", "Parameter", "Constant",
@@ -47,6 +48,27 @@ class _ParamArray(NDArray):
 
     def copy(self) -> NDArray:
         return NDArray(self._data.copy())
+
+
+_NP_PARAM_ARRAY: list = []
+
+
+def _np_param_array() -> type:
+    """The np-mode ``_ParamArray``: an ``mx.np.ndarray`` whose in-place writes bump the generation."""
+    if not _NP_PARAM_ARRAY:
+        from ..numpy import ndarray as np_ndarray
+
+        class _NpParamArray(_ParamArray, np_ndarray):
+            __slots__ = ()
+
+            def __setitem__(self, key: Any, value: Any) -> None:
+                np_ndarray.__setitem__(self, key, value)
+                _GENERATION[0] += 1
+
+            def copy(self) -> Any:  # type: ignore[override]
+                return np_ndarray.copy(self)
+        _NP_PARAM_ARRAY.append(_NpParamArray)
+    return _NP_PARAM_ARRAY[0]
 
 
 def _inplace_bumping(name: str):
@@ -151,6 +173,9 @@ class Parameter:
 
     @property
     def shape(self) -> tuple | None:
+        """The shape; an unknown dimension is 0, or -1 with NumPy shape semantics on (as MXNet)."""
+        if self._shape is not None and is_np_shape():
+            return tuple(d if d != 0 else -1 for d in self._shape)
         return self._shape
 
     @shape.setter
@@ -242,7 +267,9 @@ class Parameter:
     def _init_impl(self, data: Any, ctx_list: list) -> None:
         self._ctx_list = list(ctx_list)
         arr = data._data if isinstance(data, NDArray) else np.asarray(data)
-        self._data = [_ParamArray(np.array(arr, dtype=arr.dtype, copy=True))]
+        # NumPy array semantics on (npx.set_np()): the value is an mx.np.ndarray, as in MXNet
+        cls = _np_param_array() if is_np_array() else _ParamArray
+        self._data = [cls(np.array(arr, dtype=arr.dtype, copy=True))]
         self._init_grad()
         _bump()
 
@@ -361,7 +388,8 @@ class Parameter:
     def var(self) -> symbol.Symbol:
         """The variable standing for this parameter in traced graphs (made once, then reused)."""
         if self._var is None:
-            self._var = symbol.var(self.name, shape=self.shape, dtype=self.dtype, lr_mult=self.lr_mult,
+            # the graph's own convention for an unknown dimension (0), whatever the shape semantics
+            self._var = symbol.var(self.name, shape=self._shape, dtype=self.dtype, lr_mult=self.lr_mult,
                                    wd_mult=self.wd_mult, init=self.init, stype=self._stype)
         return self._var
 
@@ -371,7 +399,7 @@ class Parameter:
         self._var = None
         if self._data is None:
             return
-        self._data = [_ParamArray(d._data.astype(np.dtype(dtype))) for d in self._data]
+        self._data = [type(d)(d._data.astype(np.dtype(dtype))) for d in self._data]
         _bump()
         if self._grad_buf is not None:
             self._grad_buf = [NDArray(g._data.astype(np.dtype(dtype))) for g in self._grad_buf]

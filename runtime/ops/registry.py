@@ -47,7 +47,7 @@ from ..base import OperatorTypeError, ShapeError, UnknownOpError
 from .attrs import REQUIRED, AttrError, Param, format_value
 
 __all__ = ["OpDef", "Attrs", "register", "get_op", "find_op", "all_ops", "same_shape", "ShapeFn", "ZERO_GRAD",
-           "GradientRule", "defgrad",
+           "GradientRule", "defgrad", "add_aliases",
            "checked_same_shape", "same_shape_backward", "all_same_shape_backward", "TRAITS"]
 
 TRAITS: dict[str, str] = {
@@ -370,6 +370,21 @@ def register(op: OpDef) -> OpDef:
             raise ValueError(f"operator name {n!r} registered twice")
         _REGISTRY[n] = op
     _CANONICAL[op.name] = op
+    return op
+
+
+def add_aliases(name: str, *aliases: str) -> OpDef:
+    """More names for a registered operator: MXNet registers one computation under several names
+    (``_npi_inv`` is ``_linalg_inverse``, ``_npx_fully_connected`` is ``FullyConnected``); a name
+    already taken by another operator is an error, as in :func:`register`."""
+    op = _REGISTRY.get(name)
+    if op is None:
+        raise ValueError(f"add_aliases: operator {name!r} is not registered (register it first)")
+    for n in aliases:
+        if n in _REGISTRY and _REGISTRY[n] is not op:
+            raise ValueError(f"operator name {n!r} registered twice")
+        _REGISTRY[n] = op
+    op.aliases = tuple(op.aliases) + tuple(a for a in aliases if a not in op.aliases)
     return op
 
 

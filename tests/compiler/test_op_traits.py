@@ -70,7 +70,11 @@ def test_traits_are_checked_and_set_where_ops_are_defined():
     random = {n for n, op in ops.items() if op.has("random")}
     assert {"_random_uniform", "_random_normal_like", "_sample_normal", "_sample_multinomial", "_shuffle",
             "Dropout"} <= random
-    assert all(n.startswith(("_random", "_sample", "_image_random")) or n in ("_shuffle", "Dropout") for n in random)
+    np_samplers = {"_npi_uniform", "_npi_normal", "_npi_gumbel", "_npi_logistic", "_npi_gamma", "_npi_exponential",
+                   "_npi_rayleigh", "_npi_pareto", "_npi_weibull", "_npi_powerd", "_npi_bernoulli", "_npi_choice",
+                   "_npi_multinomial"}
+    assert all(n.startswith(("_random", "_sample", "_image_random")) or n in ("_shuffle", "Dropout")
+               or n in np_samplers for n in random)
     # and the converse: every sampler is flagged (the _random_pdf_* densities are deterministic)
     samplers = {n for n in ops if n.startswith(("_random", "_sample", "_image_random")) and not n.startswith("_random_pdf")}
     assert samplers - random == set()

@@ -1,0 +1,111 @@
+"""``mx.npx``: MXNet 1.9.1's NumPy extensions: the semantics switches, devices, files, seeding and the
+neural-network operators on ``mx.np`` arrays (``npx.relu``, ``npx.fully_connected``, ``npx.batch_norm``,
+``npx.reshape`` with MXNet's codes -2..-6, ...). The operator functions are built from the np table
+(``runtime/_numpy_table.py``, entries with ``space="npx"``) by ``mx.np``'s builder: importing this
+package imports ``mx.np`` too.
+"""
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+from ..context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: F401
+from ..ops.tensor_random import seed as _seed
+from ..util import (
+    is_np_array,
+    is_np_shape,
+    np_array,
+    np_shape,
+    reset_np,
+    set_np,
+    use_np,
+    use_np_array,
+    use_np_shape,
+)
+
+__all__ = [
+    "cpu",
+    "current_context",
+    "gpu",
+    "is_np_array",
+    "is_np_shape",
+    "load",
+    "np_array",
+    "np_shape",
+    "num_gpus",
+    "reset_np",
+    "save",
+    "seed",
+    "set_np",
+    "use_np",
+    "use_np_array",
+    "use_np_shape",
+    "waitall",
+]
+
+random = types.ModuleType(__name__ + ".random")
+random.seed = _seed  # type: ignore[attr-defined]
+random.__doc__ = "npx.random: seed (the generator every sampler of mx.np.random and mx.nd.random uses)."
+sys.modules.setdefault(__name__ + ".random", random)
+seed = _seed
+
+
+def waitall() -> None:
+    """Computation is synchronous here: nothing to wait for."""
+
+
+def gpu_memory_info(device_id: int = 0) -> tuple:
+    raise RuntimeError("no GPU: this runtime runs on the CPU only")
+
+
+def save(file: str, arr: Any) -> None:
+    """Saves an np array, a list or a dict of str -> np array in MXNet's binary format (as ``npx.save``);
+    zero-dim and zero-size arrays are kept as they are (NumPy shape semantics)."""
+    from ..graph import params as _params
+    from ..numpy import ndarray
+    if isinstance(arr, ndarray):
+        arr = [arr]
+    if isinstance(arr, dict):
+        if any(not isinstance(k, str) or not isinstance(v, ndarray) for k, v in arr.items()):
+            raise TypeError("Only accepts dict str->ndarray or list of ndarrays")
+    elif isinstance(arr, (list, tuple)):
+        if any(not isinstance(v, ndarray) for v in arr):
+            raise TypeError("Only accepts dict str->ndarray or list of ndarrays")
+        arr = list(arr)
+    else:
+        raise ValueError("data needs to either be a ndarray, dict of (str, ndarray) pairs or a list of ndarrays.")
+    _params.save(file, arr)
+
+
+def load(file: str) -> Any:
+    """Loads a file written by ``npx.save`` (or ``nd.save``): a list or dict of np arrays."""
+    from ..graph import params as _params
+    from ..ndarray import NDArray
+    from ..numpy import ndarray
+    loaded = _params.load(file)
+
+    def conv(v: Any) -> Any:
+        data = v._data if isinstance(v, NDArray) else v
+        return ndarray(data)
+    if isinstance(loaded, dict):
+        return {k: conv(v) for k, v in loaded.items()}
+    return [conv(v) for v in loaded]
+
+
+from .. import ndarray as _nd
+from .. import numpy as _np_pkg
+
+
+class _NdWithNp(types.ModuleType):
+    """``mx.nd`` with ``.np``/``.npx`` being ``mx.np``/``mx.npx``: ``F`` of an imperative np-mode
+    ``hybrid_forward`` (``mx.nd``'s own ``np`` attribute is the NumPy it computes with)."""
+
+    np = _np_pkg
+    npx = sys.modules[__name__]
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(_nd, attr)
+
+
+_nd_with_np = _NdWithNp("hybridize.runtime.ndarray")
