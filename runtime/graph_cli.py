@@ -111,11 +111,12 @@ def _graph(graph: str, output: str, specs: tuple[str, ...], title: str | None, s
         raise _Fail(output, f"cannot write: {e.strerror or e}") from None
     except RuntimeError as e:  # dot itself failed
         raise _Fail(output, str(e)) from None
-    if os.path.abspath(written) != os.path.abspath(output):
-        click.echo(f"{PROG}: note: Graphviz's dot program is not installed, so {output} cannot be "
-                   f"rendered; wrote the DOT source to {written} (install graphviz and run "
-                   f"`dot -T{os.path.splitext(output)[1].lstrip('.').lower()} {written}`)", err=True)
     click.echo(f"wrote {written}")
+    if os.path.abspath(written) != os.path.abspath(output):
+        # the format asked for was not produced: say how to get it, and fail (a script must notice)
+        raise _Fail(output, f"cannot be rendered without Graphviz (its dot program and the graphviz package: "
+                            f"apt-get install graphviz; pip install 'hybridize[viz]'); wrote the DOT source to "
+                            f"{written} instead (`dot -T{os.path.splitext(output)[1].lstrip('.').lower()} {written}`)")
 
 
 @click.command("graph", cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})

@@ -6,7 +6,8 @@
 A sole data input may be given as ``--input x.npy``; ``.npz`` files holding one array are
 accepted too. An input whose dtype is not the model's (float32 unless the variable says otherwise)
 is cast to it, as MXNet does, and a note on stderr says so. Prints one line per output (``out0 <name>: shape (1, 1000), dtype float32``) and,
-with ``--output``, writes them to an ``.npz`` as ``out0``, ``out1``, ... (atomically).
+with ``--output``, writes them to an ``.npz`` as ``out0``, ``out1``, ... (atomically), or the only
+output to a ``.npy`` (refused up front when there is more than one array to write).
 ``--params`` defaults to the ``prefix-0000.params`` next to ``prefix-symbol.json``.
 
 Batch inference: an input given several times (``--input x1.npy --input x2.npy`` for a sole
@@ -160,6 +161,9 @@ def _run(graph: str, params_file: str | None, input_specs: tuple[str, ...], outp
         listing = ", ".join(f"{n}: {len(v)}" for n, v in items.items())
         raise _Fail(None, f"the inputs have different numbers of items ({listing}); give each input "
                           f"{count} items or one, shared by every run", 2)
+    if output and output.lower().endswith(".npy") and count * len(model.output_names) != 1:
+        raise _Fail(output, f"a .npy holds one array, and this run makes {count * len(model.output_names)} "
+                            "(outputs x items): write an .npz instead", 2)
     results: dict[str, np.ndarray] = {}
     lines: list[str] = []   # printed once every item has run: a failing item leaves no partial report
     for k in range(count):
@@ -175,7 +179,12 @@ def _run(graph: str, params_file: str | None, input_specs: tuple[str, ...], outp
         click.echo(line)
     if output:
         try:
-            _params.save_npz(output, results)
+            if output.lower().endswith(".npy"):
+                from ..atomic import open_for_write
+                with open_for_write(output) as f:
+                    np.save(f, next(iter(results.values())), allow_pickle=False)
+            else:
+                _params.save_npz(output, results)
         except OSError as e:
             raise _Fail(output, f"cannot write: {e.strerror or e}") from None
 
@@ -218,7 +227,8 @@ def _run_one(model: Any, graph: str, arrays: dict[str, np.ndarray], files: dict[
 @click.option("--input", "-i", "inputs", multiple=True, metavar="[NAME=]FILE.npy",
               help="An input array (.npy, or .npz); NAME may be omitted for a sole input. Repeat an "
                    "input, or give an .npz of several arrays, to run a batch: one run per item.")
-@click.option("--output", "-o", metavar="OUT.npz", help="Write the outputs as out0, out1, ... to this .npz.")
+@click.option("--output", "-o", metavar="OUT.npz|OUT.npy",
+              help="Write the outputs as out0, out1, ... to this .npz (or the one output to a .npy).")
 @click.option("--executor", type=click.Choice(["compiled", "interpret"]), default=None,
               help="numpy backend: compiled (default) or the reference interpreter.")
 @click.option("--backend", type=click.Choice(["numpy", "onnxruntime"]), default="numpy",

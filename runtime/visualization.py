@@ -185,6 +185,37 @@ def plot_network(symbol: Symbol, title: str = "plot", save_format: str = "pdf",
     except ImportError:
         raise ImportError("Draw network requires graphviz library (pip install graphviz; rendering "
                           "also needs Graphviz's dot program)") from None
+    return _draw(symbol, Digraph(name=title, format=save_format), shape, dtype, node_attrs, hide_weights)
+
+
+class _DotSource:
+    """The part of ``graphviz.Digraph`` that :func:`_draw` uses, writing DOT text itself: the
+    ``.dot`` file needs no package (every ID and value double-quoted, which DOT always accepts)."""
+
+    def __init__(self, name: str) -> None:
+        self._lines = [f"digraph {self._q(name)} {{"]
+
+    @staticmethod
+    def _q(text: str) -> str:
+        return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+    def _attrs(self, attrs: Mapping[str, str]) -> str:
+        return " [" + " ".join(f"{k}={self._q(v)}" for k, v in attrs.items()) + "]" if attrs else ""
+
+    def node(self, name: str, label: str, **attrs: str) -> None:
+        self._lines.append(f"\t{self._q(name)}{self._attrs({'label': label, **attrs})}")
+
+    def edge(self, tail_name: str, head_name: str, **attrs: str) -> None:
+        self._lines.append(f"\t{self._q(tail_name)} -> {self._q(head_name)}{self._attrs(attrs)}")
+
+    @property
+    def source(self) -> str:
+        return "\n".join(self._lines) + "\n}\n"
+
+
+def _draw(symbol: Symbol, dot: Any, shape: Mapping[str, Any] | None, dtype: Mapping[str, Any] | None,
+          node_attrs: Mapping[str, str], hide_weights: bool) -> Any:
+    """Fills ``dot`` (a ``graphviz.Digraph`` or a :class:`_DotSource`) with MXNet's picture."""
     if not isinstance(symbol, Symbol):
         raise TypeError("symbol must be a Symbol")
     shape_dict, type_dict = _internal_dict(symbol, shape, dtype)
@@ -197,7 +228,6 @@ def plot_network(symbol: Symbol, title: str = "plot", save_format: str = "pdf",
                       "cyclic graph. Repeated names: " + ",".join(repeated), RuntimeWarning, stacklevel=2)
     base = {"shape": "box", "fixedsize": "true", "width": "1.3", "height": "0.8034", "style": "filled"}
     base.update(node_attrs)
-    dot = Digraph(name=title, format=save_format)
 
     hidden: set[str] = set()
     for node in nodes:
@@ -245,6 +275,10 @@ def plot_network(symbol: Symbol, title: str = "plot", save_format: str = "pdf",
     return dot
 
 
+# picture formats asked for by extension when the graphviz package (and its FORMATS list) is absent
+_PICTURES = frozenset({"svg", "png", "pdf", "jpg", "jpeg", "gif", "ps", "eps", "json", "xdot", "plain"})
+
+
 def dot_available() -> bool:
     """Is Graphviz's ``dot`` program on ``PATH`` (needed to render, not to build a Digraph)?"""
     return shutil.which("dot") is not None
@@ -255,11 +289,12 @@ def write_graph(symbol: Symbol, path: str | os.PathLike, shape: Mapping[str, Any
                 fallback_to_dot: bool = True) -> str:
     """Writes ``plot_network(symbol, ...)`` to ``path`` atomically; returns the path written.
 
-    The format is the extension: ``.dot``/``.gv`` is the DOT source (needs only the graphviz
-    Python package), anything else (``.svg``, ``.png``, ``.pdf``) is rendered by Graphviz's
-    ``dot``. Without ``dot`` the DOT source is written beside it instead (``model.svg`` ->
-    ``model.dot``, returned so the caller can say so) or, with ``fallback_to_dot=False``,
-    :class:`GraphvizMissing` is raised; either way no half-written picture is left."""
+    The format is the extension: ``.dot``/``.gv`` is the DOT source (needs no package: written
+    by :class:`_DotSource` when the graphviz package is absent), anything else (``.svg``, ``.png``,
+    ``.pdf``) is rendered by Graphviz's ``dot`` through the graphviz package. Without ``dot`` the
+    DOT source is written beside it instead (``model.svg`` -> ``model.dot``, returned so the caller
+    can say so) or, with ``fallback_to_dot=False``, :class:`GraphvizMissing` is raised; either way
+    no half-written picture is left."""
     from ..atomic import write_bytes
 
     path = os.fspath(path)
@@ -267,14 +302,22 @@ def write_graph(symbol: Symbol, path: str | os.PathLike, shape: Mapping[str, Any
     ext = ext.lower().lstrip(".")
     if not ext:
         raise ValueError("no extension to tell the picture format (.svg, .png, .pdf or .dot)")
+    fmt = "dot" if ext in ("dot", "gv") else ext
     try:
         import graphviz
     except ImportError:
-        raise GraphvizMissing("the graphviz Python package is not installed "
-                              "(pip install 'hybridize[viz]')") from None
-    fmt = "dot" if ext in ("dot", "gv") else ext
-    if fmt != "dot" and fmt not in graphviz.FORMATS:
+        graphviz = None
+    if fmt != "dot" and fmt not in (graphviz.FORMATS if graphviz is not None else _PICTURES):
         raise ValueError(f"unknown picture format .{ext} (.svg, .png, .pdf or .dot)")
+    if graphviz is None and (fmt == "dot" or fallback_to_dot):
+        if fmt != "dot":
+            path = root + ".dot"
+        digraph = _draw(symbol, _DotSource(title), shape, None, dict(node_attrs or {}), hide_weights)
+        write_bytes(path, digraph.source.encode("utf-8"))
+        return path
+    if graphviz is None:
+        raise GraphvizMissing(f"rendering .{ext} needs the graphviz Python package, which is not installed "
+                              "(pip install 'hybridize[viz]')")
     if fmt != "dot" and not dot_available():
         if not fallback_to_dot:
             raise GraphvizMissing(f"rendering .{ext} needs Graphviz's dot program, which is not installed "

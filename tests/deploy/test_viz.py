@@ -11,6 +11,7 @@ import io
 import json
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -167,16 +168,31 @@ def test_graph_writes_the_dot_source_without_the_dot_program(tmp_path, monkeypat
         in statements
 
 
-def test_graph_falls_back_to_dot_source_when_dot_is_absent(tmp_path, monkeypatch) -> None:
+def test_graph_falls_back_to_dot_source_when_dot_is_absent_and_fails(tmp_path, monkeypatch) -> None:
     pytest.importorskip("graphviz")
     require_shared()
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     r = graph(MLP, "-o", tmp_path / "mlp.svg")
-    assert r.exit_code == 0, r.stderr
+    assert r.exit_code == 1  # the picture asked for was not made
     assert not (tmp_path / "mlp.svg").exists()
     assert (tmp_path / "mlp.dot").read_text().startswith("digraph model {")
     assert r.stdout == f"wrote {tmp_path / 'mlp.dot'}\n"
-    assert "dot program is not installed" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "cannot be rendered without Graphviz" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_graph_writes_dot_without_the_graphviz_package(tmp_path, monkeypatch) -> None:
+    require_shared()
+    monkeypatch.setitem(sys.modules, "graphviz", None)
+    r = graph(MLP, "-o", tmp_path / "mlp.dot", "--input", "data=2,512")
+    assert r.exit_code == 0, r.stderr
+    statements = _dot_statements((tmp_path / "mlp.dot").read_text())
+    assert statements[0] == ("digraph", "model", "{")
+    assert ("dense0_fwd", "->", "data", "[", "dir", "=", "back", "arrowtail", "=", "open", "label", "=", "512", "]") \
+        in statements
+    if shutil.which("dot"):  # the text is DOT that Graphviz itself reads
+        assert subprocess.run(["dot", "-Tsvg", str(tmp_path / "mlp.dot")], capture_output=True).returncode == 0
+    r = graph(MLP, "-o", tmp_path / "mlp.svg")
+    assert r.exit_code == 1 and not (tmp_path / "mlp.svg").exists() and (tmp_path / "mlp.dot").exists()
 
 
 @pytest.mark.skipif(shutil.which("dot") is None,

@@ -72,6 +72,18 @@ def test_sole_input_without_name_and_npz_input(tmp_path) -> None:
         np.testing.assert_allclose(z["out0"], io["y"], rtol=1e-4, atol=1e-5)
 
 
+def test_output_npy_holds_the_one_output_and_is_refused_for_several(tmp_path) -> None:
+    io = ms.io("seed_mlp")
+    np.save(tmp_path / "x.npy", io["x"])
+    graph = ms.model_dir("seed_mlp") / "model-symbol.json"
+    r = invoke(graph, "--input", tmp_path / "x.npy", "--output", tmp_path / "y.npy")
+    assert r.exit_code == 0, r.stderr
+    np.testing.assert_allclose(np.load(tmp_path / "y.npy", allow_pickle=False), io["y"], rtol=1e-4, atol=1e-5)
+    r = invoke(graph, "--input", tmp_path / "x.npy", "--input", tmp_path / "x.npy", "--output", tmp_path / "two.npy")
+    assert r.exit_code == 2 and not (tmp_path / "two.npy").exists()
+    assert r.stderr.count("\n") == 1 and "a .npy holds one array, and this run makes 2" in r.stderr
+
+
 def test_console_entry_point_subprocess(tmp_path) -> None:
     io = ms.io("seed_hybridnet")
     np.save(tmp_path / "x.npy", io["x"])
