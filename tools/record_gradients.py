@@ -125,7 +125,33 @@ def _more_cases() -> list:
         ("linalg_inverse", "_linalg_inverse", [_spd(3)], {}, [0]),
         ("linalg_det", "_linalg_det", [_spd(3, batch=(2,))], {}, [0]),
         ("linalg_slogdet", "_linalg_slogdet", [_x(3, 3)], {}, [0]),
+        *_rnn_cases(),
+        ("rnn_param_concat", "_rnn_param_concat", [_x(4, 2), _x(4, 3, seed=1)], {"num_args": 2, "dim": 1}, [0, 1]),
     ]
+
+
+def _rnn_param_size(mode, hidden, layers, bidirectional, inputs):
+    gates = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}[mode]
+    d = 2 if bidirectional else 1
+    size, ni = 0, inputs
+    for _ in range(layers):
+        size += d * (gates * hidden * (ni + hidden) + 2 * gates * hidden)
+        ni = d * hidden
+    return size
+
+
+def _rnn_cases() -> list:
+    cases = []
+    for mode, layers, bi in (("lstm", 1, False), ("lstm", 2, True), ("gru", 2, True), ("rnn_tanh", 1, True),
+                             ("rnn_relu", 2, False)):
+        t, n, i, h = 4, 2, 3, 3
+        d = 2 if bi else 1
+        ins = [_x(t, n, i), 0.5 * _x(_rnn_param_size(mode, h, layers, bi, i), seed=1), _x(layers * d, n, h, seed=2)]
+        if mode == "lstm":
+            ins.append(_x(layers * d, n, h, seed=3))
+        attrs = {"state_size": h, "num_layers": layers, "mode": mode, "bidirectional": bi, "state_outputs": True}
+        cases.append((f"rnn_{mode}_{layers}{'_bi' if bi else ''}", "RNN", ins, attrs, list(range(len(ins)))))
+    return cases
 
 
 def _mx_fn(mx, name: str):

@@ -16,9 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Bool, Enum, Float, Int, Param
-from .registry import OpDef, register
+from ._grad import internal
 from ._nnutil import OptFloat, OptInt, is_training, merge_shape
+from .attrs import Bool, Enum, Float, Int, Param
+from .registry import OpDef, defgrad, get_op, register
 
 _GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
 
@@ -278,3 +279,221 @@ def _rnn_param_concat(attrs, *arrays):
 register(OpDef("_rnn_param_concat", _rnn_param_concat,
                params=(Param("num_args", Int), Param("dim", Int, 1)),
                variadic="num_args", infer_shape=_rpc_shape, infer_shape_backward=_rpc_shape_backward))
+
+
+# -- gradients (MXNet 1.9.1: src/operator/rnn.cc, RNNGrad{"_backward_RNN"}: back-propagation through time
+# in the fused kernel; _rnn_param_concat is Concat's gradient) ------------------------------------------------
+def _direction_forward(attrs, x, p, h0, c0, reverse):
+    """``_run_direction`` (no sequence lengths) keeping what back-propagation needs per step."""
+    mode, H = attrs.mode, attrs.state_size
+    T, N, _ = x.shape
+    xi = (x.reshape(T * N, -1) @ p["wi"].T).reshape(T, N, -1) + p["bi"]
+    h, c = h0, c0
+    steps = list(range(T - 1, -1, -1) if reverse else range(T))
+    cache = []
+    for t in steps:
+        gh = h @ p["wh"].T + p["bh"]
+        a = xi[t] + gh
+        if mode in ("rnn_relu", "rnn_tanh"):
+            hn = np.maximum(a, 0) if mode == "rnn_relu" else np.tanh(a)
+            cache.append((t, h, None, a, hn, None))
+            h = hn
+        elif mode == "lstm":
+            i, f, o = (_sigmoid(a[:, k * H:(k + 1) * H]) for k in (0, 1, 3))
+            g = np.tanh(a[:, 2 * H:3 * H])
+            cn = f * c + i * g
+            tc = np.tanh(cn)
+            cache.append((t, h, c, (i, f, g, o), tc, None))
+            h, c = o * tc, cn
+        else:
+            r = _sigmoid(a[:, :H])
+            z = _sigmoid(a[:, H:2 * H])
+            n = np.tanh(xi[t][:, 2 * H:] + r * gh[:, 2 * H:])
+            cache.append((t, h, None, (r, z, n), None, gh[:, 2 * H:]))
+            h = (1 - z) * n + z * h
+    return cache
+
+
+def _direction_backward(attrs, x, p, cache, dout, dh, dc):
+    """Back-propagation through time for one layer and direction: (dx, grads of p, dh0, dc0)."""
+    mode, H = attrs.mode, attrs.state_size
+    T, N, _ = x.shape
+    dgx = np.zeros((T, N, p["wi"].shape[0]))
+    dwh = np.zeros_like(p["wh"])
+    dbh = np.zeros_like(p["bh"])
+    for t, h_prev, c_prev, acts, extra, ghn in reversed(cache):
+        dh = dh + dout[t]
+        if mode in ("rnn_relu", "rnn_tanh"):
+            da = dh * (acts > 0) if mode == "rnn_relu" else dh * (1 - extra * extra)
+            dgh = da
+        elif mode == "lstm":
+            i, f, g, o = acts
+            tc = extra
+            dct = dc + dh * o * (1 - tc * tc)
+            da = np.concatenate([dct * g * i * (1 - i), dct * c_prev * f * (1 - f), dct * i * (1 - g * g),
+                                 dh * tc * o * (1 - o)], axis=1)
+            dgh = da
+            dc = dct * f
+        else:
+            r, z, n = acts
+            dn = dh * (1 - z) * (1 - n * n)
+            da_r = dn * ghn * r * (1 - r)
+            da_z = dh * (h_prev - n) * z * (1 - z)
+            da = np.concatenate([da_r, da_z, dn], axis=1)
+            dgh = np.concatenate([da_r, da_z, dn * r], axis=1)
+        dgx[t] = da
+        dwh += dgh.T @ h_prev
+        dbh += dgh.sum(axis=0)
+        dh_prev = dgh @ p["wh"]
+        if mode == "gru":
+            dh_prev = dh_prev + dh * acts[1]
+        dh = dh_prev
+    flat = dgx.reshape(T * N, -1)
+    grads = {"wi": flat.T @ x.reshape(T * N, -1), "wh": dwh, "bi": flat.sum(axis=0), "bh": dbh}
+    return (flat @ p["wi"]).reshape(T, N, -1), grads, dh, dc
+
+
+def _backward_rnn(attrs, *arrays):
+    """``_backward_RNN``: gradients of data, parameters, state (and state_cell), in float64 inside."""
+    lstm = attrs.mode == "lstm"
+    if attrs.projection_size or attrs.lstm_state_clip_min is not None or attrs.lstm_state_clip_max is not None:
+        raise ShapeError("RNN backward: projection_size and LSTM state clipping are cuDNN-only in MXNet 1.9.1")
+    if attrs.use_sequence_length:
+        raise ShapeError("RNN backward: use_sequence_length is cuDNN-only in MXNet 1.9.1")
+    if attrs.p > 0 and is_training():
+        raise ShapeError("RNN backward: dropout between layers (p > 0 in training) is not supported by the "
+                         "runtime's backward kernel")
+    if lstm:
+        og, og_h, og_c, data, params, state, cell = arrays
+    else:
+        og, og_h, data, params, state = arrays
+        og_c, cell = None, None
+    f64 = np.float64
+    D = 2 if attrs.bidirectional else 1
+    layers = _unpack(attrs, params.astype(f64).reshape(-1), data.shape[2])
+    x = data.astype(f64)
+    inputs, caches = [], []
+    for li, dirs in enumerate(layers):
+        outs, layer_cache = [], []
+        for di, p in enumerate(dirs):
+            k = li * D + di
+            cache = _direction_forward(attrs, x, p, state[k].astype(f64), None if cell is None else cell[k].astype(f64),
+                                       di == 1)
+            layer_cache.append(cache)
+            out = np.zeros(x.shape[:2] + (attrs.state_size,))
+            # the output of step t is the state after it: the next step's h_prev, or the last state
+            order = [c[0] for c in cache]
+            hs = [c[1] for c in cache[1:]] + [_final_h(attrs, cache[-1])]
+            out[order] = np.stack(hs)
+            outs.append(out)
+        inputs.append(x)
+        caches.append(layer_cache)
+        x = outs[0] if D == 1 else np.concatenate(outs, axis=2)
+    dx = og.astype(f64)
+    dstate = np.zeros(state.shape)
+    dcell = None if cell is None else np.zeros(cell.shape)
+    grads = [[None] * D for _ in layers]
+    for li in range(len(layers) - 1, -1, -1):
+        H = attrs.state_size
+        dx_layer = np.zeros(inputs[li].shape)
+        for di in range(D):
+            k = li * D + di
+            dh = og_h[k].astype(f64)
+            dc = og_c[k].astype(f64) if lstm else None
+            dxi, g, dh0, dc0 = _direction_backward(attrs, inputs[li], layers[li][di], caches[li][di],
+                                                   dx[:, :, di * H:(di + 1) * H], dh, dc)
+            dx_layer += dxi
+            grads[li][di] = g
+            dstate[k] = dh0
+            if lstm:
+                dcell[k] = dc0
+        dx = dx_layer
+    flat = _pack(grads, D)
+    res = [dx.astype(data.dtype), flat.astype(params.dtype), dstate.astype(state.dtype)]
+    if lstm:
+        res.append(dcell.astype(cell.dtype))
+    return tuple(res)
+
+
+def _final_h(attrs, step):
+    """The state after the last step of a direction, from its cache entry."""
+    t, h_prev, c_prev, acts, extra, ghn = step
+    if attrs.mode in ("rnn_relu", "rnn_tanh"):
+        return extra
+    if attrs.mode == "lstm":
+        return acts[3] * extra
+    r, z, n = acts
+    return (1 - z) * n + z * h_prev
+
+
+def _pack(grads, D):
+    """Per-layer, per-direction gradients in MXNet's flat layout: all weights, then all biases."""
+    pieces = []
+    for li in range(len(grads)):
+        for di in range(D):
+            pieces += [grads[li][di]["wi"].reshape(-1), grads[li][di]["wh"].reshape(-1)]
+    for li in range(len(grads)):
+        for di in range(D):
+            pieces += [grads[li][di]["bi"], grads[li][di]["bh"]]
+    return np.concatenate(pieces)
+
+
+def _backward_rnn_inputs(attrs):
+    if attrs.mode == "lstm":
+        return ("ograd", "ograd_state", "ograd_state_cell", "data", "parameters", "state", "state_cell")
+    return ("ograd", "ograd_state", "data", "parameters", "state")
+
+
+def _backward_rnn_shape(attrs, in_shapes):
+    k = 3 if attrs.mode == "lstm" else 2
+    return list(in_shapes), list(in_shapes[k:k + (4 if attrs.mode == "lstm" else 3)])
+
+
+def _backward_rnn_type(attrs, in_dtypes):
+    k = 3 if attrs.mode == "lstm" else 2
+    return [d if d is not None else np.float32 for d in in_dtypes[k:k + (4 if attrs.mode == "lstm" else 3)]]
+
+
+register(OpDef("_backward_RNN", _backward_rnn, params=get_op("RNN").params, inputs=_backward_rnn_inputs,
+               num_outputs=lambda a: 4 if a.mode == "lstm" else 3, infer_shape=_backward_rnn_shape,
+               infer_type=_backward_rnn_type, mode_dependent=True,
+               doc="RNN backward: back-propagation through time of the fused RNN/LSTM/GRU kernel."))
+
+
+@defgrad("RNN")
+def _rnn_grad(F, attrs, inputs, outputs, out_grads):
+    lstm = attrs.mode == "lstm"
+    state = inputs[2]
+    og_h = out_grads[1] if attrs.state_outputs else F.zeros_like(state)
+    args = [out_grads[0], og_h]
+    if lstm:
+        args.append(out_grads[2] if attrs.state_outputs else F.zeros_like(inputs[3]))
+    args += list(inputs[:4 if lstm else 3])
+    g = internal(F, "_backward_RNN")(*args, **attrs.as_dict())
+    n = 4 if lstm else 3
+    grads = [g[i] for i in range(n)]
+    return grads + [None] * (len(inputs) - n)
+
+
+def _backward_param_concat(attrs, og, *xs):
+    """Concat's backward: the output gradient cut back into each input's extent along ``dim``."""
+    ax = attrs.dim % og.ndim
+    bounds = np.cumsum([0] + [x.shape[ax] for x in xs])
+    return tuple(np.take(og, np.arange(b, e), axis=ax).astype(x.dtype, copy=False)
+                 for x, b, e in zip(xs, bounds[:-1], bounds[1:]))
+
+
+register(OpDef("_backward_rnn_param_concat", _backward_param_concat,
+               params=(Param("num_args", Int), Param("dim", Int, 1)),
+               inputs=lambda a: ["ograd"] + [f"arg{i}" for i in range(a.num_args)],
+               num_outputs=lambda a: a.num_args,
+               infer_shape=lambda a, ss: (list(ss), list(ss[1:])),
+               infer_type=lambda a, ds: [d if d is not None else np.float32 for d in ds[1:]],
+               doc="_rnn_param_concat backward: the gradient cut back into its pieces."))
+
+
+@defgrad("_rnn_param_concat")
+def _rnn_param_concat_grad(F, attrs, inputs, outputs, out_grads):
+    n = len(inputs)
+    g = internal(F, "_backward_rnn_param_concat")(out_grads[0], *inputs, num_args=n, dim=attrs.dim)
+    return [g[i] for i in range(n)] if n > 1 else [g[0] if isinstance(g, (list, tuple)) else g]
