@@ -22,7 +22,7 @@ import numpy.testing as npt
 from . import ndarray as nd
 from .base import NoGradientError
 from .context import Context, current_context
-from .ndarray import NDArray
+from .ndarray import NDArray, array  # noqa: F401  (array: MXNet's test_utils exports it)
 from .symbol import Symbol
 from .util import getenv, setenv, use_np  # noqa: F401  (MXNet's test_utils re-exports them)
 
@@ -312,6 +312,44 @@ def compare_ndarray_tuple(t1: Any, t2: Any, rtol: Any = None, atol: Any = None) 
             compare_ndarray_tuple(s1, s2, rtol, atol)
     else:
         assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
+
+
+def compare_optimizer(opt1: Any, opt2: Any, shape: Any, dtype: Any, w_stype: str = "default",
+                      g_stype: str = "default", rtol: float = 1e-4, atol: float = 1e-5, compare_states: bool = True,
+                      ntensors: int = 1) -> None:
+    """MXNet's check that two optimizers (a Python reference and the real one) give the same states and
+    weights after one update from the same random weight and gradient; a list of shapes compares
+    ``opt2``'s aggregated multi-tensor update with ``opt1``'s per-tensor ones. Dense storage only."""
+    from copy import deepcopy
+    if w_stype != "default" or g_stype != "default":
+        raise NotImplementedError("compare_optimizer: sparse storage is not supported by the hybridize runtime")
+    if not isinstance(shape, list):
+        assert ntensors == 1
+        w2 = nd.random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
+        w1 = w2.copyto(default_context())
+        g2 = nd.random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
+        g1 = g2.copyto(default_context())
+        state1 = opt1.create_state_multi_precision(0, w1)
+        state2 = opt2.create_state_multi_precision(0, w2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2)
+        opt1.update_multi_precision(0, w1, g1, state1)
+        opt2.update_multi_precision(0, w2, g2, state2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
+        assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
+    else:
+        w1 = tuple(nd.random.uniform(shape=s, ctx=default_context(), dtype=dtype) for s in shape)
+        g1 = tuple(nd.random.uniform(shape=s, ctx=default_context(), dtype=dtype) for s in shape)
+        w2, g2 = deepcopy(w1), deepcopy(g1)
+        state2 = [opt2.create_state_multi_precision(0, w2[i]) for i in range(ntensors)]
+        opt2.update_multi_precision(list(range(ntensors)), w2, g2, state2)
+        for i in range(ntensors):
+            state1 = opt1.create_state_multi_precision(i, w1[i])
+            opt1.update_multi_precision(i, w1[i], g1[i], state1)
+            if compare_states:
+                compare_ndarray_tuple(state1, state2[i], rtol, atol)
+            compare_ndarray_tuple(w1[i], w2[i], rtol, atol)
 
 
 def same_array(array1: NDArray, array2: NDArray) -> bool:

@@ -194,6 +194,10 @@ class Parameter:
         return self._stype
 
     def _set_trainer(self, trainer: Any) -> None:
+        """The Trainer updating this parameter; a sparse one may have only one (MXNet's rule)."""
+        if self._stype != "default" and self._trainer and trainer and self._trainer is not trainer:
+            raise RuntimeError("Failed to set the trainer for Parameter '%s' because it was already set. More than "
+                               "one trainers for a %s Parameter is not supported." % (self.name, self._stype))
         self._trainer = trainer
 
     # -- values ---------------------------------------------------------------------------
