@@ -39,7 +39,7 @@ class CustomOp:
 
     def backward(self, req: list, out_grad: list, in_data: list, out_data: list, in_grad: list,
                  aux: list) -> None:
-        """Gradient interface (never called: the runtime has no autograd)."""
+        """Writes ``in_grad`` from ``out_grad`` (and the inputs and outputs) for a backward pass."""
         pass
 
     def assign(self, dst: Any, req: str, src: Any) -> None:
@@ -136,6 +136,26 @@ class _Host:
             from .base import CustomOpError
             raise CustomOpError(f"Error in CustomOp.forward of {op_type!r}: {type(e).__name__}: {e}") from e
         return [o.asnumpy() for o in out_data]
+
+    def backward(self, op_type: str, op: CustomOp, out_grads: tuple, arrays: tuple, outputs: tuple) -> list:
+        """Runs ``forward`` (so the operator holds the state MXNet's instance has after it), then
+        ``backward`` writing zero-initialized input gradients."""
+        import numpy as np
+
+        from . import autograd
+        from .ndarray import NDArray
+        in_data = [NDArray(a) for a in arrays]
+        out_data = [NDArray(np.array(o)) for o in outputs]
+        in_grad = [NDArray(np.zeros_like(a)) for a in arrays]
+        try:
+            op.forward(is_train=autograd.is_training(), req=["write"] * len(out_data), in_data=in_data,
+                       out_data=[NDArray(np.zeros_like(o)) for o in outputs], aux=[])
+            op.backward(req=["write"] * len(in_grad), out_grad=[NDArray(np.asarray(g)) for g in out_grads],
+                        in_data=in_data, out_data=out_data, in_grad=in_grad, aux=[])
+        except Exception as e:  # noqa: BLE001 - MXNet re-raises anything from a CustomOp as MXNetError
+            from .base import CustomOpError
+            raise CustomOpError(f"Error in CustomOp.backward of {op_type!r}: {type(e).__name__}: {e}") from e
+        return [g.asnumpy() for g in in_grad]
 
 
 def get_registered(op_type: str) -> type:

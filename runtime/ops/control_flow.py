@@ -31,10 +31,11 @@ from typing import Any, Callable
 import numpy as np
 
 from ..base import ShapeError
+from ._graph_vjp import graph_vjp
 from .attrs import AttrType, Int, Param, parse_literal
-from .registry import OpDef, register
+from .registry import OpDef, defgrad, register
 
-__all__ = ["SUBGRAPH_API", "FOREACH", "WHILE_LOOP", "COND", "subgraph_count"]
+__all__ = ["COND", "FOREACH", "SUBGRAPH_API", "WHILE_LOOP", "subgraph_count"]
 
 
 SUBGRAPH_API = ("graph", "inputs", "run", "infer", "infer_types", "compile")
@@ -324,3 +325,117 @@ COND = register(OpDef(
     infer_shape=_cd_shape, infer_type=_cd_type, prepare=_cd_prepare,
     doc="The outputs of the then or the else subgraph, as the scalar of the cond subgraph says "
         "(MXNet's cond)."))
+
+
+
+# ---------------------------------------------------------------------------------------------
+# gradients (MXNet 1.9.1: src/operator/control_flow.cc, ForeachGradient / WhileLoopGradient /
+# CondGradient): back-propagation through the subgraphs, each body differentiated with the gradient
+# rules of its own operators (``_graph_vjp``); the condition subgraphs get no gradient
+def _zeros_for(grads: list, inputs: tuple) -> tuple:
+    return tuple(np.zeros_like(x) if g is None else np.asarray(g).astype(np.asarray(x).dtype, copy=False)
+                 for g, x in zip(grads, inputs))
+
+
+def _acc(a: Any, b: Any) -> Any:
+    if b is None:
+        return a
+    return b if a is None else a + b
+
+
+def _fe_backward(a: Any, *arrays: np.ndarray) -> tuple:
+    """Runs the loop forward keeping each step's body inputs, then the body's vector-Jacobian
+    product step by step in reverse, the state gradients flowing from step to step."""
+    n_out = int(a.num_outputs)
+    ogs, inputs = arrays[:n_out], arrays[n_out:]
+    _fe_check(a, len(inputs))
+    sub = a.subgraphs[0]
+    data, states, remain = _fe_groups(a, list(inputs))
+    steps = int(np.shape(data[0])[0])
+    seen = []
+    for t in range(steps):
+        vals = _fe_order(a, [d[t] for d in data], states, remain)
+        seen.append(vals)
+        states = [np.asarray(r) for r in sub.run(vals)[a.num_out_data:]]
+    d_data = [np.zeros_like(np.asarray(d)) for d in data]
+    d_state: list = list(ogs[a.num_out_data:])
+    d_remain: list = [None] * len(remain)
+    for t in range(steps - 1, -1, -1):
+        cot = [ogs[k][t] for k in range(a.num_out_data)] + d_state
+        _, g = graph_vjp(sub.graph, sub.inputs, seen[t], cot)
+        for k, loc in enumerate(a.in_data_locs):
+            if g[loc] is not None:
+                d_data[k][t] = g[loc]
+        d_state = [g[loc] for loc in a.in_state_locs]
+        for k, loc in enumerate(a.remain_locs):
+            d_remain[k] = _acc(d_remain[k], g[loc])
+    return _zeros_for(d_data + d_state + d_remain, tuple(inputs))
+
+
+def _wl_backward(a: Any, *arrays: np.ndarray) -> tuple:
+    """The loop run forward (keeping each step's func inputs), then back-propagated step by step."""
+    n_out = int(a.num_outputs)
+    ogs, inputs = arrays[:n_out], arrays[n_out:]
+    _wl_check(a, len(inputs))
+    cond, func = a.subgraphs
+    vals = list(inputs)
+    var_at = _wl_var_inputs(a)
+    seen = []
+    while len(seen) < a.max_iterations and _truth(cond.run([vals[i] for i in a.cond_input_locs])[0]):
+        fin = [vals[i] for i in a.func_input_locs]
+        seen.append(fin)
+        res = func.run(fin)
+        for k, at in enumerate(var_at):
+            vals[at] = np.asarray(res[a.num_out_data + k])
+    grads: list = [None] * len(inputs)
+    d_vars: list = list(ogs[a.num_out_data:])
+    for t in range(len(seen) - 1, -1, -1):
+        cot = [ogs[k][t] for k in range(a.num_out_data)] + d_vars
+        _, g = graph_vjp(func.graph, func.inputs, seen[t], cot)
+        var_slots = set(a.func_var_locs)
+        for j, node_in in enumerate(a.func_input_locs):
+            if j not in var_slots:
+                grads[node_in] = _acc(grads[node_in], g[j])
+        d_vars = [g[j] for j in a.func_var_locs]
+    for at, d in zip(var_at, d_vars):
+        grads[at] = _acc(grads[at], d)
+    return _zeros_for(grads, tuple(inputs))
+
+
+def _cd_backward(a: Any, *arrays: np.ndarray) -> tuple:
+    """The branch the condition picks, back-propagated; inputs it does not read get zero."""
+    n_out = int(a.num_outputs)
+    ogs, inputs = arrays[:n_out], arrays[n_out:]
+    _cd_check(a, len(inputs))
+    cond, then, other = a.subgraphs
+    pick, locs = ((then, a.then_input_locs) if _truth(cond.run([inputs[i] for i in a.cond_input_locs])[0])
+                  else (other, a.else_input_locs))
+    _, g = graph_vjp(pick.graph, pick.inputs, [inputs[i] for i in locs], list(ogs))
+    grads: list = [None] * len(inputs)
+    for j, i in enumerate(locs):
+        grads[i] = _acc(grads[i], g[j])
+    return _zeros_for(grads, tuple(inputs))
+
+
+def _register_backward(fwd: OpDef, kernel: Callable, n_sub: int) -> None:
+    def names(a: Any) -> list:
+        return [f"ograd{k}" for k in range(int(a.num_outputs))] + list(fwd.input_names(a))
+
+    def n_in(a: Any) -> int:
+        return int(a.num_args) - n_sub
+
+    register(OpDef(f"_backward{fwd.name}", kernel, params=fwd.params, inputs=names, num_outputs=n_in,
+                   infer_shape=lambda a, ss: (list(ss), list(ss[int(a.num_outputs):])),
+                   infer_type=lambda a, ds: [d if d is not None else np.float32 for d in ds[int(a.num_outputs):]],
+                   doc=f"{fwd.name} backward: back-propagation through its subgraphs."))
+
+    @defgrad(fwd.name)
+    def rule(F: Any, attrs: Any, inputs: list, outputs: list, out_grads: list) -> list:
+        g = getattr(F._internal, f"_backward{fwd.name}")(*out_grads, *inputs, **attrs.as_dict())
+        n = len(inputs)
+        return [g] if n == 1 and not isinstance(g, (list, tuple)) else [g[i] for i in range(n)]
+
+
+_register_backward(FOREACH, _fe_backward, 1)
+_register_backward(WHILE_LOOP, _wl_backward, 2)
+_register_backward(COND, _cd_backward, 3)

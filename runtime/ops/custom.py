@@ -21,7 +21,7 @@ import numpy as np
 from ..base import HybridizeError, ShapeError
 from ._util import known
 from .attrs import Param, Str
-from .registry import Attrs, OpDef, register
+from .registry import Attrs, OpDef, defgrad, register
 
 _PROPS: "OrderedDict[Attrs, object]" = OrderedDict()
 
@@ -32,6 +32,7 @@ class CustomHost(Protocol):
     def prop_class(self, op_type: str) -> type: ...
     def create(self, prop: Any, shapes: list, dtypes: list) -> Any: ...
     def forward(self, op_type: str, op: Any, arrays: tuple, out_shapes: list, out_dtypes: list) -> list: ...
+    def backward(self, op_type: str, op: Any, out_grads: tuple, arrays: tuple, outputs: tuple) -> list: ...
 
 
 _HOST: CustomHost | None = None
@@ -132,3 +133,44 @@ register(_CustomOpDef(
     infer_shape=_infer_shape, infer_type=_infer_type, prepare=_custom_prepare, mode_dependent=True,
     open_attrs=True,
 ))
+
+
+# -- gradient (MXNet 1.9.1: src/operator/custom/custom.cc registers FGradient for every Custom op: its
+# backward runs the CustomOp's ``backward`` with the output gradients, the inputs and the outputs) --------
+def _backward_custom(attrs: Attrs, *arrays):
+    """Custom backward: a new operator runs ``forward`` (its state, as MXNet's instance has it after the
+    forward pass) and then ``backward``, which writes the input gradients."""
+    n_out, n_in = _n_outputs(attrs), len(_inputs(attrs))
+    ogs, ins, outs = arrays[:n_out], arrays[n_out:n_out + n_in], arrays[n_out + n_in:]
+    op = _create(attrs, [a.shape for a in ins], [a.dtype for a in ins])
+    grads = _host(attrs.op_type).backward(attrs.op_type, op, ogs, ins, outs)
+    return grads[0] if n_in == 1 else tuple(grads)
+
+
+def _backward_inputs(attrs: Attrs) -> list:
+    outs = list(_prop(attrs).list_outputs())
+    return [f"ograd_{o}" for o in outs] + _inputs(attrs) + [f"out_{o}" for o in outs]
+
+
+def _backward_shape(attrs: Attrs, in_shapes: list):
+    n_out, n_in = _n_outputs(attrs), len(_inputs(attrs))
+    return list(in_shapes), list(in_shapes[n_out:n_out + n_in])
+
+
+def _backward_type(attrs: Attrs, in_dtypes: list) -> list:
+    n_out, n_in = _n_outputs(attrs), len(_inputs(attrs))
+    return [np.dtype(d if d is not None else np.float32) for d in in_dtypes[n_out:n_out + n_in]]
+
+
+register(OpDef("_backward_Custom", _backward_custom, params=(Param("op_type", Str),), inputs=_backward_inputs,
+               num_outputs=lambda a: len(_inputs(a)), infer_shape=_backward_shape, infer_type=_backward_type,
+               mode_dependent=True, open_attrs=True, doc="Custom backward: the CustomOp's backward."))
+
+
+def _custom_grad(F, attrs, inputs, outputs, out_grads):
+    g = F._internal._backward_Custom(*out_grads, *inputs, *outputs, **attrs.as_dict())
+    n = len(inputs)
+    return [g] if n == 1 and not isinstance(g, (list, tuple)) else [g[i] for i in range(n)]
+
+
+defgrad("Custom")(_custom_grad)

@@ -316,7 +316,7 @@ def _direction_forward(attrs, x, p, h0, c0, reverse):
 
 def _direction_backward(attrs, x, p, cache, dout, dh, dc):
     """Back-propagation through time for one layer and direction: (dx, grads of p, dh0, dc0)."""
-    mode, H = attrs.mode, attrs.state_size
+    mode = attrs.mode
     T, N, _ = x.shape
     dgx = np.zeros((T, N, p["wi"].shape[0]))
     dwh = np.zeros_like(p["wh"])
@@ -417,12 +417,12 @@ def _backward_rnn(attrs, *arrays):
 
 def _final_h(attrs, step):
     """The state after the last step of a direction, from its cache entry."""
-    t, h_prev, c_prev, acts, extra, ghn = step
+    _, h_prev, _, acts, extra, _ = step
     if attrs.mode in ("rnn_relu", "rnn_tanh"):
         return extra
     if attrs.mode == "lstm":
         return acts[3] * extra
-    r, z, n = acts
+    _, z, n = acts
     return (1 - z) * n + z * h_prev
 
 
