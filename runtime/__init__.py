@@ -27,7 +27,9 @@ def __getattr__(attr: str):
             "test_utils": ".test_utils", "executor": ".executor", "runtime": ".runtime",
             "viz": ".visualization", "visualization": ".visualization",
             "optimizer": ".optimizer", "lr_scheduler": ".lr_scheduler", "kv": ".kvstore", "kvstore": ".kvstore",
-            "np": ".numpy", "numpy": ".numpy", "npx": ".numpy_extension", "numpy_extension": ".numpy_extension"}
+            "np": ".numpy", "numpy": ".numpy", "npx": ".numpy_extension", "numpy_extension": ".numpy_extension",
+            "io": ".io", "metric": ".metric", "recordio": ".recordio", "registry": ".registry",
+            "image": ".image", "img": ".image"}
     if attr in _UTIL_NAMES:  # mx.use_np_shape, mx.np_shape, ... (MXNet re-exports them from mxnet.util)
         from . import util
         return getattr(util, attr)

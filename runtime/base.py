@@ -9,6 +9,7 @@ import os
 
 __all__ = ["MXNetError", "HybridizeError", "ShapeError", "LoadError", "UnknownOpError", "NoGradientError", "NotImplementedForSymbol",
            "OperatorError", "OperatorArgumentError", "CustomOpError",
+           "DataFileError", "DatasetFileNotFoundError", "DataLoaderWorkerError",
            "py_str", "data_dir",
            "numeric_types", "integer_types", "string_types"]
 
@@ -116,6 +117,19 @@ class LoadError(HybridizeError):
         self.path = None if path is None else os.fspath(path)
         self.problem = problem
         super().__init__(f"{self.path}: {problem}" if self.path else problem)
+
+
+class DataFileError(LoadError):
+    """A data file (RecordIO ``.rec``/``.idx``, a dataset's published file) that is missing or corrupt;
+    names the file and what is wrong with it."""
+
+
+class DatasetFileNotFoundError(DataFileError, FileNotFoundError):
+    """A dataset's published file is not where it was expected; the runtime never downloads."""
+
+
+class DataLoaderWorkerError(HybridizeError):
+    """A ``DataLoader`` worker process raised, died (a signal), or did not answer within ``timeout``."""
 
 
 def py_str(x: "bytes | str") -> str:

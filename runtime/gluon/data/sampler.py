@@ -1,7 +1,4 @@
-"""Dataset samplers, as ``mxnet.gluon.data.sampler`` (ported from MXNet 1.9.1, Apache-2.0).
-
-Only the samplers are here: ``Dataset`` and ``DataLoader`` are not part of the runtime yet.
-"""
+"""Dataset samplers, as ``mxnet.gluon.data.sampler`` (ported from MXNet 1.9.1, Apache-2.0)."""
 __all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'FilterSampler', 'BatchSampler']
 
 import numpy as np

@@ -1,0 +1,12 @@
+"""``mxnet.io``: data iterators (NDArrayIter, CSVIter, ResizeIter, PrefetchingIter) and their records."""
+from . import io, utils  # noqa: F401
+from .io import (  # noqa: F401
+    CSVIter,
+    DataBatch,
+    DataDesc,
+    DataIter,
+    NDArrayIter,
+    PrefetchingIter,
+    ResizeIter,
+)
+from .utils import _getdata_by_idx, _has_instance, _init_data  # noqa: F401

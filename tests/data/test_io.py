@@ -1,0 +1,78 @@
+"""mx.io: NDArrayIter and CSVIter give MXNet 1.9.1's batches (pad / discard / roll_over, shuffle,
+several epochs); ResizeIter and PrefetchingIter wrap them as MXNet's do."""
+import hybridize.runtime as mx
+import numpy as np
+import pytest
+from recorded import RECORDED, as_plain
+
+REC = RECORDED["iters"]
+DATA = np.arange(30, dtype=np.float32).reshape(10, 3)
+LABEL = np.arange(10, dtype=np.float32)
+
+
+def _batches(it):
+    return [{"data": as_plain(b.data), "label": as_plain(b.label), "pad": b.pad} for b in it]
+
+
+@pytest.mark.parametrize("how", ["pad", "discard", "roll_over"])
+def test_ndarrayiter_last_batch_handling_over_three_epochs(how):
+    it = mx.io.NDArrayIter(DATA, LABEL, batch_size=4, last_batch_handle=how)
+    epochs = []
+    for _ in range(3):
+        epochs.append(_batches(it))
+        it.reset()
+    assert epochs == REC[f"ndarrayiter_{how}"]["epochs"]
+    assert [[d.name, list(d.shape)] for d in it.provide_data] == \
+        [d[:2] for d in REC[f"ndarrayiter_{how}"]["provide_data"]]
+    assert [[d.name, list(d.shape)] for d in it.provide_label] == \
+        [d[:2] for d in REC[f"ndarrayiter_{how}"]["provide_label"]]
+
+
+def test_ndarrayiter_shuffles_dict_inputs_with_numpys_seed():
+    np.random.seed(3)
+    it = mx.io.NDArrayIter({"a": DATA, "b": DATA * 2}, {"y": LABEL}, batch_size=5, shuffle=True)
+    assert _batches(it) == REC["ndarrayiter_shuffle_dict"]
+
+
+@pytest.mark.parametrize("round_batch", [1, 0])
+def test_csviter_batches_and_round_batch(tmp_path, round_batch):
+    data, label = tmp_path / "data.csv", tmp_path / "label.csv"
+    data.write_text("".join(",".join(str(i * 4 + j + 0.5) for j in range(4)) + "\n" for i in range(7)))
+    label.write_text("".join(f"{i}\n" for i in range(7)))
+    it = mx.io.CSVIter(data_csv=str(data), data_shape=(2, 2), label_csv=str(label), label_shape=(1,),
+                       batch_size=3, round_batch=bool(round_batch))
+    rec = RECORDED["csv"][f"csv_round{round_batch}"]
+    epochs = []
+    for _ in range(2):
+        epochs.append(_batches(it))
+        it.reset()
+    assert epochs == rec["epochs"]
+    assert [[d.name, list(d.shape)] for d in it.provide_data] == rec["provide_data"]
+    assert [[d.name, list(d.shape)] for d in it.provide_label] == rec["provide_label"]
+
+
+def test_csviter_without_labels_gives_zero_labels(tmp_path):
+    data = tmp_path / "data.csv"
+    data.write_text("".join(",".join(str(i * 4 + j + 0.5) for j in range(4)) + "\n" for i in range(7)))
+    assert _batches(mx.io.CSVIter(data_csv=str(data), data_shape=(4,), batch_size=4)) == RECORDED["csv"]["csv_nolabel"]
+
+
+def test_resize_iter_repeats_or_cuts_an_epoch():
+    it = mx.io.ResizeIter(mx.io.NDArrayIter(DATA, LABEL, batch_size=4), 5)
+    firsts = [b.data[0].asnumpy()[0, 0] for b in it]
+    assert firsts == [0, 12, 24, 0, 12]
+
+
+def test_prefetching_iter_renames_and_yields_the_same_batches():
+    base = mx.io.NDArrayIter(DATA, LABEL, batch_size=4, last_batch_handle="discard")
+    pre = mx.io.PrefetchingIter(mx.io.NDArrayIter(DATA, LABEL, batch_size=4, last_batch_handle="discard"),
+                                rename_data=[{"data": "x"}])
+    assert [d.name for d in pre.provide_data] == ["x"]
+    assert _batches(pre) == _batches(base)
+
+
+def test_databatch_and_datadesc_print_as_mxnet():
+    desc = mx.io.DataDesc("data", (4, 3))
+    assert repr(desc) == "DataDesc[data,(4, 3),<class 'numpy.float32'>,NCHW]"
+    batch = mx.io.DataBatch([mx.nd.zeros((4, 3))], [mx.nd.zeros((4,))], pad=1)
+    assert str(batch) == "DataBatch: data shapes: [(4, 3)] label shapes: [(4,)]"
