@@ -9,9 +9,10 @@ def test_lazy_submodules_load_on_first_use() -> None:
     assert mx.init is mx.initializer
     assert mx.nd is mx.ndarray and mx.sym is mx.symbol
     assert mx.kv is mx.kvstore and mx.optimizer.SGD and mx.lr_scheduler.FactorScheduler
+    assert mx.io.NDArrayIter and mx.metric.Accuracy and mx.recordio.MXRecordIO and mx.img is mx.image
 
 
-@pytest.mark.parametrize("name", ["io", "metric"])
+@pytest.mark.parametrize("name", ["np", "kvstore_server"])
 def test_modules_we_do_not_have_are_attribute_errors(name: str) -> None:
     assert not hasattr(mx, name)
     with pytest.raises(AttributeError, match=name):
