@@ -151,3 +151,25 @@ def test_rewrite_splits_a_from_import(tmp_path: Path, transpile_cmd):
     assert "\nfrom .. import (\n    VALUE as V,\n)\nfrom hybridize.runtime import (\n    symbol,\n)\n" in utils
     assert "\nfrom hybridize.runtime.gluon.static_graph import unsupported_api as _hybridize_unsupported; " \
            "engine = _hybridize_unsupported('mxnet.engine'); from . import block\n" in utils
+
+
+def test_a_transpiled_module_never_repeats_an_import_line(tmp_path: Path, transpile_cmd):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "m.py").write_text(
+        "import mxnet\nimport mxnet.ndarray\nimport mxnet.gluon\nfrom mxnet.gluon import nn\n"
+        "from hybridize.runtime.gluon.static_graph import static_graph\n\n\n"
+        "class Net(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x)\n\n\n"
+        "def later():\n    import mxnet.symbol\n    return mxnet.symbol\n")
+    assert transpile_cmd(str(pkg), "-o", str(tmp_path / "once")).exit_code == 0
+    once = (tmp_path / "once" / "pkg" / "m.py").read_text()
+    lines = [line for line in once.splitlines() if line.startswith(("import ", "from "))]
+    assert len(lines) == len(set(lines)), once
+    # ``import mxnet.gluon`` after ``import mxnet`` needs no second ``... as mxnet`` at the top level
+    assert "import hybridize.runtime.ndarray\nimport hybridize.runtime.gluon\n" in once
+    # inside a function the import still binds its own ``mxnet``
+    assert "    import hybridize.runtime.symbol, hybridize.runtime as mxnet\n" in once
+    # transpiling the result again changes nothing but the header's source path
+    assert transpile_cmd(str(tmp_path / "once" / "pkg"), "-o", str(tmp_path / "twice")).exit_code == 0
+    twice = (tmp_path / "twice" / "pkg" / "m.py").read_text()
+    assert once.splitlines()[1:] == twice.splitlines()[1:]

@@ -376,6 +376,8 @@ class _Rewriter(cst.CSTTransformer):
         self.resolved_guards = 0
         self.mapped_imports = 0
         self.stubbed = 0
+        self._depth = 0                # open indented blocks: 0 is the module's top level
+        self._runtime_bound = False    # a top-level import already bound ``mxnet`` to the runtime
         self._classes: list[str] = []
         self._scopes: list[str] = []
         self._path: list[str] = []
@@ -463,6 +465,7 @@ class _Rewriter(cst.CSTTransformer):
             self._guards[id(node)] = truth
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        self._depth -= 1
         if not any(id(o) in self._drop or id(o) in self._annotate or id(o) in self._guards for o in original.body):
             return updated
         body: list[cst.BaseStatement] = []
@@ -584,6 +587,17 @@ class _Rewriter(cst.CSTTransformer):
                   for s in rest)])
         return updated
 
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._depth += 1
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._depth += 1
+
+    def leave_SimpleStatementSuite(self, original: cst.SimpleStatementSuite,
+                                   updated: cst.SimpleStatementSuite) -> cst.SimpleStatementSuite:
+        self._depth -= 1
+        return updated
+
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
         from .imports import MXNET, RUNTIME
         from .surface import missing_part
@@ -609,6 +623,10 @@ class _Rewriter(cst.CSTTransformer):
                 extra = None
             if extra is not None:
                 new_names.append(cst.ImportAlias(name=cst.parse_expression(extra)))
+                if alias.asname is None and self._depth == 0 and self._runtime_bound:
+                    continue  # ``mxnet`` is bound to the runtime already: no second ``... as mxnet``
+            if alias.asname is None and self._depth == 0:
+                self._runtime_bound = True
             as_node = alias.asname or cst.AsName(name=cst.Name(new_as))
             if alias.asname is None:
                 as_node = cst.AsName(name=cst.Name(new_as))
@@ -644,6 +662,10 @@ class _Rewriter(cst.CSTTransformer):
                 "# hybrid_forward methods marked @static_graph build a static graph: F is hybridize.runtime.symbol")))
         ours += [cst.EmptyLine(comment=cst.Comment(_one_line("# " + note))) for note in self.notes]
         rest = header[keep:]
+        while rest and rest[0].comment is not None and rest[0].comment.value.startswith(_OUR_HEADER):
+            rest = rest[1:]  # transpiling a transpiled module: one header, the new one
+        if len(rest) < len(header[keep:]) and rest and rest[0].comment is None:
+            rest = rest[1:]
         sep = [cst.EmptyLine()] if rest or updated.body else []
         if rest and rest[0].comment is None:
             sep = []
@@ -655,6 +677,10 @@ class _Rewriter(cst.CSTTransformer):
         elif self.graph_methods and self.imperative is None:
             body = _insert_marker_import(body, self.marker)
         return updated.with_changes(header=[*header[:keep], *ours, *sep, *rest], body=body)
+
+
+# the header lines this module writes (see ``leave_Module``)
+_OUR_HEADER = ("# Transpiled by hybridize ", "# hybrid_forward methods marked @static_graph build a static graph")
 
 
 def _alias_list(aliases: list, tail) -> list:
@@ -725,6 +751,8 @@ def _insert_marker_import(body: list, marker: str, name: str = MARKER) -> list:
     ``from __future__`` otherwise)."""
     line = f"from {MARKER_MODULE} import {name}" + (f" as {marker}" if marker != name else "") + "\n"
     new = cst.parse_statement(line)
+    if any(stmt.deep_equals(new) for stmt in body if isinstance(stmt, cst.SimpleStatementLine)):
+        return body  # already there (a transpiled module transpiled again): never a repeated import
     at = 0
     for i, stmt in enumerate(body):
         if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)):
