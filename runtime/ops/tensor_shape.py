@@ -822,7 +822,7 @@ def _sum_to(ograd: np.ndarray, shape: tuple) -> np.ndarray:
     return g.sum(axis=axes, keepdims=True) if axes else g
 
 
-backward_op("_backward_broadcast", lambda a, og, x: _sum_to(og, x.shape).astype(x.dtype, copy=False).reshape(x.shape),
+backward_op("_broadcast_backward", lambda a, og, x: _sum_to(og, x.shape).astype(x.dtype, copy=False).reshape(x.shape),
             ("ograd", "data"), doc="broadcast_to/axis/like backward: the output gradient summed back to the "
                                    "input's shape (MXNet's _broadcast_backward with the input passed for its shape).")
 
@@ -933,12 +933,12 @@ def _reverse_grad(F, attrs, inputs, outputs, out_grads):
 
 @defgrad("broadcast_to", "broadcast_axis")
 def _broadcast_grad(F, attrs, inputs, outputs, out_grads):
-    return [internal(F, "_backward_broadcast")(out_grads[0], inputs[0])]
+    return [internal(F, "_broadcast_backward")(out_grads[0], inputs[0])]
 
 
 @defgrad("broadcast_like")
 def _broadcast_like_grad(F, attrs, inputs, outputs, out_grads):
-    return [internal(F, "_backward_broadcast")(out_grads[0], inputs[0]), F.zeros_like(inputs[1])]
+    return [internal(F, "_broadcast_backward")(out_grads[0], inputs[0]), F.zeros_like(inputs[1])]
 
 
 @defgrad("depth_to_space")

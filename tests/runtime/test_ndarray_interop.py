@@ -333,7 +333,10 @@ KNOWN_ARGUMENT_DIFFERENCES = {"add_n", "Custom", "log_softmax"}
 def test_registered_operator_names_are_mxnets():
     ours = get_all_registered_operators()
     assert isinstance(ours, list) and "Activation" in ours and "_contrib_ROIAlign" in ours
-    assert set(ours) - set(CASES["all_operator_names"]) <= KNOWN_EXTRA_NAMES
+    extra = set(ours) - set(CASES["all_operator_names"]) - KNOWN_EXTRA_NAMES
+    # a gradient kernel MXNet has is named as MXNet names it (``_broadcast_backward``); one MXNet
+    # computes inside another kernel (or a shared ``_copy``) is ours, named in MXNet's ``_backward_*`` style
+    assert all(n.startswith("_backward_") for n in extra), extra
 
 
 def test_operator_arguments():
