@@ -122,7 +122,7 @@ def bind(entry: NpFunction, args: tuple, kwargs: dict, is_tensor: Callable[[Any]
             seq = values[p[1:]]
             inputs.extend(seq if isinstance(seq, (list, tuple)) else [seq])
         else:
-            inputs.append(values[p])
+            inputs.append(values.get(p, _OMIT))
     attrs: dict = {}
     if entry.scalar is not None and len(inputs) == 2:
         lhs, rhs = inputs
@@ -136,6 +136,8 @@ def bind(entry: NpFunction, args: tuple, kwargs: dict, is_tensor: Callable[[Any]
     for p, v in values.items():
         if p in skip or v is None:
             continue
+        if v is _NONE_ATTR:
+            v = None
         attrs[entry.attrs.get(p, p)] = _dtype_name(v) if p == "dtype" else v
     from .ops.registry import get_op
     variadic = get_op(op).variadic
@@ -145,8 +147,21 @@ def bind(entry: NpFunction, args: tuple, kwargs: dict, is_tensor: Callable[[Any]
 
 
 # -- table construction helpers -------------------------------------------------------------------
+def _refuse_bool(values: dict) -> dict:
+    dt = getattr(values.get("x"), "dtype", None)
+    if dt is not None and _onp.dtype(dt) == _onp.bool_:
+        from .base import OperatorTypeError
+        raise OperatorTypeError("Unknown type enum 7 (MXNet 1.9.1's np math functions refuse bool arrays)")
+    return values
+
+
+_BOOL_OK = frozenset(("logical_not", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "bitwise_not",
+                      "invert"))
+
+
 def _unary(name: str, op: str, space: str = "np") -> NpFunction:
-    return NpFunction(name, op, "x, out=None, **kwargs", ("x",), space=space)
+    return NpFunction(name, op, "x, out=None, **kwargs", ("x",), space=space,
+                      prepare=None if name in _BOOL_OK else _refuse_bool)
 
 
 def _binary(name: str, op: str, scalar: str | None = None, rscalar: str | None = None) -> NpFunction:
@@ -259,10 +274,13 @@ def _randint_prepare(values: dict) -> dict:
 
 def _choice_prepare(values: dict) -> dict:
     values = _size_prepare(values)
-    a = values.get("a")
-    values["weighted"] = values.get("p") is not None
+    a, p = values.get("a"), values.pop("p", None)
+    values["weighted"] = p is not None
+    values["_t_p"] = p if p is not None else _OMIT
     if isinstance(a, (int, _onp.integer)):
-        values["a_int"] = int(a)
+        values["a"], values["_t_a"] = int(a), _OMIT
+    else:
+        values["a"], values["_t_a"] = None, a
     return values
 
 
@@ -422,6 +440,8 @@ def _c_tile(F, A, reps):
 
 
 def _c_concatenate(F, seq, axis=0, out=None):
+    if axis is None:
+        return F.np._concatenate(*[F.np.reshape(a, (-1,)) for a in seq], axis=0, out=out)
     return F.np._concatenate(*seq, axis=axis, out=out)
 
 
@@ -520,6 +540,15 @@ def _c_multi_dot(F, arrays, out=None):
     return res
 
 
+def _batch_shaped(F, res, a):
+    """A per-matrix result of a legacy linalg op (``(1,)`` for one matrix there) with NumPy's shape
+    ``a.shape[:-2]`` (zero-dim for one matrix)."""
+    shape = getattr(a, "shape", None)
+    if shape is None or not isinstance(shape, tuple) or tuple(res.shape) == shape[:-2]:
+        return res
+    return F.np.reshape(res, shape[:-2])
+
+
 def _c_rand(F, *size, **kwargs):
     return F.np.random.uniform(0.0, 1.0, size=size or None, **kwargs)
 
@@ -533,19 +562,21 @@ def _c_shuffle(F, x):
 
 
 def _two_sampler(name: str, op: str, p1: str, d1: Any, p2: str, d2: Any) -> NpFunction:
-    """A sampler with two distribution parameters, each a number (attribute) or a tensor (input)."""
+    """A sampler with two distribution parameters, each a number (attribute) or a tensor (input:
+    the attribute is then None, as MXNet's ``_npi_uniform(input1, input2; low=None, ...)``)."""
     def prepare(values: dict) -> dict:
         values = _size_prepare(values)
         for p in (p1, p2):
             v = values.get(p)
             if v is not None and not _is_number(v):
-                values["_t_" + p] = v
-                values[p] = None
-            elif v is not None:
-                values[p] = float(v)
+                values["_t_" + p], values[p] = v, _NONE_ATTR
+            else:
+                values["_t_" + p] = _OMIT
+                if v is not None:
+                    values[p] = float(v)
         return values
     return NpFunction(name, op, f"{p1}={d1}, {p2}={d2}, size=None, dtype=None, ctx=None, out=None",
-                      (), prepare=prepare, creation=True)
+                      ("_t_" + p1, "_t_" + p2), prepare=prepare, creation=True)
 
 
 TABLE: list[NpFunction] = [
@@ -714,8 +745,11 @@ TABLE: list[NpFunction] = [
     NpFunction("linalg.norm", "_npi_norm", "x, ord=None, axis=None, keepdims=False", ("x",), prepare=_norm_prepare),
     NpFunction("linalg.svd", "_npi_svd", "a", ("a",)),
     NpFunction("linalg.inv", "_npi_inv", "a", ("a",)),
-    NpFunction("linalg.det", "_npi_det", "a", ("a",)),
-    NpFunction("linalg.slogdet", "_npi_slogdet", "a", ("a",)),
+    NpFunction("linalg.det", None, "a", compose=lambda F, a: _batch_shaped(F, F.np.linalg._det(a), a)),
+    NpFunction("linalg._det", "_npi_det", "a", ("a",)),
+    NpFunction("linalg.slogdet", None, "a",
+               compose=lambda F, a: [_batch_shaped(F, r, a) for r in F.np.linalg._slogdet(a)]),
+    NpFunction("linalg._slogdet", "_npi_slogdet", "a", ("a",)),
     NpFunction("linalg.solve", "_npi_solve", "a, b", ("a", "b")),
     NpFunction("linalg.cholesky", "_npi_cholesky", "a", ("a",)),
     NpFunction("linalg.eigh", "_npi_eigh", "a, UPLO='L'", ("a",)),
@@ -742,7 +776,7 @@ TABLE: list[NpFunction] = [
     NpFunction("random.shuffle", None, "x", compose=_c_shuffle),
     NpFunction("random._shuffle", "_npi_shuffle", "x", ("x",)),
     NpFunction("random.choice", "_npi_choice", "a, size=None, replace=True, p=None, ctx=None, out=None",
-               prepare=_choice_prepare, creation=True),
+               ("_t_a", "_t_p"), prepare=_choice_prepare, creation=True),
     *[NpFunction("random." + n, "_npi_" + n, f"{p}={d}, size=None, ctx=None, out=None", prepare=_size_prepare,
                  creation=True)
       for n, p, d in (("exponential", "scale", 1.0), ("rayleigh", "scale", 1.0), ("pareto", "a", None),
@@ -826,6 +860,13 @@ _NPX_LEGACY = [
      "background_id=0, nms_threshold=0.5, force_suppress=False, variances=(0.1, 0.1, 0.2, 0.2), nms_topk=-1",
      ("cls_prob", "loc_pred", "anchor")),
 ]
+
+
+class _NoneAttr:
+    """Marker for an attribute passed explicitly as None (a tensor stands for it)."""
+
+
+_NONE_ATTR = _NoneAttr()
 
 
 class _Omit:

@@ -330,12 +330,12 @@ class ndarray(NDArray):
 
     def __eq__(self, other: object) -> Any:  # type: ignore[override]
         if other is None:
-            return False
+            raise TypeError(f"type {type(other)} not supported")  # as MXNet 1.9.1
         return _np_mod.equal(self, other)
 
     def __ne__(self, other: object) -> Any:  # type: ignore[override]
         if other is None:
-            return True
+            raise TypeError(f"type {type(other)} not supported")
         return _np_mod.not_equal(self, other)
 
     def __gt__(self, other: Any) -> Any:

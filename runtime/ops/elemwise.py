@@ -56,6 +56,12 @@ def _round_half_away(x):
     return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5)).astype(x.dtype, copy=False)
 
 
+def _rint_half_down(x):
+    """MXNet's rint: the nearer integer, halfway cases to the lower one (1.5 -> 1, -0.5 -> -1)."""
+    f = np.floor(x)
+    return np.where(x - f <= 0.5, f, np.ceil(x)).astype(x.dtype, copy=False)
+
+
 def _sigmoid(x):
     with np.errstate(over="ignore"):
         return 1.0 / (1.0 + np.exp(-x))
@@ -68,7 +74,7 @@ def _identity(x):
 # name, numpy function, aliases, fluent
 _UNARY = [
     ("abs", np.abs, (), True), ("sign", np.sign, (), True), ("round", _round_half_away, (), True),
-    ("rint", np.rint, (), True), ("ceil", np.ceil, (), True), ("floor", np.floor, (), True),
+    ("rint", _rint_half_down, (), True), ("ceil", np.ceil, (), True), ("floor", np.floor, (), True),
     ("trunc", np.trunc, (), True), ("fix", np.trunc, (), True),
     ("sqrt", np.sqrt, (), True), ("rsqrt", lambda x: 1.0 / np.sqrt(x), (), True),
     ("cbrt", np.cbrt, (), True), ("rcbrt", lambda x: 1.0 / np.cbrt(x), (), True),

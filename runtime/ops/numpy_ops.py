@@ -21,6 +21,8 @@ MXNet 1.9.1's rules (recorded by ``tools/numpy_rt/record.py``), where they diffe
 """
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from ..base import OperatorTypeError, ShapeError
@@ -191,8 +193,8 @@ def _compare(name: str, fn) -> None:
                    infer_type=lambda a, d: [_BOOL]))
 
     def sc(attrs, x):
-        return np.asarray(fn(x, np.asarray(attrs.scalar)))
-    sc.__doc__ = f"{name}_scalar: comparison with the ``scalar`` attribute, a bool result."
+        return np.asarray(fn(x, np.asarray(attrs.scalar).astype(x.dtype)))  # MXNet: DType(scalar)
+    sc.__doc__ = f"{name}_scalar: comparison with the ``scalar`` attribute cast to the array's dtype, a bool result."
     register(OpDef(name + "_scalar", sc, params=_SCALAR, infer_shape=same_shape, infer_type=lambda a, d: [_BOOL],
                    traits=("elementwise",)))
 
@@ -317,7 +319,9 @@ def _reducer(name: str, fn, dtype_rule, *, params=_REDUCE, inputs=("a",), aliase
 
 
 def _initial(attrs, out, op):
-    return out if attrs.get("initial") is None else op(out, attrs.initial)
+    if attrs.get("initial") is not None:
+        raise OperatorTypeError("initial is not supported yet (MXNet 1.9.1's np.sum/np.prod)")
+    return out
 
 
 _reducer("_np_sum", lambda a, ax, at, dt: _initial(at, np.sum(a, axis=ax, dtype=dt, keepdims=at.keepdims), np.add),
@@ -332,8 +336,13 @@ def _mean_dtype(dt, given):
     return _F32 if _is_intlike(dt) else np.dtype(dt)
 
 
-_reducer("_npi_mean", lambda a, ax, at, dt: np.mean(a, axis=ax, dtype=np.float64 if dt.itemsize < 8 else dt,
-                                                     keepdims=at.keepdims), _mean_dtype)
+def _mean(a, ax, at, dt):
+    if a.size == 0:  # MXNet 1.9.1: the mean of nothing is 0, not NaN
+        return np.sum(a, axis=ax, keepdims=at.keepdims, dtype=dt)
+    return np.mean(a, axis=ax, dtype=np.float64 if dt.itemsize < 8 else dt, keepdims=at.keepdims)
+
+
+_reducer("_npi_mean", _mean, _mean_dtype)
 _MAXMIN = (Param("axis", ShapeOrNone, None), Param("keepdims", Bool, False), Param("initial", FloatOrNone, None))
 
 
@@ -397,7 +406,7 @@ def _norm(attrs, x):
     """_npi_norm: vector or matrix norm (NumPy's ``linalg.norm``) over ``axis``."""
     o = attrs.ord
     ordv = None if o in (None, "None") else (np.inf if o == "inf" else -np.inf if o == "-inf" else
-                                             o if isinstance(o, str) else float(o))
+                                             o if o in ("fro", "nuc") else float(o))
     if isinstance(ordv, float) and ordv.is_integer() and not np.isinf(ordv):
         ordv = int(ordv)
     ax = attrs.axis
@@ -531,9 +540,12 @@ register(OpDef("_np_squeeze", _squeeze, inputs=("a",), params=(Param("axis", Sha
 
 
 def _concat_dtype(xs):
+    """Joined arrays share one dtype: MXNet 1.9.1 refuses two ("Type inconsistent")."""
     dt = xs[0].dtype
     for x in xs[1:]:
-        dt = promote(dt, x.dtype)
+        if x.dtype != dt:
+            raise OperatorTypeError(f"Type inconsistent, Provided = {x.dtype.name}, inferred type = {dt.name} "
+                                    "(MXNet 1.9.1 joins arrays of one dtype)")
     return dt
 
 
@@ -590,7 +602,8 @@ register(OpDef("_npi_diff", lambda a, x: np.diff(x, a.n, a.axis), inputs=("a",),
 
 def _pad(attrs, x):
     """_npi_pad: NumPy's pad (``constant``, ``edge``, ``reflect``, ``symmetric``, ``maximum``, ``minimum``)."""
-    width = tuple(tuple(p) for p in attrs.pad_width)
+    width = attrs.pad_width if not isinstance(attrs.pad_width, str) else ast.literal_eval(attrs.pad_width)
+    width = tuple(tuple(int(v) for v in p) for p in width)
     if attrs.mode == "constant":
         return np.pad(x, width, mode="constant", constant_values=attrs.constant_value)
     return np.pad(x, width, mode=attrs.mode)

@@ -217,7 +217,7 @@ def test_binary_semantics():
 def test_unary_semantics():
     x = nd.array([-2.5, -0.5, 0.5, 1.5, 2.5])
     np.testing.assert_array_equal(nd.round(x).asnumpy(), [-3, -1, 1, 2, 3])  # half away from zero
-    np.testing.assert_array_equal(nd.rint(x).asnumpy(), [-2, -0, 0, 2, 2])
+    np.testing.assert_array_equal(nd.rint(x).asnumpy(), [-3, -1, 0, 1, 2])  # MXNet 1.9.1: halfway cases go down
     np.testing.assert_array_equal(nd.fix(x).asnumpy(), [-2, -0, 0, 1, 2])
     np.testing.assert_allclose(nd.erfinv(nd.erf(x)).asnumpy(), x.asnumpy(), rtol=1e-5)
     np.testing.assert_allclose(nd.gamma(nd.array([5.0, 0.5])).asnumpy(), [24.0, np.sqrt(np.pi)], rtol=1e-6)
