@@ -14,6 +14,8 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import _frontend
+from . import autograd as _autograd
+from .autograd import _state as _ag_state
 from .base import HybridizeError, OperatorArgumentError, OperatorError, operator_error
 from .context import Context, cpu, current_context
 from .ops.registry import Attrs, OpDef, get_op
@@ -28,25 +30,16 @@ _CPU = cpu()
 class NDArray:
     """An n-dimensional array on the CPU; the value behind it is a numpy array (``_data``)."""
 
-    __slots__ = ("_data", "_grad", "_ctx", "_fresh", "__weakref__")
+    # ``_ag``: the autograd entry ``(node, output index)`` when the array is a marked variable or
+    # was recorded (see ``autograd``), else None
+    __slots__ = ("_data", "_ag", "_ctx", "_fresh", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, data: np.ndarray, ctx: Context | None = None):
         self._data = data
-        self._grad = None
+        self._ag = None
         # the CPU-kind context asked for (cpu(1), cpu_shared(0), ...); None is cpu(0), the default
         self._ctx = ctx
-
-    @property
-    def _fresh_grad(self) -> bool:
-        """MXNet's ``NDArray._fresh_grad``: True once a backward pass has written this array's gradient
-        (backward sets it on the array a gradient was attached to, e.g. a Parameter's data), False again
-        after ``Trainer.step`` consumed it. ``Trainer`` raises on a stale gradient unless told to ignore it."""
-        return getattr(self, "_fresh", False)
-
-    @_fresh_grad.setter
-    def _fresh_grad(self, state: bool) -> None:
-        self._fresh = bool(state)
 
     # -- metadata ---------------------------------------------------------------------------
     @property
@@ -82,7 +75,28 @@ class NDArray:
 
     @property
     def grad(self) -> "NDArray | None":
-        return self._grad
+        """The gradient buffer of a marked variable (``attach_grad``), else None."""
+        e = self._ag
+        if e is None or not e[0].alive or e[0].grad is None:
+            return None
+        return e[0].grad
+
+    @property
+    def _fresh_grad(self) -> bool:
+        """MXNet's ``NDArray._fresh_grad``: True once a backward pass has written this variable's gradient
+        (a Parameter's data), False again after ``Trainer.step`` consumed it; ``Trainer`` raises on a
+        stale gradient unless told to ignore it. Kept on the variable's autograd node when marked."""
+        e = self._ag
+        if e is not None:
+            return e[0].fresh
+        return getattr(self, "_fresh", False)
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, state: bool) -> None:
+        e = self._ag
+        if e is not None:
+            e[0].fresh = bool(state)
+        self._fresh = bool(state)
 
     @property
     def T(self) -> "NDArray":
@@ -108,13 +122,23 @@ class NDArray:
         return self._data.tolist()
 
     def astype(self, dtype: Any, copy: bool = True) -> "NDArray":
+        """A copy in ``dtype`` (``Cast``, recorded as such); ``self`` when ``copy=False`` and the dtype matches."""
         dt = np.dtype(dtype)
         if not copy and dt == self._data.dtype:
             return self
-        return NDArray(self._data.astype(dt))
+        out = NDArray(self._data.astype(dt))
+        if _ag_state.recording:
+            op = get_op("Cast")
+            _autograd._record(op, op.resolve({"dtype": dt.name}), [self], [out])
+        return out
 
     def copy(self) -> "NDArray":
-        return NDArray(self._data.copy(), self._ctx)
+        """A deep copy (recorded as ``_copy``: gradients flow through it)."""
+        out = NDArray(self._data.copy(), self._ctx)
+        if _ag_state.recording:
+            op = get_op("_copy")
+            _autograd._record(op, op.resolve({}), [self], [out])
+        return out
 
     def copyto(self, other: "NDArray | Context") -> "NDArray":
         if isinstance(other, NDArray):
@@ -151,15 +175,18 @@ class NDArray:
         """Computation is synchronous here: nothing to wait for."""
 
     def attach_grad(self, grad_req: str = "write", stype: str | None = None) -> None:
-        self._grad = NDArray(np.zeros_like(self._data))
+        """Marks this array as a variable with a zero gradient buffer (``.grad``): operations on it
+        inside ``autograd.record()`` are recorded and ``backward`` writes ('write') or adds ('add')
+        its gradient there ('null': none)."""
+        _autograd._mark(self, NDArray(np.zeros_like(self._data), self._ctx), grad_req)
 
     def detach(self) -> "NDArray":
+        """The same values (shared memory), out of the computational graph."""
         return NDArray(self._data, self._ctx)
 
     def backward(self, out_grad: Any = None, retain_graph: bool = False, train_mode: bool = True) -> None:
-        """Gradients are not computed by this runtime (forward only)."""
-        from .base import NoGradientError
-        raise NoGradientError("NDArray.backward: this runtime computes no gradients (forward only)")
+        """Gradients of this (recorded) array w.r.t. the marked variables, into their ``.grad``."""
+        _autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
     def _dense(self) -> np.ndarray:
         """``_data``, made C-contiguous in place first if it is not: MXNet's arrays always are, so
@@ -181,7 +208,10 @@ class NDArray:
             attrs = op.resolve(op.coerce_attrs(kwargs))
         except ValueError as e:
             raise TypeError(str(e)) from None
-        return NDArray(op.compute(attrs, self._dense()), self._ctx)
+        out = NDArray(op.compute(attrs, self._dense()), self._ctx)
+        if _ag_state.recording:
+            _autograd._record(op, attrs, [self], [out])
+        return out
 
     # -- views: MXNet's fluent flatten/expand_dims/squeeze take inplace=True for a view ----------
     def flatten(self, inplace: bool = False) -> "NDArray":
@@ -311,11 +341,14 @@ class NDArray:
                 out = data[(idx if isinstance(idx, tuple) else (idx,)) + (None,)].reshape(1)
             elif not out.flags.c_contiguous:
                 out = out.copy()
-            return NDArray(out, self._ctx)
-        out = self._data[idx]
-        if not isinstance(out, np.ndarray) or out.ndim == 0:
-            out = np.asarray(out, dtype=self._data.dtype).reshape(1)
-        return NDArray(out, self._ctx)
+        else:
+            out = self._data[idx]
+            if not isinstance(out, np.ndarray) or out.ndim == 0:
+                out = np.asarray(out, dtype=self._data.dtype).reshape(1)
+        res = NDArray(out, self._ctx)
+        if _ag_state.recording and _autograd._in_graph(self):
+            _record_indexing(self, idx, res)
+        return res
 
     @staticmethod
     def _basic_indexing_slice_is_contiguous(slc_key: tuple, shape: tuple) -> bool:
@@ -342,6 +375,8 @@ class NDArray:
         return True
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if _ag_state.recording and _autograd._in_graph(self):
+            raise HybridizeError(_autograd._ASSIGN_IN_GRAPH)
         v = value._data if isinstance(value, NDArray) else value
         idx = _index(key)
         try:
@@ -374,7 +409,7 @@ class NDArray:
             self._data = np.asarray(state["data"])
         else:
             self._data = np.zeros((0,), np.float32) if handle is None else _params.load_array(handle)
-        self._grad = None
+        self._ag = None
         self._ctx = None
 
 
@@ -428,8 +463,24 @@ def _wrap(result: Any, out: Any = None, ctx: "Context | None" = None) -> Any:
 
 
 def invoke(op: OpDef, arrays: list, attrs: Attrs, out: Any = None) -> Any:
-    """Runs one operator on numpy arrays and wraps the result(s)."""
-    return _wrap(op.compute(attrs, *arrays), out)
+    """Runs one operator on NDArrays (or numpy arrays) and wraps the result(s); recorded when
+    autograd is recording and an input is in the graph."""
+    res = _wrap(op.compute(attrs, *[a._data if isinstance(a, NDArray) else a for a in arrays]), out)
+    if _ag_state.recording:
+        _autograd._record(op, attrs, arrays, list(res) if isinstance(res, (list, tuple)) else [res])
+    return res
+
+
+def _record_indexing(src: NDArray, idx: Any, res: NDArray) -> None:
+    """Records ``src[idx]`` for autograd as the gather it is: ``take`` of the flattened array at the
+    selected flat positions (one rule covers basic and advanced indexing; MXNet records
+    slice/Reshape or gather_nd, whose gradients are the same scatter)."""
+    flat_op, take_op = get_op("Reshape"), get_op("take")
+    positions = np.arange(src.size, dtype=np.int64).reshape(src.shape)[idx]
+    positions = np.asarray(positions).reshape(res.shape)
+    flat = NDArray(src._data.reshape(-1), src._ctx)
+    _autograd._record(flat_op, flat_op.resolve({"shape": (-1,)}), [src], [flat])
+    _autograd._record(take_op, take_op.resolve({}), [flat, NDArray(positions.astype(np.float32))], [res])
 
 
 def _make_function(op: OpDef, called_as: str):
@@ -452,7 +503,10 @@ def _make_function(op: OpDef, called_as: str):
             _require_known_shape(op, call.attrs.get("shape"))
         elif op.name in _NO_ZERO_SIZE and any(a.size == 0 for a in arrays):
             _refuse_zero_size(op, call.attrs, arrays)
-        return _wrap(_own(_compute(op, call.attrs, arrays), arrays), call.out, ctx)
+        res = _wrap(_own(_compute(op, call.attrs, arrays), arrays), call.out, ctx)
+        if _ag_state.recording:
+            _autograd._record(op, call.attrs, call.inputs, list(res) if isinstance(res, (list, tuple)) else [res])
+        return res
     return fn
 
 
@@ -521,6 +575,8 @@ def _own(result: Any, inputs: list) -> Any:
 
 
 # -- arithmetic, from the registry's binary ops ------------------------------------------------
+_NO_ATTRS = Attrs({})
+
 def _scalar_call(op: OpDef, data: np.ndarray, scalar: Any) -> np.ndarray:
     return op.compute(Attrs({"scalar": float(scalar)}), data)
 
@@ -532,13 +588,19 @@ def _arith(broadcast: str, scalar: str | None, rscalar: str | None = None, rever
 
     def method(self: NDArray, other: Any) -> NDArray:
         if isinstance(other, NDArray):
-            a, b = (other._data, self._data) if reverse else (self._data, other._data)
-            return NDArray(_compute(b_op, None, [a, b]), _propagated(self._ctx))
+            a, b = (other, self) if reverse else (self, other)
+            out = NDArray(_compute(b_op, None, [a._data, b._data]), _propagated(self._ctx))
+            if _ag_state.recording:
+                _autograd._record(b_op, _NO_ATTRS, [a, b], [out])
+            return out
         if isinstance(other, (int, float, np.number, bool)):
             op = r_op if reverse else s_op
             if op is None:
                 return NotImplemented
-            return NDArray(_scalar_call(op, self._data, other), _propagated(self._ctx))
+            out = NDArray(_scalar_call(op, self._data, other), _propagated(self._ctx))
+            if _ag_state.recording:
+                _autograd._record(op, Attrs({"scalar": float(other), "is_int": True}), [self], [out])
+            return out
         if isinstance(other, np.ndarray):
             return method(self, NDArray(other))
         return NotImplemented
@@ -547,10 +609,16 @@ def _arith(broadcast: str, scalar: str | None, rscalar: str | None = None, rever
 
 def _inplace(name: str):
     def method(self: NDArray, other: Any) -> NDArray:
+        if _ag_state.recording and _autograd._in_graph(self):
+            raise HybridizeError(_autograd._ASSIGN_IN_GRAPH)  # MXNet: no in-place op on a recorded array
         res = getattr(self, name)(other)
         if res is NotImplemented:
             return res
         self._data[...] = res._data
+        if res._ag is not None:  # recorded: the node's output is this array now (MXNet's out=self)
+            node, k = res._ag
+            node.out_data[k] = self._data
+            self._ag = res._ag
         return self
     return method
 
@@ -596,10 +664,10 @@ def _install_arithmetic() -> None:
                 return _m(self, other)
             setattr(NDArray, f"__{dunder}__", cmp)
     if have("_mul_scalar"):
-        NDArray.__neg__ = lambda self: NDArray(_scalar_call(get_op("_mul_scalar"), self._data, -1.0))  # type: ignore
+        NDArray.__neg__ = lambda self: self.__mul__(-1.0)  # type: ignore
     NDArray.__pos__ = lambda self: self  # type: ignore[assignment]
     if have("abs"):
-        NDArray.__abs__ = lambda self: NDArray(get_op("abs").compute(None, self._data))  # type: ignore
+        NDArray.__abs__ = lambda self: invoke(get_op("abs"), [self], _NO_ATTRS)  # type: ignore
 
 
 def _install_fluent() -> None:
@@ -780,3 +848,4 @@ def __getattr__(attr: str) -> Any:
 # ``mx.nd.ndarray.NDArray`` and ``from mxnet.ndarray.ndarray import NDArray``) is this module.
 ndarray = _this
 sys.modules.setdefault(__name__ + ".ndarray", _this)
+from . import _autograd_engine  # noqa: E402,F401  (installs autograd's backward pass)

@@ -45,6 +45,7 @@ __all__ = ["Block", "HybridBlock", "SymbolBlock", "TraceError"]
 
 mx_real_t = np.float32
 _is_training = autograd.is_training
+_ag_state = autograd._state
 _RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -749,7 +750,7 @@ class HybridBlock(Block):
         fast = self._fast
         if fast is not None and len(args) == 1 and type(args[0]) is NDArray:
             d = args[0]._data
-            if (d.shape == fast[0] and d.dtype is fast[1] and _GENERATION[0] == fast[2]
+            if (d.shape == fast[0] and d.dtype is fast[1] and _GENERATION[0] == fast[2] and not _ag_state.recording
                     and _is_training() is fast[3] and not self._forward_pre_hooks and not self._forward_hooks):
                 return NDArray(fast[4](fast[5], d)[0])
         if self._forward_pre_hooks or self._forward_hooks:
@@ -908,6 +909,8 @@ class HybridBlock(Block):
                     raise ValueError("The argument structure of HybridBlock does not match the cached version. "
                                      "Stored format = {}, input format = {}".format(self._in_format, fmt))
             arrays = [a._data for a in flat if a is not None]
+        if _ag_state.recording:
+            return self._call_recorded(cop, args)
         key = (tuple([(a.shape, a.dtype) for a in arrays]), autograd.is_training())
         try:
             prog = self._program(cop, arrays, key)
@@ -924,6 +927,20 @@ class HybridBlock(Block):
             out = NDArray(outs[0])
             return out if self._out_format == 0 else [out]
         return _regroup([NDArray(o) for o in outs], self._out_format)
+
+    def _call_recorded(self, cop: _CachedOp, args: tuple) -> Any:
+        """The cached graph run op by op through autograd's tape (``autograd.record()``): the
+        parameters' data arrays are the marked variables, so backward fills their gradients."""
+        from ..graph.differentiate import run_recorded
+        flat, _ = _flatten(args, "input")
+        data = [a for a in flat if a is not None]
+        values = {}
+        for name, (is_arg, p) in zip(cop.input_names, self._cached_op_args):
+            values[name] = data[p] if is_arg else p.data()
+        outs = run_recorded(cop.graph, values)
+        if self._simple_out:
+            return outs[0] if self._out_format == 0 else [outs[0]]
+        return _regroup(list(outs), self._out_format)
 
     def hybridized_code(self, *args: Any) -> str:
         """The generated source of the compiled program(s) of this block (after a hybridized call)."""

@@ -47,7 +47,7 @@ class _ParamArray(NDArray):
         _GENERATION[0] += 1
 
     def copy(self) -> NDArray:
-        return NDArray(self._data.copy())
+        return NDArray.copy(self)
 
 
 _NP_PARAM_ARRAY: list = []
@@ -158,10 +158,8 @@ class Parameter:
         if self._grad_req == req:
             return
         self._grad_req = req
-        if req == "null" and self._grad_buf is not None:
-            self._grad_buf = None
-        elif self._data is not None:
-            self._init_grad()
+        if self._data is not None:
+            self._init_grad()  # 'null': no buffer, the data leaves the graph (MXNet detaches it)
 
     @property
     def dtype(self) -> Any:
@@ -278,25 +276,34 @@ class Parameter:
         _bump()
 
     def _init_grad(self) -> None:
-        # Gradient buffers are made on first use (grad()): this runtime records no gradients,
-        # so eagerly allocating them would only double the memory of every model.
-        self._grad_buf = None
+        """Zero gradient buffers, and the data marked as autograd variables writing into them with
+        ``grad_req`` (MXNet's ``_init_grad``: ``autograd.mark_variables``), so a ``backward`` under
+        ``autograd.record()`` fills ``grad()``. With 'null': no buffer and the data out of the graph."""
+        if self._data is None:
+            return
+        if self.grad_req == "null":
+            self._grad_buf = None
+            for d in self._data:
+                d._ag = None
+            return
+        self._grad_buf = [NDArray(np.zeros_like(d._data)) for d in self._data]
+        autograd.mark_variables(list(self._data), self._grad_buf, self.grad_req)
 
     @property
     def _grad(self) -> list | None:
-        """MXNet's gradient buffers: a list once initialized with ``grad_req`` other than 'null',
-        else None. Made when first asked for (here or by ``grad()``): nothing computes gradients in
-        this runtime, so allocating them with the data would only double every model's memory."""
+        """MXNet's gradient buffers: a list once initialized with ``grad_req`` other than 'null', else None."""
         self._ensure_grad()
         return self._grad_buf
 
     @_grad.setter
     def _grad(self, value: list | None) -> None:
         self._grad_buf = value
+        if value is not None and self._data is not None and self.grad_req != "null":
+            autograd.mark_variables(list(self._data), list(value), self.grad_req)
 
     def _ensure_grad(self) -> None:
         if self._grad_buf is None and self._data is not None and self.grad_req != "null":
-            self._grad_buf = [NDArray(np.zeros_like(self._data[0]._data))]
+            self._init_grad()
 
     def _reduce(self) -> NDArray:
         """The parameter's value (a copy), as saved by ``save_parameters`` / ``export``."""
@@ -344,6 +351,7 @@ class Parameter:
         dst = self._data[0]._data
         if dst.shape != src.shape:
             self._data[0]._data = np.array(src, dtype=dst.dtype)
+            self._init_grad()
         else:
             dst[...] = src
         _bump()
@@ -405,8 +413,7 @@ class Parameter:
             return
         self._data = [type(d)(d._data.astype(np.dtype(dtype))) for d in self._data]
         _bump()
-        if self._grad_buf is not None:
-            self._grad_buf = [NDArray(g._data.astype(np.dtype(dtype))) for g in self._grad_buf]
+        self._init_grad()
 
 
 class Constant(Parameter):

@@ -326,3 +326,216 @@ register(OpDef("Cast", _cast, params=(Param("dtype", Dtype),), infer_shape=same_
                traits=("elementwise", "identity"), identity_if=lambda a, training, shape: True))  # same dtype
 
 __all__ = ["unary", "binary"]
+
+
+# -- gradients ---------------------------------------------------------------------------------------
+# MXNet's FGradient of each op above (elemwise_unary_op_*.cc, elemwise_binary_*op*.cc), as vector-Jacobian
+# rules written with registered operators (F = nd or sym): ``x`` the input, ``y`` the output, ``g`` the
+# output gradient. Operators MXNet registers with MakeZeroGradNodes get ZERO_GRAD.
+from .registry import ZERO_GRAD, defgrad
+
+_LN10, _LN2 = float(np.log(10.0)), float(np.log(2.0))
+_UNARY_GRADS = {
+    "abs": lambda F, x, y, g: g * F.sign(x),
+    "sqrt": lambda F, x, y, g: g / (y * 2.0),
+    "rsqrt": lambda F, x, y, g: g * (y * y * y) * -0.5,
+    "cbrt": lambda F, x, y, g: g / (F.square(y) * 3.0),
+    "rcbrt": lambda F, x, y, g: g * F.square(F.square(y)) * (-1.0 / 3.0),
+    "square": lambda F, x, y, g: g * x * 2.0,
+    "reciprocal": lambda F, x, y, g: -g / F.square(x),
+    "exp": lambda F, x, y, g: g * y,
+    "expm1": lambda F, x, y, g: g * F.exp(x),
+    "log": lambda F, x, y, g: g / x,
+    "log10": lambda F, x, y, g: g / (x * _LN10),
+    "log2": lambda F, x, y, g: g / (x * _LN2),
+    "log1p": lambda F, x, y, g: g / (x + 1.0),
+    "sin": lambda F, x, y, g: g * F.cos(x),
+    "cos": lambda F, x, y, g: -(g * F.sin(x)),
+    "tan": lambda F, x, y, g: g * (F.square(y) + 1.0),
+    "arcsin": lambda F, x, y, g: g / F.sqrt(1.0 - F.square(x)),
+    "arccos": lambda F, x, y, g: -g / F.sqrt(1.0 - F.square(x)),
+    "arctan": lambda F, x, y, g: g / (F.square(x) + 1.0),
+    "sinh": lambda F, x, y, g: g * F.cosh(x),
+    "cosh": lambda F, x, y, g: g * F.sinh(x),
+    "tanh": lambda F, x, y, g: g * (1.0 - F.square(y)),
+    "arcsinh": lambda F, x, y, g: g / F.sqrt(F.square(x) + 1.0),
+    "arccosh": lambda F, x, y, g: g / F.sqrt(F.square(x) - 1.0),
+    "arctanh": lambda F, x, y, g: g / (1.0 - F.square(x)),
+    "degrees": lambda F, x, y, g: g * float(180.0 / np.pi),
+    "radians": lambda F, x, y, g: g * float(np.pi / 180.0),
+    "relu": lambda F, x, y, g: g * (y > 0.0),
+    "sigmoid": lambda F, x, y, g: g * y * (1.0 - y),
+    "softsign": lambda F, x, y, g: g / F.square(F.abs(x) + 1.0),
+    "erf": lambda F, x, y, g: g * F.exp(-F.square(x)) * float(2.0 / np.sqrt(np.pi)),
+    "erfinv": lambda F, x, y, g: g * F.exp(F.square(y)) * float(np.sqrt(np.pi) / 2.0),
+    "gammaln": lambda F, x, y, g: F._internal._backward_gammaln(g, x),
+    "gamma": lambda F, x, y, g: F._internal._backward_gammaln(g * y, x),
+    "negative": lambda F, x, y, g: -g,
+    "_copy": lambda F, x, y, g: g,
+    "make_loss": lambda F, x, y, g: F.ones_like(y),  # MXNet: the loss's gradient is ones, whatever comes in
+}
+
+
+def _unary_rule(fn):
+    def rule(F, attrs, inputs, outputs, out_grads):
+        return [fn(F, inputs[0], outputs[0], out_grads[0])]
+    return rule
+
+
+for _n, _fn in _UNARY_GRADS.items():
+    defgrad(_n)(_unary_rule(_fn))
+defgrad("sign", "round", "rint", "ceil", "floor", "trunc", "fix", "logical_not", "BlockGrad", "zeros_like",
+        "ones_like")(ZERO_GRAD)
+
+
+@defgrad("hard_sigmoid")
+def _hard_sigmoid_grad(F, attrs, inputs, outputs, out_grads):
+    x, = inputs
+    v = x * attrs.alpha + attrs.beta
+    return [out_grads[0] * ((v > 0.0) * (v < 1.0)) * attrs.alpha]
+
+
+@defgrad("clip")
+def _clip_grad(F, attrs, inputs, outputs, out_grads):
+    x, = inputs
+    return [out_grads[0] * ((x >= attrs.a_min) * (x <= attrs.a_max))]
+
+
+def _digamma(x: np.ndarray) -> np.ndarray:
+    """psi(x) = d/dx log Gamma(x): recurrence up to x >= 6, then the asymptotic series; the
+    reflection formula below 0.5."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        refl = x < 0.5
+        z = np.where(refl, 1.0 - x, x)
+        acc = np.zeros_like(z)
+        for _ in range(6):
+            small = z < 6.0
+            acc = acc - np.where(small, 1.0 / z, 0.0)
+            z = np.where(small, z + 1.0, z)
+        z2 = 1.0 / (z * z)
+        psi = np.log(z) - 0.5 / z - z2 * (1.0 / 12 - z2 * (1.0 / 120 - z2 / 252)) + acc
+        return np.where(refl, psi - np.pi / np.tan(np.pi * x), psi)
+
+
+def _backward_gammaln(attrs, g, x):
+    """``g * digamma(x)``: the gradient of gammaln (and, with ``g * gamma(x)``, of gamma)."""
+    return (g * _digamma(x)).astype(g.dtype, copy=False)
+
+
+register(OpDef("_backward_gammaln", _backward_gammaln, inputs=("ograd", "data"), infer_shape=same_shape))
+
+
+def _reduce_to(attrs, g, like):
+    """The gradient ``g`` of a broadcast output summed over the axes its input ``like`` was broadcast
+    along: shaped as ``like`` (what MXNet's ``_backward_broadcast_*`` kernels do for each input)."""
+    if g.shape == like.shape:
+        return g
+    extra = g.ndim - like.ndim
+    axes = tuple(range(extra)) + tuple(i + extra for i, d in enumerate(like.shape) if d == 1 and g.shape[i + extra] != 1)
+    return np.sum(g, axis=axes, dtype=g.dtype).reshape(like.shape)
+
+
+register(OpDef("_backward_broadcast_reduce", _reduce_to, inputs=("ograd", "like"),
+               infer_shape=lambda attrs, s: (list(s), [s[1]])))
+
+
+def _binary_grads(F, base, a, b, y, g):
+    """(d lhs, d rhs) of one binary operation, shaped as the output (broadcasting operators: they
+    serve the same-shape and the broadcasting spellings, with F = nd or sym)."""
+    mul, div = F.broadcast_mul, F.broadcast_div
+    if base == "add":
+        return g, g
+    if base == "sub":
+        return g, -g
+    if base == "mul":
+        return mul(g, b), mul(g, a)
+    if base == "div":
+        return div(g, b), -div(mul(g, a), F.square(b))
+    if base == "mod":
+        return g, -mul(g, F.floor(div(a, b)))
+    if base == "power":
+        return mul(mul(g, b), F.broadcast_power(a, b - 1.0)), mul(mul(g, y), F.log(a))
+    if base == "maximum":
+        return mul(g, F.broadcast_greater_equal(a, b)), mul(g, F.broadcast_lesser(a, b))
+    if base == "minimum":
+        return mul(g, F.broadcast_lesser_equal(a, b)), mul(g, F.broadcast_greater(a, b))
+    if base == "hypot":
+        return mul(g, div(a, y)), mul(g, div(b, y))
+    raise AssertionError(base)
+
+
+def _binary_rule(base: str, broadcast: bool):
+    def rule(F, attrs, inputs, outputs, out_grads):
+        a, b = inputs
+        ga, gb = _binary_grads(F, base, a, b, outputs[0], out_grads[0])
+        if broadcast:  # each input's gradient summed over the axes it was broadcast along
+            return [F._internal._backward_broadcast_reduce(ga, a), F._internal._backward_broadcast_reduce(gb, b)]
+        return [ga, gb]
+    return rule
+
+
+def _scalar_grad(base: str, reverse: bool):
+    def rule(F, attrs, inputs, outputs, out_grads):
+        x, y, g, s = inputs[0], outputs[0], out_grads[0], attrs.scalar
+        if not reverse:
+            if base in ("add", "sub", "mod"):
+                return [g]
+            if base == "mul":
+                return [g * s]
+            if base == "div":
+                return [g / s]
+            if base == "power":
+                return [g * s * (x ** (s - 1.0))]
+            if base == "maximum":
+                return [g * (x >= s)]
+            if base == "minimum":
+                return [g * (x <= s)]
+            if base == "hypot":
+                return [g * x / y]
+        else:
+            if base == "sub":
+                return [-g]
+            if base == "div":
+                return [-(g * y) / x]
+            if base == "mod":
+                return [-(g * F.floor(s / x))]
+            if base == "power":
+                return [g * y * float(np.log(s)) if s > 0 else g * y * F.log(F.ones_like(x) * s)]
+        raise AssertionError(base)
+    return rule
+
+
+_DIFFERENTIABLE = {"add", "sub", "mul", "div", "mod", "power", "maximum", "minimum", "hypot"}
+for _base, _fn, _ew, _bc, _sc, _rs in _BINARY:
+    if _base in _DIFFERENTIABLE:
+        defgrad(_ew[0])(_binary_rule(_base, False))
+        defgrad(_bc[0])(_binary_rule(_base, True))
+        defgrad(_sc[0])(_scalar_grad(_base, False))
+        if _rs:
+            defgrad(_rs[0])(_scalar_grad(_base, True))
+    else:  # comparisons and logical operators: MakeZeroGradNodes
+        defgrad(*[n for n in (_ew[0], _bc[0], _sc[0], _rs[0] if _rs else None) if n])(ZERO_GRAD)
+
+
+@defgrad("add_n")
+def _add_n_grad(F, attrs, inputs, outputs, out_grads):
+    return [out_grads[0]] * len(inputs)
+
+
+@defgrad("where")
+def _where_grad(F, attrs, inputs, outputs, out_grads):
+    cond = inputs[0]
+    g = out_grads[0]
+    zero = F.zeros_like(g)
+    return [None, F.where(cond, g, zero), F.where(cond, zero, g)]
+
+
+def _backward_cast(attrs, g, like):
+    """The gradient of Cast: the output gradient in the input's dtype."""
+    return g.astype(like.dtype)
+
+
+register(OpDef("_backward_cast", _backward_cast, inputs=("ograd", "data"), infer_shape=same_shape,
+               infer_type=lambda attrs, dts: [dts[1] if dts[1] is not None else np.dtype(np.float32)]))
+defgrad("Cast")(lambda F, attrs, inputs, outputs, out_grads: [F._internal._backward_cast(out_grads[0], inputs[0])])

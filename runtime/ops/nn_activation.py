@@ -15,6 +15,7 @@ Kernels compute in the input's dtype (float32 stays float32).
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 
@@ -279,7 +280,21 @@ def _dropout(attrs, x):
     for a in attrs.axes:
         mshape[a % x.ndim] = 1
     keep = np.random.random_sample(mshape) >= p
-    return (x * (keep.astype(x.dtype) / x.dtype.type(1.0 - p))).astype(x.dtype, copy=False)
+    mask = keep.astype(x.dtype) / x.dtype.type(1.0 - p)
+    out = (x * mask).astype(x.dtype, copy=False)
+    _remember_mask(out, mask)
+    return out
+
+
+# id(output) -> (weak reference to the output, its mask): what a recorded Dropout's gradient multiplies
+# by (MXNet keeps the mask as a hidden output); an entry lives as long as its output array
+_MASKS: dict = {}
+
+
+def _remember_mask(out: np.ndarray, mask: np.ndarray) -> None:
+    key = id(out)
+    _MASKS[key] = (weakref.ref(out), mask)
+    weakref.finalize(out, _MASKS.pop, key, None)
 
 
 register(OpDef(
@@ -289,3 +304,232 @@ register(OpDef(
     infer_shape=same_shape, mode_dependent=True, traits=("random", "identity"),
     identity_if=lambda a, training, shape: not training and a.mode == "training",   # inference: a no-op
 ))
+
+
+# -- gradients ---------------------------------------------------------------------------------------
+from .registry import defgrad
+
+
+def _backward_activation(attrs, g, x, y):
+    """Activation's input gradient (MXNet's ``_backward_Activation``)."""
+    t = attrs.act_type
+    with np.errstate(all="ignore"):
+        if t == "relu":
+            d = (y > 0).astype(g.dtype)
+        elif t == "sigmoid":
+            d = y * (1 - y)
+        elif t == "tanh":
+            d = 1 - y * y
+        elif t == "softrelu":
+            d = -np.expm1(-y)
+        else:  # softsign
+            d = 1 / np.square(1 + np.abs(x))
+    return (g * d).astype(g.dtype, copy=False)
+
+
+register(OpDef("_backward_Activation", _backward_activation, inputs=("ograd", "data", "output"),
+               params=(Param("act_type", Enum("relu", "sigmoid", "softrelu", "softsign", "tanh")),),
+               infer_shape=same_shape))
+
+
+@defgrad("Activation")
+def _activation_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._backward_Activation(out_grads[0], inputs[0], outputs[0], act_type=attrs.act_type)]
+
+
+def _backward_leaky(attrs, g, x, y, gamma=None):
+    """LeakyReLU's input gradients (and prelu's gamma gradient, summed over the broadcast axes)."""
+    t = attrs.act_type
+    dt = g.dtype
+    with np.errstate(all="ignore"):
+        if t == "leaky":
+            d = np.where(x > 0, 1, dt.type(attrs.slope))
+        elif t == "prelu":
+            gs = _prelu_gamma_shape(gamma.shape, x.shape)
+            gb = gamma.astype(dt, copy=False).reshape(gs)
+            dx = (g * np.where(x > 0, 1, gb)).astype(dt, copy=False)
+            dg_full = g * np.where(x > 0, 0, x)
+            axes = tuple(i for i, n in enumerate(gs) if n == 1 and x.shape[i] != 1)
+            dg = dg_full.sum(axis=axes, keepdims=True) if axes else dg_full
+            return dx, dg.reshape(gamma.shape).astype(gamma.dtype, copy=False)
+        elif t == "elu":
+            d = np.where(x > 0, 1, y + dt.type(attrs.slope))
+        elif t == "selu":
+            d = _SELU_LAMBDA * np.where(y > 0, 1, _SELU_ALPHA + y)  # MXNet's selu_grad(out), as written
+        elif t == "gelu":
+            xf = x.astype(np.float64)
+            d = 0.5 * (1.0 + _erf(xf / math.sqrt(2.0))) + xf * np.exp(-0.5 * xf * xf) / math.sqrt(2 * math.pi)
+        else:  # rrelu: the slope each element got, read back from the output
+            mean = dt.type((attrs.lower_bound + attrs.upper_bound) / 2.0)
+            d = np.where(x > 0, 1, np.where(x != 0, y / np.where(x != 0, x, 1), mean))
+    return (g * d).astype(dt, copy=False)
+
+
+register(OpDef("_backward_LeakyReLU", _backward_leaky,
+               inputs=lambda a: ("ograd", "data", "output", "gamma") if a.act_type == "prelu" else ("ograd", "data",
+                                                                                                    "output"),
+               params=(Param("act_type", Enum("elu", "gelu", "leaky", "prelu", "rrelu", "selu"), "leaky"),
+                       Param("slope", Float, 0.25), Param("lower_bound", Float, 0.125),
+                       Param("upper_bound", Float, 0.334)),
+               num_outputs=lambda a: 2 if a.act_type == "prelu" else 1,
+               infer_shape=lambda a, s: (list(s), [s[1], s[3]] if a.act_type == "prelu" else [s[1]])))
+
+
+@defgrad("LeakyReLU")
+def _leaky_grad(F, attrs, inputs, outputs, out_grads):
+    kw = dict(act_type=attrs.act_type, slope=attrs.slope, lower_bound=attrs.lower_bound,
+              upper_bound=attrs.upper_bound)
+    if attrs.act_type == "prelu":
+        return list(F._internal._backward_LeakyReLU(out_grads[0], inputs[0], outputs[0], inputs[1], **kw))
+    return [F._internal._backward_LeakyReLU(out_grads[0], inputs[0], outputs[0], **kw)]
+
+
+def _backward_softmax(attrs, g, x, y, length=None):
+    """softmax/log_softmax/softmin input gradient from the output (MXNet's ``_backward_softmax``...):
+    ``y * (g - sum(g * y))`` (softmax), ``g - exp(y) * sum(g)`` (log), negated for softmin; divided by
+    the temperature; zero beyond ``length``."""
+    ax = attrs.axis % y.ndim
+    work = np.promote_types(g.dtype, y.dtype)
+    gw, yw = g.astype(work, copy=False), y.astype(work, copy=False)
+    if length is not None:
+        n = y.shape[ax]
+        idx = np.arange(n).reshape((n,) + (1,) * (y.ndim - 1 - ax))
+        mask = idx < np.expand_dims(length.astype(np.int64), ax)
+        gw = np.where(mask, gw, 0)
+    if attrs.kind == "log":
+        ey = np.exp(yw)
+        if length is not None:
+            ey = np.where(mask, ey, 0)
+        d = gw - ey * gw.sum(axis=ax, keepdims=True)
+    else:
+        d = yw * (gw - (gw * yw).sum(axis=ax, keepdims=True))
+        if attrs.kind == "softmin":
+            d = -d
+    if attrs.temperature is not None and attrs.temperature != 1.0:
+        d = d / work.type(attrs.temperature)
+    if length is not None:
+        d = np.where(mask, d, 0)
+    return d.astype(x.dtype, copy=False)
+
+
+register(OpDef("_backward_softmax", _backward_softmax,
+               inputs=lambda a: ("ograd", "data", "output", "length") if a.use_length else ("ograd", "data", "output"),
+               params=_SOFTMAX_PARAMS + (Param("kind", Enum("softmax", "log", "softmin"), "softmax"),),
+               infer_shape=lambda a, s: (list(s), [s[1]])))
+
+
+def _softmax_rule(kind):
+    def rule(F, attrs, inputs, outputs, out_grads):
+        kw = dict(axis=attrs.axis, temperature=attrs.temperature, use_length=attrs.use_length, kind=kind)
+        dx = F._internal._backward_softmax(out_grads[0], *inputs[:1], outputs[0], *inputs[1:], **kw)
+        return [dx] + [None] * (len(inputs) - 1)
+    return rule
+
+
+defgrad("softmax")(_softmax_rule("softmax"))
+defgrad("log_softmax")(_softmax_rule("log"))
+defgrad("softmin")(_softmax_rule("softmin"))
+
+
+@defgrad("SoftmaxActivation")
+def _softmax_activation_grad(F, attrs, inputs, outputs, out_grads):
+    y, g = outputs[0], out_grads[0]
+    if attrs.mode == "channel":
+        return [F._internal._backward_softmax(g, inputs[0], y, axis=1)]
+    y2, g2 = F.reshape(y, shape=(0, -1)), F.reshape(g, shape=(0, -1))
+    return [F.reshape_like(F._internal._backward_softmax(g2, y2, y2, axis=-1), inputs[0])]
+
+
+def _backward_softmax_output(attrs, g, y, label):
+    """SoftmaxOutput's data gradient (MXNet's softmax_output-inl.h): ``out - one_hot(label)``
+    (label smoothing, ignored labels zeroed), times ``grad_scale`` over the normalization count; the
+    incoming gradient is used only with ``out_grad``."""
+    dt = y.dtype
+    if label.shape == y.shape:
+        d = (y - label) * dt.type(attrs.grad_scale)
+        return (d * g if attrs.out_grad else d).astype(dt, copy=False)
+    if attrs.multi_output:
+        n, k = y.shape[0], y.shape[1]
+        y3 = y.reshape(n, k, -1)
+        lab = label.reshape(n, -1)
+        lab_i = lab.astype(np.int64)
+        oh = (np.arange(k).reshape(1, k, 1) == lab_i.reshape(n, 1, -1))
+        d = y3 - oh.astype(dt)
+        if attrs.use_ignore:
+            d = d * (lab != attrs.ignore_label).reshape(n, 1, -1)
+        valid = lab.size
+        if attrs.normalization == "batch":
+            valid = n
+        elif attrs.normalization == "valid":
+            valid = max(1, int(np.sum(lab_i != int(attrs.ignore_label))))
+        else:
+            valid = 1
+        spatial = 1 if attrs.normalization == "valid" else y3.shape[2]
+        d = d * dt.type(attrs.grad_scale / spatial / valid)
+        d = d.reshape(y.shape)
+        return (d * g if attrs.out_grad else d).astype(dt, copy=False)
+    y2 = y.reshape(-1, y.shape[-1]) if attrs.preserve_shape else y.reshape(y.shape[0], -1)
+    lab = label.reshape(-1)
+    lab_i = lab.astype(np.int64)
+    k = y2.shape[1]
+    oh = (np.arange(k)[None, :] == lab_i[:, None]).astype(dt)
+    if attrs.smooth_alpha:
+        target = oh * dt.type(1 - attrs.smooth_alpha) + (1 - oh) * dt.type(attrs.smooth_alpha / (k - 1))
+    else:
+        target = oh
+    d = y2 - target
+    if attrs.use_ignore:
+        d = d * (lab != attrs.ignore_label)[:, None]
+    if attrs.normalization == "batch":
+        valid = lab.size
+    elif attrs.normalization == "valid":
+        valid = max(1, int(np.sum(lab_i != int(attrs.ignore_label))))
+    else:
+        valid = 1
+    d = (d * dt.type(attrs.grad_scale / valid)).reshape(y.shape)
+    return (d * g if attrs.out_grad else d).astype(dt, copy=False)
+
+
+_SOFTMAX_OUTPUT_PARAMS = (Param("grad_scale", Float, 1.0), Param("ignore_label", Float, -1.0),
+                          Param("multi_output", Bool, False), Param("use_ignore", Bool, False),
+                          Param("preserve_shape", Bool, False),
+                          Param("normalization", Enum("batch", "null", "valid"), "null"),
+                          Param("out_grad", Bool, False), Param("smooth_alpha", Float, 0.0))
+register(OpDef("_backward_SoftmaxOutput", _backward_softmax_output, inputs=("ograd", "output", "label"),
+               params=_SOFTMAX_OUTPUT_PARAMS, infer_shape=lambda a, s: (list(s), [s[1]])))
+
+
+@defgrad("SoftmaxOutput")
+def _softmax_output_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._backward_SoftmaxOutput(out_grads[0], outputs[0], inputs[1], **attrs.as_dict()), None]
+
+
+def _dropout_mask_of(x, y, p):
+    """The mask a Dropout call used, read back from its input and output: ``y / x`` where the input is
+    nonzero; where it is zero the output says nothing, so the mask saved by the kernel is used."""
+    saved = _MASKS.get(id(y))
+    if saved is not None and saved[0]() is y:
+        return saved[1]
+    with np.errstate(all="ignore"):
+        return np.where(x != 0, y / np.where(x != 0, x, 1), 0).astype(y.dtype)
+
+
+def _backward_dropout(attrs, g, x, y):
+    """Dropout's input gradient: the output gradient through the same mask (scaled by 1/(1-p))."""
+    active = attrs.mode == "always" or is_training()
+    if not active or attrs.p <= 0:
+        return g.copy()
+    if attrs.p >= 1:
+        return np.zeros_like(g)
+    return (g * np.broadcast_to(_dropout_mask_of(x, y, attrs.p), g.shape)).astype(g.dtype, copy=False)
+
+
+register(OpDef("_backward_Dropout", _backward_dropout, inputs=("ograd", "data", "output"),
+               params=(Param("p", Float, 0.5), Param("mode", Enum("training", "always"), "training"),
+                       Param("axes", Shape, ()), Param("cudnn_off", OptBool, False)),
+               infer_shape=lambda a, s: (list(s), [s[1]]), mode_dependent=True))
+
+
+@defgrad("Dropout")
+def _dropout_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._backward_Dropout(out_grads[0], inputs[0], outputs[0], **attrs.as_dict())]

@@ -105,3 +105,51 @@ register(OpDef(
     inputs=("data", "weight"), infer_shape=_emb_shape,
     infer_type=lambda attrs, dts: [np.dtype(attrs.dtype)],
 ))
+
+
+# -- gradients ---------------------------------------------------------------------------------------
+from .registry import defgrad
+
+
+def _backward_fc(attrs, g, x, w):
+    """(d data, d weight[, d bias]) of FullyConnected, as MXNet's ``_backward_FullyConnected``."""
+    x2 = x.reshape(x.shape[0], -1) if attrs.flatten else x.reshape(-1, x.shape[-1])
+    g2 = g.reshape(-1, g.shape[-1])
+    dx = matmul(g2, w).reshape(x.shape).astype(x.dtype, copy=False)
+    dw = matmul(g2.T, x2).astype(w.dtype, copy=False)
+    if attrs.no_bias:
+        return dx, dw
+    return dx, dw, g2.sum(axis=0, dtype=g.dtype)
+
+
+register(OpDef("_backward_FullyConnected", _backward_fc, inputs=("ograd", "data", "weight"),
+               params=(Param("num_hidden", Int), Param("no_bias", Bool, False), Param("flatten", Bool, True)),
+               num_outputs=lambda a: 2 if a.no_bias else 3,
+               infer_shape=lambda a, s: (list(s), [s[1], s[2]] + ([] if a.no_bias else [(a.num_hidden,)]))))
+
+
+@defgrad("FullyConnected")
+def _fc_grad(F, attrs, inputs, outputs, out_grads):
+    grads = F._internal._backward_FullyConnected(out_grads[0], inputs[0], inputs[1], num_hidden=attrs.num_hidden,
+                                       no_bias=attrs.no_bias, flatten=attrs.flatten)
+    return list(grads)
+
+
+def _backward_embedding(attrs, g, data):
+    """The weight's gradient of Embedding: each output row's gradient added to the row it was read from."""
+    idx = data if data.dtype.kind in "iu" else data.astype(np.int64)
+    idx = np.clip(idx, 0, attrs.input_dim - 1).reshape(-1)
+    dw = np.zeros((attrs.input_dim, attrs.output_dim), dtype=g.dtype)
+    np.add.at(dw, idx, g.reshape(-1, attrs.output_dim))
+    return dw
+
+
+register(OpDef("_backward_Embedding", _backward_embedding, inputs=("ograd", "data"),
+               params=(Param("input_dim", Int), Param("output_dim", Int)),
+               infer_shape=lambda a, s: (list(s), [(a.input_dim, a.output_dim)])))
+
+
+@defgrad("Embedding")
+def _embedding_grad(F, attrs, inputs, outputs, out_grads):
+    return [None, F._internal._backward_Embedding(out_grads[0], inputs[0], input_dim=attrs.input_dim,
+                                        output_dim=attrs.output_dim)]

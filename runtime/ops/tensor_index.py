@@ -190,6 +190,27 @@ backward_op("_contrib_backward_index_copy", _backward_index_copy, ("ograd", "old
                                                                    "new_tensor"), like=(1, 3), num_outputs=2)
 
 
+def _backward_take(attrs, g, a, indices):
+    """The gradient of take w.r.t. ``a``: each output slice's gradient added at the index it was read from."""
+    ax = norm_axis(attrs.axis, a.ndim)
+    idx = _fix_index(indices, a.shape[ax], attrs.mode, "take")
+    out = np.zeros(a.shape, dtype=g.dtype)
+    moved = np.moveaxis(out, ax, 0)
+    gi = np.moveaxis(g.reshape(a.shape[:ax] + (idx.size,) + a.shape[ax + 1:]), ax, 0)
+    np.add.at(moved, idx.reshape(-1), gi)
+    return out
+
+
+register(OpDef("_backward_take", _backward_take, inputs=("ograd", "a", "indices"),
+               params=(Param("axis", Int, 0), Param("mode", Enum("raise", "wrap", "clip"), "clip")),
+               infer_shape=lambda a, s: (list(s), [s[1]])))
+
+
+@defgrad("take")
+def _take_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._backward_take(out_grads[0], inputs[0], inputs[1], axis=attrs.axis, mode=attrs.mode), None]
+
+
 @defgrad("pick")
 def _pick_grad(F, attrs, inputs, outputs, out_grads):
     data, index = inputs

@@ -225,3 +225,98 @@ register(OpDef("sort", _sort, params=(Param("axis", IntOrNone, -1), Param("is_as
 register(OpDef("argsort", _argsort, params=(Param("axis", IntOrNone, -1), Param("is_ascend", Bool, True),
                                             Param("dtype", _IDX_DTYPES, "float32")),
                infer_shape=shape_fn(_flat_or_same), infer_type=const_type("dtype"), fluent=True))
+
+
+# -- gradients ---------------------------------------------------------------------------------------
+from .registry import ZERO_GRAD, defgrad
+
+
+def _spread(g, x, axes, keepdims):
+    """``g`` (a reduction's output gradient) with the reduced axes restored, broadcast to ``x``'s shape."""
+    kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    return np.broadcast_to(g.reshape(kept), x.shape)
+
+
+def _backward_reduce(attrs, g, x, y):
+    """Gradient of a reduction (``kind``) w.r.t. its input, as MXNet's ReduceAxesBackwardUseInOut:
+    sum/mean spread the output gradient (divided by the count for mean); prod multiplies by
+    ``out / x``; max/min send it to every element equal to the extreme; nansum/nanprod drop NaNs;
+    norm: ``x / norm`` (ord 2) or ``sign(x)`` (ord 1)."""
+    kind = attrs.kind
+    axes = reduce_axes(attrs.axis, x.ndim, attrs.exclude)
+    gs = _spread(g, x, axes, attrs.keepdims)
+    with np.errstate(all="ignore"):
+        if kind == "sum":
+            out = gs.copy()
+        elif kind == "mean":
+            out = gs / x.dtype.type(max(1, int(np.prod([x.shape[a] for a in axes]))))
+        elif kind == "nansum":
+            out = np.where(np.isnan(x), 0, gs)
+        elif kind in ("prod", "nanprod"):
+            out = gs * _spread(y, x, axes, attrs.keepdims) / x
+            if kind == "nanprod":
+                out = np.where(np.isnan(x), 0, out)
+        elif kind in ("max", "min"):
+            out = gs * (x == _spread(y, x, axes, attrs.keepdims))
+        elif kind == "norm2":
+            out = gs * x / _spread(y, x, axes, attrs.keepdims)
+        elif kind == "norm1":
+            out = gs * np.sign(x)
+        else:
+            raise ValueError(f"_backward_reduce: unknown kind {kind!r}")
+    return out.astype(x.dtype, copy=False)
+
+
+register(OpDef("_backward_reduce", _backward_reduce, inputs=("ograd", "data", "output"),
+               params=_REDUCE_PARAMS + (Param("kind", Enum("sum", "mean", "prod", "nansum", "nanprod", "max", "min",
+                                                            "norm1", "norm2"), "sum"),),
+               infer_shape=lambda attrs, s: (list(s), [s[1]])))
+
+
+def _reduce_rule(kind):
+    def rule(F, attrs, inputs, outputs, out_grads):
+        return [F._internal._backward_reduce(out_grads[0], inputs[0], outputs[0], axis=attrs.axis, keepdims=attrs.keepdims,
+                                   exclude=attrs.exclude, kind=kind)]
+    return rule
+
+
+for _k in ("sum", "mean", "prod", "nansum", "nanprod", "max", "min"):
+    defgrad(_k)(_reduce_rule(_k))
+
+
+@defgrad("norm")
+def _norm_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._backward_reduce(out_grads[0], inputs[0], outputs[0], axis=attrs.axis, keepdims=attrs.keepdims,
+                               kind="norm1" if attrs.ord == 1 else "norm2")]
+
+
+defgrad("argmax", "argmin", "argmax_channel", "argsort")(ZERO_GRAD)
+
+
+def _backward_topk(attrs, g, x):
+    """Gradient of topk's values (and of sort): the output gradient scattered back to the positions
+    the values came from, zero elsewhere."""
+    data, ax = _sort_axis(x, attrs.axis)
+    n = data.shape[ax]
+    k = _topk_k(attrs, n)
+    order = np.take(_order(data, ax, attrs.is_ascend), np.arange(k), axis=ax)
+    out = np.zeros(data.shape, dtype=x.dtype)
+    np.put_along_axis(out, order, g.reshape(order.shape), axis=ax)
+    return out.reshape(x.shape)
+
+
+register(OpDef("_backward_topk", _backward_topk, inputs=("ograd", "data"),
+               params=(Param("axis", IntOrNone, -1), Param("k", Int, 1), Param("is_ascend", Bool, False)),
+               infer_shape=lambda attrs, s: (list(s), [s[1]])))
+
+
+@defgrad("topk")
+def _topk_grad(F, attrs, inputs, outputs, out_grads):
+    if attrs.ret_typ not in ("value", "both"):
+        return [None]
+    return [F._internal._backward_topk(out_grads[0], inputs[0], axis=attrs.axis, k=attrs.k, is_ascend=attrs.is_ascend)]
+
+
+@defgrad("sort")
+def _sort_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._backward_topk(out_grads[0], inputs[0], axis=attrs.axis, k=0, is_ascend=attrs.is_ascend)]

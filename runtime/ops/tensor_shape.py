@@ -594,6 +594,95 @@ register(OpDef("slice_like", _slice_like, inputs=("data", "shape_like"), params=
                infer_shape=shape_fn(_slice_like_shape), fluent=True))
 
 
+
+# -- gradients of the view-like ops (Reshape, Flatten, expand_dims, transpose, slices, Concat) --------
+from .registry import defgrad as _defgrad
+
+
+def _like_input_rule(F, attrs, inputs, outputs, out_grads):
+    """Ops that only re-shape their input: the gradient is the output gradient in the input's shape."""
+    return [F.reshape_like(out_grads[0], inputs[0])]
+
+
+_defgrad("Reshape", "Flatten", "expand_dims")(_like_input_rule)
+
+
+@_defgrad("transpose")
+def _transpose_grad(F, attrs, inputs, outputs, out_grads):
+    if not attrs.axes:
+        return [F.transpose(out_grads[0])]  # reversed axes: its own inverse
+    inverse = [0] * len(attrs.axes)
+    for i, a in enumerate(attrs.axes):
+        inverse[a % len(attrs.axes)] = i
+    return [F.transpose(out_grads[0], axes=tuple(inverse))]
+
+
+def _backward_slice(attrs, g, x):
+    """slice's input gradient: zeros with the output gradient written where the slice was read."""
+    out = np.zeros(x.shape, dtype=g.dtype)
+    out[_slice_ranges(attrs, x.shape)] = g
+    return out
+
+
+def _backward_slice_axis(attrs, g, x):
+    ax, b, e = _slice_axis_range(attrs, x.shape)
+    out = np.zeros(x.shape, dtype=g.dtype)
+    out[(slice(None),) * ax + (slice(b, e),)] = g
+    return out
+
+
+def _backward_slice_like(attrs, g, x):
+    out = np.zeros(x.shape, dtype=g.dtype)
+    out[tuple(slice(0, d) for d in g.shape)] = g
+    return out
+
+
+def _like_second(attrs, s):
+    return list(s), [s[1]]
+
+
+_SLICE_PARAMS = (Param("begin", OptIntTuple), Param("end", OptIntTuple), Param("step", OptIntTuple, ()))
+register(OpDef("_backward_slice", _backward_slice, inputs=("ograd", "data"), params=_SLICE_PARAMS,
+               infer_shape=_like_second))
+register(OpDef("_backward_slice_axis", _backward_slice_axis, inputs=("ograd", "data"),
+               params=(Param("axis", Int), Param("begin", Int), Param("end", IntOrNone)), infer_shape=_like_second))
+register(OpDef("_backward_slice_like", _backward_slice_like, inputs=("ograd", "data"), infer_shape=_like_second))
+
+
+@_defgrad("slice")
+def _slice_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._backward_slice(out_grads[0], inputs[0], begin=attrs.begin, end=attrs.end, step=attrs.step)]
+
+
+@_defgrad("slice_axis")
+def _slice_axis_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._backward_slice_axis(out_grads[0], inputs[0], axis=attrs.axis, begin=attrs.begin,
+                                             end=attrs.end)]
+
+
+@_defgrad("slice_like")
+def _slice_like_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._backward_slice_like(out_grads[0], inputs[0]), None]
+
+
+def _backward_concat(attrs, g, *xs):
+    """Concat's input gradients: the output gradient split along ``dim`` at the inputs' sizes."""
+    ax = norm_axis(attrs.dim, g.ndim)
+    cuts = np.cumsum([x.shape[ax] for x in xs])[:-1]
+    return tuple(np.ascontiguousarray(p) for p in np.split(g, cuts, axis=ax))
+
+
+register(OpDef("_backward_Concat", _backward_concat, params=(Param("num_args", Int), Param("dim", Int, 1)),
+               variadic="num_args", num_outputs=lambda a: a.num_args - 1,
+               infer_shape=lambda a, s: (list(s), list(s[1:]))))
+
+
+@_defgrad("Concat")
+def _concat_grad(F, attrs, inputs, outputs, out_grads):
+    parts = F._internal._backward_Concat(out_grads[0], *inputs, num_args=len(inputs) + 1, dim=attrs.dim)
+    return list(parts) if len(inputs) > 1 else [parts]
+
+
 # -- repetition and broadcasting ---------------------------------------------------------------------
 register(OpDef("tile", lambda a, x: np.tile(x, a.reps), params=(Param("reps", Shape),),
                infer_shape=shape_fn(lambda a, s: _tile_shape(a.reps, s)), fluent=True,

@@ -1,0 +1,190 @@
+"""The backward pass of autograd's tape (MXNet's ``Imperative::Backward``), see ``autograd``.
+
+Kept apart from ``autograd`` (a leaf module the operator kernels import for ``is_training``): it
+needs the front end to run the gradient rules with ``F`` = ``nd``. The ndarray module installs it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import autograd
+from . import ndarray as nd
+from .autograd import _NOT_IN_GRAPH, _entry, _in_graph, _Node, _state
+from .base import HybridizeError, NonDifferentiableError
+from .ndarray import NDArray
+from .ops.registry import ZERO_GRAD
+
+__all__ = ["get_symbol", "run_backward"]
+
+
+def _topo(heads: list) -> list:
+    """Nodes reachable from the heads' entries, inputs before their users."""
+    order: list = []
+    seen: set = set()
+    stack = [(h._ag[0], False) for h in reversed(heads)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for e in reversed(node.inputs):
+            if e is not None and id(e[0]) not in seen:
+                stack.append((e[0], False))
+    return order
+
+
+def _sum(nd: Any, parts: list) -> Any:
+    return parts[0] if len(parts) == 1 else nd.add_n(*parts)
+
+
+def run_backward(heads: list, head_grads: list | None, variables: list | None, retain_graph: bool,
+                  create_graph: bool, train_mode: bool) -> list | None:
+    """MXNet's ``Imperative::Backward``: the gradients of ``variables`` (given), or of every marked
+    variable with ``grad_req`` other than 'null' written into its buffer (``variables`` None)."""
+    for h in heads:
+        if not _in_graph(h):
+            raise HybridizeError(_NOT_IN_GRAPH)
+    order = _topo(heads)
+    if variables is not None:
+        xs = []
+        for i, v in enumerate(variables):
+            e = _entry(v)
+            if e is None or not e[0].is_variable or e[0].grad_req == "null":
+                raise HybridizeError(f"Cannot differentiate with respect to the {i + 1}-th variable because it "
+                                     "does not require gradient.")
+            xs.append(e[0])
+    else:
+        xs = [n for n in order if n.is_variable and n.grad_req != "null"]
+        if not xs:
+            raise HybridizeError("There are no inputs in computation graph that require gradients.")
+    # nodes on a path from a variable asked for to a head
+    needs = {id(n) for n in xs}
+    for n in order:
+        if id(n) not in needs and any(e is not None and id(e[0]) in needs for e in n.inputs):
+            needs.add(id(n))
+    grads: dict = {}
+    for i, h in enumerate(heads):
+        hg = head_grads[i] if head_grads is not None else None
+        if hg is None:
+            hg = nd.ones_like(h) if h.size else nd.zeros_like(h)
+        grads.setdefault((id(h._ag[0]), h._ag[1]), []).append(hg)
+    prev_r, prev_t = _state.recording, _state.training
+    _state.recording, _state.training = bool(create_graph), bool(train_mode)
+    try:
+        for node in reversed(order):
+            if node.op is None and node.rule is None or id(node) not in needs:
+                continue
+            n_out = len(node.out_data)
+            found = [grads.pop((id(node), k), None) for k in range(n_out)]
+            if all(f is None for f in found):
+                continue
+            outputs = [_saved(d, (node, k)) for k, d in enumerate(node.out_data)]
+            out_grads = [_sum(nd, f) if f is not None else nd.zeros_like(outputs[k]) for k, f in enumerate(found)]
+            inputs = [_saved(d, e) for d, e in zip(node.in_data, node.inputs)]
+            rule = node.rule
+            if rule is None:
+                raise NonDifferentiableError(f"Operator {node.op.name} is non-differentiable because it didn't "
+                                             "register FGradient attribute.")
+            if rule is ZERO_GRAD:
+                continue  # zeros: adds nothing to any input's gradient
+            in_grads = rule(nd, node.attrs, inputs, outputs, out_grads)
+            for e, g, x in zip(node.inputs, in_grads, inputs):
+                if e is None or g is None or id(e[0]) not in needs:
+                    continue
+                if not isinstance(g, NDArray):
+                    g = nd.array(g, dtype=x.dtype)
+                if g.shape != x.shape:
+                    raise HybridizeError(f"gradient rule of {node.op.name if node.op else node.name} gave shape "
+                                         f"{g.shape} for an input of shape {x.shape}")
+                grads.setdefault((id(e[0]), e[1]), []).append(g)
+        results = []
+        for x in xs:
+            parts = grads.get((id(x), 0))
+            data = x.out_data[0]
+            g = _sum(nd, parts) if parts else None
+            if variables is not None:
+                if g is None:
+                    g = nd.zeros_like(_saved(data, None))
+                elif any(g is p for p in (head_grads or ())) or len(parts) == 1 and not create_graph:
+                    g = g.copy() if not create_graph else nd._internal._copy(g)
+                results.append(g)
+                continue
+            buf = x.grad
+            x.fresh = True
+            if x.grad_req == "write":
+                if g is None:
+                    buf._data[...] = 0
+                else:
+                    buf._data[...] = g._data
+            elif g is not None:  # add
+                buf._data += g._data.astype(buf._data.dtype, copy=False)
+    finally:
+        _state.recording, _state.training = prev_r, prev_t
+    if not retain_graph:
+        for n in order:
+            if n.is_variable and n.grad_req != "null":
+                continue
+            n.alive = False
+            n.inputs, n.in_data, n.out_data = [], [], []
+    return results if variables is not None else None
+
+
+def _saved(data: Any, entry: Any) -> Any:
+    """An NDArray over a saved value, carrying its graph entry (so create_graph records against it)."""
+    if not hasattr(data, "shape"):
+        return data
+    arr = NDArray(data)
+    if entry is not None:
+        arr._ag = entry
+    return arr
+
+
+def get_symbol(x: Any) -> Any:
+    """The recorded computation history of ``x`` as a Symbol (variables ``var<i>``, constants
+    ``null<i>``, operators ``node_<i>``, as MXNet names them)."""
+    from . import symbol as sym
+    made: dict = {}
+    nulls = [0]
+
+    def entry_sym(node: _Node, idx: int) -> Any:
+        key = id(node)
+        if key not in made:
+            if node.is_variable:
+                made[key] = sym.var(node.name)
+            else:
+                ins = []
+                for e in node.inputs:
+                    if e is None:
+                        ins.append(sym.var(f"null{nulls[0]}"))
+                        nulls[0] += 1
+                    else:
+                        ins.append(entry_sym(*e))
+                if node.op is None:
+                    raise HybridizeError("get_symbol: the graph holds an autograd.Function, which has no symbol")
+                fn = sym._internal.__dict__.get(node.op.name) or getattr(sym, node.op.name, None)
+                attrs = {k: v for k, v in node.attrs.as_dict().items()} if node.attrs is not None else {}
+                made[key] = sym._make_node(node.op, ins, attrs, node.name) if fn is None else fn(
+                    *ins, name=node.name, **_given(node, attrs))
+        s = made[key]
+        return s[idx] if len(s.list_outputs()) > 1 else s
+
+    return entry_sym(*x._ag)
+
+
+def _given(node: _Node, attrs: dict) -> dict:
+    """The attributes of a recorded call that differ from the op's defaults (what MXNet keeps)."""
+    out = {}
+    for k, v in attrs.items():
+        p = node.op.param(k)
+        if p is None or p.default != v:
+            out[k] = v
+    return out
+
+
+
+
+autograd._engine = __import__(__name__, fromlist=['x'])
