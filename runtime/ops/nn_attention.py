@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
+from ._grad import backward_op, internal
 from ._util import ndim_known
 from .attrs import Bool, Int, Param
-from .registry import OpDef, register
+from .registry import OpDef, defgrad, register
 
 _PARAMS = (Param("heads", Int), Param("bwd_ignore_zero_init", Bool, False))
 
@@ -103,3 +104,75 @@ register(OpDef("_contrib_interleaved_matmul_encdec_qk", _encdec_qk, params=_PARA
                inputs=("queries", "keys_values"), infer_shape=_encdec_qk_shape))
 register(OpDef("_contrib_interleaved_matmul_encdec_valatt", _encdec_valatt, params=_PARAMS,
                inputs=("keys_values", "attention"), infer_shape=_encdec_valatt_shape))
+
+
+# -- gradients (MXNet 1.9.1: src/operator/contrib/transformer.cc, _backward_interleaved_matmul_*) ---------
+def _unsplit(p, T: int, B: int, heads: int):
+    """``_split``'s inverse: (batch*heads, parts, seq, hd) -> (seq, batch, heads*parts*hd)."""
+    _, parts, _, hd = p.shape
+    return np.ascontiguousarray(p.reshape(B, heads, parts, T, hd).transpose(3, 0, 1, 2, 4)
+                                .reshape(T, B, heads * parts * hd))
+
+
+def _unmerge(o, heads: int):
+    """``_merge``'s inverse: (seq, batch, heads*hd) -> (batch*heads, seq, hd)."""
+    T, B, E = o.shape
+    return o.reshape(T, B, heads, E // heads).transpose(1, 2, 0, 3).reshape(B * heads, T, E // heads)
+
+
+def _bt(x):
+    return x.transpose(0, 2, 1)
+
+
+def _backward_selfatt_qk(attrs, og, qkv):
+    T, B, _ = qkv.shape
+    p, hd = _split(qkv, attrs.heads, 3)
+    s = qkv.dtype.type(1.0 / np.sqrt(hd))
+    g = np.zeros_like(p)
+    g[:, 0] = s * np.matmul(og, p[:, 1])
+    g[:, 1] = s * np.matmul(_bt(og), p[:, 0])
+    return _unsplit(g, T, B, attrs.heads)
+
+
+def _backward_selfatt_valatt(attrs, og, qkv, att):
+    T, B, _ = qkv.shape
+    p, _ = _split(qkv, attrs.heads, 3)
+    go = _unmerge(og, attrs.heads)
+    g = np.zeros_like(p)
+    g[:, 2] = np.matmul(_bt(att), go)
+    return _unsplit(g, T, B, attrs.heads), np.matmul(go, _bt(p[:, 2])).astype(att.dtype, copy=False)
+
+
+def _backward_encdec_qk(attrs, og, queries, kv):
+    q, hd = _split(queries, attrs.heads, 1)
+    k, _ = _split(kv, attrs.heads, 2)
+    s = queries.dtype.type(1.0 / np.sqrt(hd))
+    gq = np.zeros_like(q)
+    gq[:, 0] = s * np.matmul(og, k[:, 0])
+    gk = np.zeros_like(k)
+    gk[:, 0] = s * np.matmul(_bt(og), q[:, 0])
+    return (_unsplit(gq, queries.shape[0], queries.shape[1], attrs.heads),
+            _unsplit(gk, kv.shape[0], kv.shape[1], attrs.heads))
+
+
+def _backward_encdec_valatt(attrs, og, kv, att):
+    v, _ = _split(kv, attrs.heads, 2)
+    go = _unmerge(og, attrs.heads)
+    g = np.zeros_like(v)
+    g[:, 1] = np.matmul(_bt(att), go)
+    return _unsplit(g, kv.shape[0], kv.shape[1], attrs.heads), np.matmul(go, _bt(v[:, 1])).astype(att.dtype,
+                                                                                                   copy=False)
+
+
+for _name, _fn, _ins, _like in (
+        ("selfatt_qk", _backward_selfatt_qk, ("ograd", "queries_keys_values"), (1,)),
+        ("selfatt_valatt", _backward_selfatt_valatt, ("ograd", "queries_keys_values", "attention"), (1, 2)),
+        ("encdec_qk", _backward_encdec_qk, ("ograd", "queries", "keys_values"), (1, 2)),
+        ("encdec_valatt", _backward_encdec_valatt, ("ograd", "keys_values", "attention"), (1, 2))):
+    backward_op(f"_backward_interleaved_matmul_{_name}", _fn, _ins, like=_like, num_outputs=len(_like),
+                params=_PARAMS)
+
+    @defgrad(f"_contrib_interleaved_matmul_{_name}")
+    def _attention_grad(F, attrs, inputs, outputs, out_grads, _name=_name):
+        g = internal(F, f"_backward_interleaved_matmul_{_name}")(out_grads[0], *inputs, heads=attrs.heads)
+        return [g] if len(inputs) == 1 and not isinstance(g, (list, tuple)) else [g[i] for i in range(len(inputs))]

@@ -17,9 +17,10 @@ import math
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Bool, Enum, Float, Int, Param, Shape
-from .registry import OpDef, register
+from ._grad import backward_op, internal
 from ._nnutil import OptFloat, merge_shape
+from .attrs import Bool, Enum, Float, Int, Param, Shape
+from .registry import OpDef, defgrad, get_op, register
 
 
 # -- Pad ---------------------------------------------------------------------------------------
@@ -300,3 +301,130 @@ register(OpDef(
             Param("center_crop", Bool, False)),
     inputs=lambda attrs: ("data", "crop_like")[:attrs.num_args], variadic="num_args", infer_shape=_crop_shape,
 ))
+
+
+# -- gradients (MXNet 1.9.1: pad.cc, nn/upsampling.cc, contrib/adaptive_avg_pooling.cc,
+# contrib/bilinear_resize.cc, crop.cc) -----------------------------------------------------------------------
+def _backward_pad(attrs, og, x):
+    """Pad's backward: each output position's gradient added to the input position it copies (the
+    constant border copies nothing)."""
+    pairs = _pairs(attrs, x.ndim)
+    if attrs.mode == "constant":
+        return np.ascontiguousarray(og[tuple(slice(a, a + n) for n, (a, _) in zip(x.shape, pairs))])
+    maps = [np.pad(np.arange(n), p, mode=attrs.mode) for n, p in zip(x.shape, pairs)]
+    g = np.zeros_like(x)
+    np.add.at(g, np.ix_(*maps), og)
+    return g
+
+
+backward_op("_backward_Pad", _backward_pad, ("ograd", "data"),
+            params=(Param("mode", Enum("constant", "edge", "reflect"), "constant"), Param("pad_width", Shape),
+                    Param("constant_value", Float, 0.0)))
+
+
+@defgrad("Pad")
+def _pad_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_Pad")(out_grads[0], inputs[0], mode=attrs.mode, pad_width=attrs.pad_width,
+                                         constant_value=attrs.constant_value)]
+
+
+def _block_sum(g, fh: int, fw: int):
+    N, C, H, W = g.shape
+    return g.reshape(N, C, H // fh, fh, W // fw, fw).sum(axis=(3, 5))
+
+
+def _backward_upsampling_nearest(attrs, og, *xs):
+    """Nearest upsampling's backward: each input gets its block sums (of its channels with concat)."""
+    grads, c0 = [], 0
+    for x in xs:
+        part = og if attrs.multi_input_mode == "sum" and len(xs) > 1 else og[:, c0:c0 + x.shape[1]]
+        c0 += x.shape[1]
+        grads.append(_block_sum(part, og.shape[2] // x.shape[2], og.shape[3] // x.shape[3]).astype(x.dtype,
+                                                                                                  copy=False))
+    return grads[0] if len(grads) == 1 else tuple(grads)
+
+
+register(OpDef("_backward_UpSampling", _backward_upsampling_nearest, params=get_op("UpSampling").params,
+               inputs=lambda a: ["ograd"] + [f"arg{i}" for i in range(a.num_args)], num_outputs=lambda a: a.num_args,
+               infer_shape=lambda a, ss: (list(ss), list(ss[1:])),
+               infer_type=lambda a, ds: [d if d is not None else np.float32 for d in ds[1:]],
+               doc="UpSampling (nearest) backward: block sums of the output gradient."))
+
+
+def _deconv_attrs(attrs, channels: int):
+    deconv = get_op("Deconvolution")
+    s = attrs.scale
+    k = _up_kernel(s)
+    p = math.ceil((s - 1) / 2.0)
+    return deconv, deconv.resolve(deconv.coerce_attrs({"kernel": (k, k), "stride": (s, s), "pad": (p, p),
+                                                       "num_filter": channels, "num_group": channels,
+                                                       "no_bias": True}))
+
+
+@defgrad("UpSampling")
+def _upsampling_grad(F, attrs, inputs, outputs, out_grads):
+    if attrs.sample_type == "bilinear":
+        # MXNet runs bilinear upsampling as a depthwise Deconvolution: its gradient is Deconvolution's
+        deconv, dattrs = _deconv_attrs(attrs, attrs.num_filter)
+        if deconv.gradient is None:
+            from ..base import NonDifferentiableError
+            raise NonDifferentiableError("UpSampling (bilinear) needs Deconvolution's gradient rule")
+        return list(deconv.gradient(F, dattrs, inputs, outputs, out_grads))[:2]
+    g = internal(F, "_backward_UpSampling")(out_grads[0], *inputs, **attrs.as_dict())
+    n = len(inputs)
+    return [g] if n == 1 and not isinstance(g, (list, tuple)) else [g[i] for i in range(n)]
+
+
+def _backward_adaptive(attrs, og, x):
+    oh, ow = _adaptive_out(attrs)
+    return _apply_separable(og, _adaptive_matrix(x.shape[2], oh).T, _adaptive_matrix(x.shape[3], ow).T)
+
+
+backward_op("_backward_contrib_AdaptiveAvgPooling2D", _backward_adaptive, ("ograd", "data"),
+            params=(Param("output_size", Shape, ()),))
+
+
+@defgrad("_contrib_AdaptiveAvgPooling2D")
+def _adaptive_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_contrib_AdaptiveAvgPooling2D")(out_grads[0], inputs[0],
+                                                                  output_size=attrs.output_size)]
+
+
+def _backward_bilinear(attrs, og, x, like=None):
+    oh, ow = og.shape[2], og.shape[3]
+    g = _apply_separable(og, _bilinear_matrix(x.shape[2], oh, attrs.align_corners).T,
+                         _bilinear_matrix(x.shape[3], ow, attrs.align_corners).T)
+    return g if like is None else (g, np.zeros_like(like))
+
+
+backward_op("_backward_contrib_BilinearResize2D", _backward_bilinear,
+            lambda a: ("ograd",) + _bilinear_inputs(a), like=(1,), params=get_op("_contrib_BilinearResize2D").params)
+get_op("_backward_contrib_BilinearResize2D").num_outputs = lambda a: 2 if a.mode == "like" else 1
+get_op("_backward_contrib_BilinearResize2D").infer_shape = lambda a, ss: (list(ss), list(ss[1:]))
+get_op("_backward_contrib_BilinearResize2D").infer_type = lambda a, ds: [d or np.float32 for d in ds[1:]]
+
+
+@defgrad("_contrib_BilinearResize2D")
+def _bilinear_grad(F, attrs, inputs, outputs, out_grads):
+    g = internal(F, "_backward_contrib_BilinearResize2D")(out_grads[0], *inputs, **attrs.as_dict())
+    return [g[0], g[1]] if len(inputs) == 2 else [g]
+
+
+def _backward_crop(attrs, og, x, like=None):
+    oy, ox, h, w = _crop_geometry(attrs, x.shape, None if like is None else like.shape)
+    g = np.zeros_like(x)
+    g[:, :, oy:oy + h, ox:ox + w] = og
+    return g if like is None else (g, np.zeros_like(like))
+
+
+backward_op("_backward_Crop", _backward_crop, lambda a: ("ograd", "data", "crop_like")[:a.num_args + 1],
+            params=get_op("Crop").params)
+get_op("_backward_Crop").num_outputs = lambda a: a.num_args
+get_op("_backward_Crop").infer_shape = lambda a, ss: (list(ss), list(ss[1:]))
+get_op("_backward_Crop").infer_type = lambda a, ds: [d or np.float32 for d in ds[1:]]
+
+
+@defgrad("Crop")
+def _crop_grad(F, attrs, inputs, outputs, out_grads):
+    g = internal(F, "_backward_Crop")(out_grads[0], *inputs, **attrs.as_dict())
+    return [g[0], g[1]] if len(inputs) == 2 else [g]

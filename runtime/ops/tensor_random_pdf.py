@@ -13,10 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Bool, Param
+from ._grad import backward_op, internal
 from ._nnutil import merge_shape
 from ._special import gammaln
-from .registry import OpDef, register
+from .attrs import Bool, Param
+from .registry import OpDef, defgrad, register
 
 
 def _lpdf_uniform(x, low, high):
@@ -125,3 +126,97 @@ for _name, (_params, _lpdf) in _DISTRIBUTIONS.items():
     register(OpDef(f"_random_pdf_{_name}", _compute, inputs=("sample",) + _params,
                    params=(Param("is_log", Bool, False),), infer_shape=_infer,
                    aliases=(f"random_pdf_{_name}",)))
+
+
+# -- gradients (MXNet 1.9.1: random/pdf_op.cc ElemwiseGradUseInOut{"_backward_pdf_*"}, the *_Grad kernels of
+# pdf_op.h): d(log)pdf w.r.t. the sample and the parameters, the parameters' summed over their samples;
+# the discrete distributions (poisson, negative binomial) and the uniform give the sample zero -------------
+def digamma(x: np.ndarray) -> np.ndarray:
+    """psi(x) for x > 0: recurrence up to 6, then the asymptotic series (double precision)."""
+    x = np.asarray(x, dtype=np.float64)
+    acc = np.zeros_like(x)
+    for _ in range(6):
+        small = x < 6
+        acc = acc - np.where(small, 1.0 / np.where(small, x, 1.0), 0.0)
+        x = np.where(small, x + 1, x)
+    inv2 = 1.0 / (x * x)
+    series = inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 * (1 / 240 - inv2 / 132))))
+    return acc + np.log(x) - 0.5 / x - series
+
+
+def _nb_grads(x, k, p, s):
+    return s * ((digamma(x + k) - digamma(k)) + np.log(p)), s * (k / p - x / (1 - p))
+
+
+def _grads(name: str, x, ps, s):
+    """(d sample, [d parameter ...]) of the log density, times ``s``, broadcast over the samples."""
+    if name == "uniform":
+        low, high = ps
+        return 0 * x, [s / (high - low), s / (low - high)]
+    if name == "normal":
+        mu, sigma = ps
+        s2 = sigma * sigma
+        return s * (mu - x) / s2, [s * (x - mu) / s2, s * ((x - mu) ** 2 - s2) / (s2 * sigma)]
+    if name == "gamma":
+        a, b = ps
+        return s * ((a - 1) / x - b), [s * (np.log(b) + np.log(x) - digamma(a)), s * (a / b - x)]
+    if name == "exponential":
+        (lam,) = ps
+        return -s * lam, [s * (1.0 / lam - x)]
+    if name == "poisson":
+        (lam,) = ps
+        return 0 * x, [s * (x / lam - 1.0)]
+    if name == "negative_binomial":
+        k, p = ps
+        return 0 * x, list(_nb_grads(x, k, p, s))
+    mu, alpha = ps                                   # generalized negative binomial
+    den = mu * alpha + 1.0
+    gl, gp = _nb_grads(x, 1.0 / alpha, 1.0 / den, s)
+    return 0 * x, [-gp * alpha / (den * den), -gl / (alpha * alpha) - gp * mu / (den * den)]
+
+
+def _make_backward(name: str, params: tuple):
+    vector = name == "dirichlet"
+
+    def backward(attrs, og, out, sample, *ps):
+        nd = ps[0].ndim
+        x = sample.astype(np.float64)
+        o = np.asarray(out, dtype=np.float64)
+        g = np.asarray(og, dtype=np.float64)
+        if vector:
+            lead = ps[0].shape[:-1]
+            extra = sample.ndim - nd
+            bshape = lead + (1,) * extra + ps[0].shape[-1:]
+            o = o.reshape(sample.shape[:-1] + (1,))
+            g = g.reshape(o.shape)
+        else:
+            bshape = ps[0].shape + (1,) * (sample.ndim - nd)
+        args = [p.astype(np.float64).reshape(bshape) for p in ps]
+        s = g if attrs.is_log else g * o
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if vector:
+                (alpha,) = args
+                gx = s * (alpha - 1) / x
+                gps = [s * (np.log(x) + digamma(alpha.sum(axis=-1, keepdims=True)) - digamma(alpha))]
+            else:
+                gx, gps = _grads(name, x, args, s)
+        axes = tuple(i for i, d in enumerate(bshape) if d == 1 and x.shape[i] != 1)   # a set's samples
+        res = [np.broadcast_to(gx, sample.shape).astype(sample.dtype)]
+        for p, gp in zip(ps, gps):
+            gp = np.broadcast_to(gp, x.shape)
+            if axes:
+                gp = gp.sum(axis=axes, keepdims=True)
+            res.append(gp.reshape(p.shape).astype(p.dtype))
+        return tuple(res)
+    return backward
+
+
+for _name, (_params, _lpdf) in _DISTRIBUTIONS.items():
+    backward_op(f"_backward_pdf_{_name}", _make_backward(_name, _params), ("ograd", "out", "sample") + _params,
+                like=tuple(range(2, 3 + len(_params))), num_outputs=1 + len(_params),
+                params=(Param("is_log", Bool, False),))
+
+    @defgrad(f"_random_pdf_{_name}")
+    def _pdf_grad(F, attrs, inputs, outputs, out_grads, _name=_name):
+        g = internal(F, f"_backward_pdf_{_name}")(out_grads[0], outputs[0], *inputs, is_log=attrs.is_log)
+        return [g[i] for i in range(len(inputs))]

@@ -1,0 +1,50 @@
+"""Gradients of the attention matmuls, the resizing operators and the densities agree with finite
+differences (MXNet's numbers for the same families: test_grad_vs_mxnet.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gradcheck import check_vjp
+
+
+def _r(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def _u(*shape, seed=0):
+    return np.random.default_rng(seed).uniform(0.5, 2.0, shape)
+
+
+_COUNTS = np.array([[0.0, 1, 3], [2, 2, 5]])
+
+CASES = [
+    ("_contrib_interleaved_matmul_selfatt_qk", [_r(3, 2, 12)], {"heads": 2}, None),
+    ("_contrib_interleaved_matmul_selfatt_valatt", [_r(3, 2, 12), _r(4, 3, 3, seed=1)], {"heads": 2}, None),
+    ("_contrib_interleaved_matmul_encdec_qk", [_r(3, 2, 4), _r(4, 2, 8, seed=1)], {"heads": 2}, None),
+    ("_contrib_interleaved_matmul_encdec_valatt", [_r(4, 2, 8), _r(4, 3, 4, seed=1)], {"heads": 2}, None),
+    ("Pad", [_r(1, 2, 3, 4)], {"mode": "constant", "pad_width": (0, 0, 0, 0, 1, 2, 2, 1)}, None),
+    ("Pad", [_r(1, 2, 3, 4)], {"mode": "edge", "pad_width": (0, 0, 0, 0, 1, 2, 2, 1)}, None),
+    ("Pad", [_r(1, 2, 3, 4)], {"mode": "reflect", "pad_width": (0, 0, 0, 0, 2, 1, 1, 2)}, None),
+    ("UpSampling", [_r(1, 2, 2, 3), _r(1, 2, 4, 6, seed=1)],
+     {"scale": 2, "sample_type": "nearest", "num_args": 2, "multi_input_mode": "sum"}, None),
+    ("UpSampling", [_r(1, 2, 2, 3), _r(1, 1, 4, 6, seed=1)], {"scale": 2, "sample_type": "nearest", "num_args": 2},
+     None),
+    ("_contrib_AdaptiveAvgPooling2D", [_r(1, 2, 5, 7)], {"output_size": (3, 2)}, None),
+    ("_contrib_BilinearResize2D", [_r(1, 2, 3, 4)], {"height": 5, "width": 7}, None),
+    ("_contrib_BilinearResize2D", [_r(1, 2, 3, 4), _r(1, 1, 6, 2)], {"mode": "like", "align_corners": False}, None),
+    ("Crop", [_r(1, 2, 5, 6), _r(1, 1, 2, 4)], {"num_args": 2, "center_crop": True}, None),
+    ("_random_pdf_normal", [_r(2, 3), _r(2, seed=1), _u(2)], {}, None),
+    ("_random_pdf_uniform", [_u(2, 3), np.full(2, 0.1), np.full(2, 3.0)], {"is_log": True}, None),
+    ("_random_pdf_gamma", [_u(2, 3), _u(2, seed=1), _u(2, seed=2)], {}, None),
+    ("_random_pdf_exponential", [_u(2, 3), _u(2, seed=1)], {"is_log": True}, None),
+    # discrete densities: MXNet gives the (integer) sample no gradient
+    ("_random_pdf_poisson", [_COUNTS, _u(2)], {}, [1]),
+    ("_random_pdf_negative_binomial", [_COUNTS, _u(2), np.array([0.3, 0.6])], {"is_log": True}, [1, 2]),
+    ("_random_pdf_generalized_negative_binomial", [_COUNTS, _u(2), _u(2, seed=1)], {}, [1, 2]),
+    ("_random_pdf_dirichlet", [np.array([[[0.2, 0.3, 0.5], [0.1, 0.6, 0.3]]]), _u(1, 3)], {}, None),
+]
+
+
+@pytest.mark.parametrize("name,inputs,attrs,wrt", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_rule_matches_finite_differences(name, inputs, attrs, wrt):
+    check_vjp(name, inputs, attrs, rtol=1e-5, atol=1e-6, wrt=wrt)
