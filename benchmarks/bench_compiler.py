@@ -318,7 +318,7 @@ def format_row(row: dict) -> str:
 HEADER = ["workload"] + COLUMNS + ["hybridized / numpy", "hybridized / mxnet hybridized",
                                    "imperative / mxnet imperative", "hybridized / onnxruntime", "load (1 min)"]
 
-# issue 13's steady-state goals: (workload, batch) -> (the system ours is compared with, the ratio to stay under)
+# the steady-state goals: (workload, batch) -> (the system ours is compared with, the ratio to stay under)
 GOALS = {("resnet18_v1", 1): ("mxnet hybridized", 0.6), ("resnet18_v1", 8): ("mxnet hybridized", 0.5),
          ("mobilenetv2_1.0", 1): ("mxnet hybridized", 0.5), ("densenet121", 1): ("mxnet hybridized", 0.7),
          ("resnet50_v1", 1): ("mxnet hybridized", 0.7), ("seed_mlp", 1): ("numpy", 1.0)}
@@ -326,7 +326,7 @@ GOALS = {("resnet18_v1", 1): ("mxnet hybridized", 0.6), ("resnet18_v1", 8): ("mx
 
 def goal_lines(rows: list[dict]) -> list[str]:
     """The goals table: each goal's measured ratio, met or by how much not; onnxruntime (stretch)."""
-    out = ["## Goals (issue 13)", "",
+    out = ["## Goals", "",
            "| workload | against | goal | measured | met | ours / onnxruntime |", "|---|---|---|---|---|---|"]
     for row in rows:
         goal = GOALS.get(row.get("key"))

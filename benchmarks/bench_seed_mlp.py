@@ -102,7 +102,7 @@ def main(argv=None):
                      f"{med['imperative'] / med[name]:.1f}x | {best[name]:.1f} |")
     lines += [
         "",
-        "Targets (issue 3): hybridized <= 1.2x numpy, and >= 3x faster than imperative. "
+        "Targets: hybridized <= 1.2x numpy, and >= 3x faster than imperative. "
         "Real MXNet 1.9.1 on this kind of machine: 125 us imperative, 59 us hybridized, numpy 18 us.",
         "",
         f"Result: hybridized/numpy = {med['hybridized'] / med['numpy']:.2f} "

@@ -140,7 +140,7 @@ def test_leftovers_of_a_killed_writer_are_swept_and_an_old_tree_set_aside_is_res
 
 # -- every writer of the product: the umask's permissions -------------------------------------------
 def _cli(*args: str, cwd, mask: int) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO / ".pyroot") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ)
     return subprocess.run([sys.executable, "-c", "import sys; from hybridize.cli import main; main()", *args],
                           cwd=cwd, env=env, capture_output=True, text=True,
                           preexec_fn=lambda: os.umask(mask), timeout=120)

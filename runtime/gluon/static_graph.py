@@ -18,7 +18,7 @@ An ``@imperative_only`` method runs unchanged with NDArrays; building its graph 
 after ``hybridize()``, or an export) raises :class:`~hybridize.runtime.base.HybridizeError` naming
 the finding that kept the transpiler from converting it, instead of tracing code known to be wrong.
 
-This module is owned by the transpiler (issue 5); it relies only on ``HybridBlock._call_cached_op``.
+This module belongs to the transpiler's output; it relies only on ``HybridBlock._call_cached_op``.
 """
 from __future__ import annotations
 

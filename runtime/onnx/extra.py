@@ -1,4 +1,4 @@
-"""ONNX forms of issue 12's added operators where ONNX has a direct equivalent: Convolution_v1 and
+"""ONNX forms of the linear-algebra, vision and contrib operators where ONNX has a direct equivalent: Convolution_v1 and
 SparseEmbedding (as Convolution / Embedding), _grad_add, _CrossDeviceCopy, the straight-through
 estimators (their forward: MXNet's round / sign), cumsum, linalg.det, image.to_tensor and
 image.normalize (floating-point images; MXNet's integer wrap-around has no ONNX form)."""

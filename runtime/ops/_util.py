@@ -8,7 +8,7 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import AttrError, AttrType, format_value, parse_literal
 
-__all__ = ["known", "ndim_known", "norm_axis", "norm_axes", "reduce_axes", "OptIntTuple", "FloatOrNoneStr",
+__all__ = ["known", "ndim_known", "norm_axis", "norm_axes", "reduce_axes", "OptIntTuple",
            "shape_fn", "dtype_of", "const_type", "first_type", "prod"]
 
 

@@ -81,11 +81,6 @@ def _lt_float(x: np.ndarray, thr: float) -> np.ndarray:
     return x.astype(ct, copy=False) < ct.type(_f32(thr))
 
 
-def _ge_float(x: np.ndarray, thr: float) -> np.ndarray:
-    ct = _cmp_type(x.dtype)
-    return x.astype(ct, copy=False) >= ct.type(_f32(thr))
-
-
 
 def _intersect_1d(a0, a2, b0, b2, center: bool):
     """MXNet's ``Intersect`` along one axis: overlap length, 0 when disjoint (in the input dtype)."""

@@ -148,3 +148,11 @@ def test_reshape_like_replaces_a_range_of_axes():
     before = example("y = F.reshape(x, (2, 4, 15))\nreturn y.reshape(y.shape[:1] + x.shape[1:2] + y.shape[-2:])",
                      inputs={"x": (2, 3, 4, 5)})
     assert _convert(before)[0] == before
+
+
+def test_shape_keeping_names_are_operators_or_methods_the_runtime_has():
+    # a name here that F does not have would make the converter trust a call that fails anyway
+    import hybridize.runtime as mx
+    from hybridize.runtime.ops.registry import find_op
+    from hybridize.transpile.convert.shapes import SHAPE_KEEPING
+    assert sorted(n for n in SHAPE_KEEPING if find_op(n) is None and not hasattr(mx.nd.NDArray, n)) == []

@@ -1,4 +1,4 @@
-"""The six hostile parameter files of issue 15, rebuilt from their description: each declares far
+"""Six hostile parameter files, rebuilt from their description: each declares far
 more than it holds. Each is answered by ``hybridize run`` in one line naming the file, the array
 and the problem, exit status 1, in a process limited to 2 GB of address space (so an attempt to
 allocate what the file declares fails the test instead of the machine). The Python API raises the
@@ -69,7 +69,7 @@ def _limited() -> None:
 
 
 def _run_limited(args: list[str], cwd) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO / ".pyroot") + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    env = dict(os.environ,
                OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     env.pop("HYBRIDIZE_MAX_LOAD_BYTES", None)
     return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""Errors as MXNet 1.9.1 raises them (issue 12): ``MXNetError`` where MXNet raises one (zero-size
+"""Errors as MXNet 1.9.1 raises them: ``MXNetError`` where MXNet raises one (zero-size
 arrays, ``diag`` beyond the matrix, ``space_to_depth(block_size=0)``, Pooling's 'same' convention
 with a pad, LayerNorm widths, shape checks of common ops, exceptions inside ``CustomOp.forward``)
 and the builtin exception where MXNet's Python code raises that (``moveaxis``: ValueError).
@@ -27,7 +27,7 @@ _spec.loader.exec_module(calls)
 
 ERROR_CALLS = calls.error_calls(mx, nd, np)
 CUSTOM_CALLS = calls.custom_calls(mx, nd)
-# numpy shape semantics (mx.np_shape) are out of the runtime's scope (issue 12: mx.np)
+# numpy shape semantics (mx.np_shape) are decided by mx.np's own tests (tests/numpy)
 OUT_OF_SCOPE = {name for name in ERROR_CALLS if name.startswith("np_shape_")}
 
 

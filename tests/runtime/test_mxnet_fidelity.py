@@ -1,4 +1,4 @@
-"""Behaviours where the runtime differed from MXNet 1.9.1 (issue 12), each checked against values
+"""Behaviours where the runtime differed from MXNet 1.9.1, each checked against values
 recorded with real MXNet by ``data/make_fidelity_cases.py`` (``data/fidelity_cases.json/.npz``).
 
 - ``arange`` with an integer dtype truncates ``start`` and ``step`` first; float32 sums in float32.

@@ -1,4 +1,4 @@
-"""NDArray interop as MXNet 1.9.1 behaves (issue 12): pickle state, ``nd.save`` of one array,
+"""NDArray interop as MXNet 1.9.1 behaves: pickle state, ``nd.save`` of one array,
 ``load_frombuffer``, ``from_numpy`` (zero copy), DLPack, ``inplace=True`` views and basic-indexing
 views, numpy values as attributes, ``NDArray.pad``, contexts and the operator registry's C-API view.
 

@@ -11,7 +11,7 @@ Lattice, from "certainly not a tensor" up:
 ``TENSOR``  one NDArray/Symbol.
 ``MAYBE``   a tensor *or* a container of tensors, undecided: ``hybrid_forward`` inputs and
             results of child blocks (``self.cell(x, states)`` may return a tuple). A MAYBE is
-            decided by how the code itself uses it (see ``evidence.py``), never by its name.
+            decided by how the code itself uses it (``events.Evidence``), never by its name.
 
 Each tensor-ish value carries an :class:`Origin` so messages can say *why* it is a tensor.
 """

@@ -68,10 +68,10 @@ _PY_OPS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "Pow": "**"}
 SHAPE_KEEPING_ONE_INPUT = frozenset({
     "relu", "sigmoid", "tanh", "exp", "expm1", "log", "log1p", "log2", "log10", "abs", "sqrt", "rsqrt", "cbrt",
     "square", "negative", "reciprocal", "sign", "softsign", "clip", "round", "rint", "fix", "floor", "ceil", "trunc",
-    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
     "erf", "erfinv", "gamma", "gammaln", "hard_sigmoid", "Activation", "softmax", "log_softmax", "softmin",
     "BlockGrad", "stop_gradient", "identity", "zeros_like", "ones_like", "cast", "astype", "Cast", "Dropout",
-    "relu6", "gelu", "selu", "elu", "swish", "mish", "L2Normalization", "LRN",
+    "mish", "L2Normalization", "LRN",
 })
 #: ... and those with parameter inputs besides the data (their output still has the data's shape)
 SHAPE_KEEPING = SHAPE_KEEPING_ONE_INPUT | frozenset({"LeakyReLU", "BatchNorm", "LayerNorm", "InstanceNorm",

@@ -21,7 +21,7 @@ The design (what a reader of the output sees):
 * A header names the source file and the tool version. Everything else (constructors, helpers,
   docstrings, comments, formatting) is preserved byte for byte through libcst.
 
-The checker (issue 4) runs first; a module with error-level findings is refused (see
+The checker runs first; a module with error-level findings is refused (see
 :func:`check_for_transpile`, the one adapter between the two).
 """
 from __future__ import annotations

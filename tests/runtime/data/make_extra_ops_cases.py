@@ -1,4 +1,4 @@
-"""Records MXNet 1.9.1's answers for ``tests/runtime/test_extra_ops.py`` (issue 12, "Ops": the
+"""Records MXNet 1.9.1's answers for ``tests/runtime/test_ops_linalg_vision_contrib.py`` (the
 operators MXNet has that the runtime lacked: the LAPACK-style ``linalg`` family, Correlation,
 histogram, RROIAlign, PSROIPooling, Proposal/MultiProposal, all_finite, choose/fill_element_0index,
 onehot_encode, the ``image`` operators, BatchNorm_v1, ...). Run by hand with a Python that has real

@@ -1,4 +1,4 @@
-"""Records MXNet 1.9.1's answers for ``tests/runtime/test_mxnet_fidelity.py`` (issue 12: train-mode
+"""Records MXNet 1.9.1's answers for ``tests/runtime/test_mxnet_fidelity.py`` (train-mode
 state, arange with integer dtypes, -1 in unravel_index/ravel_multi_index shapes, shape inference
 backwards through transpose, PReLU with a full-shape gamma, deferred RNN input sizes, a
 224x224-kernel convolution) and ``tests/gluon/test_model_zoo_vision.py`` (``print(model)`` of every

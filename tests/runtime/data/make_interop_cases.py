@@ -1,4 +1,4 @@
-"""Records MXNet 1.9.1's behaviour for issue 12's NDArray interop and error cases, for
+"""Records MXNet 1.9.1's behaviour for the NDArray interop and error cases, for
 ``tests/runtime/test_ndarray_interop.py`` and ``tests/runtime/test_mxnet_errors.py`` (the calls both
 sides make are in ``interop_calls.py``). Run by hand with
 a Python that has real MXNet 1.9.1 (CI has none)::

@@ -1,7 +1,7 @@
 """Records MXNet 1.9.1's optimizer update operators (``sgd_update`` ... ``ftrl_update``, their
 in-place state updates included), CTCLoss with its optional
 length inputs, ``Symbol.debug_str`` and ``gluon.contrib.data.IntervalSampler`` for
-``tests/runtime/test_mxnet_extras.py``. Run by hand with a Python that has real MXNet 1.9.1::
+``tests/runtime/test_update_ops_and_unittest_apis.py``. Run by hand with a Python that has real MXNet 1.9.1::
 
     /tmp/mxnet-venv/bin/python tests/runtime/data/make_update_cases.py
 

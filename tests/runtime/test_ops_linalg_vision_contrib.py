@@ -1,4 +1,4 @@
-"""Operators added for issue 12 ("Ops": the linalg family, Correlation, histogram, ROI/proposal
+"""The linear-algebra, vision and contrib operators (the linalg family, Correlation, histogram, ROI/proposal
 contrib ops, all_finite, element_0index ops, onehot_encode, image ops, BatchNorm_v1, ...) against
 MXNet 1.9.1's recorded answers (``data/make_extra_ops_cases.py`` -> ``data/extra_ops_cases.{json,npz}``;
 no MXNet needed here).

@@ -1,4 +1,4 @@
-"""What a new user expects of the runtime (issue 12's "as a user would expect" list): files get the
+"""What a new user expects of the runtime: files get the
 permissions the umask gives, ``summary()`` before the first forward shows shapes, a GPU context says
 (once) that it runs on the CPU, ``hybridize run`` says when it casts an input, the runtime has
 MXNet's ``__version__`` and ``python -m hybridize`` is the ``hybridize`` command.
@@ -30,7 +30,7 @@ def _env() -> dict:
 
 @pytest.mark.parametrize("mask", [0o022, 0o077])
 def test_saved_files_get_the_umask_permissions(tmp_path, mask):
-    """nd.save of one array and save_parameters (the writers issue 12 names; every writer of the
+    """nd.save of one array and save_parameters (the writers a user names first; every writer of the
     product is covered by tests/test_atomic.py)."""
     old = os.umask(mask)
     try:

@@ -1,4 +1,4 @@
-"""MXNet 1.9.1 APIs its unit tests use beyond the operator set (issue 12): the optimizer update
+"""MXNet 1.9.1 APIs its unit tests use beyond the operator set: the optimizer update
 operators with their in-place state updates, optional inputs
 given as None between others (CTCLoss's lengths), ``Symbol.debug_str`` and the NDArray-only
 methods a Symbol refuses, ``gluon.data`` samplers and ``gluon.contrib.data.IntervalSampler``.
