@@ -17,7 +17,7 @@ from . import _frontend
 from . import autograd as _autograd
 from .autograd import _state as _ag_state
 from .base import HybridizeError, OperatorArgumentError, OperatorError, operator_error
-from .context import Context, cpu, current_context
+from .context import Context, cpu, current_context  # noqa: F401  (MXNet's ndarray module exposes current_context)
 from .ops.registry import Attrs, OpDef, get_op
 
 __all__ = ["NDArray", "array", "zeros", "ones", "full", "empty", "arange", "waitall", "save", "load",

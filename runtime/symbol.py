@@ -9,7 +9,6 @@ Arithmetic follows MXNet's Symbol: ``a + b`` is ``elemwise_add`` (no broadcastin
 from __future__ import annotations
 
 import builtins
-import copy as _copy
 from typing import Any, Iterator
 
 import numpy as np
@@ -17,8 +16,8 @@ import numpy as np
 from . import _frontend
 from .attribute import current_attrs
 from . import name as _name
-from .base import HybridizeError, NotImplementedForSymbol, ShapeError
-from .graph.infer import infer_dtypes, infer_shapes
+from .base import HybridizeError, NotImplementedForSymbol
+from .graph.infer import infer_shapes
 from .graph.ir import Entry, Graph, Node, topo_order
 from .ops.attrs import format_value
 from .ops.registry import OpDef, get_op
@@ -244,7 +243,7 @@ class Symbol:
         def method(self, *args: Any, **kwargs: Any) -> Any:
             raise NotImplementedForSymbol(name, None)
         method.__name__ = name
-        method.__doc__ = f"Not available for Symbol (NDArray only): raises NotImplementedForSymbol, as MXNet."
+        method.__doc__ = "Not available for Symbol (NDArray only): raises NotImplementedForSymbol, as MXNet."
         return method
 
     as_in_context = _ndarray_only("as_in_context")

@@ -4,7 +4,10 @@ Without it the tests would write convolution verdicts into the real ``~/.cache/h
 back verdicts of earlier tests or earlier runs, so whether a test times anything would depend on
 history. The whole session (module- and session-scoped fixtures included) points at one temporary
 directory, removed at the end; each test then gets its own empty one. Subprocesses the tests start
-inherit the variable."""
+inherit the variable. Under pytest-xdist every worker is its own session: its own directory.
+
+The suite runs on every core (``-n auto`` in pyproject's ``addopts``); with ``-p no:xdist`` that
+option would be unknown, so ``-n`` is then accepted and ignored here and the suite runs serially."""
 from __future__ import annotations
 
 import os
@@ -14,6 +17,14 @@ import tempfile
 import pytest
 
 _session_cache: list[str] = []
+
+
+def pytest_addoption(parser, pluginmanager) -> None:
+    if not pluginmanager.has_plugin("xdist"):
+        # pytest reserves lowercase short options for plugins; xdist registers -n the same way
+        parser.getgroup("xdist", "xdist not loaded")._addoption(
+            "-n", "--numprocesses", dest="numprocesses", default=0,
+            help="ignored: pytest-xdist is not loaded, the tests run in this process")
 
 
 def pytest_configure(config) -> None:

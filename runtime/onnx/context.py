@@ -9,7 +9,7 @@ with ``Shape``/``Gather``/``Concat`` or leaves it to Reshape's ``-1``.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 import numpy as np
 
@@ -162,7 +162,7 @@ class NodeView:
     def ndim(self) -> int:
         return len(self.in_shape(0))
 
-    def fail(self, why: str) -> "NoReturn":  # type: ignore[name-defined]
+    def fail(self, why: str) -> NoReturn:
         raise ExportError(f"operator {self.node.op.name} (node {self.name!r}) cannot be exported to ONNX: {why}")
 
     # -- building --------------------------------------------------------------------------

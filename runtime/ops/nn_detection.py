@@ -387,7 +387,7 @@ def _box_decode(attrs, data, anchors):
     """box_decode: (B, N, 4) offsets decoded against the first N ``anchors`` (``format``: anchor
     encoding) into corner boxes; ``clip > 0`` caps the log-scale offsets before ``exp``."""
     dt = data.dtype
-    B, N = data.shape[0], data.shape[1]
+    N = data.shape[1]
     a = anchors.reshape(1, N, 4).astype(dt, copy=False)
     ax, ay, aw, ah = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     half = dt.type(0.5)

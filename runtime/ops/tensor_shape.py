@@ -236,7 +236,7 @@ def _transpose_shape(attrs, in_shapes):
 
 def _transpose_shape_backward(attrs, in_shapes, out_shapes):
     """MXNet's TransposeShape runs both ways: input dimension ``axes[i]`` is output dimension ``i``."""
-    (s,), out = in_shapes, out_shapes[0]
+    (_,), out = in_shapes, out_shapes[0]
     if out is None or not len(out):
         return list(in_shapes)
     ax = _transpose_axes(attrs, len(out))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from support import CORPUS, FIXTURES, REPO, require_shared
+from support import CORPUS, FIXTURES, require_shared
 
 VISION = CORPUS / "mxnet" / "gluon" / "model_zoo" / "vision"
 

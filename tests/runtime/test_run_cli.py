@@ -3,7 +3,6 @@ bad input is one line on stderr with exit status 1 (bad file/data) or 2 (usage),
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -12,7 +11,6 @@ import pytest
 from click.testing import CliRunner
 
 import model_support as ms
-from support import REPO
 
 # every model whose parameters are shipped, plus a medium and a big one rebuilt from the recipe
 CLI_MODELS = [m for m in ("seed_mlp", "seed_hybridnet", "mobilenet0.25", "mobilenetv2_0.25",

@@ -4,7 +4,8 @@
     $RW_MXNET_PYTHON tools/realworld/beam_search.py mxnet            # loads them, real MXNet 1.9.1
 
 Outputs go to /tmp/bs (imp-MODE.npz, out-MODE.npz). Needs the gluonnlp source of README.md."""
-import sys, os
+import sys
+import os
 sys.path.insert(0, "/work/main/tools/realworld")
 import numpy as np
 for _n, _t in (("int", int), ("float", float), ("bool", bool), ("object", object)):

@@ -1,9 +1,13 @@
 """drive.py MODE [name-substring...]: run each spec in its own process; append RESULT lines to out/results-MODE.jsonl"""
-import os as _os, sys as _sys
+import os as _os
+import sys as _sys
 _sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
 from paths import HERE, PKGS, OUT_DIR, TRANSPILED, MXNET_PYTHON  # noqa: E402,F401
 
-import sys, subprocess, json, os
+import sys
+import subprocess
+import json
+import os
 sys.path.insert(0, HERE)
 from specs import SPECS
 mode = sys.argv[1]

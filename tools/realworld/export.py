@@ -1,9 +1,13 @@
 """export.py mxnet NAME...: MXNet exports the hybridized model; export.py ours NAME...: our SymbolBlock.imports runs it."""
-import os as _os, sys as _sys
+import os as _os
+import sys as _sys
 _sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
 from paths import HERE, PKGS, OUT_DIR, TRANSPILED, MXNET_PYTHON  # noqa: E402,F401
 
-import sys, os, json, traceback
+import sys
+import os
+import json
+import traceback
 sys.path.insert(0, HERE)
 import numpy as np
 import run as R

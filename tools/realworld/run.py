@@ -1,10 +1,16 @@
 """run.py MODE NAME...   MODE: ours (original source on hybridize.runtime via an mxnet alias),
 transpiled (hybridize transpile output, original modules as fallback), mxnet (real MXNet 1.9.1)."""
-import os as _os, sys as _sys
+import os as _os
+import sys as _sys
 _sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
 from paths import HERE, PKGS, OUT_DIR, TRANSPILED, MXNET_PYTHON  # noqa: E402,F401
 
-import sys, os, importlib, traceback, json, time
+import sys
+import os
+import importlib
+import traceback
+import json
+import time
 import numpy as np
 import rwload
 for _n, _t in (("int", int), ("float", float), ("bool", bool), ("object", object)):

@@ -1,5 +1,10 @@
 """Harness helpers: alias mxnet -> hybridize.runtime; load package modules without running heavy __init__s."""
-import importlib, importlib.abc, importlib.util, sys, types, os
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import types
+import os
 
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, name, path=None, target=None):

@@ -1,4 +1,5 @@
-import os as _os, sys as _sys
+import os as _os
+import sys as _sys
 _sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
 from paths import HERE, PKGS, OUT_DIR, TRANSPILED, MXNET_PYTHON  # noqa: E402,F401
 CV2 = f"{PKGS}/gluoncv2"
@@ -130,7 +131,8 @@ ts("HierarchicalCausalConv1DEncoder", "mx.block.encoder",
    "m.HierarchicalCausalConv1DEncoder(dilation_seq=[1, 2], kernel_size_seq=[2, 2], channels_seq=[4, 4], use_residual=True, use_static_feat=True, use_dynamic_feat=True)",
    [(2, 10, 1), (2, 3), (2, 10, 2)])
 
-import json as _json, os as _os
+import json as _json
+import os as _os
 if _os.path.exists(f"{HERE}/sweep.json"):
     for _e in _json.load(open(f"{HERE}/sweep.json")):
         SPECS.append(dict(name=f"sweep.{_e['mod']}.{_e['ctor']}", root=CV2, troot=TRANSPILED, stubs=CV2S,

@@ -1,7 +1,9 @@
-import os as _os, sys as _sys
+import os as _os
+import sys as _sys
 _sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
 from paths import HERE, PKGS, OUT_DIR, TRANSPILED, MXNET_PYTHON  # noqa: E402,F401
-import json, sys
+import json
+import sys
 sys.path.insert(0, HERE)
 from specs import SPECS
 res = {m: {} for m in ("ours", "mxnet", "transpiled")}

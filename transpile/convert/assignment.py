@@ -36,7 +36,7 @@ from ..analysis.events import Event
 from ..analysis.values import Category, Kind
 from ..diagnostics import Applicability, Fix
 from .fixes import _aliases, _live_after, _locate, _replace_edit, view_chain
-from .indexing import _Slice, _end_after, _tuple, f_name, int_literal, parse_key
+from .indexing import _Slice, _end_after, _tuple, f_name, parse_key
 
 _SCALAR_OPS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/"}
 _BROADCAST_OPS = {"Add": "broadcast_add", "Sub": "broadcast_sub", "Mult": "broadcast_mul", "Div": "broadcast_div"}

@@ -599,7 +599,6 @@ class _Rewriter(cst.CSTTransformer):
         return updated
 
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
-        from .imports import MXNET, RUNTIME
         from .surface import missing_part
 
         new_names: list[cst.ImportAlias] = []

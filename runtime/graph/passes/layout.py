@@ -66,7 +66,6 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
     nhwc: set[Entry] = set()                   # new entries holding NHWC tensors
     conv_cache: dict[tuple[Entry, tuple], Entry] = {}
     emap: dict[Entry, Entry] = {}              # old entry -> new entry
-    new_shape: dict[Entry, tuple] = {}
     counts: dict[str, int] = {}
     tune_budget = [tune.TUNE_BUDGET_SECONDS]     # seconds of convolution timing this compile may spend
 

@@ -1,7 +1,9 @@
 """Records MXNet 1.9.1's while_loop and cond inside hybridized blocks: exported symbol JSON,
 params and outputs. Run with an MXNet venv: python make_control_flow_cases.py OUTDIR"""
-import sys, os
-import numpy as np, mxnet as mx
+import sys
+import os
+import numpy as np
+import mxnet as mx
 from mxnet.gluon import nn
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)

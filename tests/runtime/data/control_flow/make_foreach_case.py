@@ -1,7 +1,9 @@
 """Records MXNet 1.9.1's foreach: an exported hybridized block (symbol JSON with a _foreach subgraph,
 params) and its outputs. Run with an MXNet venv: python mk2.py OUTDIR"""
-import sys, json, os
-import numpy as np, mxnet as mx
+import sys
+import os
+import numpy as np
+import mxnet as mx
 from mxnet.gluon import nn
 out = sys.argv[1]
 class Net(nn.HybridBlock):
