@@ -28,8 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(REPO, "tests", "numpy", "fixtures")
 sys.path.insert(0, os.path.join(REPO, "tests", "numpy"))
-from np_cases import CASES, module_text
-from np_models import MODELS, set_params
+from np_cases import CASES, module_text  # noqa: E402  (after the sys.path line above)
+from np_models import MODELS, set_params  # noqa: E402
 
 npx.set_np()
 
