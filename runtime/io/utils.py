@@ -35,7 +35,7 @@ def _init_data(data, allow_empty, default_name):
         if not isinstance(v, (NDArray, h5py.Dataset) if h5py else NDArray):
             try:
                 data[k] = array(v)
-            except:
+            except Exception:
                 raise TypeError(("Invalid type '%s' for %s, " % (type(v), k)) +
                                 "should be NDArray, numpy.ndarray or h5py.Dataset")
 
