@@ -10,6 +10,12 @@ import numpy
 from .base import numeric_types, string_types
 
 numeric_types = numeric_types + (numpy.generic,)  # MXNet's base.numeric_types includes numpy scalars
+
+
+def _mean(total, count):
+    """``total / count`` in float64, as numpy 1.x computes a float32 sum over an int (numpy 2 would
+    stay in float32), returned as a Python float so that it prints as MXNet's results do."""
+    return float(total) / count
 from . import ndarray, registry
 
 
@@ -131,14 +137,14 @@ class EvalMetric:
     def reset(self):
         """Resets the internal evaluation result to initial state."""
         self.num_inst = 0
-        self.sum_metric = 0.0
+        self.sum_metric = numpy.float64(0.0)  # float64 accumulation as under numpy 1.x
         self.global_num_inst = 0
-        self.global_sum_metric = 0.0
+        self.global_sum_metric = numpy.float64(0.0)  # float64 accumulation as under numpy 1.x
 
     def reset_local(self):
         """Resets the local portion of the internal evaluation results to initial state."""
         self.num_inst = 0
-        self.sum_metric = 0.0
+        self.sum_metric = numpy.float64(0.0)  # float64 accumulation as under numpy 1.x
 
     def get(self):
         """Gets the current evaluation result.
@@ -153,7 +159,7 @@ class EvalMetric:
         if self.num_inst == 0:
             return (self.name, float('nan'))
         else:
-            return (self.name, self.sum_metric / self.num_inst)
+            return (self.name, _mean(self.sum_metric, self.num_inst))
 
     def get_global(self):
         """Gets the current global evaluation result.
@@ -169,7 +175,7 @@ class EvalMetric:
             if self.global_num_inst == 0:
                 return (self.name, float('nan'))
             else:
-                return (self.name, self.global_sum_metric / self.global_num_inst)
+                return (self.name, _mean(self.global_sum_metric, self.global_num_inst))
         else:
             return self.get()
 
@@ -807,7 +813,7 @@ class F1(EvalMetric):
         self.sum_metric = 0.
         self.num_inst = 0
         self.global_num_inst = 0
-        self.global_sum_metric = 0.0
+        self.global_sum_metric = numpy.float64(0.0)  # float64 accumulation as under numpy 1.x
         self.metrics.reset_stats()
 
     def reset_local(self):
@@ -1447,9 +1453,9 @@ class PearsonCorrelation(EvalMetric):
 
     def reset(self):
         self.num_inst = 0
-        self.sum_metric = 0.0
+        self.sum_metric = numpy.float64(0.0)  # float64 accumulation as under numpy 1.x
         self.global_num_inst = 0
-        self.global_sum_metric = 0.0
+        self.global_sum_metric = numpy.float64(0.0)  # float64 accumulation as under numpy 1.x
         if self.average == 'micro':
             self.reset_micro()
 
@@ -1500,7 +1506,7 @@ class PearsonCorrelation(EvalMetric):
         if self.num_inst == 0:
             return (self.name, float('nan'))
         if self.average == 'macro':
-            return (self.name, self.sum_metric / self.num_inst)
+            return (self.name, _mean(self.sum_metric, self.num_inst))
         else:
             n = self._label_nums
             pearsonr = self._conv / ((n-1) * numpy.sqrt(self._sse_p / (n - 1)) * numpy.sqrt(self._sse_l / (n - 1)))

@@ -2,15 +2,16 @@
 after ``hybridize transpile --keep-going`` (HY012); the API raises, named, where it is really used.
 
 Real packages do this at module level: Sockeye's ``data_io.py`` derives its batch iterator from
-``mx.io.DataIter`` and annotates ``-> mx.io.DataBatch``; half the package imports ``data_io``, so
+``mx.io.DataIter`` and annotates ``-> mx.io.DataBatch`` (the runtime has those now; the test uses names it
+still lacks: MXNet's C++ iterators and ``mx.rtc``); half the package imports ``data_io``, so
 one base class made the whole transpiled package unimportable. What the transpiled module does:
 
-* ``mx.io.DataIter`` (an attribute chain through an imported MXNet module) becomes a placeholder,
-  as a name imported from MXNet already did (``from mxnet.io import DataIter``);
+* ``mx.io.MXDataIter`` (an attribute chain through an imported MXNet module) becomes a placeholder,
+  as a name imported from MXNet already did (``from mxnet.io import MXDataIter``);
 * a class derived from a placeholder is defined; creating an instance raises naming the base;
 * annotations are uses (they run with the ``def``), unless ``from __future__ import annotations``
   postpones them;
-* ``import mxnet.io`` keeps binding ``mxnet``; ``import mxnet.metric as metric`` binds a placeholder.
+* ``import mxnet.io`` keeps binding ``mxnet``; ``import mxnet.rtc as metric`` binds a placeholder.
 """
 from __future__ import annotations
 
@@ -25,24 +26,24 @@ from hybridize.runtime.base import HybridizeError
 DATA = """\
 import mxnet as mx
 import mxnet.io
-import mxnet.metric as metric
-from mxnet.io import DataBatch
+import mxnet.rtc as metric
+from mxnet.io import ImageRecordIter
 from mxnet.gluon import nn
 
 
-class Batches(mx.io.DataIter):
+class Batches(mx.io.MXDataIter):
     def __init__(self, batch_size):
         super().__init__(batch_size)
 
-    def next(self) -> mx.io.DataBatch:
-        return DataBatch([mx.nd.ones((1,))])
+    def next(self) -> mx.io.ImageRecordIter:
+        return ImageRecordIter([mx.nd.ones((1,))])
 
 
-class Prefetching(DataBatch):
+class Prefetching(ImageRecordIter):
     pass
 
 
-def store(kind: mxnet.io.DataDesc = None):
+def store(kind: mxnet.io.LibSVMIter = None):
     return metric.create(kind or "acc")
 
 
@@ -61,7 +62,7 @@ from __future__ import annotations
 import mxnet as mx
 
 
-def first(batch: mx.io.DataBatch) -> mx.io.DataBatch:
+def first(batch: mx.io.ImageRecordIter) -> mx.io.ImageRecordIter:
     return batch
 """
 
@@ -79,9 +80,9 @@ def pkg(tmp_path) -> Path:
 def test_names_used_at_import_are_reported(pkg, tmp_path, transpile_cmd):
     res = transpile_cmd(str(pkg), "-o", str(tmp_path / "out"), "--keep-going", "--format", "concise")
     assert res.exit_code == 1
-    for line in ("data.py:8:15: HY012 `mxnet.io.DataIter` (`mx.io.DataIter`)",
-                 "data.py:12:23: HY012 `mxnet.io.DataBatch` (`mx.io.DataBatch`)",  # the annotation
-                 "data.py:20:17: HY012 `mxnet.io.DataDesc` is not provided"):
+    for line in ("data.py:8:15: HY012 `mxnet.io.MXDataIter` (`mx.io.MXDataIter`)",
+                 "data.py:12:23: HY012 `mxnet.io.ImageRecordIter` (`mx.io.ImageRecordIter`)",  # the annotation
+                 "data.py:20:17: HY012 `mxnet.io.LibSVMIter` is not provided"):
         assert line in res.stdout
     assert "postponed.py" not in res.stdout  # never evaluated: nothing is used
 
@@ -92,8 +93,8 @@ def test_the_package_imports_and_the_missing_names_raise_where_used(pkg, tmp_pat
     out = tmp_path / "out"
     transpile_cmd(str(pkg), "-o", str(out), "--keep-going")
     data = (out / "loaders" / "data.py").read_text()
-    assert "class Batches(_hybridize_unsupported('mxnet.io.DataIter')):" in data
-    assert "metric = _hybridize_unsupported('mxnet.metric')" in data
+    assert "class Batches(_hybridize_unsupported('mxnet.io.MXDataIter')):" in data
+    assert "metric = _hybridize_unsupported('mxnet.rtc')" in data
 
     import hybridize.runtime as mx
 
@@ -104,11 +105,11 @@ def test_the_package_imports_and_the_missing_names_raise_where_used(pkg, tmp_pat
         net.initialize()
         x = mx.nd.array(np.ones((1, 3), "float32"))
         assert net(x).shape == (1, 2)
-        with pytest.raises(HybridizeError, match=r"Batches derives from `mxnet.io.DataIter`, which is not provided"):
+        with pytest.raises(HybridizeError, match=r"Batches derives from `mxnet.io.MXDataIter`, which is not provided"):
             loaded.Batches(2)
-        with pytest.raises(HybridizeError, match=r"Prefetching derives from `mxnet.io.DataBatch`"):
+        with pytest.raises(HybridizeError, match=r"Prefetching derives from `mxnet.io.ImageRecordIter`"):
             loaded.data.Prefetching()
-        with pytest.raises(HybridizeError, match=r"`mxnet.metric.create` is not provided by hybridize.runtime"):
+        with pytest.raises(HybridizeError, match=r"`mxnet.rtc.create` is not provided by hybridize.runtime"):
             loaded.store()
     finally:
         unload(name)

@@ -1,8 +1,8 @@
 """The API surface check (HY012): every ``mxnet`` name a module uses must exist in ``hybridize.runtime``.
 
 The transpiled module imports ``hybridize.runtime`` where the source imported ``mxnet``
-(:mod:`.imports`). A name MXNet has and the runtime does not (``mx.io.*``,
-``mx.mod.Module``, ``mx.metric``, ``mx.np``, ...) would only fail when the line runs, so it
+(:mod:`.imports`). A name MXNet has and the runtime does not (``mx.io.ImageRecordIter``,
+``mx.rtc``, ...) would only fail when the line runs, so it
 is reported instead, with its dotted name. The answer comes from the runtime itself: the mapped
 name is imported and looked up attribute by attribute (:func:`missing_part`, cached), never from
 a hand-kept list.

@@ -6,24 +6,26 @@ RULE = Rule(
     code="HY012",
     name="unsupported-api",
     severity=Severity.ERROR,
-    summary="an `mxnet` name the runtime does not provide (`mx.io.*`, `mx.mod.*`, `mx.metric.*`, "
-            "`mx.np`, `autograd.backward`, ...)",
+    summary="an `mxnet` name the runtime does not provide (`mx.io.ImageRecordIter` and MXNet's other C++ "
+            "iterators, `mx.rtc`, `mx.kvstore_server`, ...)",
     rationale=(
         "`hybridize transpile` maps `mxnet` to `hybridize.runtime`, which implements MXNet's "
         "inference side (NDArray/Symbol operators, Gluon blocks, parameters, layers, losses, "
-        "autograd recording) and its optimizers (`mx.optimizer`, `mx.lr_scheduler`, `gluon.Trainer`, a "
-        "single-process `mx.kv`), but not its data and metric infrastructure. A module that uses a "
+        "autograd recording), its optimizers (`mx.optimizer`, `mx.lr_scheduler`, `gluon.Trainer`, a "
+        "single-process `mx.kv`) and its data and metric infrastructure (`gluon.data`, `mx.io`, "
+        "`mx.metric`, `mx.recordio`, `mx.image`), but not all of MXNet (its C++ record iterators, `mx.rtc`). A module that uses a "
         "name the runtime lacks would import (or run) until that line and then fail with an "
         "`AttributeError`/`ImportError`. The transpiler resolves every `mxnet` name a module uses "
         "against the runtime's real namespace (importing it), so such a module is never reported "
         "as transpiled. Only `hybridize transpile` reports this rule: on MXNet itself the code is "
         "fine, so `hybridize-check` (which checks hybridizability) does not."
     ),
-    fix_advice="Keep data loading and metrics on MXNet (transpile the model and training modules only), "
-               "or replace the name by what the runtime offers (numpy batches instead of `mx.io` iterators); "
+    fix_advice="Keep that code on MXNet (transpile the model and training modules only), "
+               "or replace the name by what the runtime offers (`gluon.data.vision.ImageRecordDataset` and a "
+               "`DataLoader` instead of `mx.io.ImageRecordIter`); "
                "`--keep-going` still writes the module, with its "
                "imports mapped, the finding in its header, and a name the runtime lacks (`from mxnet.io "
-               "import NDArrayIter`, `mx.io.DataIter`, `import mxnet.metric as metric`) replaced by a placeholder "
+               "import MNISTIter`, `mx.io.MXDataIter`, `import mxnet.rtc as rtc`) replaced by a placeholder "
                "that raises naming it when called (or when a class derived from it is instantiated), so "
                "the package still imports: annotations and base classes that only name it evaluate.",
     events=(),
@@ -38,11 +40,11 @@ RULE = Rule(
         "import mxnet as mx\nfrom mxnet import gluon\n\n\n"
         "def train(net, data, label):\n"
         "    trainer = gluon.Trainer(net.collect_params(), 'sgd')\n"
-        "    accuracy = mx.metric.Accuracy()  # expect: HY012\n"
-        "    batches = mx.io.NDArrayIter(data, label, batch_size=2)  # expect: HY012\n"
-        "    module = mx.mod.Module(None)  # expect: HY012\n"
-        "    return trainer, accuracy, batches, module\n",
-        "from mxnet.io import NDArrayIter  # expect: HY012\n\n\n"
-        "def batches(data):\n    return NDArrayIter(data, batch_size=2)\n",
+        "    accuracy = mx.metric.Accuracy()\n"
+        "    batches = mx.io.ImageRecordIter(path_imgrec=data, batch_size=2)  # expect: HY012\n"
+        "    kernel = mx.rtc.CudaModule(label)  # expect: HY012\n"
+        "    return trainer, accuracy, batches, kernel\n",
+        "from mxnet.io import MNISTIter  # expect: HY012\n\n\n"
+        "def batches(data):\n    return MNISTIter(image=data, batch_size=2)\n",
     ),
 )
