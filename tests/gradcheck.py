@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from hybridize.runtime import autograd
 from hybridize.runtime import ndarray as nd
+from hybridize.runtime.base import HybridizeError
 from hybridize.runtime.ops.registry import ZERO_GRAD, Attrs, OpDef, get_op
 
 __all__ = ["check_vjp", "check_vjp_against", "load_recorded", "numeric_vjp", "resolve_attrs", "vjp"]
@@ -92,7 +93,8 @@ def vjp(op_name: str, inputs: Sequence[Any], attrs: dict | Attrs | None = None,
 def numeric_vjp(op_name: str, inputs: Sequence[Any], attrs: dict | Attrs | None, out_grads: Sequence[np.ndarray],
                 index: int, *, eps: float | None = None, train: bool = True) -> np.ndarray:
     """Central finite differences of ``sum_k <out_k, out_grad_k>`` with respect to input ``index``,
-    in float64 (float inputs are promoted; integer inputs are kept, they are indices/labels).
+    in float64 (float inputs are promoted; integer inputs are kept, they are indices/labels; a kernel
+    refusing float64 is differentiated in the given dtypes).
 
     A kernel that keeps a fixed output dtype under float64 inputs (float32) gets a larger default
     step (1e-2 instead of 1e-6): then compare with a looser tolerance."""
@@ -106,8 +108,13 @@ def numeric_vjp(op_name: str, inputs: Sequence[Any], attrs: dict | Attrs | None,
         return float(sum(np.sum(o.astype(np.float64) * g) for o, g in zip(outs, ogs) if _is_float(o)))
 
     with _mode(train):
+        try:
+            probe = _outputs(op, a, x64)
+        except HybridizeError:      # a float32-only kernel (BatchNorm_v1, ...): differences in its dtype
+            x64 = [_as_numpy(x).copy() for x in inputs]
+            probe = _outputs(op, a, x64)
         if eps is None:
-            exact = all(o.dtype == np.float64 for o in _outputs(op, a, x64) if _is_float(o))
+            exact = all(o.dtype == np.float64 for o in probe if _is_float(o))
             eps = 1e-6 if exact else 1e-2
         x = x64[index]
         grad = np.zeros(x.shape, dtype=np.float64)

@@ -165,6 +165,12 @@ def _more_cases() -> list:
          [_f([[0, 1, 3], [2, 2, 5]]), _pos(2, seed=1), _pos(2, seed=2)], {"is_log": True}, [0, 1, 2]),
         ("pdf_dirichlet", "_random_pdf_dirichlet", [_f([[[0.2, 0.3, 0.5], [0.1, 0.6, 0.3]]]), _pos(1, 3, seed=1)],
          {}, [0, 1]),
+        # legacy operators
+        ("pooling_v1_max", "Pooling_v1", [_x(1, 2, 5, 6)], {"kernel": (2, 3), "stride": (2, 2), "pad": (1, 1)}, [0]),
+        ("pooling_v1_avg_full", "Pooling_v1", [_x(1, 2, 5, 6)],
+         {"kernel": (2, 3), "stride": (2, 2), "pad": (1, 1), "pool_type": "avg", "pooling_convention": "full"}, [0]),
+        ("pooling_v1_sum", "Pooling_v1", [_x(1, 2, 4, 4)], {"kernel": (2, 2), "stride": (1, 1), "pool_type": "sum"},
+         [0]),
     ]
 
 

@@ -26,9 +26,10 @@ import numpy as np
 
 from ..base import ShapeError
 from . import nn_conv
-from .attrs import Bool, Enum, Float, Param, Shape
+from ._grad import internal
 from ._nnutil import is_training, merge_shape, windows
-from .registry import OpDef, register
+from .attrs import Bool, Enum, Float, Param, Shape
+from .registry import OpDef, defgrad, get_op, register
 
 
 def _float32_only(name: str, *arrays: np.ndarray) -> None:
@@ -239,3 +240,90 @@ register(OpDef(
             Param("stride", Shape, ()), Param("pad", Shape, ())),
     infer_shape=_pooling_v1_shape,
 ))
+
+
+# -- gradients (MXNet 1.9.1: the legacy operators' Backward; fill_element_0index and _onehot_encode are
+# NDArray functions without gradient) ----------------------------------------------------------------------
+def _backward_bn_v1(attrs, og, data, gamma, beta, moving_mean, moving_var):
+    """BatchNorm_v1's backward: with batch statistics (training), the full normalization Jacobian;
+    with the moving ones, a per-channel scale. ``fix_gamma`` gives gamma a zero gradient."""
+    C = data.shape[1]
+    red = (0,) + tuple(range(2, data.ndim))
+    bshape = (1, C) + (1,) * (data.ndim - 2)
+    x, dy = data.astype(np.float64), og.astype(np.float64)
+    slope = np.ones(C) if attrs.fix_gamma else gamma.astype(np.float64)
+    if is_training() and not attrs.use_global_stats:
+        mean = x.mean(axis=red)
+        var = np.square(x - mean.reshape(bshape)).mean(axis=red)
+    else:
+        mean, var = moving_mean.astype(np.float64), moving_var.astype(np.float64)
+    std = np.sqrt(var + np.float32(attrs.eps))
+    xhat = (x - mean.reshape(bshape)) / std.reshape(bshape)
+    dbeta = dy.sum(axis=red)
+    dgamma = (dy * xhat).sum(axis=red)
+    if is_training() and not attrs.use_global_stats:
+        n = data.size / C
+        dx = (slope / std).reshape(bshape) / n * (n * dy - dbeta.reshape(bshape) - xhat * dgamma.reshape(bshape))
+    else:
+        dx = dy * (slope / std).reshape(bshape)
+    if attrs.fix_gamma:
+        dgamma = np.zeros(C)
+    return dx.astype(data.dtype), dgamma.astype(gamma.dtype), dbeta.astype(beta.dtype)
+
+
+register(OpDef("_backward_BatchNorm_v1", _backward_bn_v1, params=get_op("BatchNorm_v1").params,
+               inputs=("ograd", "data", "gamma", "beta", "moving_mean", "moving_var"), num_outputs=3,
+               infer_shape=lambda a, ss: (list(ss), list(ss[1:4])),
+               infer_type=lambda a, ds: [d or np.float32 for d in ds[1:4]], mode_dependent=True,
+               doc="BatchNorm_v1 backward."))
+
+
+@defgrad("BatchNorm_v1")
+def _bn_v1_grad(F, attrs, inputs, outputs, out_grads):
+    g = internal(F, "_backward_BatchNorm_v1")(out_grads[0], *inputs, **attrs.as_dict())
+    return [g[0], g[1], g[2], None, None]
+
+
+@defgrad("Convolution_v1")
+def _conv_v1_grad(F, attrs, inputs, outputs, out_grads):
+    """Convolution_v1 computes what Convolution computes (same attributes): Convolution's gradient."""
+    conv = get_op("Convolution")
+    if conv.gradient is None:
+        from ..base import NonDifferentiableError
+        raise NonDifferentiableError("Convolution_v1 needs Convolution's gradient rule")
+    return conv.gradient(F, attrs, inputs, outputs, out_grads)
+
+
+def _backward_pooling_v1(attrs, og, x):
+    """Pooling_v1's backward (mshadow's unpool): max sends each window's gradient to every element equal
+    to its maximum (padding included, then cut), avg spreads it over the full kernel area, sum copies it."""
+    k, s, p, out = _pool_v1_geometry(attrs, x.shape)
+    H, W = x.shape[2] + 2 * p[0], x.shape[3] + 2 * p[1]
+    need_h, need_w = (out[0] - 1) * s[0] + k[0], (out[1] - 1) * s[1] + k[1]
+    fill = np.finfo(x.dtype).min if attrs.pool_type == "max" else 0
+    xp = np.full(x.shape[:2] + (max(H, need_h), max(W, need_w)), fill, dtype=x.dtype)
+    xp[:, :, :H, :W] = 0
+    xp[:, :, p[0]:p[0] + x.shape[2], p[1]:p[1] + x.shape[3]] = x
+    win = windows(xp, k, s, (1, 1), out)                               # (N, C, oh, ow, kh, kw)
+    g = og.astype(np.float64)[..., None, None]
+    if attrs.pool_type == "max":
+        contrib = (win == win.max(axis=(-2, -1), keepdims=True)) * g
+    elif attrs.pool_type == "avg":
+        contrib = np.broadcast_to(g / (k[0] * k[1]), win.shape)
+    else:
+        contrib = np.broadcast_to(g, win.shape)
+    rows = (np.arange(out[0]) * s[0])[:, None, None, None] + np.arange(k[0])[None, None, :, None]
+    cols = (np.arange(out[1]) * s[1])[None, :, None, None] + np.arange(k[1])[None, None, None, :]
+    gp = np.zeros(xp.shape)
+    np.add.at(gp, (slice(None), slice(None), rows, cols), contrib)
+    return gp[:, :, p[0]:p[0] + x.shape[2], p[1]:p[1] + x.shape[3]].astype(x.dtype)
+
+
+register(OpDef("_backward_Pooling_v1", _backward_pooling_v1, params=get_op("Pooling_v1").params,
+               inputs=("ograd", "data"), infer_shape=lambda a, ss: (list(ss), [ss[1]]),
+               infer_type=lambda a, ds: [ds[1] or np.float32], doc="Pooling_v1 backward."))
+
+
+@defgrad("Pooling_v1")
+def _pooling_v1_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_Pooling_v1")(out_grads[0], inputs[0], **attrs.as_dict())]

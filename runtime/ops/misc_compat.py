@@ -10,7 +10,14 @@ import numpy as np
 
 from . import nn_dense
 from .attrs import Bool, Enum, Int, Param
-from .registry import OpDef, all_same_shape_backward, get_op, register, same_shape
+from .registry import (
+    OpDef,
+    all_same_shape_backward,
+    defgrad,
+    get_op,
+    register,
+    same_shape,
+)
 
 
 def _sparse_embedding(attrs, data, weight):
@@ -42,3 +49,23 @@ register(OpDef("_grad_add", _grad_add, inputs=("lhs", "rhs"), infer_shape=_grad_
                infer_shape_backward=all_same_shape_backward, traits=("elementwise",)))
 register(OpDef("_CrossDeviceCopy", lambda attrs, x: x.copy(), infer_shape=same_shape,
                doc="_CrossDeviceCopy: a copy of the data (between devices in MXNet; one CPU here)."))
+
+
+
+# -- gradients (MXNet 1.9.1: cross_device_copy.cc is a legacy operator whose gradient is the copy back;
+# indexing_op.cc gives _contrib_SparseEmbedding Embedding's gradient (row-sparse there, dense here);
+# _grad_add has no FGradient) ----------------------------------------------------------------------------------
+@defgrad("_CrossDeviceCopy")
+def _cross_device_copy_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._copy(out_grads[0])]
+
+
+@defgrad("_contrib_SparseEmbedding")
+def _sparse_embedding_grad(F, attrs, inputs, outputs, out_grads):
+    emb = get_op("Embedding")
+    if emb.gradient is None:
+        from ..base import NonDifferentiableError
+        raise NonDifferentiableError("_contrib_SparseEmbedding needs Embedding's gradient rule")
+    ea = emb.resolve(emb.coerce_attrs({"input_dim": attrs.input_dim, "output_dim": attrs.output_dim,
+                                       "dtype": attrs.dtype}))
+    return emb.gradient(F, ea, inputs, outputs, out_grads)

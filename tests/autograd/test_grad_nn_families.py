@@ -48,3 +48,26 @@ CASES = [
 @pytest.mark.parametrize("name,inputs,attrs,wrt", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
 def test_rule_matches_finite_differences(name, inputs, attrs, wrt):
     check_vjp(name, inputs, attrs, rtol=1e-5, atol=1e-6, wrt=wrt)
+
+
+@pytest.mark.parametrize("pool_type", ["max", "avg", "sum"])
+@pytest.mark.parametrize("convention", ["valid", "full"])
+def test_pooling_v1_gradient_matches_finite_differences(pool_type, convention):
+    check_vjp("Pooling_v1", [_r(1, 2, 5, 6)], {"kernel": (2, 3), "stride": (2, 2), "pad": (1, 1),
+                                               "pool_type": pool_type, "pooling_convention": convention},
+              rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("fix_gamma", [True, False])
+@pytest.mark.parametrize("train", [True, False])
+def test_batchnorm_v1_gradient_matches_finite_differences(fix_gamma, train):
+    # a float32-only kernel: finite differences in float32, so a looser tolerance
+    ins = [_r(3, 2, 2, 2), 1 + _u(2, seed=1), _r(2, seed=2), _r(2, seed=3), 1 + _u(2, seed=4)]
+    check_vjp("BatchNorm_v1", [x.astype(np.float32) for x in ins], {"fix_gamma": fix_gamma}, rtol=2e-2, atol=2e-3,
+              wrt=[0, 1, 2], train=train)
+
+
+def test_cross_device_copy_passes_the_gradient_through():
+    og = _r(2, 3, seed=5)
+    grads = check_vjp("_CrossDeviceCopy", [_r(2, 3)], out_grads=[og])
+    np.testing.assert_array_equal(grads[0], og)
