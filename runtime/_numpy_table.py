@@ -111,6 +111,8 @@ def bind(entry: NpFunction, args: tuple, kwargs: dict, is_tensor: Callable[[Any]
         if k not in FRONTEND:
             raise TypeError(f"{entry.name}() got an unexpected keyword argument {k!r}")
     values.update({k: v for k, v in extra.items()})
+    if values.get("order") not in (None, "C"):
+        raise NotImplementedError(f"{entry.name}: order={values['order']!r} is not supported (MXNet 1.9.1: 'C' only)")
     if entry.prepare is not None:
         values = entry.prepare(values)
     out = values.get("out")
@@ -269,6 +271,16 @@ def _randint_prepare(values: dict) -> dict:
     size = values.pop("size", None)
     values["shape"] = () if size is None else ((int(size),) if isinstance(size, (int, _onp.integer)) else tuple(size))
     values["dtype"] = _dtype_name(values.get("dtype") or "int64")
+    return values
+
+
+def _multinomial_prepare(values: dict) -> dict:
+    values = _size_prepare(values)
+    p = values["pvals"]
+    if isinstance(p, (list, tuple)):
+        values["pvals"], values["_t_pvals"] = tuple(float(v) for v in p), _OMIT
+    else:
+        values["pvals"], values["_t_pvals"] = None, p
     return values
 
 
@@ -488,15 +500,24 @@ def _split_common(F, ary, s, axis, strict):
     return list(res) if isinstance(res, (list, tuple)) else [res]
 
 
+def _need_ndim(ary, n: int, name: str) -> None:
+    nd = getattr(ary, "ndim", None)
+    if nd is not None and nd < n:
+        raise ValueError(f"{name} only works on arrays of {n} or more dimensions")
+
+
 def _c_hsplit(F, ary, indices_or_sections):
+    _need_ndim(ary, 1, "hsplit")
     return _split_common(F, ary, indices_or_sections, 1 if len(ary.shape) > 1 else 0, strict=True)
 
 
 def _c_vsplit(F, ary, indices_or_sections):
+    _need_ndim(ary, 2, "vsplit")
     return _split_common(F, ary, indices_or_sections, 0, strict=True)
 
 
 def _c_dsplit(F, ary, indices_or_sections):
+    _need_ndim(ary, 3, "dsplit")
     return _split_common(F, ary, indices_or_sections, 2, strict=True)
 
 
@@ -784,7 +805,8 @@ TABLE: list[NpFunction] = [
     NpFunction("random.power", "_npi_powerd", "a, size=None, ctx=None, out=None", prepare=_size_prepare, creation=True),
     NpFunction("random.bernoulli", "_npi_bernoulli", "prob=None, logit=None, size=None, dtype=None, ctx=None, out=None",
                prepare=_size_prepare, creation=True),
-    NpFunction("random.multinomial", "_npi_multinomial", "n, pvals, size=None", prepare=_size_prepare, creation=True),
+    NpFunction("random.multinomial", "_npi_multinomial", "n, pvals, size=None", ("_t_pvals",),
+               prepare=_multinomial_prepare, creation=True),
     # -- npx: MXNet's operators with NumPy-style arrays -------------------------------------------------
     NpFunction("relu", "_npx_relu", "data", ("data",), space="npx"),
     NpFunction("sigmoid", "_npx_sigmoid", "data", ("data",), space="npx"),
@@ -793,12 +815,9 @@ TABLE: list[NpFunction] = [
     NpFunction("nonzero", "_npx_nonzero", "a", ("a",), space="npx"),
     NpFunction("softmax", None, "data, length=None, axis=-1, temperature=None, use_length=False, dtype=None",
                compose=_c_softmax_like("softmax"), space="npx"),
-    NpFunction("log_softmax", None, "data, length=None, axis=-1, temperature=None, use_length=False, dtype=None",
-               compose=_c_softmax_like("log_softmax"), space="npx"),
+    NpFunction("log_softmax", "_npx_log_softmax", "data, axis=-1, temperature=None, use_length=False, dtype=None",
+               ("data",), space="npx"),
     NpFunction("_softmax", "_npx_softmax", "data, length=None, axis=-1, temperature=None, use_length=False, "
-               "dtype=None", ("data", "length"), space="npx",
-               prepare=lambda v: v if v.get("length") is not None else {**v, "length": _OMIT}),
-    NpFunction("_log_softmax", "_npx_log_softmax", "data, length=None, axis=-1, temperature=None, use_length=False, "
                "dtype=None", ("data", "length"), space="npx",
                prepare=lambda v: v if v.get("length") is not None else {**v, "length": _OMIT}),
 ]

@@ -621,3 +621,242 @@ def new_sym_matrix_with_real_eigvals_2d(n: int) -> np.ndarray:
 def new_sym_matrix_with_real_eigvals_nd(shape: tuple) -> np.ndarray:
     n = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
     return np.array([new_sym_matrix_with_real_eigvals_2d(shape[-1]) for _ in range(n)]).reshape(shape)
+
+
+# -- MXNet 1.9.1 helpers of its numpy-interface tests (same code) ------------------------------------
+
+
+def gen_buckets_probs_with_ppf(ppf, nbuckets):
+    """Generate the buckets and probabilities for chi_square test when the ppf (Quantile function)
+     is specified.
+
+    Parameters
+    ----------
+    ppf : function
+        The Quantile function that takes a probability and maps it back to a value.
+        It's the inverse of the cdf function
+    nbuckets : int
+        size of the buckets
+
+    Returns
+    -------
+    buckets : list of tuple
+        The generated buckets
+    probs : list
+        The generate probabilities
+    """
+    assert nbuckets > 0
+    probs = [1.0 / nbuckets for _ in range(nbuckets)]
+    buckets = [(ppf(i / float(nbuckets)), ppf((i + 1) / float(nbuckets))) for i in range(nbuckets)]
+    return buckets, probs
+
+
+def chi_square_check(generator, buckets, probs, nsamples=1000000):
+    """Run the chi-square test for the generator. The generator can be both continuous and discrete.
+
+    If the generator is continuous, the buckets should contain tuples of (range_min, range_max) \
+    and the probs should be the corresponding ideal probability within the specific ranges. \
+    Otherwise, the buckets should contain all the possible values generated over the discrete distribution and the \
+    probs should be groud-truth probability.
+
+    Usually the user is required to specify the probs parameter.
+
+    After obtaining the p value, we could further use the standard p > 0.05 (alpha) threshold to get \
+    the final result.
+
+    Examples::
+
+      buckets, probs = gen_buckets_probs_with_ppf(lambda x: ss.norm.ppf(x, 0, 1), 5)
+      generator = lambda x: np.random.normal(0, 1.0, size=x)
+      p = chi_square_check(generator=generator, buckets=buckets, probs=probs)
+      assert(p > 0.05)
+
+    Parameters
+    ----------
+    generator: function
+        A function that is assumed to generate i.i.d samples from a specific distribution.
+        generator(N) should generate N random samples.
+    buckets: list of tuple or list of number
+        The buckets to run the chi-square the test. Make sure that the buckets cover
+        the whole range of the distribution. Also, the buckets must be in ascending order and have
+        no intersection
+    probs: list or tuple
+        The ground-truth probability of the random value fall in a specific bucket.
+    nsamples:int
+        The number of samples to generate for the testing
+
+    Returns
+    -------
+    p : float
+        p value that the generator has the expected distribution.
+        A higher value indicates a larger confidence
+    obs_freq : list
+        Observed frequency of buckets
+    expected_freq : list
+        The expected (ground-truth) frequency of the buckets
+    """
+    try:
+        import scipy.stats as ss
+    except ImportError:
+        ss = None
+    if not ss:
+        raise ImportError("scipy is not available."
+                          " Please check if the scipy python bindings are installed.")
+    assert isinstance(buckets, list)
+    samples = generator(nsamples)
+    assert len(probs) == len(buckets)
+    if isinstance(buckets[0], (list, tuple)):
+        # Check whether the buckets are valid and fill them into a npy array
+        continuous_dist = True
+        buckets_npy = np.zeros((len(buckets) * 2, ), dtype=np.float32)
+        for i, _ in enumerate(buckets):
+            assert(buckets[i][0] <= buckets[i][1])
+            if i < len(buckets) - 1:
+                assert(buckets[i][1] <= buckets[i + 1][0])
+            buckets_npy[i * 2] = buckets[i][0]
+            buckets_npy[i * 2 + 1] = buckets[i][1]
+    else:
+        continuous_dist = False
+    expected_freq = (nsamples * np.array(probs, dtype=np.float32)).astype(np.int32)
+    if continuous_dist:
+        sample_bucket_ids = np.searchsorted(buckets_npy, samples, side='right')
+    else:
+        sample_bucket_ids = np.array(samples)
+    if continuous_dist:
+        sample_bucket_ids = sample_bucket_ids // 2
+    obs_freq = np.zeros(shape=len(buckets), dtype=np.int64)
+    for i, _ in enumerate(buckets):
+        if continuous_dist:
+            obs_freq[i] = (sample_bucket_ids == i).sum()
+        else:
+            obs_freq[i] = (sample_bucket_ids == buckets[i]).sum()
+    _, p = ss.chisquare(f_obs=obs_freq, f_exp=expected_freq)
+    return p, obs_freq, expected_freq
+
+
+def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, success_rate=0.2, alpha=0.05):
+    """Verify whether the generator is correct using chi-square testing.
+
+    The test is repeated for "nrepeat" times and we check if the success rate is
+     above the threshold (25% by default).
+
+    Parameters
+    ----------
+    generator: function
+        A function that is assumed to generate i.i.d samples from a specific distribution.
+            generator(N) should generate N random samples.
+    buckets: list of tuple or list of number
+        The buckets to run the chi-square the test. Make sure that the buckets cover
+         the whole range of the distribution. Also, the buckets must be in ascending order and
+         have no intersection
+    probs: list or tuple
+        The ground-truth probability of the random value fall in a specific bucket.
+    nsamples: int
+        The number of samples to generate for the testing
+    nrepeat: int
+        The times to repeat the test
+    success_rate: float
+        The desired success rate
+    alpha: float
+        The desired threshold for type-I error i.e. when a true null hypothesis is rejected
+
+    Returns
+    -------
+    cs_ret_l: list
+        The p values of the chi-square test.
+    """
+    cs_ret_l = []
+    obs_freq_l = []
+    expected_freq_l = []
+    for _ in range(nrepeat):
+        cs_ret, obs_freq, expected_freq = chi_square_check(generator=generator, buckets=buckets,
+                                                           probs=probs, nsamples=nsamples)
+        cs_ret_l.append(cs_ret)
+        obs_freq_l.append(obs_freq)
+        expected_freq_l.append(expected_freq)
+    success_num = (np.array(cs_ret_l) > alpha).sum()
+    if success_num < nrepeat * success_rate:
+        raise AssertionError("Generator test fails, Chi-square p=%s, obs_freq=%s, expected_freq=%s."
+                             "\nbuckets=%s, probs=%s"
+                             % (str(cs_ret_l), str(obs_freq_l), str(expected_freq_l),
+                                str(buckets), str(probs)))
+    return cs_ret_l
+
+
+def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test_grad=True,
+                                      rtol=1E-4, atol=1E-4):
+    """Check whether a HybridBlock has consistent output between the hybridized
+     v.s. non-hybridized versions
+
+    The network should not contain any random number generators.
+
+    Parameters
+    ----------
+    net_builder : function
+        The builder of the HybridBlock that we are going to check the consistency.
+        Inside the implementation, we will call net_builder() to construct the hybrid block.
+        Also, the net_builder will need to support specifying the params
+    data_l : list of mx.np.ndarray
+        List of input ndarrays.
+    numpy_func : function, optional
+        The ground truth numpy function that has the same functionality as net_builder().
+        Default None.
+    test_grad : bool, optional
+        Whether to test the consistency of the gradient. Default True.
+    rtol : float, optional
+        The relative error tolerance, default 1E-4. Default 1E-4.
+    atol : float, optional
+        The absolute error tolerance, default 1E-4. Default 1E-4.
+    """
+    import hybridize.runtime as mx
+
+    class _NumpyParamDictInit(mx.init.Initializer):
+        """Initializes parameters with the cached numpy ndarrays dictionary
+        """
+        def __init__(self, np_params):
+            super(_NumpyParamDictInit, self).__init__()
+            self._np_params = np_params
+
+        def _init_weight(self, name, arr):
+            arr[()] = self._np_params[name]
+    saved_out_np = None
+    saved_grad_np_l = None
+    params_init = None
+    use_autograd_flags = [False, True] if test_grad else [False]
+    for hybridize in [False, True]:
+        for use_autograd in use_autograd_flags:
+            net = net_builder(prefix='net_')
+            if params_init is None:
+                net.initialize()
+            else:
+                net.initialize(params_init)
+            if hybridize:
+                net.hybridize()
+            in_data_l = [ele.copy() for ele in data_l]
+            if use_autograd:
+                for ele in in_data_l:
+                    ele.attach_grad()
+                with mx.autograd.record():
+                    out = net(*in_data_l)
+                out.backward(out)
+            else:
+                out = net(*in_data_l)
+            if params_init is None:
+                np_params = {k: v.data().asnumpy() for k, v in net.collect_params().items()}
+                params_init = _NumpyParamDictInit(np_params)
+            if saved_out_np is None:
+                saved_out_np = out.asnumpy()
+            else:
+                # Check for correctness
+                assert_almost_equal(out.asnumpy(), saved_out_np, rtol=rtol, atol=atol)
+            if use_autograd:
+                if saved_grad_np_l is None:
+                    saved_grad_np_l = [ele.grad.asnumpy() for ele in in_data_l]
+                else:
+                    # Check for correctness
+                    for data, saved_grad_np in zip(in_data_l, saved_grad_np_l):
+                        assert_almost_equal(data.grad.asnumpy(), saved_grad_np,
+                                            rtol=rtol, atol=atol)
+    if numpy_func is not None:
+        numpy_out = numpy_func(*[ele.asnumpy() for ele in data_l])
+        assert_almost_equal(saved_out_np, numpy_out, rtol=rtol, atol=atol)

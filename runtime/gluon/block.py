@@ -922,10 +922,13 @@ class HybridBlock(Block):
             # the generated function and its bound constants themselves: a parameter change bumps
             # the generation (so this tuple is dropped before the constants could be stale)
             self._fast = (arrays[0].shape, arrays[0].dtype, _GENERATION[0], bool(key[-1])) + prog.direct()
+        cls = NDArray
+        if is_np_array():  # np mode: a hybridized block returns mx.np arrays, as imperatively
+            from ..numpy import ndarray as cls
         if self._simple_out:
-            out = NDArray(outs[0])
+            out = cls(outs[0])
             return out if self._out_format == 0 else [out]
-        return _regroup([NDArray(o) for o in outs], self._out_format)
+        return _regroup([cls(o) for o in outs], self._out_format)
 
     def _call_recorded(self, cop: _CachedOp, args: tuple) -> Any:
         """The cached graph run op by op through autograd's tape (``autograd.record()``): the

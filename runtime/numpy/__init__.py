@@ -13,6 +13,7 @@ Official NumPy calls on these arrays dispatch as in MXNet 1.9.1 (``numpy_dispatc
 from __future__ import annotations
 
 import sys
+import types as _types
 from typing import Any
 
 import numpy as _onp
@@ -122,8 +123,16 @@ def _fallback(name: str) -> Any:
 for _name in _FALLBACK:
     if not hasattr(_this, _name) and hasattr(_onp, _name):
         setattr(_this, _name, _fallback(_name))
+fallback = _types.ModuleType(__name__ + ".fallback")
+fallback.__all__ = [n for n in _FALLBACK if hasattr(_this, n)]  # type: ignore[attr-defined]
+for _name in fallback.__all__:  # type: ignore[attr-defined]
+    setattr(fallback, _name, getattr(_this, _name))
+sys.modules.setdefault(fallback.__name__, fallback)
+fallback_linalg = _types.ModuleType(__name__ + ".fallback_linalg")
+fallback_linalg.__all__ = ["cond", "lstsq", "matrix_rank", "qr"]  # type: ignore[attr-defined]
 for _name in ("cond", "lstsq", "matrix_rank", "qr"):  # MXNet 1.9.1's fallback_linalg
     setattr(linalg, _name, _fallback("linalg." + _name))
+    setattr(fallback_linalg, _name, getattr(linalg, _name))
 
 
 # -- the official-NumPy dispatch protocols (MXNet 1.9.1's numpy_dispatch_protocol.py lists) ---------------

@@ -491,6 +491,8 @@ def asarray(a: Any, dtype: Any = None, ctx: Context | None = None) -> ndarray:
 
 def empty(shape: Any, dtype: Any = None, order: str = "C", ctx: Context | None = None) -> ndarray:
     """An uninitialized array (zeros here), float32 unless ``dtype``."""
+    if order != "C":
+        raise NotImplementedError(f"empty does not support order={order!r} (MXNet 1.9.1: 'C' only)")
     shape = (int(shape),) if isinstance(shape, (int, _np.integer)) else tuple(shape)
     return ndarray(_np.zeros(shape, _np.dtype(dtype) if dtype is not None else _np.float32), _nd._placed(ctx))
 

@@ -39,7 +39,9 @@ from . import (  # noqa: F401  # noqa: F401  (their ops get aliases here)
     tensor_reduce,
     tensor_shape,
 )
+from ._grad import backward_op, internal
 from .attrs import (
+    AttrType,
     Bool,
     Dtype,
     DtypeOrNone,
@@ -53,7 +55,7 @@ from .attrs import (
     ShapeOrNone,
     Str,
 )
-from .registry import OpDef, add_aliases, find_op, register, same_shape
+from .registry import OpDef, add_aliases, defgrad, find_op, register, same_shape
 
 _F32 = np.dtype(np.float32)
 _I64 = np.dtype(np.int64)
@@ -647,6 +649,15 @@ register(OpDef("_npi_einsum", _einsum, variadic="num_args",
 _CTX = Param("ctx", Str, "")
 
 
+def _float_tuple(v):
+    if isinstance(v, str):
+        v = ast.literal_eval(v)
+    return tuple(float(x) for x in (v if isinstance(v, (list, tuple)) else [v]))
+
+
+FloatTupleOrNone = AttrType("float-tuple-or-None", lambda v: None if v is None or v == "None" else _float_tuple(v))
+
+
 def _creation(name: str, make, params, *, default="float32", doc="") -> None:
     def compute(attrs):
         return np.asarray(make(attrs, np.dtype(attrs.dtype if attrs.get("dtype") not in (None, "None") else default)))
@@ -816,11 +827,12 @@ register(OpDef("_npi_choice", _choice,
 def _multinomial(attrs, *arrays):
     """_npi_multinomial: ``n`` trials over ``pvals``, ``size`` experiments (int64 counts)."""
     pvals = arrays[0] if arrays else np.asarray(attrs.pvals, np.float64)
-    return _rng().multinomial(attrs.n, pvals, size=_size(attrs) or None).astype(np.int64)
+    pvals = np.asarray(pvals, np.float64)
+    return _rng().multinomial(attrs.n, pvals / pvals.sum(), size=_size(attrs) or None).astype(np.int64)
 
 
 register(OpDef("_npi_multinomial", _multinomial, inputs=lambda a: ["a"] if a.pvals is None else [],
-               params=(Param("n", Int), Param("pvals", FloatOrNone, None), Param("size", ShapeOrNone, None)),
+               params=(Param("n", Int), Param("pvals", FloatTupleOrNone, None), Param("size", ShapeOrNone, None)),
                traits=("random",)))
 
 
@@ -899,3 +911,218 @@ for _legacy, _names in _ALIASES.items():
         add_aliases(_legacy, *_names)
 
 _ = (Dtype, Enum, nn_activation)  # imported for their registrations / re-export
+
+
+# -- gradient rules of the np operators (MXNet 1.9.1's backward formulas; see registry's docstring) --------
+def _sum_to(F, g, x):
+    """``g`` summed over the axes broadcasting added to ``x`` (and cast to its dtype)."""
+    return internal(F, "_broadcast_backward")(g, x)
+
+
+@defgrad("_npi_add")
+def _add_grad(F, attrs, inputs, outputs, out_grads):
+    g = out_grads[0]
+    return [_sum_to(F, g, inputs[0]), _sum_to(F, g, inputs[1])]
+
+
+@defgrad("_npi_subtract")
+def _subtract_grad(F, attrs, inputs, outputs, out_grads):
+    g = out_grads[0]
+    return [_sum_to(F, g, inputs[0]), _sum_to(F, F.negative(g), inputs[1])]
+
+
+@defgrad("_npi_multiply")
+def _multiply_grad(F, attrs, inputs, outputs, out_grads):
+    g, (a, b) = out_grads[0], inputs
+    return [_sum_to(F, F.broadcast_mul(g, b), a), _sum_to(F, F.broadcast_mul(g, a), b)]
+
+
+@defgrad("_npi_true_divide")
+def _true_divide_grad(F, attrs, inputs, outputs, out_grads):
+    g, (a, b) = out_grads[0], inputs
+    return [_sum_to(F, F.broadcast_div(g, b), a),
+            _sum_to(F, F.negative(F.broadcast_div(F.broadcast_mul(g, outputs[0]), b)), b)]
+
+
+@defgrad("_npi_power")
+def _power_grad(F, attrs, inputs, outputs, out_grads):
+    g, (a, b), out = out_grads[0], inputs, outputs[0]
+    da = F.broadcast_mul(g, F.broadcast_mul(b, F.broadcast_power(a, F._internal._minus_scalar(b, scalar=1.0))))
+    db = F.broadcast_mul(g, F.broadcast_mul(out, F.log(a)))
+    return [_sum_to(F, da, a), _sum_to(F, db, b)]
+
+
+@defgrad("_npi_add_scalar", "_npi_subtract_scalar", "_npi_mod_scalar")
+def _identity_scalar_grad(F, attrs, inputs, outputs, out_grads):
+    return [out_grads[0]]
+
+
+@defgrad("_npi_rsubtract_scalar")
+def _rsubtract_scalar_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.negative(out_grads[0])]
+
+
+@defgrad("_npi_multiply_scalar")
+def _multiply_scalar_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._mul_scalar(out_grads[0], scalar=attrs.scalar)]
+
+
+@defgrad("_npi_true_divide_scalar")
+def _true_divide_scalar_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._div_scalar(out_grads[0], scalar=attrs.scalar)]
+
+
+@defgrad("_npi_rtrue_divide_scalar")
+def _rtrue_divide_scalar_grad(F, attrs, inputs, outputs, out_grads):
+    # d(s / x) = -s / x^2 = -out / x
+    return [F.negative(F.broadcast_div(F.broadcast_mul(out_grads[0], outputs[0]), inputs[0]))]
+
+
+@defgrad("_npi_power_scalar")
+def _power_scalar_grad(F, attrs, inputs, outputs, out_grads):
+    x = inputs[0]
+    d = F._internal._mul_scalar(F._internal._power_scalar(x, scalar=attrs.scalar - 1.0), scalar=attrs.scalar)
+    return [F.broadcast_mul(out_grads[0], d)]
+
+
+@defgrad("_npi_rpower_scalar")
+def _rpower_scalar_grad(F, attrs, inputs, outputs, out_grads):
+    return [F._internal._mul_scalar(F.broadcast_mul(out_grads[0], outputs[0]), scalar=float(np.log(attrs.scalar)))]
+
+
+@defgrad("_npi_equal", "_npi_not_equal", "_npi_greater", "_npi_greater_equal", "_npi_less", "_npi_less_equal",
+         "_npi_equal_scalar", "_npi_not_equal_scalar", "_npi_greater_scalar", "_npi_greater_equal_scalar",
+         "_npi_less_scalar", "_npi_less_equal_scalar", "_npi_argmax", "_npi_argmin", "_npi_logical_not",
+         "_npi_isnan", "_npi_isinf", "_npi_isfinite", "_npi_isposinf", "_npi_isneginf", "_npi_around")
+def _zero_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.zeros_like(x) for x in inputs]
+
+
+def _reduce_backward(attrs, og, x):
+    """og broadcast back over the reduced axes of ``x`` (divided by their size for a mean)."""
+    axes = _axes(attrs.axis, x.ndim)
+    axes = tuple(range(x.ndim)) if axes is None else axes
+    g = og if attrs.keepdims else np.expand_dims(og, axes)
+    g = np.broadcast_to(g, x.shape)
+    if attrs.mean:
+        g = g / max(int(np.prod([x.shape[a] for a in axes])), 1)
+    return np.ascontiguousarray(g).astype(x.dtype, copy=False)
+
+
+backward_op("_backward_np_reduce", _reduce_backward, ("ograd", "data"),
+            params=(Param("axis", ShapeOrNone, None), Param("keepdims", Bool, False), Param("mean", Bool, False)))
+
+
+@defgrad("_np_sum")
+def _sum_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_np_reduce")(out_grads[0], inputs[0], axis=attrs.axis, keepdims=attrs.keepdims)]
+
+
+@defgrad("_npi_mean")
+def _mean_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_np_reduce")(out_grads[0], inputs[0], axis=attrs.axis, keepdims=attrs.keepdims,
+                                               mean=True)]
+
+
+def _extreme_backward(attrs, og, x, out):
+    """The gradient of max/min flows to every element equal to the extreme (as MXNet's mask)."""
+    axes = _axes(attrs.axis, x.ndim)
+    axes = tuple(range(x.ndim)) if axes is None else axes
+    g, o = (og, out) if attrs.keepdims else (np.expand_dims(og, axes), np.expand_dims(out, axes))
+    return np.ascontiguousarray(np.where(x == o, g, 0)).astype(x.dtype, copy=False)
+
+
+backward_op("_backward_np_extreme", _extreme_backward, ("ograd", "data", "out"),
+            params=(Param("axis", ShapeOrNone, None), Param("keepdims", Bool, False)))
+
+
+@defgrad("_np_max", "_np_min")
+def _extreme_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_np_extreme")(out_grads[0], inputs[0], outputs[0], axis=attrs.axis,
+                                                keepdims=attrs.keepdims)]
+
+
+@defgrad("_np_reshape", "_npx_reshape", "_np_squeeze")
+def _reshape_grad(F, attrs, inputs, outputs, out_grads):
+    return [F.reshape_like(out_grads[0], inputs[0])]
+
+
+@defgrad("_np_copy")
+def _copy_grad(F, attrs, inputs, outputs, out_grads):
+    return [out_grads[0]]
+
+
+@defgrad("_np_transpose")
+def _transpose_grad(F, attrs, inputs, outputs, out_grads):
+    axes = attrs.axes
+    if axes in (None, ()):
+        return [F.transpose(out_grads[0])]
+    n = len(axes)
+    inverse = tuple(int(i) for i in np.argsort([a % n for a in axes]))
+    return [F.transpose(out_grads[0], axes=inverse)]
+
+
+def _matmul_backward(attrs, og, a, b):
+    """matmul/dot gradients: ``og @ b^T`` and ``a^T @ og`` (1-D operands as NumPy promotes them),
+    summed over broadcast batch axes."""
+    if a.ndim == 1 and b.ndim == 1:
+        return (og * b).astype(a.dtype, copy=False), (og * a).astype(b.dtype, copy=False)
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    g2 = og.reshape(og.shape + (1,) * 0)
+    if a.ndim == 1:
+        g2 = np.expand_dims(g2, -2)
+    if b.ndim == 1:
+        g2 = np.expand_dims(g2, -1)
+    ga = np.matmul(g2, np.swapaxes(b2, -1, -2))
+    gb = np.matmul(np.swapaxes(a2, -1, -2), g2)
+    ga = ga.reshape(ga.shape[:-2] + (ga.shape[-1],)) if a.ndim == 1 else ga
+    gb = gb.reshape(gb.shape[:-2] + (gb.shape[-2],)) if b.ndim == 1 else gb
+
+    def to(g, x):
+        while g.ndim > x.ndim:
+            g = g.sum(axis=0)
+        axes = tuple(i for i, (gd, xd) in enumerate(zip(g.shape, x.shape)) if xd == 1 and gd != 1)
+        return np.ascontiguousarray(g.sum(axis=axes, keepdims=True) if axes else g).astype(x.dtype, copy=False)
+    return to(ga, a), to(gb, b)
+
+
+backward_op("_backward_np_matmul", _matmul_backward, ("ograd", "a", "b"), like=(1, 2), num_outputs=2)
+
+
+@defgrad("_npi_matmul")
+def _matmul_grad(F, attrs, inputs, outputs, out_grads):
+    ga, gb = internal(F, "_backward_np_matmul")(out_grads[0], inputs[0], inputs[1])
+    return [ga, gb]
+
+
+@defgrad("_np_dot")
+def _dot_grad(F, attrs, inputs, outputs, out_grads):
+    a, b = inputs
+    if getattr(a, "ndim", 2) <= 2 and getattr(b, "ndim", 2) <= 2:
+        ga, gb = internal(F, "_backward_np_matmul")(out_grads[0], a, b)
+        return [ga, gb]
+    raise NotImplementedError("np.dot's gradient for operands of more than two dimensions (use np.matmul or "
+                              "np.tensordot)")
+
+
+def _where_backward(attrs, og, c, x, y):
+    """np.where's gradients: ``og`` where the condition holds to ``x``, elsewhere to ``y``."""
+    mask = np.broadcast_to(c != 0, og.shape)
+    zero = np.zeros((), og.dtype)
+
+    def to(g, t):
+        while g.ndim > t.ndim:
+            g = g.sum(axis=0)
+        axes = tuple(i for i, (gd, td) in enumerate(zip(g.shape, t.shape)) if td == 1 and gd != 1)
+        return np.ascontiguousarray(g.sum(axis=axes, keepdims=True) if axes else g).astype(t.dtype, copy=False)
+    return to(np.where(mask, og, zero), x), to(np.where(mask, zero, og), y)
+
+
+backward_op("_backward_np_where", _where_backward, ("ograd", "condition", "x", "y"), like=(2, 3), num_outputs=2)
+
+
+@defgrad("_npi_where")
+def _where_grad(F, attrs, inputs, outputs, out_grads):
+    gx, gy = internal(F, "_backward_np_where")(out_grads[0], *inputs)
+    return [F.zeros_like(inputs[0]), gx, gy]
