@@ -17,60 +17,37 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, NoReturn
 
 import click
+
+from .cli_support import Fail, command_class, guard, parse_shape
 
 __all__ = ["graph"]
 
 PROG = "hybridize graph"
 
 
-class _Fail(Exception):
-    def __init__(self, file: Any, problem: str, code: int = 1):
-        super().__init__(problem)
-        self.file = None if file is None else os.fspath(file)
-        self.problem = problem
-        self.code = code
-
-
-def _emit(file: str | None, problem: str) -> None:
-    line = re.sub(r"\s*\n\s*", " ", str(problem)).strip()
-    click.echo((f"{PROG}: {file}: " if file else f"{PROG}: ") + line, err=True)
-
-
-class _Command(click.Command):
-    """Usage errors as one line (``hybridize graph: <problem>``, exit 2), no usage dump."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as e:
-            _emit(None, e.format_message() + f" (see {PROG} --help)")
-            ctx.exit(2)
-            raise  # pragma: no cover
-
-
-_SHAPE = re.compile(r"\(?\s*(\d+(?:\s*[,x]\s*\d+)*)\s*,?\s*\)?")
+_Fail = Fail
 
 
 def parse_shape_spec(spec: str) -> tuple[str, tuple[int, ...]]:
     """``"data=1,3,224,224"`` (or ``(1, 3, 224, 224)``, ``1x3x224x224``) -> ``("data", (1, 3, 224, 224))``."""
     name, sep, text = spec.partition("=")
-    m = _SHAPE.fullmatch(text.strip())
-    if not sep or not name or not m:
+    if not sep or not name:
         raise _Fail(None, f"--input {spec!r}: expected NAME=SHAPE, e.g. data=1,3,224,224", 2)
-    dims = tuple(int(d) for d in re.split(r"\s*[,x]\s*", m.group(1)))
-    if any(d <= 0 for d in dims):
-        raise _Fail(None, f"--input {spec!r}: every dimension must be positive", 2)
-    return name, dims
+    try:
+        return name, parse_shape(text)
+    except ValueError as e:
+        if "positive" in str(e) and "every" in str(e):
+            raise _Fail(None, f"--input {spec!r}: every dimension must be positive", 2) from None
+        raise _Fail(None, f"--input {spec!r}: expected NAME=SHAPE, e.g. data=1,3,224,224", 2) from None
 
 
 def _graph(graph: str, output: str, specs: tuple[str, ...], title: str | None, show_weights: bool,
            summary: bool, node_attr_specs: tuple[str, ...] = ()) -> None:
-    from .base import HybridizeError, LoadError
     from . import symbol as _symbol
     from . import visualization as viz
+    from .base import HybridizeError, LoadError
 
     shapes: dict[str, tuple[int, ...]] = {}
     for spec in specs:
@@ -119,7 +96,7 @@ def _graph(graph: str, output: str, specs: tuple[str, ...], title: str | None, s
                             f"{written} instead (`dot -T{os.path.splitext(output)[1].lstrip('.').lower()} {written}`)")
 
 
-@click.command("graph", cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("graph", cls=command_class(PROG), context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("graph", metavar="GRAPH-symbol.json")
 @click.option("--output", "-o", required=True, metavar="OUT.svg|.png|.pdf|.dot",
               help="The picture; its extension is the format (.dot needs no Graphviz program).")
@@ -133,23 +110,7 @@ def _graph(graph: str, output: str, specs: tuple[str, ...], title: str | None, s
 def graph(graph: str, output: str, inputs: tuple[str, ...], title: str | None, show_weights: bool,
           node_attrs: tuple[str, ...], summary: bool) -> None:
     """Draw an exported MXNet model's graph (GRAPH-symbol.json) as mx.viz.plot_network does."""
-    try:
-        _graph(graph, output, inputs, title, show_weights, summary, node_attrs)
-    except _Fail as e:
-        _emit(e.file, e.problem)
-        _exit(e.code)
-    except KeyboardInterrupt:
-        _emit(None, "interrupted")
-        _exit(130)
-    except Exception as e:  # the edge: never a traceback for the user
-        if os.environ.get("HYBRIDIZE_DEBUG"):
-            raise
-        _emit(graph, f"internal error ({type(e).__name__}: {e}); rerun with HYBRIDIZE_DEBUG=1 for the traceback")
-        _exit(1)
-
-
-def _exit(code: int) -> NoReturn:
-    raise click.exceptions.Exit(code)
+    guard(PROG, graph, lambda: _graph(graph, output, inputs, title, show_weights, summary, node_attrs))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -30,43 +30,20 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 import numpy as np
+
+from .cli_support import Fail, command_class, guard, one_line
 
 __all__ = ["run"]
 
 PROG = "hybridize run"
 
 
-class _Fail(Exception):
-    def __init__(self, file: Any, problem: str, code: int = 1):
-        super().__init__(problem)
-        self.file = None if file is None else os.fspath(file)
-        self.problem = problem
-        self.code = code
-
-
-def _one_line(text: str) -> str:
-    return re.sub(r"\s*\n\s*", " ", str(text)).strip()
-
-
-def _emit(file: str | None, problem: str) -> None:
-    prefix = f"{PROG}: {file}: " if file else f"{PROG}: "
-    click.echo(prefix + _one_line(problem), err=True)
-
-
-class _Command(click.Command):
-    """Usage errors as one line (``hybridize run: <problem>``, exit 2), no usage dump."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as e:
-            _emit(None, e.format_message() + " (see hybridize run --help)")
-            ctx.exit(2)
-            raise  # pragma: no cover
+_Fail = Fail
+_one_line = one_line
 
 
 def _load_items(file: str, max_bytes: Any = None) -> list[np.ndarray]:
@@ -219,7 +196,7 @@ def _run_one(model: Any, graph: str, arrays: dict[str, np.ndarray], files: dict[
         raise _Fail(graph, item + str(e)) from None
 
 
-@click.command("run", cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("run", cls=command_class(PROG), context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("graph", metavar="GRAPH-symbol.json")
 @click.option("--params", "params_file", metavar="FILE",
               help="Parameter file (.params from export or save_parameters, or .npz); "
@@ -240,32 +217,14 @@ def _run_one(model: Any, graph: str, arrays: dict[str, np.ndarray], files: dict[
 def run(graph: str, params_file: str | None, inputs: tuple[str, ...], output: str | None,
         executor: str | None, backend: str, max_load_bytes: str | None) -> None:
     """Run an exported MXNet model (GRAPH-symbol.json + parameters) on numpy inputs."""
-    try:
+    def body() -> None:
+        nonlocal executor
         if backend == "onnxruntime":
             if executor is not None:
                 raise _Fail(None, f"--executor {executor} applies to the numpy backend, not to --backend onnxruntime", 2)
             executor = "onnxruntime"
         _run(graph, params_file, inputs, output, executor, max_load_bytes)
-    except _Fail as e:
-        _emit(e.file, e.problem)
-        _exit(e.code)
-    except KeyboardInterrupt:
-        _emit(None, "interrupted")
-        _exit(130)
-    except Exception as e:  # the edge: never a traceback for the user
-        if os.environ.get("HYBRIDIZE_DEBUG"):
-            raise
-        from .base import HybridizeError
-        if isinstance(e, HybridizeError):
-            _emit(graph, str(e))
-        else:
-            _emit(graph, f"internal error ({type(e).__name__}: {_one_line(str(e))}); "
-                         "rerun with HYBRIDIZE_DEBUG=1 for the traceback")
-        _exit(1)
-
-
-def _exit(code: int) -> NoReturn:
-    raise click.exceptions.Exit(code)
+    guard(PROG, graph, body)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,48 +15,13 @@ or not at all.
 """
 from __future__ import annotations
 
-import os
-import re
-from typing import NoReturn
-
 import click
 
-from ..run_cli import _Fail, _one_line
+from ..cli_support import Fail as _Fail
+from ..cli_support import command_class, guard, parse_shape
 
 PROG = "hybridize export-onnx"
 __all__ = ["export_onnx", "parse_shape"]
-
-
-def _emit(file: str | None, problem: str) -> None:
-    click.echo((f"{PROG}: {file}: " if file else f"{PROG}: ") + _one_line(problem), err=True)
-
-
-def _exit(code: int) -> NoReturn:
-    raise click.exceptions.Exit(code)
-
-
-class _Command(click.Command):
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as e:
-            _emit(None, e.format_message() + f" (see {PROG} --help)")
-            ctx.exit(2)
-            raise  # pragma: no cover
-
-
-def parse_shape(text: str) -> tuple[int, ...]:
-    """``"1,3,224,224"``, ``"(1, 3, 224, 224)"`` or ``"1x3x224x224"`` -> a tuple of positive ints."""
-    body = text.strip()
-    if body.startswith("(") and body.endswith(")"):
-        body = body[1:-1]
-    sep = "," if "," in body else "x"
-    parts = [p.strip() for p in body.split(sep)]
-    if parts and parts[-1] == "" and sep == ",":
-        parts = parts[:-1]          # "(3,)"
-    if not parts or not all(re.fullmatch(r"\d+", p) for p in parts) or any(int(p) <= 0 for p in parts):
-        raise ValueError(f"bad shape {text!r}: expected positive integers such as 1,3,224,224")
-    return tuple(int(p) for p in parts)
 
 
 def _shapes(specs: tuple[str, ...], names: list[str]) -> dict[str, tuple]:
@@ -125,7 +90,7 @@ def _export(graph: str, params_file: str | None, output: str, opset: int | None,
     return f"wrote {output} (ONNX opset {opset_used}; inputs {ins})"
 
 
-@click.command("export-onnx", cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("export-onnx", cls=command_class(PROG), context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("graph", metavar="GRAPH-symbol.json")
 @click.option("--params", "params_file", metavar="FILE",
               help="Parameter file; default: prefix-0000.params next to prefix-symbol.json.")
@@ -139,17 +104,4 @@ def _export(graph: str, params_file: str | None, output: str, opset: int | None,
 def export_onnx(graph: str, params_file: str | None, output: str, opset: int | None, dynamic_batch: bool,
                 inputs: tuple[str, ...]) -> None:
     """Export an MXNet model (GRAPH-symbol.json + parameters) to an ONNX file."""
-    try:
-        click.echo(_export(graph, params_file, output, opset, dynamic_batch, inputs))
-    except _Fail as e:
-        _emit(e.file, e.problem)
-        _exit(e.code)
-    except KeyboardInterrupt:
-        _emit(None, "interrupted")
-        _exit(130)
-    except Exception as e:  # the edge: never a traceback for the user
-        if os.environ.get("HYBRIDIZE_DEBUG"):
-            raise
-        _emit(graph, f"internal error ({type(e).__name__}: {_one_line(str(e))}); "
-                     "rerun with HYBRIDIZE_DEBUG=1 for the traceback")
-        _exit(1)
+    click.echo(guard(PROG, graph, lambda: _export(graph, params_file, output, opset, dynamic_batch, inputs)))

@@ -126,3 +126,11 @@ def test_json_lines_and_rdjson_carry_the_fix_edits(cli, tmp_path):
     first = doc["diagnostics"][0]
     assert (first["code"]["value"], first["location"]["path"], first["suggestions"][0]["text"]) == \
         ("HY002", "a.py", "y = y + 1")
+
+
+def test_diff_is_never_mixed_into_a_machine_format(cli, tmp_path):
+    (tmp_path / "a.py").write_text(AUG)
+    code, out, err = cli(["--isolated", "--diff", "--output-format", "json", "a.py"], cwd=tmp_path)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--diff prints a unified diff and cannot be combined with --output-format json" in err
+    assert (tmp_path / "a.py").read_text() == AUG

@@ -249,6 +249,9 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
             raise _fail(f"cannot write {output_file}: directory {parent} does not exist")
 
     fix = fix or fix_only
+    if diff and output_format not in (None, "full", "concise"):
+        # a unified diff is its own format: never a diff inside (or beside) JSON, SARIF, XML, ...
+        raise _fail(f"--diff prints a unified diff and cannot be combined with --output-format {output_format}")
     if add_noqa and (fix or diff):
         raise _fail("--add-noqa cannot be combined with --fix or --diff")
     mode = "add-noqa" if add_noqa else "diff" if diff else ("fix" if fix else "check")
