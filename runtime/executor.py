@@ -1,4 +1,4 @@
-"""MXNet's Executor API (``Symbol.bind`` / ``simple_bind``), forward only, on the graph interpreter.
+"""MXNet's Executor API (``Symbol.bind`` / ``simple_bind``) on the graph interpreter, with backward through autograd.
 
 An executor holds one NDArray per argument, auxiliary state and output, in the symbol's
 ``list_arguments()`` / ``list_auxiliary_states()`` / ``list_outputs()`` order. ``bind`` keeps the
@@ -6,7 +6,8 @@ caller's arrays (writing into them before ``forward()`` changes the next result,
 ``simple_bind`` allocates zeros from inferred shapes and dtypes. ``forward(is_train)`` runs the graph
 through the reference interpreter (``graph.interpret``) with the autograd training flag set to
 ``is_train`` (Dropout, BatchNorm batch statistics) and rebinds the data of the same output NDArray
-objects. ``backward`` raises :class:`~.base.NoGradientError`: the runtime computes no gradients.
+objects. A training forward of an executor with gradient buffers runs on autograd's tape instead,
+and ``backward`` then fills ``grad_arrays`` (write or add, as ``grad_req``).
 """
 from __future__ import annotations
 
@@ -133,6 +134,9 @@ class Executor:
                     raise ValueError(f"Shape not match! Argument {name}, need: {arg_dict[name].shape}, "
                                      f"received: {array.shape}")
                 arg_dict[name][:] = array
+        self._heads = None
+        if is_train and any(r != "null" for r in self._grad_req.values()):
+            return self._forward_recorded()
         values = {n: a._data for n, a in zip(self._symbol.list_arguments(), self.arg_arrays)}
         values.update({n: a._data for n, a in zip(self._symbol.list_auxiliary_states(), self.aux_arrays)})
         prev = autograd.set_training(is_train)
@@ -164,9 +168,41 @@ class Executor:
                 cb(name, NDArray(np.asarray(v)))
         return hook
 
+    def _forward_recorded(self) -> list[NDArray]:
+        """A training forward whose gradients ``backward`` will need: the graph runs op by op on
+        autograd's tape, each argument with a gradient buffer marked as a variable (its grad_req)."""
+        from .graph.differentiate import run_recorded
+        values: dict = {}
+        for name, arr, grad in zip(self._symbol.list_arguments(), self.arg_arrays, self.grad_arrays):
+            req = self._grad_req.get(name, "null")
+            var = NDArray(arr._data)  # same values; its own tape entry
+            if req != "null" and grad is not None:
+                autograd.mark_variables(var, grad, "add" if req == "add" else "write")
+            values[name] = var
+        values.update(zip(self._symbol.list_auxiliary_states(), self.aux_arrays))
+        with autograd.record(train_mode=True):
+            heads = run_recorded(self._symbol.graph(), values)
+        self._heads = heads
+        for out, h in zip(self.outputs, heads):
+            out._data = h._data
+        return self.outputs
+
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
-        raise NoGradientError("Executor.backward: the hybridize runtime computes no gradients "
-                              "(forward only); bind with grad_req='null' and call forward()")
+        """Gradients of the last ``forward(is_train=True)`` into ``grad_arrays`` (as each grad_req
+        says). ``out_grads``: the head gradients (one per output; loss outputs ignore theirs)."""
+        heads = getattr(self, "_heads", None)
+        if heads is None:
+            if not any(r != "null" for r in self._grad_req.values()):
+                raise NoGradientError("Executor.backward: the executor was bound with grad_req='null'")
+            raise HybridizeError("Executor.backward needs a forward(is_train=True) first")
+        if out_grads is not None:
+            if isinstance(out_grads, NDArray):
+                out_grads = [out_grads]
+            elif isinstance(out_grads, Mapping):
+                out_grads = [out_grads[n] for n in self._symbol.list_outputs()]
+            out_grads = [g if isinstance(g, NDArray) else NDArray(np.asarray(g)) for g in out_grads]
+        autograd.backward(heads, out_grads, train_mode=is_train)
+        self._heads = None
 
     def set_monitor_callback(self, callback: Callable[[str, NDArray], Any], monitor_all: bool = False) -> None:
         """``callback(name, array)`` after every op of a forward: each output (``fc1_output``), and

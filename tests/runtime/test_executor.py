@@ -129,9 +129,27 @@ def test_monitor_callback_sees_every_op_output_and_with_monitor_all_its_inputs()
                     "act_input0", "act_output"]
 
 
-def test_backward_says_there_are_no_gradients():
-    exe = _axb().bind(mx.cpu(), {"a": mx.nd.ones((2,)), "b": mx.nd.ones((2,))})
+def test_backward_fills_the_gradient_buffers_as_grad_req_says():
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc"),
+                               mx.sym.var("softmax_label"), name="softmax")
+    exe = net.simple_bind(mx.cpu(), data=(4, 5), softmax_label=(4,))
+    exe.arg_dict["fc_weight"][:] = mx.nd.array(np.random.RandomState(0).rand(3, 5))
+    exe.arg_dict["data"][:] = mx.nd.array(np.random.RandomState(1).rand(4, 5))
+    exe.arg_dict["softmax_label"][:] = mx.nd.array([0, 1, 2, 1])
     exe.forward(is_train=True)
-    with pytest.raises(NoGradientError, match="no gradients"):
+    exe.backward()
+    # MXNet 1.9.1's gradient of the same executor
+    np.testing.assert_allclose(exe.grad_dict["fc_bias"].asnumpy(), [0.23381633, -0.56689835, 0.333082], rtol=1e-5)
+    np.testing.assert_allclose(exe.grad_dict["fc_weight"].asnumpy()[0],
+                               [0.07399, -0.104, 0.3383, 0.20781, 0.14157], atol=1e-5)
+    exe.forward(is_train=True)
+    exe.backward()  # 'write': the same values again, not twice them
+    np.testing.assert_allclose(exe.grad_dict["fc_bias"].asnumpy(), [0.23381633, -0.56689835, 0.333082], rtol=1e-5)
+
+
+def test_backward_without_gradient_buffers_says_so():
+    exe = _axb().bind(mx.cpu(), {"a": mx.nd.ones((2,)), "b": mx.nd.ones((2,))}, grad_req="null")
+    exe.forward(is_train=True)
+    with pytest.raises(NoGradientError, match="grad_req='null'"):
         exe.backward()
     assert isinstance(NoGradientError("x"), NotImplementedError)
