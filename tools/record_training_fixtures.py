@@ -233,7 +233,31 @@ def main():
     with open(os.path.join(HERE, "schedulers.json"), "w") as f:
         json.dump({"mxnet": mx.__version__, "schedulers": scheds}, f, indent=1, sort_keys=True)
     record_trainers(np.random.RandomState(7))
+    record_mxnet_states_file()
     print(f"{len(cases)} optimizer cases, {len(scheds)} schedulers -> {HERE}", file=sys.stderr)
+
+
+
+def record_mxnet_states_file():
+    """``mxnet_adam.states``: what MXNet's ``Trainer.save_states`` writes (a pickle of the Adam updater's
+    states and the optimizer) after 2 steps on the ``trainers`` parameters, and the states it holds
+    (``mxnet_adam_states.npz``), for the opt-in pickle loading test."""
+    rng = np.random.RandomState(5)
+    w = mx.gluon.Parameter("w", shape=(3, 4))
+    b = mx.gluon.Parameter("b", shape=(4,))
+    for p in (w, b):
+        p.initialize(ctx=mx.cpu())
+    trainer = mx.gluon.Trainer([w, b], "adam", {"learning_rate": 0.01, "wd": 0.01,
+                                                "lr_scheduler": mx.lr_scheduler.FactorScheduler(1, 0.9, base_lr=0.01)})
+    for _ in range(2):
+        for p in (w, b):
+            p.grad()[:] = rng.normal(0, 1, p.shape)
+            p.data()._fresh_grad = True
+        trainer.step(1)
+    trainer.save_states(os.path.join(HERE, "mxnet_adam.states"))
+    states = trainer._updaters[0].states
+    np.savez(os.path.join(HERE, "mxnet_adam_states.npz"),
+             **{f"{i}_{j}": s.asnumpy() for i, st in states.items() for j, s in enumerate(st)})
 
 
 if __name__ == "__main__":

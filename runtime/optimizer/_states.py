@@ -14,6 +14,8 @@ environment variable :data:`PICKLE_ENV` = ``1``), because that runs the pickle.
 """
 from __future__ import annotations
 
+import importlib
+import io
 import json
 import os
 import pickle
@@ -114,6 +116,27 @@ def _optimizer_from(state: dict, arrays: list) -> Any:
     return opt
 
 
+class _MXNetUnpickler(pickle.Unpickler):
+    """Unpickles an MXNet states file with the runtime's classes: ``mxnet.optimizer.optimizer.Adam`` is
+    ``hybridize.runtime.optimizer.optimizer.Adam``, ``mxnet.ndarray.ndarray.NDArray`` the runtime's
+    NDArray (which reads MXNet's pickled array bytes), ``mxnet.lr_scheduler.*`` the runtime's schedulers."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "mxnet" or module.startswith("mxnet."):
+            parts = ["hybridize.runtime"] + module.split(".")[1:]
+            while parts:
+                try:
+                    mod = importlib.import_module(".".join(parts))
+                except ImportError:
+                    parts.pop()
+                    continue
+                if hasattr(mod, name):
+                    return getattr(mod, name)
+                parts.pop()
+            raise pickle.UnpicklingError(f"{module}.{name} has no counterpart in hybridize.runtime")
+        return super().find_class(module, name)
+
+
 def dumps(states: dict, optimizer: Any = None, params: list | None = None) -> bytes:
     """The bytes of a states file: ``states`` (index -> state), the optimizer if given, and the
     names/shapes of the parameters (``params``: ``[[name, shape], ...]`` by index) when known."""
@@ -139,7 +162,7 @@ def loads(data: bytes, path: Any = None, allow_pickle: bool | None = None) -> tu
         if not allow_pickle:
             raise StatesFormatError(path, "is a pickled MXNet optimizer-states file: loading it would run the "
                                           f"pickle; pass allow_pickle=True or set {PICKLE_ENV}=1 if you trust it")
-        states = pickle.loads(data)
+        states = _MXNetUnpickler(io.BytesIO(data)).load()  # explicitly allowed by the caller
         if isinstance(states, tuple) and len(states) == 2:
             return states[0], states[1], None
         return states, None, None

@@ -183,3 +183,25 @@ def test_update_on_kvstore_refuses_allreduce_and_update_as_mxnet() -> None:
     trainer = gluon.Trainer([w, b], "sgd", kvstore=mx.kv.create("local"))
     with pytest.raises(AssertionError, match=r"allreduce_grads\(\) when parameters are updated on kvstore"):
         trainer.allreduce_grads()
+
+
+def test_an_mxnet_states_file_loads_when_allowed_and_continues_as_saved() -> None:
+    """MXNet's own save_states output (a pickle of the Adam states, the optimizer and its FactorScheduler),
+    loaded with allow_pickle=True: the states are MXNet's, the step count and schedule go on."""
+    w = gluon.Parameter("w", shape=(3, 4))
+    b = gluon.Parameter("b", shape=(4,))
+    for p in (w, b):
+        p.initialize(ctx=mx.cpu())
+    trainer = gluon.Trainer([w, b], "adam", {"learning_rate": 0.5})
+    with pytest.raises(LoadError, match="is a pickled MXNet optimizer-states file"):
+        trainer.load_states(str(FIXTURES / "mxnet_adam.states"))
+    trainer.load_states(str(FIXTURES / "mxnet_adam.states"), allow_pickle=True)
+    expected = np.load(FIXTURES / "mxnet_adam_states.npz")
+    for i in (0, 1):
+        for j in (0, 1):
+            np.testing.assert_array_equal(trainer._updaters[0].states[i][j].asnumpy(), expected[f"{i}_{j}"])
+    opt = trainer.optimizer
+    assert type(opt) is mx.optimizer.Adam and opt.num_update == 2 and opt.wd == 0.01
+    assert isinstance(opt.lr_scheduler, mx.lr_scheduler.FactorScheduler)
+    assert opt.param_dict[0] is w
+    assert trainer.learning_rate == pytest.approx(0.01 * 0.9)
