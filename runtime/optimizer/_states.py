@@ -46,7 +46,7 @@ def encode(value: Any, arrays: list) -> Any:
     if isinstance(value, (float, np.floating)):
         f = float(value)
         return f if np.isfinite(f) else {"float": repr(f)}
-    if isinstance(value, NDArray) or isinstance(value, np.ndarray):
+    if isinstance(value, (NDArray, np.ndarray)):
         arrays.append(value.asnumpy() if isinstance(value, NDArray) else value)
         return {"array": len(arrays) - 1, "nd": isinstance(value, NDArray)}
     if isinstance(value, tuple):
