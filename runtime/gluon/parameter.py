@@ -347,6 +347,11 @@ class Parameter:
             assert self._deferred_init, "Parameter '%s' has not been initialized" % self.name
             self._deferred_init = self._deferred_init[:3] + (data,)
             return
+        # updating on a KVStore: its copy of the weight is stale now, so the Trainer makes a new store
+        trainer = self._trainer
+        if trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore:
+            if self not in trainer._params_to_init:
+                trainer._reset_kvstore()
         src = data._data if isinstance(data, NDArray) else np.asarray(data)
         dst = self._data[0]._data
         if dst.shape != src.shape:

@@ -169,7 +169,55 @@ class KVStore(KVStoreBase):
             raise _states.StatesFormatError(fname, e.problem) from None
 
 
-def create(name: str = "local") -> KVStore:
+@KVStoreBase.register
+class TestStore(KVStoreBase):
+    """MXNet's ``teststore`` (``mxnet/kvstore/base.py``): sums on ``pushpull``, no optimizer."""
+
+    def broadcast(self, key: Any, value: Any, out: Any, priority: int = 0) -> None:
+        for o in out if isinstance(out, list) else [out]:
+            o[:] = value
+
+    def pushpull(self, key: Any, value: Any, out: Any = None, priority: int = 0) -> None:
+        if isinstance(value, NDArray):
+            if out is not None:
+                for o in out if isinstance(out, list) else [out]:
+                    o[:] = value
+            return
+        reduced = value[0]._data.copy()
+        for v in value[1:]:
+            reduced = reduced + v._data
+        for o in (value if out is None else out if isinstance(out, list) else [out]):
+            o[:] = reduced
+
+    @staticmethod
+    def is_capable(capability: str) -> bool:
+        if capability.lower() == KVStoreBase.OPTIMIZER:
+            return False
+        raise ValueError("Unknown capability: {}".format(capability))
+
+    @property
+    def type(self) -> str:
+        return "teststore"
+
+    @property
+    def rank(self) -> int:
+        return 0
+
+    @property
+    def num_workers(self) -> int:
+        return 1
+
+    def set_optimizer(self, optimizer: Any) -> None:
+        raise NotImplementedError()
+
+    def save_optimizer_states(self, fname: str, dump_optimizer: bool = False) -> None:
+        raise NotImplementedError()
+
+    def load_optimizer_states(self, fname: str) -> None:
+        raise NotImplementedError()
+
+
+def create(name: str = "local") -> KVStoreBase:
     """A new KVStore: ``'local'`` or ``'device'`` (one process; MXNet's distributed types are refused)."""
     if not isinstance(name, str):
         raise TypeError("name must be a string")

@@ -205,3 +205,32 @@ def test_an_mxnet_states_file_loads_when_allowed_and_continues_as_saved() -> Non
     assert isinstance(opt.lr_scheduler, mx.lr_scheduler.FactorScheduler)
     assert opt.param_dict[0] is w
     assert trainer.learning_rate == pytest.approx(0.01 * 0.9)
+
+
+def test_set_data_while_updating_on_a_store_drops_the_store_as_mxnet() -> None:
+    """As MXNet: the store's copy of the weight would be stale, so the Trainer resets its store; the same
+    KVStore instance is initialized again at the next step, which MXNet's store refuses too."""
+    from hybridize.runtime.base import HybridizeError
+
+    w, _ = _params()
+    trainer = gluon.Trainer([w], "sgd", {"learning_rate": 0.1}, kvstore=mx.kv.create("local"))
+    _backward((w,), [np.ones((3, 4))])
+    trainer.step(1)
+    assert trainer._update_on_kvstore
+    w.set_data(mx.nd.full((3, 4), 5.0))
+    assert trainer._kvstore is None and not trainer._kv_initialized
+    _backward((w,), [np.ones((3, 4))])
+    with pytest.raises(HybridizeError, match="duplicate init of key 0"):
+        trainer.step(1)
+
+
+def test_a_store_without_optimizer_support_reduces_and_the_trainer_updates() -> None:
+    w, _ = _params()
+    before = w.data().asnumpy()
+    trainer = gluon.Trainer([w], "sgd", {"learning_rate": 1.0}, kvstore=mx.kv.create("teststore"))
+    _backward((w,), [np.ones((3, 4))])
+    trainer.step(1)
+    assert trainer._update_on_kvstore is False
+    np.testing.assert_allclose(w.data().asnumpy(), before - 1, rtol=1e-6)
+    with pytest.raises(ValueError, match="Please set update_on_kvstore=False"):
+        gluon.Trainer([w], "sgd", kvstore=mx.kv.create("teststore"), update_on_kvstore=True)._init_kvstore()
