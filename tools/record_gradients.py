@@ -166,12 +166,31 @@ def _more_cases() -> list:
         ("pdf_dirichlet", "_random_pdf_dirichlet", [_f([[[0.2, 0.3, 0.5], [0.1, 0.6, 0.3]]]), _pos(1, 3, seed=1)],
          {}, [0, 1]),
         # legacy operators
+        # spatial transformers and regions of interest
+        ("bilinear_sampler", "BilinearSampler", [_x(2, 3, 4, 5), np.random.RandomState(1).uniform(-1.1, 1.1, (2, 2, 3, 4))
+                                                 .astype(np.float32)], {}, [0, 1]),
+        ("grid_generator_affine", "GridGenerator", [_x(2, 6)], {"transform_type": "affine", "target_shape": (3, 4)},
+         [0]),
+        ("grid_generator_warp", "GridGenerator", [_x(2, 2, 3, 4)], {"transform_type": "warp"}, [0]),
+        ("spatial_transformer", "SpatialTransformer",
+         [_x(2, 3, 4, 5), _f([[0.9, 0.1, 0.05, -0.1, 0.8, 0.02], [1.07, -0.23, 0.11, 0.13, 0.93, -0.05]])],
+         {"target_shape": (3, 4), "transform_type": "affine", "sampler_type": "bilinear"}, [0, 1]),
+        ("roi_pooling", "ROIPooling", [_x(2, 3, 8, 8), _ROIS], {"pooled_size": (2, 3), "spatial_scale": 1.0}, [0, 1]),
+        ("roi_align", "_contrib_ROIAlign", [_x(2, 3, 8, 8), _ROIS], {"pooled_size": (2, 2), "spatial_scale": 0.9},
+         [0, 1]),
+        ("roi_align_aligned", "_contrib_ROIAlign", [_x(2, 3, 8, 8), _ROIS],
+         {"pooled_size": (2, 2), "spatial_scale": 0.9, "sample_ratio": 2, "aligned": True}, [0]),
+        ("roi_align_position_sensitive", "_contrib_ROIAlign", [_x(2, 8, 8, 8), _ROIS],
+         {"pooled_size": (2, 2), "spatial_scale": 0.9, "position_sensitive": True}, [0]),
         ("pooling_v1_max", "Pooling_v1", [_x(1, 2, 5, 6)], {"kernel": (2, 3), "stride": (2, 2), "pad": (1, 1)}, [0]),
         ("pooling_v1_avg_full", "Pooling_v1", [_x(1, 2, 5, 6)],
          {"kernel": (2, 3), "stride": (2, 2), "pad": (1, 1), "pool_type": "avg", "pooling_convention": "full"}, [0]),
         ("pooling_v1_sum", "Pooling_v1", [_x(1, 2, 4, 4)], {"kernel": (2, 2), "stride": (1, 1), "pool_type": "sum"},
          [0]),
     ]
+
+
+_ROIS = _f([[0, 1.2, 0.7, 6.3, 5.1], [1, 0, 0, 7, 7], [0, 3.1, 2.2, 4.9, 6.8]])
 
 
 def _rnn_param_size(mode, hidden, layers, bidirectional, inputs):

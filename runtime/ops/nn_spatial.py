@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Enum, Param, Shape
-from .registry import OpDef, register
+from ._grad import backward_op, internal
 from ._nnutil import OptBool, merge_shape
+from .attrs import Enum, Param, Shape
+from .registry import OpDef, defgrad, get_op, register
 
 
 def _target_grid(H: int, W: int) -> np.ndarray:
@@ -121,3 +122,89 @@ register(OpDef("SpatialTransformer", _spatial_transformer,
                params=(Param("target_shape", Shape, (0, 0)), Param("transform_type", Enum("affine")),
                        Param("sampler_type", Enum("bilinear")), Param("cudnn_off", OptBool, None)),
                inputs=("data", "loc"), infer_shape=_st_shape))
+
+
+# -- gradients (MXNet 1.9.1: the legacy operators bilinear_sampler.cc, grid_generator.cc,
+# spatial_transformer.cc, whose Backward computes these) -------------------------------------------------------
+def _sample_backward(data, grid, og):
+    """(d data, d grid) of ``_sample``: each output's gradient spread onto its four neighbours, and the
+    slopes of the bilinear weights along x and y (in normalized coordinates)."""
+    N, C, H, W = data.shape
+    Ho, Wo = grid.shape[2:]
+    x = (grid[:, 0].astype(np.float64) + 1) * (W - 1) / 2
+    y = (grid[:, 1].astype(np.float64) + 1) * (H - 1) / 2
+    x0 = np.floor(x).astype(np.int64)
+    y0 = np.floor(y).astype(np.int64)
+    wx = 1.0 - (x - x0)
+    wy = 1.0 - (y - y0)
+    flat = data.reshape(N, C, H * W).astype(np.float64)
+    g = og.reshape(N, C, Ho * Wo).astype(np.float64)
+    ddata = np.zeros((N, C, H * W))
+    dx = np.zeros((N, Ho * Wo))
+    dy = np.zeros((N, Ho * Wo))
+    n_idx = np.arange(N)[:, None, None]
+    c_idx = np.arange(C)[None, :, None]
+    for oy, ox, wgt, sx, sy in ((0, 0, wy * wx, -wy, -wx), (0, 1, wy * (1 - wx), wy, -(1 - wx)),
+                                (1, 0, (1 - wy) * wx, -(1 - wy), wx), (1, 1, (1 - wy) * (1 - wx), 1 - wy, 1 - wx)):
+        yy, xx = y0 + oy, x0 + ox
+        ok = ((yy >= 0) & (yy <= H - 1) & (xx >= 0) & (xx <= W - 1)).reshape(N, 1, -1)
+        idx = np.where(ok, (yy * W + xx).reshape(N, 1, -1), 0)
+        idx = np.broadcast_to(idx, (N, C, Ho * Wo))
+        np.add.at(ddata, (n_idx, c_idx, idx), np.where(ok, g * wgt.reshape(N, 1, -1), 0.0))
+        vals = np.where(ok, np.take_along_axis(flat, idx, axis=2), 0.0)
+        seen = (g * vals).sum(axis=1)
+        dx += seen * sx.reshape(N, -1)
+        dy += seen * sy.reshape(N, -1)
+    dgrid = np.stack([dx * (W - 1) / 2, dy * (H - 1) / 2], axis=1).reshape(N, 2, Ho, Wo)
+    return ddata.reshape(data.shape), dgrid
+
+
+def _backward_sampler(attrs, og, data, grid):
+    ddata, dgrid = _sample_backward(data, grid, og)
+    return ddata.astype(data.dtype), dgrid.astype(grid.dtype)
+
+
+def _affine_backward(dgrid, H: int, W: int):
+    """d theta (N, 6) of ``_affine_grid`` from d grid (N, 2, H, W)."""
+    N = dgrid.shape[0]
+    return np.matmul(dgrid.reshape(N, 2, H * W), _target_grid(H, W).T).reshape(N, 6)
+
+
+def _backward_grid_generator(attrs, og, data):
+    if attrs.transform_type == "affine":
+        H, W = attrs.target_shape
+        return _affine_backward(og.astype(np.float64), H, W).astype(data.dtype)
+    _, _, H, W = data.shape
+    scale = np.array([(W - 1) / 2.0, (H - 1) / 2.0]).reshape(1, 2, 1, 1)
+    return (og / scale).astype(data.dtype)
+
+
+def _backward_spatial_transformer(attrs, og, data, loc):
+    H, W = attrs.target_shape
+    ddata, dgrid = _sample_backward(data, _affine_grid(loc, H, W, np.float64), og)
+    return ddata.astype(data.dtype), _affine_backward(dgrid, H, W).astype(loc.dtype)
+
+
+backward_op("_backward_BilinearSampler", _backward_sampler, ("ograd", "data", "grid"), like=(1, 2), num_outputs=2,
+            params=get_op("BilinearSampler").params)
+backward_op("_backward_GridGenerator", _backward_grid_generator, ("ograd", "data"),
+            params=get_op("GridGenerator").params)
+backward_op("_backward_SpatialTransformer", _backward_spatial_transformer, ("ograd", "data", "loc"), like=(1, 2),
+            num_outputs=2, params=get_op("SpatialTransformer").params)
+
+
+@defgrad("BilinearSampler")
+def _sampler_grad(F, attrs, inputs, outputs, out_grads):
+    g = internal(F, "_backward_BilinearSampler")(out_grads[0], *inputs, **attrs.as_dict())
+    return [g[0], g[1]]
+
+
+@defgrad("SpatialTransformer")
+def _spatial_transformer_grad(F, attrs, inputs, outputs, out_grads):
+    g = internal(F, "_backward_SpatialTransformer")(out_grads[0], *inputs, **attrs.as_dict())
+    return [g[0], g[1]]
+
+
+@defgrad("GridGenerator")
+def _grid_generator_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_GridGenerator")(out_grads[0], inputs[0], **attrs.as_dict())]

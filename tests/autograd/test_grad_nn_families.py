@@ -71,3 +71,25 @@ def test_cross_device_copy_passes_the_gradient_through():
     og = _r(2, 3, seed=5)
     grads = check_vjp("_CrossDeviceCopy", [_r(2, 3)], out_grads=[og])
     np.testing.assert_array_equal(grads[0], og)
+
+
+_ROIS = np.array([[0, 1.2, 0.7, 6.3, 5.1], [1, 0, 0, 7, 7], [0, 3.1, 2.2, 4.9, 6.8]])
+# sample points off the integer lattice (a finite difference across a bilinear kink is not a slope)
+_THETA = np.array([[0.9, 0.1, 0.05, -0.1, 0.8, 0.02], [1.07, -0.23, 0.11, 0.13, 0.93, -0.05]])
+
+
+@pytest.mark.parametrize("name,inputs,attrs,wrt", [
+    ("BilinearSampler", [_r(2, 3, 4, 5), np.random.default_rng(1).uniform(-1.1, 1.1, (2, 2, 3, 4))], {}, None),
+    ("GridGenerator", [_r(2, 6)], {"transform_type": "affine", "target_shape": (3, 4)}, None),
+    ("GridGenerator", [_r(2, 2, 3, 4)], {"transform_type": "warp"}, None),
+    ("SpatialTransformer", [_r(2, 3, 4, 5), _THETA],
+     {"target_shape": (3, 4), "transform_type": "affine", "sampler_type": "bilinear"}, None),
+    ("ROIPooling", [_r(2, 3, 8, 8), _ROIS], {"pooled_size": (2, 3), "spatial_scale": 1.0}, [0]),
+    ("_contrib_ROIAlign", [_r(2, 3, 8, 8), _ROIS], {"pooled_size": (2, 2), "spatial_scale": 0.9}, [0]),
+    ("_contrib_ROIAlign", [_r(2, 3, 8, 8), _ROIS], {"pooled_size": (2, 2), "spatial_scale": 0.9, "sample_ratio": 2,
+                                                    "aligned": True}, [0]),
+    ("_contrib_ROIAlign", [_r(2, 8, 8, 8), _ROIS], {"pooled_size": (2, 2), "spatial_scale": 0.9,
+                                                    "position_sensitive": True}, [0]),
+])
+def test_spatial_and_roi_gradients_match_finite_differences(name, inputs, attrs, wrt):
+    check_vjp(name, inputs, attrs, rtol=1e-5, atol=1e-6, wrt=wrt)
