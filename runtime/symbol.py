@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 from typing import Any, Iterator
 
-import numpy as np
+import numpy as _np
 
 from . import _frontend
 from .attribute import current_attrs
@@ -259,6 +259,11 @@ class Symbol:
         """``self`` (MXNet's legacy Symbol is already the 'nd' kind)."""
         return self
 
+    def as_np_ndarray(self) -> "Symbol":
+        """The np-mode Symbol of the same outputs (``runtime/symbol_numpy.py``'s ``_Symbol``)."""
+        from .symbol_numpy import as_np
+        return as_np(self)
+
     def tojson(self) -> str:
         from .graph import mxnet_json
         return mxnet_json.dumps(self.graph())
@@ -339,7 +344,7 @@ class Symbol:
         """Runs the graph on NDArrays given by variable name; returns a list of NDArrays."""
         from .graph.interpret import evaluate
         from .ndarray import NDArray
-        values = {k: (v._data if isinstance(v, NDArray) else np.asarray(v)) for k, v in kwargs.items()}
+        values = {k: (v._data if isinstance(v, NDArray) else _np.asarray(v)) for k, v in kwargs.items()}
         return [NDArray(o) for o in evaluate(self.graph(), values)]
 
     def reshape(self, *args: Any, **kwargs: Any) -> "Symbol":
@@ -349,7 +354,7 @@ class Symbol:
             if len(args) > 1:
                 kwargs["reverse"] = args[1]
             args = ()
-        elif args and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+        elif args and all(isinstance(a, (int, _np.integer)) and not isinstance(a, bool) for a in args):
             kwargs["shape"] = tuple(int(a) for a in args)  # x.reshape(0, -1), as NDArray.reshape
             args = ()
         return _reshape(self, *args, **kwargs)
@@ -390,13 +395,13 @@ def _incomplete_shape(s: Any) -> bool:
 def _fixed_output_types(n: Node, ins: list, dt: dict) -> None:
     """Outputs whose type does not depend on the unknown inputs (``Cast``'s dtype attribute) are known."""
     try:
-        a = n.op.dtypes(n.resolved, [d if d is not None else np.dtype(np.float16) for d in ins])
-        b = n.op.dtypes(n.resolved, [d if d is not None else np.dtype(np.float64) for d in ins])
+        a = n.op.dtypes(n.resolved, [d if d is not None else _np.dtype(_np.float16) for d in ins])
+        b = n.op.dtypes(n.resolved, [d if d is not None else _np.dtype(_np.float64) for d in ins])
     except Exception:  # noqa: BLE001 - an op that rejects the probe types has no fixed type
         return
     for i, (x, y) in enumerate(zip(a, b)):
-        if np.dtype(x) == np.dtype(y) and dt.get((id(n), i)) is None:
-            dt[(id(n), i)] = np.dtype(x)
+        if _np.dtype(x) == _np.dtype(y) and dt.get((id(n), i)) is None:
+            dt[(id(n), i)] = _np.dtype(x)
 
 
 def _partial_dtypes(graph: Graph, known: dict) -> dict:
@@ -409,7 +414,7 @@ def _partial_dtypes(graph: Graph, known: dict) -> dict:
     dt: dict = {}
     for n in graph.variables():
         d = known.get(n.name)
-        dt[(id(n), 0)] = np.dtype(d) if d is not None else var_dtype_hint(n)
+        dt[(id(n), 0)] = _np.dtype(d) if d is not None else var_dtype_hint(n)
     for _ in range(4):
         changed = False
         for n in graph.nodes:
@@ -421,7 +426,7 @@ def _partial_dtypes(graph: Graph, known: dict) -> dict:
                 if not have:
                     _fixed_output_types(n, ins, dt)
                     continue
-                fill = have[0] if have[0].kind in "fc" else np.dtype(np.float32)
+                fill = have[0] if have[0].kind in "fc" else _np.dtype(_np.float32)
                 group = n.op.same_dtype
                 grouped = range(len(ins)) if group == "all" else (group or ())
                 shared = next((ins[i] for i in grouped if i < len(ins) and ins[i] is not None), None)
@@ -436,7 +441,7 @@ def _partial_dtypes(graph: Graph, known: dict) -> dict:
             outs = n.op.dtypes(n.resolved, ins)
             for i, d in enumerate(outs):
                 if dt.get((id(n), i)) is None:
-                    dt[(id(n), i)] = np.dtype(d)
+                    dt[(id(n), i)] = _np.dtype(d)
                     changed = True
         if not changed:
             break
@@ -517,7 +522,7 @@ def _install_arithmetic() -> None:
             if isinstance(other, Symbol):
                 a, b = (other, self) if reverse else (self, other)
                 return _apply(sym_op, [a, b], sym_hint)
-            if isinstance(other, (int, float, np.number, bool)):
+            if isinstance(other, (int, float, _np.number, bool)):
                 return _apply(sc_op, [self], sc_hint, scalar=float(other) if isinstance(other, bool) else other)  # "2" stays "2", as MXNet
             return NotImplemented
         return method
@@ -575,7 +580,7 @@ def var(name: str, attr: dict | None = None, shape: Any = None, lr_mult: float |
     if wd_mult is not None:
         extra["__wd_mult__"] = str(wd_mult)
     if dtype is not None:
-        extra["__dtype__"] = str(DTYPE_TO_MX[np.dtype(dtype).name])
+        extra["__dtype__"] = str(DTYPE_TO_MX[_np.dtype(dtype).name])
     if init is not None:
         extra["__init__"] = init if isinstance(init, str) else init.dumps()
     if stype is not None:
@@ -646,3 +651,13 @@ import sys as _sys  # noqa: E402
 
 symbol = _sys.modules[__name__]
 _sys.modules.setdefault(__name__ + ".symbol", symbol)
+
+# ``mx.sym.np`` / ``mx.sym.npx``: the np-mode namespaces (``runtime/symbol_numpy.py``, built from the
+# table the imperative ``mx.np`` is built from), loaded on first use.
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("np", "npx", "numpy", "numpy_extension"):
+        from . import symbol_numpy
+        return symbol_numpy.np if name in ("np", "numpy") else symbol_numpy.npx
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

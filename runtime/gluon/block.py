@@ -640,14 +640,9 @@ def _imperative_F() -> Any:
 
 
 def _symbolic_F() -> Any:
-    """``F`` of a traced ``hybrid_forward``: ``mx.sym``, with ``F.np``/``F.npx`` in np mode."""
-    if not is_np_array():
-        return symbol
-    sym_np = getattr(symbol, "_np_namespaces", None)  # the symbolic np helper's, when it provides one
-    if sym_np is not None:
-        return sym_np()
-    from ..numpy._symbolic import sym_with_np
-    return sym_with_np
+    """``F`` of a traced ``hybrid_forward``: ``mx.sym`` in both modes, as MXNet (whose ``F.np``/``F.npx``
+    are the np-mode namespaces, ``runtime/symbol_numpy.py``)."""
+    return symbol
 
 
 def _trace_error(block: "HybridBlock", exc: BaseException) -> TraceError:
@@ -769,6 +764,7 @@ class HybridBlock(Block):
 
     def _get_graph(self, *args: Any) -> tuple:
         if not self._cached_graph:
+            np_mode = is_np_array()
             flatten_args, self._in_format = _flatten(args, "input")
             flatten_inputs: list = []
             symbol_inputs: list = []
@@ -779,6 +775,8 @@ class HybridBlock(Block):
             for arg in flatten_args:
                 if arg is not None:
                     arg_sym = symbol.var("data{}".format(cnt) if real_arg_num > 1 else "data")
+                    if np_mode:
+                        arg_sym = arg_sym.as_np_ndarray()
                     cnt += 1
                     flatten_inputs.append(arg_sym)
                     symbol_inputs.append(arg_sym)
@@ -788,6 +786,8 @@ class HybridBlock(Block):
             if not isinstance(grouped_inputs, list):
                 grouped_inputs = [grouped_inputs]
             params = {i: j.var() for i, j in self._reg_params.items()}
+            if np_mode:  # np-mode Symbols in, as MXNet 1.9.1 traces with NumPy array semantics on
+                params = {i: v.as_np_ndarray() for i, v in params.items()}
             out = self._trace(*grouped_inputs, **params)
             out, self._out_format = _flatten(out, "output")
             if any(not isinstance(o, Symbol) for o in out):
@@ -1117,6 +1117,8 @@ class HybridBlock(Block):
                 _add_block_note(e, self, "imperatively (F=ndarray)")
                 raise
         params = {i: j.var() for i, j in self._reg_params.items()}
+        if is_np_array():
+            params = {i: v.as_np_ndarray() for i, v in params.items()}
         return self._trace(x, *args, **params)
 
     def hybrid_forward(self, F: Any, x: Any, *args: Any, **kwargs: Any) -> Any:

@@ -27,13 +27,14 @@ __all__ = ["infer_shapes", "infer_dtypes", "var_shape_hint", "var_dtype_hint", "
 
 
 def var_shape_hint(node: Node) -> tuple | None:
-    """The ``__shape__`` annotation of a variable, if any (0 = unknown dimension)."""
+    """The ``__shape__`` annotation of a variable, if any (0 = unknown dimension; -1, MXNet's unknown
+    dimension with NumPy shape semantics on, is read as 0)."""
     text = node.extra.get("__shape__")
     if not text:
         return None
     from ..ops.attrs import parse_literal
     v = parse_literal(text)
-    return tuple(int(d) for d in (v if isinstance(v, tuple) else (v,)))
+    return tuple(max(int(d), 0) for d in (v if isinstance(v, tuple) else (v,)))
 
 
 def var_dtype_hint(node: Node) -> np.dtype | None:

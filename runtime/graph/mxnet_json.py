@@ -19,7 +19,7 @@ from typing import Any
 
 from ...atomic import write_bytes
 from ..base import LoadError
-from ..ops.attrs import AttrError
+from ..ops.attrs import AttrError, format_value
 from ..ops.registry import find_op
 from .infer import var_dtype_hint, var_shape_hint
 from .ir import Entry, Graph, Node, topo_order
@@ -182,14 +182,31 @@ def _variable_versions(nodes: list[Node]) -> dict[tuple[int, int], int]:
     return out
 
 
-def dumps(graph: Graph) -> str:
-    """The graph as MXNet 1.9.1 writes it (``Symbol.tojson()``, ``*-symbol.json``)."""
+def dumps(graph: Graph, np_shape: bool | None = None) -> str:
+    """The graph as MXNet 1.9.1 writes it (``Symbol.tojson()``, ``*-symbol.json``). With NumPy shape
+    semantics on (``np_shape``, default: ``npx.set_np()``'s state now, as MXNet reads its global
+    flag when saving) it says so (``"is_np_shape": ["int", 1]``) and writes a variable's unknown
+    dimensions as -1 (``"__shape__": "(256, -1)"``), as MXNet does."""
+    if np_shape is None:
+        from ..util import is_np_shape
+        np_shape = is_np_shape()
     w = _Writer()
-    _write_graph(w, graph, top=True)
+    _write_graph(w, graph, top=True, np_shape=np_shape)
     return "".join(w.out)
 
 
-def _write_graph(w: "_Writer", graph: Graph, top: bool) -> None:
+def _np_shape_text(text: str) -> str:
+    """A ``__shape__`` annotation with the unknown dimensions (0) written -1 (NumPy shape semantics)."""
+    from ..ops.attrs import parse_literal
+    try:
+        v = parse_literal(text)
+    except (ValueError, TypeError, SyntaxError):
+        return text
+    dims = v if isinstance(v, tuple) else (v,)
+    return format_value(tuple(-1 if int(d) == 0 else int(d) for d in dims))
+
+
+def _write_graph(w: "_Writer", graph: Graph, top: bool, np_shape: bool = False) -> None:
     nodes = topo_order(graph.outputs)
     index = {id(n): i for i, n in enumerate(nodes)}
     w.begin("{", True)
@@ -205,6 +222,8 @@ def _write_graph(w: "_Writer", graph: Graph, top: bool) -> None:
         w.key("name")
         w.raw(_string(n.name))
         attrs = _node_attrs(n)
+        if np_shape and n.op is None and "__shape__" in attrs:
+            attrs["__shape__"] = _np_shape_text(attrs["__shape__"])
         if attrs:
             w.key("attrs")
             w.str_map(attrs)
@@ -230,6 +249,9 @@ def _write_graph(w: "_Writer", graph: Graph, top: bool) -> None:
     if top:
         w.key("attrs")
         w.begin("{", False)
+        if np_shape:
+            w.key("is_np_shape")
+            w.raw('["int", 1]')
         w.key("mxnet_version")
         w.raw('["int", %d]' % MXNET_VERSION)
         w.end("}")

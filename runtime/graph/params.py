@@ -312,22 +312,28 @@ def _flag(arr: np.ndarray, where: str) -> int:
     return flag
 
 
-def _array_bytes(value: Any, where: str) -> list[bytes]:
+def _array_bytes(value: Any, where: str, np_shape: bool = False) -> list[bytes]:
     if value is None:
         return [struct.pack("<Iii", NDARRAY_V2_MAGIC, 0, 0)]
     if hasattr(value, "asnumpy"):
         value = value.asnumpy()
     arr = np.asarray(value)
     flag = _flag(arr, where)
-    # a 0-d array only exists in numpy shape semantics (V3); V2 reads ndim 0 as "none"
-    magic = NDARRAY_V3_MAGIC if arr.ndim == 0 else NDARRAY_V2_MAGIC
+    # a 0-d array only exists in numpy shape semantics (V3); V2 reads ndim 0 as "none". With NumPy
+    # shape semantics on MXNet writes every array V3 (and refuses to load V2 ones then, or V3 ones
+    # without them)
+    magic = NDARRAY_V3_MAGIC if arr.ndim == 0 or np_shape else NDARRAY_V2_MAGIC
     head = struct.pack(f"<Iii{arr.ndim}qiii", magic, 0, arr.ndim, *arr.shape, 1, 0, flag)
     data = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
     return [head, data.tobytes()]
 
 
-def dumps(data: Params) -> bytes:
-    """MXNet's NDArray-list bytes for a dict (named) or a list/tuple (nameless) of arrays."""
+def dumps(data: Params, np_shape: bool | None = None) -> bytes:
+    """MXNet's NDArray-list bytes for a dict (named) or a list/tuple (nameless) of arrays; V3 arrays
+    with NumPy shape semantics on (``np_shape``; default: ``npx.set_np()``'s state now, as MXNet)."""
+    if np_shape is None:
+        from ..util import is_np_shape
+        np_shape = is_np_shape()
     if isinstance(data, Mapping):
         names = [str(k) for k in data.keys()]
         values = list(data.values())
@@ -337,7 +343,7 @@ def dumps(data: Params) -> bytes:
         raise TypeError(f"parameters must be a dict or a list of arrays, got {type(data).__name__}")
     parts = [struct.pack("<QQQ", LIST_MAGIC, 0, len(values))]
     for i, v in enumerate(values):
-        parts.extend(_array_bytes(v, f"array {names[i]!r}" if names else f"array #{i}"))
+        parts.extend(_array_bytes(v, f"array {names[i]!r}" if names else f"array #{i}", np_shape))
     parts.append(struct.pack("<Q", len(names)))
     for nm in names:
         raw = nm.encode("utf-8")

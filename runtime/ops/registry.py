@@ -47,7 +47,7 @@ from ..base import OperatorTypeError, ShapeError, UnknownOpError
 from .attrs import REQUIRED, AttrError, Param, format_value
 
 __all__ = ["OpDef", "Attrs", "register", "get_op", "find_op", "all_ops", "same_shape", "ShapeFn", "ZERO_GRAD",
-           "GradientRule", "defgrad", "add_aliases",
+           "GradientRule", "defgrad", "add_aliases", "add_twins",
            "checked_same_shape", "same_shape_backward", "all_same_shape_backward", "TRAITS"]
 
 TRAITS: dict[str, str] = {
@@ -388,6 +388,27 @@ def add_aliases(name: str, *aliases: str) -> OpDef:
     return op
 
 
+_TWINS: dict[str, list[OpDef]] = {}
+
+
+def add_twins(name: str, *twins: str) -> list[OpDef]:
+    """Operators MXNet registers *separately* with the computation of ``name`` (``_npi_exp`` computes
+    as ``exp`` but is its own operator, written ``_npi_exp`` in symbol JSON, while ``_npx_fully_connected``
+    is an alias written ``FullyConnected``): each twin is a copy of the operator under its own name; a
+    gradient rule attached to ``name`` later (:func:`defgrad`) reaches the twins too."""
+    import dataclasses
+
+    op = _REGISTRY.get(name)
+    if op is None:
+        raise ValueError(f"add_twins: operator {name!r} is not registered (register it first)")
+    made = []
+    for n in twins:
+        twin = dataclasses.replace(op, name=n, aliases=(), compute=op._unchecked or op.compute)
+        made.append(register(twin))
+        _TWINS.setdefault(op.name, []).append(twin)
+    return made
+
+
 def defgrad(*names: str) -> Callable[[GradientRule], GradientRule]:
     """Decorator attaching a gradient rule to already registered operators (by canonical name or
     alias), for family modules that register ops in loops; an op gets at most one rule."""
@@ -399,6 +420,9 @@ def defgrad(*names: str) -> Callable[[GradientRule], GradientRule]:
             if op.gradient is not None and op.gradient is not rule:
                 raise ValueError(f"defgrad: operator {op.name} already has a gradient rule")
             op.gradient = rule
+            for twin in _TWINS.get(op.name, ()):
+                if twin.gradient is None:
+                    twin.gradient = rule
         return rule
     return attach
 

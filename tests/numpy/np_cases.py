@@ -53,3 +53,18 @@ WARNINGS = frozenset({"HY008"})
 def module_text(body: str) -> str:
     """The whole module the checker sees (and MXNet runs) for ``body``."""
     return PRELUDE + "".join(f"        {line}\n" for line in body.splitlines())
+
+
+#: Expressions traced on np-mode Symbols ``x`` and ``y`` (``mx.sym.var(...).as_np_ndarray()``, ``sym``
+#: being ``mx.sym``): the nodes MXNet 1.9.1 writes for each (``fixtures/traces.json``).
+TRACES = (
+    "x[1]", "x[-1]", "x[1:3]", "x[:, 1]", "x[::2, -1]", "x[1, 0:2]", "-x", "x + 1", "1 - x", "x * y", "x / y",
+    "2 ** x", "x ** 2", "x % 3", "x > y", "x <= 0.5", "x == y", "x.T", "x.astype('float16')", "x.reshape(2, -1)",
+    "x.reshape((-1,))", "x.sum(axis=1)", "x.mean()", "x.max(axis=0)", "x.transpose(1, 0)", "x.flatten()",
+    "sym.np.concatenate([x, y], axis=1)", "sym.np.where(x > 0, x, y)", "sym.np.dot(x, y)", "sym.np.tanh(x)",
+    "sym.np.exp(x) + sym.np.log(y)", "sym.np.expand_dims(x, 0)", "sym.np.squeeze(x)", "sym.np.zeros((2, 3))",
+    "sym.np.ones_like(x)", "sym.np.stack([x, y])", "sym.np.split(x, 2, axis=0)[1]", "sym.np.matmul(x, y)",
+    "sym.np.maximum(x, y)", "sym.np.clip(x, 0, 1)", "sym.npx.relu(x)", "sym.npx.sigmoid(x)",
+    "sym.npx.softmax(x, axis=-1)", "sym.npx.reshape(x, (-2, -1))", "sym.npx.activation(x, act_type='tanh')",
+    "sym.npx.fully_connected(x, y, num_hidden=4, no_bias=True)", "sym.npx.batch_flatten(x)",
+)

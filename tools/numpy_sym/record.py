@@ -6,6 +6,8 @@ Writes, under tests/numpy/fixtures/:
 
 * ``semantics.json``: every case of tests/numpy/np_cases.py run imperatively and hybridized
   (``npx.set_np()``): ok + output, or the exception's type and first line.
+* ``traces.json``: the nodes MXNet writes for np-mode Symbol expressions (``np_cases.TRACES``).
+* ``np_op_names.json``: every np operator name -> the name MXNet writes for its nodes.
 * ``models/<name>/``: np-mode blocks hybridized and exported by MXNet: ``model-symbol.json``,
   ``model-0000.params`` and ``io.npz`` (``x``, ``y`` hybridized, ``y_imperative``); the parameters
   come from ``np_models.set_params`` (a seeded RandomState), so the tests rebuild them exactly.
@@ -28,8 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(REPO, "tests", "numpy", "fixtures")
 sys.path.insert(0, os.path.join(REPO, "tests", "numpy"))
-from np_cases import CASES, module_text  # noqa: E402  (after the sys.path line above)
-from np_models import MODELS, set_params  # noqa: E402
+from np_cases import CASES, TRACES, module_text
+from np_models import MODELS, set_params
 
 npx.set_np()
 
@@ -57,6 +59,23 @@ def record_semantics() -> None:
     record = {name: {"body": body, **run_case(body)} for name, (body, _) in CASES.items()}
     with open(os.path.join(OUT, "semantics.json"), "w") as f:
         json.dump({"mxnet": mx.__version__, "cases": record}, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def record_traces() -> None:
+    """The non-variable nodes MXNet writes for each of ``TRACES`` (op, name, attrs), names counted
+    from 0 for each expression."""
+    out = {}
+    for expr in TRACES:
+        with mx.name.NameManager():
+            x = mx.sym.var("x").as_np_ndarray()
+            y = mx.sym.var("y").as_np_ndarray()
+            s = eval(expr, {"x": x, "y": y, "sym": mx.sym})  # noqa: S307 - the table's own expressions
+            nodes = json.loads(s.tojson())["nodes"]
+        out[expr] = {"type": type(s).__name__,
+                     "nodes": [[n["op"], n["name"], n.get("attrs", {})] for n in nodes if n["op"] != "null"]}
+    with open(os.path.join(OUT, "traces.json"), "w") as f:
+        json.dump({"mxnet": mx.__version__, "traces": out}, f, indent=1, sort_keys=True)
         f.write("\n")
 
 
@@ -96,6 +115,35 @@ def np_operator_names() -> list[str]:
     return sorted(out)
 
 
+def record_op_names() -> None:
+    """Every np operator name MXNet 1.9.1 registers -> the name its nodes carry in symbol JSON (the
+    operator's own name, or the legacy operator it is an alias of: ``_npx_fully_connected`` ->
+    ``FullyConnected``, while ``_npx_relu`` is its own operator)."""
+    import ctypes
+
+    from mxnet.base import _LIB, c_str, check_call, py_str
+
+    plist = ctypes.POINTER(ctypes.c_char_p)()
+    size = ctypes.c_uint()
+    check_call(_LIB.MXListAllOpNames(ctypes.byref(size), ctypes.byref(plist)))
+    out = {}
+    for n in sorted(py_str(plist[i]) for i in range(size.value)):
+        if not n.startswith(("_npi_", "_np_", "_npx_")):
+            continue
+        handle = ctypes.c_void_p()
+        check_call(_LIB.NNGetOpHandle(c_str(n), ctypes.byref(handle)))
+        name, desc, ret, key = ctypes.c_char_p(), ctypes.c_char_p(), ctypes.c_char_p(), ctypes.c_char_p()
+        num = ctypes.c_uint()
+        arrays = [ctypes.POINTER(ctypes.c_char_p)() for _ in range(3)]
+        check_call(_LIB.MXSymbolGetAtomicSymbolInfo(handle, ctypes.byref(name), ctypes.byref(desc), ctypes.byref(num),
+                                                    *[ctypes.byref(a) for a in arrays], ctypes.byref(key),
+                                                    ctypes.byref(ret)))
+        out[n] = py_str(name.value)
+    with open(os.path.join(OUT, "np_op_names.json"), "w") as f:
+        json.dump({"mxnet": mx.__version__, "names": out}, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
 def record_np_operators() -> None:
     target = os.path.join(REPO, "transpile", "convert", "_np_operators.py")
     body = "".join(f"    {n!r},\n" for n in np_operator_names())
@@ -108,5 +156,7 @@ def record_np_operators() -> None:
 
 if __name__ == "__main__":
     record_semantics()
+    record_traces()
     record_models()
+    record_op_names()
     record_np_operators()
