@@ -18,6 +18,11 @@ Steps, each a real command a user would type (run as subprocesses of this Python
    compared with the same network run in Python.
 6. ``hybridize run`` on MXNet 1.9.1's own export of the seed MLP (``../shared/fixtures``),
    compared with MXNet's output.
+7. The chapter's d2l 2.x programs (``samples/mxnet_np_style``: ``from mxnet import np, npx``,
+   ``npx.set_np()``, ``F.npx.relu``): checked (only the HybridNet's trace-time prints, HY008),
+   transpiled, run on ``hybridize.runtime`` with the arrays they print equal to what MXNet 1.9.1
+   printed (``samples/mxnet_np_style/expected/``); the np-mode MLP's export run with
+   ``hybridize run`` and compared with the same network in Python.
 
 Exits non-zero (naming the step) if anything differs from what is expected.
 """
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -127,11 +133,57 @@ def main(argv: list[str] | None = None) -> int:
             got = np.load(out / "seed_y.npz")["out0"]
             np.testing.assert_allclose(got, io["y"], rtol=1e-4, atol=1e-5)
             print(f"matches MXNet 1.9.1: max |diff| = {np.abs(got - io['y']).max():.2e}")
+        np_style_steps(out)
     except (StepFailed, AssertionError) as e:
         print(f"\nrun_samples: FAILED: {e}", file=sys.stderr)
         return 1
     print(f"\nAll sample steps passed; outputs in {out}")
     return 0
+
+
+def printed_arrays(text: str) -> list[list[float]]:
+    """The numbers of every printed array line (``[[-1.19  0.027]]``): what the programs compute."""
+    return [[float(v) for v in re.findall(r"-?\d+\.?\d*(?:e[-+]?\d+)?", ln)]
+            for ln in text.splitlines() if ln.startswith("[")]
+
+
+def np_style_steps(out: Path) -> None:
+    """Step 7: the d2l 2.x (np/npx) programs, checked, transpiled and run against MXNet's prints."""
+    step("7a. check the chapter's d2l 2.x programs (mxnet.np / npx)")
+    report = run(["hybridize", "check", "--output-format", "concise", "--exit-zero", "samples/mxnet_np_style"])
+    codes = sorted({line.split()[1] for line in report.splitlines() if ": HY" in line})
+    if codes != ["HY008"]:
+        raise StepFailed(f"expected only HY008 (trace-time print) warnings, got {codes}")
+
+    step("7b. transpile them (mxnet.np / npx -> hybridize.runtime)")
+    run(["hybridize", "transpile", "samples/mxnet_np_style", "-o", str(out)])
+    tree = out / "mxnet_np_style"
+    for f in sorted(tree.glob("*.py")):
+        if "mxnet" in "".join(ln for ln in f.read_text().splitlines(True) if ln.lstrip().startswith(("import", "from"))):
+            raise StepFailed(f"{f} still imports mxnet")
+
+    step("7c. run the transpiled programs: printed arrays equal MXNet 1.9.1's")
+    expected = SAMPLES / "mxnet_np_style" / "expected"
+    for program in ("hybrid_mlp", "hybrid_net"):
+        got = printed_arrays(run([str(tree / f"{program}.py")], cwd=tree))
+        want = printed_arrays((expected / f"{program}.out").read_text())
+        if len(got) != len(want) or any(len(g) != len(w) for g, w in zip(got, want)):
+            raise StepFailed(f"{program}: printed {len(got)} arrays {got}, MXNet 1.9.1 printed {want}")
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+        print(f"{program}: {len(got)} printed arrays equal MXNet 1.9.1's")
+
+    step("7d. run the np-mode export with `hybridize run` and compare with Python")
+    prefix = tree / "my_mlp"
+    x = np.random.default_rng(1).standard_normal((3, 512)).astype(np.float32)
+    np.save(out / "np_x.npy", x)
+    run(["hybridize", "run", f"{prefix}-symbol.json", "--input", str(out / "np_x.npy"), "--output", str(out / "np_y.npz")])
+    from hybridize.runtime import gluon, nd
+    net = gluon.SymbolBlock.imports(f"{prefix}-symbol.json", ["data"], f"{prefix}-0000.params")
+    want = net(nd.array(x)).asnumpy()
+    got = np.load(out / "np_y.npz")["out0"]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    print(f"hybridize run == SymbolBlock.imports: max |diff| = {np.abs(got - want).max():.2e}")
 
 
 if __name__ == "__main__":
