@@ -134,3 +134,18 @@ def test_diff_is_never_mixed_into_a_machine_format(cli, tmp_path):
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "--diff prints a unified diff and cannot be combined with --output-format json" in err
     assert (tmp_path / "a.py").read_text() == AUG
+
+
+def test_ruff_keeps_our_noqa_codes_when_told_they_are_external(tmp_path):
+    import shutil
+    import pytest
+    ruff = shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed")
+    text = "import os  # noqa: F401, HY010\ny = 1  # noqa: HY010\n"
+    (tmp_path / "m.py").write_text(text)
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nexternal = ["HY"]\n')   # as docs/checker.md says
+    proc = subprocess.run([ruff, "check", "--select", "RUF100,F401", "--fix", "m.py"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "m.py").read_text() == text
