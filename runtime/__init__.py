@@ -29,7 +29,8 @@ def __getattr__(attr: str):
             "optimizer": ".optimizer", "lr_scheduler": ".lr_scheduler", "kv": ".kvstore", "kvstore": ".kvstore",
             "np": ".numpy", "numpy": ".numpy", "npx": ".numpy_extension", "numpy_extension": ".numpy_extension",
             "io": ".io", "metric": ".metric", "recordio": ".recordio", "registry": ".registry",
-            "image": ".image", "img": ".image"}
+            "image": ".image", "img": ".image", "callback": ".callback", "model": ".model",
+            "mod": ".module", "module": ".module"}
     if attr in _UTIL_NAMES:  # mx.use_np_shape, mx.np_shape, ... (MXNet re-exports them from mxnet.util)
         from . import util
         return getattr(util, attr)

@@ -195,6 +195,8 @@ class Executor:
             if not any(r != "null" for r in self._grad_req.values()):
                 raise NoGradientError("Executor.backward: the executor was bound with grad_req='null'")
             raise HybridizeError("Executor.backward needs a forward(is_train=True) first")
+        if out_grads is not None and not isinstance(out_grads, NDArray) and len(out_grads) == 0:
+            out_grads = None  # the Module's executor group passes [] for "no head gradients"
         if out_grads is not None:
             if isinstance(out_grads, NDArray):
                 out_grads = [out_grads]

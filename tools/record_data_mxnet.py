@@ -3,9 +3,11 @@
 
     /tmp/mxnet-venv/bin/python tools/record_data_mxnet.py tests/data/fixtures
 
-Writes ``mxnet_data.json`` (DataLoader / NDArrayIter / CSVIter batches, metric values),
+Writes ``mxnet_data.json`` (DataLoader / NDArrayIter / CSVIter batches, metric values, the Module
+program of ``tests/data/module_program.py``: its metrics, log lines, parameters, predictions),
 ``transforms.npz`` (deterministic image transforms on a fixed image) and MXNet-written RecordIO
-files (``mx_plain.rec``, ``mx_indexed.rec``/``.idx``, ``mx_images.rec``/``.idx``). Needs MXNet; the
+files (``mx_plain.rec``, ``mx_indexed.rec``/``.idx``, ``mx_images.rec``/``.idx``) and the Module's
+checkpoint (``mx_mlp-symbol.json``, ``mx_mlp-0002.params``). Needs MXNet; the
 tests only read what it wrote.
 
     /tmp/mxnet-venv/bin/python tools/record_data_mxnet.py --read-ours DIR
@@ -247,6 +249,19 @@ def _read_ours(d):
         print(json.dumps({"file": name, "records": recs}))
 
 
+def _module(d):
+    """The Module-API program of tests/data/module_program.py on MXNet; its checkpoint files kept."""
+    import shutil
+    import tempfile
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"))
+    import module_program
+    with tempfile.TemporaryDirectory() as tmp:
+        out = module_program.run(mx, tmp)
+        for name in ("mlp-symbol.json", "mlp-0002.params"):
+            shutil.copy(os.path.join(tmp, name), os.path.join(d, "mx_" + name))
+    return out
+
+
 def main():
     if sys.argv[1] == "--read-ours":
         _read_ours(sys.argv[2])
@@ -255,7 +270,7 @@ def main():
     os.makedirs(d, exist_ok=True)
     import tempfile
     out = {"mxnet": mx.__version__, "dataloader": _loader_cases(), "iters": _iter_cases(),
-           "metrics": _metric_cases(), "recordio": _recordio(d)}
+           "metrics": _metric_cases(), "recordio": _recordio(d), "module": _module(d)}
     with tempfile.TemporaryDirectory() as tmp:
         out["csv"] = _csv_cases(tmp)
     _transforms(os.path.join(d, "transforms.npz"))

@@ -886,10 +886,10 @@ class CSVIter(DataIter):
         raise StopIteration
 
     def getdata(self):
-        return self._batch.data
+        return self._batch.data[0]  # MXNet's C++ iterators return the array, not a list
 
     def getlabel(self):
-        return self._batch.label
+        return self._batch.label[0]
 
     def getpad(self):
         return self._pad

@@ -67,5 +67,8 @@ def _getdata_by_idx(data, idx):
 
 def _slice_along_batch_axis(data, s, batch_axis):
     """Apply slice along the batch axis"""
+    if isinstance(data, NDArray):  # directly on the numpy value: a batch per call must be cheap
+        index = (slice(None),) * batch_axis + (slice(s.start, s.stop),)
+        return NDArray(np.array(data._data[index]))
     ret = data.slice_axis(axis=batch_axis, begin=s.start, end=s.stop)
     return ret
