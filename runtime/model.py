@@ -1,23 +1,14 @@
 """``mxnet.model``: BatchEndParam, checkpoints (``save_checkpoint``/``load_checkpoint``/``load_params`` with MXNet's files) and the kvstore helpers the Module uses (ported from MXNet 1.9.1, Apache-2.0; ``FeedForward``, deprecated in MXNet, is not ported)."""
 
 import os
-import time
 import logging
-import warnings
 from collections import namedtuple
 import numpy as np
 
-from . import io
 from . import ndarray as nd
 from . import symbol as sym
-from . import optimizer as opt
-from . import metric
 from . import kvstore as kvs
-from .context import Context, cpu
-from .initializer import Uniform
-from .optimizer import get_updater
-from .io import DataDesc
-from .base import mx_real_t
+from .context import cpu
 
 # Parameter to pass to batch_end_callback
 BatchEndParam = namedtuple('BatchEndParams',

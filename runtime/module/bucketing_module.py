@@ -318,7 +318,7 @@ class BucketingModule(BaseModule):
 
         symbol, data_names, label_names = self._call_sym_gen(self._default_bucket_key)
         module = None
-        if not self._default_bucket_key in self._buckets:
+        if self._default_bucket_key not in self._buckets:
             module = Module(symbol, data_names, label_names, logger=self.logger,
                             context=self._context, work_load_list=self._work_load_list,
                             fixed_param_names=self._fixed_param_names,
@@ -350,7 +350,7 @@ class BucketingModule(BaseModule):
             Typically ``data_batch.provide_label``.
         """
         assert self.binded, 'call bind before switching bucket'
-        if not bucket_key in self._buckets:
+        if bucket_key not in self._buckets:
             symbol, data_names, label_names = self._call_sym_gen(bucket_key)
             module = Module(symbol, data_names, label_names,
                             logger=self.logger, context=self._context,

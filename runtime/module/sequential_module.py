@@ -189,7 +189,7 @@ class SequentialModule(BaseModule):
         def _check_name(known_names, new_names, modules, i):
             """Internal function to help checking duplicated names."""
             for name in new_names:
-                assert not name in known_names, "Duplicated parameter names: " + \
+                assert name not in known_names, "Duplicated parameter names: " + \
                     ('name "%s" in layer %d (%s) is already ' % (name, i, type(modules[i]))) + \
                     ('used in layer %d (%s).' % (known_names[name],
                                                  type(modules[known_names[name]])))
