@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 from hybridize import atomic
-from support import REPO
 
 
 @contextmanager

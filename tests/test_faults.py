@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from support import REPO
 
 KILLS = 6            # kill points per writer
 ROUNDS = 3           # rounds of two concurrent writers
@@ -455,10 +454,12 @@ def test_full_disk_is_one_line_and_keeps_the_old_content(tmp_path, small_disk) -
 
 # -- concurrency --------------------------------------------------------------------------------
 def test_two_transpiles_into_the_same_output(tmp_path) -> None:
+    from hybridize.transpile.emit.cli import transpile
+
     srcs = [_package(tmp_path, v, modules=30) for v in ("a", "b")]
     trees = []
-    for k, src in enumerate(srcs):
-        assert _cli("transpile", str(src), "-o", str(tmp_path / f"ref{k}"), cwd=tmp_path).returncode == 0
+    for k, src in enumerate(srcs):  # the references in this process; the racing writers below are processes
+        assert _run_cli(transpile, [str(src), "-o", str(tmp_path / f"ref{k}")]) == 0
         trees.append(_tree(tmp_path / f"ref{k}" / "pkg"))
     env = dict(os.environ)
     for round_ in range(ROUNDS):

@@ -5,10 +5,10 @@ repository's top-level folders are mapped under ``hybridize`` by ``setup.py``.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
-import venv
 import zipfile
 from pathlib import Path
 
@@ -17,13 +17,31 @@ import pytest
 from support import REPO
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps",
-                    "-q", "-w", str(out)], check=True, cwd=out)
+    """The wheel, built once per run: pytest-xdist's workers share it through the run's common
+    temporary directory (built by the first, under a lock); a serial run builds its own."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out = shared / "hybridize-wheel"
+    with open(shared / "hybridize-wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not list(out.glob("hybridize-*.whl")):
+            out.mkdir(exist_ok=True)
+            subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps",
+                            "-q", "-w", str(out)], check=True, cwd=out)
     (whl,) = out.glob("hybridize-*.whl")
     return whl
+
+
+def _fresh_venv(python: str, env_dir: Path, wheel: Path) -> Path:
+    """A new virtual environment of ``python`` holding the wheel and its dependencies; its bin/.
+    Created without pip (ensurepip costs seconds per venv); this pip installs into it."""
+    subprocess.run([python, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    bin_dir = env_dir / ("Scripts" if os.name == "nt" else "bin")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q",
+                    "--disable-pip-version-check", str(wheel)], check=True, cwd=env_dir.parent)
+    return bin_dir
 
 
 def test_wheel_holds_only_the_hybridize_package(wheel: Path) -> None:
@@ -54,18 +72,15 @@ def test_wheel_and_sdist_carry_license_and_notice(wheel: Path, tmp_path: Path) -
 
 
 def test_wheel_installs_and_imports_in_a_fresh_venv(wheel: Path, tmp_path: Path) -> None:
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    py = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
-                   check=True, cwd=tmp_path)
+    bin_dir = _fresh_venv(sys.executable, tmp_path / "venv", wheel)
+    py = bin_dir / "python"
     probe = ("import importlib.util as u, hybridize, hybridize.runtime as mx, hybridize.transpile, hybridize.cli;"
              "assert all(u.find_spec(n) is None for n in ('runtime', 'cli', 'transpile'));"
              "print(mx.nd.array([1, 2]).asnumpy().sum())")
     res = subprocess.run([str(py), "-c", probe], cwd=tmp_path, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "3.0"
-    cli = env_dir / "bin" / "hybridize"
+    cli = bin_dir / "hybridize"
     res = subprocess.run([str(cli), "--version"], cwd=tmp_path, capture_output=True, text=True)
     assert res.returncode == 0 and "hybridize" in res.stdout
 
@@ -98,11 +113,7 @@ def test_the_oldest_supported_pythons_check_transpile_and_run(wheel: Path, tmp_p
     python = _interpreter(version)
     if python is None:
         pytest.skip(f"no Python {version} interpreter on this machine (PATH or pyenv)")
-    env_dir = tmp_path / "venv"
-    subprocess.run([python, "-m", "venv", str(env_dir)], check=True)
-    bin_dir = env_dir / "bin"
-    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
-                   check=True, cwd=tmp_path)
+    bin_dir = _fresh_venv(python, tmp_path / "venv", wheel)
     project = tmp_path / "project"
     project.mkdir()
     for name, text in CONFIGURED_PROJECT.items():

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import param_files as pf
-from support import REPO
 
 LIMIT_AS = 2 * 1024 ** 3
 GIB = 1024 ** 3
