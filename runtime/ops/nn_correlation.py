@@ -19,8 +19,9 @@ import math
 import numpy as np
 
 from ..base import ShapeError
+from ._grad import backward_op, internal
 from .attrs import Bool, Int, Param
-from .registry import OpDef, register
+from .registry import OpDef, defgrad, get_op, register
 
 
 def _geometry(attrs, h: int, w: int) -> tuple[int, int, int, int]:
@@ -85,3 +86,45 @@ register(OpDef(
             Param("stride2", Int, 1), Param("pad_size", Int, 0), Param("is_multiply", Bool, True)),
     infer_shape=_correlation_shape,
 ))
+
+
+# -- gradient (MXNet 1.9.1: correlation.cc CorrelationBackward; for |a - b| the slope is +1 where a >= b) -----
+def _backward_correlation(attrs, og, data1, data2):
+    N, C, H, W = data1.shape
+    th, tw, radius, gw = _geometry(attrs, H, W)
+    p, k, s1, s2, md = attrs.pad_size, attrs.kernel_size, attrs.stride1, attrs.stride2, attrs.max_displacement
+    pads = ((0, 0), (0, 0), (p, p), (p, p))
+    a = np.pad(data1.astype(np.float64), pads)
+    b = np.pad(data2.astype(np.float64), pads)
+    ga, gb = np.zeros_like(a), np.zeros_like(b)
+    norm = float(k * k * C)
+    for tc in range(gw * gw):
+        dx = (tc % gw - radius) * s2
+        dy = (tc // gw - radius) * s2
+        g = (og[:, tc].astype(np.float64) / norm)[:, None]                  # (N, 1, th, tw)
+        for h in range(k):
+            for w in range(k):
+                sa = (slice(None), slice(None), slice(md + h, md + h + s1 * (th - 1) + 1, s1),
+                      slice(md + w, md + w + s1 * (tw - 1) + 1, s1))
+                y0, x0 = md + dy + h, md + dx + w
+                sb = (slice(None), slice(None), slice(y0, y0 + s1 * (th - 1) + 1, s1),
+                      slice(x0, x0 + s1 * (tw - 1) + 1, s1))
+                if attrs.is_multiply:
+                    ga[sa] += g * b[sb]
+                    gb[sb] += g * a[sa]
+                else:
+                    sign = np.where(a[sa] >= b[sb], 1.0, -1.0)
+                    ga[sa] += g * sign
+                    gb[sb] -= g * sign
+    crop = (slice(None), slice(None), slice(p, p + H), slice(p, p + W))
+    return ga[crop].astype(data1.dtype), gb[crop].astype(data2.dtype)
+
+
+backward_op("_backward_Correlation", _backward_correlation, ("ograd", "data1", "data2"), like=(1, 2), num_outputs=2,
+            params=get_op("Correlation").params)
+
+
+@defgrad("Correlation")
+def _correlation_grad(F, attrs, inputs, outputs, out_grads):
+    g = internal(F, "_backward_Correlation")(out_grads[0], *inputs, **attrs.as_dict())
+    return [g[0], g[1]]

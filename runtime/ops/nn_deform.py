@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Bool, Int, Param, Shape
-from .registry import OpDef, register
+from ._grad import internal
 from ._nnutil import OptEnum, conv_out_dim, merge_shape, spatial_params
+from .attrs import Bool, Int, Param, Shape
+from .registry import OpDef, defgrad, get_op, register
 
 
 def _inputs(modulated: bool):
@@ -127,3 +128,94 @@ register(OpDef("_contrib_DeformableConvolution", _compute(False), params=_COMMON
 register(OpDef("_contrib_ModulatedDeformableConvolution", _compute(True),
                params=_COMMON + (Param("im2col_step", Int, 64), _LAYOUT),
                inputs=_inputs(True), infer_shape=_shape(True)))
+
+
+# -- gradients (MXNet 1.9.1: contrib/deformable_convolution.cc and modulated_deformable_convolution.cc are
+# legacy operators; their Backward runs deformable_col2im (data), deformable_col2im_coord (offset, and mask
+# for v2) and a gemm (weight): each the exact adjoint of its version's bilinear border rule) ------------------
+def _backward_deformable(modulated: bool):
+    def run(attrs, og, x, offset, *rest):
+        rest = list(rest)
+        mask = rest.pop(0) if modulated else None
+        wt = rest.pop(0)
+        has_bias = bool(rest)
+        N, C, H, W = x.shape
+        g, F, dg = attrs.num_group, attrs.num_filter, attrs.num_deformable_group
+        kernel, stride, dil, pad = spatial_params(attrs, 2)
+        kh, kw = kernel
+        K = kh * kw
+        Ho, Wo = offset.shape[2:]
+        O = Ho * Wo
+        gout = og.reshape(N, g, F // g, O).astype(np.float64)
+        cols, _ = _deformable_cols(attrs, x.astype(np.float64), offset, mask)
+        cols = cols.reshape(N, g, (C // g) * K, O)
+        wg = wt.reshape(g, F // g, (C // g) * K).astype(np.float64)
+        dw = np.einsum("ngfo,ngko->gfk", gout, cols).reshape(wt.shape)
+        dcols = np.einsum("gfk,ngfo->ngko", wg, gout).reshape(N, dg, C // dg, K, O)
+        # sampling positions, as the forward pass computes them
+        off = offset.reshape(N, dg, K, 2, O).astype(np.float64)
+        ki, kj = np.divmod(np.arange(K), kw)
+        base_h = (np.arange(Ho) * stride[0] - pad[0])[:, None] + np.zeros((1, Wo))
+        base_w = (np.arange(Wo) * stride[1] - pad[1])[None, :] + np.zeros((Ho, 1))
+        h = ((ki * dil[0])[:, None] + base_h.reshape(1, O))[None, None] + off[:, :, :, 0]
+        w = ((kj * dil[1])[:, None] + base_w.reshape(1, O))[None, None] + off[:, :, :, 1]
+        h0 = np.floor(h).astype(np.int64)
+        w0 = np.floor(w).astype(np.int64)
+        if modulated:
+            inside = (h > -1) & (w > -1) & (h < H) & (w < W)
+            h1, w1 = h0 + 1, w0 + 1
+            lh, lw = h - h0, w - w0
+            dlh = dlw = np.ones_like(h)
+        else:   # v1: the forward pass's border rule (its backward is that rule's exact adjoint)
+            inside = (h >= 0) & (w >= 0) & (h < H) & (w < W)
+            top_h, top_w = h0 >= H - 1, w0 >= W - 1
+            h1, w1 = np.where(top_h, H - 1, h0 + 1), np.where(top_w, W - 1, w0 + 1)
+            lh, lw = np.where(top_h, 0.0, h - h0), np.where(top_w, 0.0, w - w0)
+            dlh, dlw = np.where(top_h, 0.0, 1.0), np.where(top_w, 0.0, 1.0)
+        m = np.ones((N, dg, K, O)) if mask is None else mask.reshape(N, dg, K, O).astype(np.float64)
+        dcm = dcols * m[:, :, None]
+        xg = x.reshape(N, dg, C // dg, H * W).astype(np.float64)
+        dx = np.zeros((N, dg, C // dg, H * W))
+        doff_h = np.zeros((N, dg, K, O))
+        doff_w = np.zeros((N, dg, K, O))
+        sampled = np.zeros((N, dg, C // dg, K, O))
+        n_i = np.arange(N)[:, None, None, None]
+        g_i = np.arange(dg)[None, :, None, None]
+        c_i = np.arange(C // dg)[None, None, :, None]
+        for hh, ww, wgt, sh, sw in ((h0, w0, (1 - lh) * (1 - lw), -dlh * (1 - lw), -(1 - lh) * dlw),
+                                    (h0, w1, (1 - lh) * lw, -dlh * lw, (1 - lh) * dlw),
+                                    (h1, w0, lh * (1 - lw), dlh * (1 - lw), -lh * dlw),
+                                    (h1, w1, lh * lw, dlh * lw, lh * dlw)):
+            ok = inside & (hh >= 0) & (hh <= H - 1) & (ww >= 0) & (ww <= W - 1)
+            idx = np.where(ok, hh * W + ww, 0).reshape(N, dg, 1, K * O)
+            idx = np.broadcast_to(idx, (N, dg, C // dg, K * O))
+            vals = np.take_along_axis(xg, idx, axis=3).reshape(N, dg, C // dg, K, O) * ok[:, :, None]
+            sampled += vals * wgt[:, :, None]
+            np.add.at(dx, (n_i, g_i, c_i, idx), (dcm * (wgt * ok)[:, :, None]).reshape(N, dg, C // dg, K * O))
+            seen = (dcm * vals).sum(axis=2)
+            doff_h += seen * sh
+            doff_w += seen * sw
+        doff = np.stack([doff_h * inside, doff_w * inside], axis=3).reshape(offset.shape)
+        grads = [dx.reshape(x.shape).astype(x.dtype), doff.astype(offset.dtype)]
+        if modulated:
+            grads.append(((dcols * sampled).sum(axis=2) * inside).reshape(mask.shape).astype(mask.dtype))
+        grads.append(dw.astype(wt.dtype))
+        if has_bias:
+            grads.append(og.astype(np.float64).sum(axis=(0, 2, 3)).astype(rest[0].dtype))
+        return tuple(grads)
+    return run
+
+
+for _modulated, _name in ((False, "_contrib_DeformableConvolution"), (True, "_contrib_ModulatedDeformableConvolution")):
+    _fwd = get_op(_name)
+    register(OpDef(f"_backward{_name[len('_contrib'):]}", _backward_deformable(_modulated), params=_fwd.params,
+                   inputs=lambda a, _f=_fwd: ["ograd"] + list(_f.input_names(a)),
+                   num_outputs=lambda a, _f=_fwd: len(_f.input_names(a)),
+                   infer_shape=lambda a, ss: (list(ss), list(ss[1:])),
+                   infer_type=lambda a, ds: [d or np.float32 for d in ds[1:]],
+                   doc=f"{_name} backward: data, offset{', mask' if _modulated else ''}, weight and bias."))
+
+    @defgrad(_name)
+    def _deformable_grad(F, attrs, inputs, outputs, out_grads, _bw=f"_backward{_name[len('_contrib'):]}"):
+        g = internal(F, _bw)(out_grads[0], *inputs, **attrs.as_dict())
+        return [g[i] for i in range(len(inputs))]

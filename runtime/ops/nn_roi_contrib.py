@@ -24,10 +24,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Bool, Float, Int, Param, Shape
+from ._grad import backward_op, internal
 from ._nnutil import c_round
+from .attrs import Bool, Float, Int, Param, Shape
 from .nn_roi import roi_inputs
-from .registry import OpDef, register
+from .registry import OpDef, defgrad, get_op, register
 
 
 def _batch_index(name: str, rois: np.ndarray, n: int) -> np.ndarray:
@@ -324,3 +325,53 @@ register(OpDef(
             Param("trans_std", Float, 0.0), Param("no_trans", Bool, False)),
     infer_shape=_dpsroi_shape,
 ))
+
+
+# -- gradients (MXNet 1.9.1: contrib/psroi_pooling.cc (legacy: each bin's average spread back over its
+# window of its channel group; rois get zero); RROIAlign has no gradient) ------------------------------------
+def _backward_psroi_pooling(attrs, og, data, rois):
+    N, C, H, W = data.shape
+    dt = data.dtype.type
+    P, OD, G = attrs.pooled_size, attrs.output_dim, _group(attrs)
+    ss = dt(attrs.spatial_scale)
+    r = rois.astype(data.dtype, copy=False)
+    b = _batch_index("PSROIPooling", r, N)
+    x1 = c_round(r[:, 1]).astype(data.dtype) * ss
+    y1 = c_round(r[:, 2]).astype(data.dtype) * ss
+    x2 = (c_round(r[:, 3].astype(np.float64)) + 1.0).astype(data.dtype) * ss
+    y2 = (c_round(r[:, 4].astype(np.float64)) + 1.0).astype(data.dtype) * ss
+    rw = np.maximum(x2 - x1, dt(0.1))
+    rh = np.maximum(y2 - y1, dt(0.1))
+    bh, bw = rh / dt(P), rw / dt(P)
+    g = np.zeros(data.shape, dtype=np.float64)
+    ctop = np.arange(OD)
+    for i in range(P):
+        hs = np.clip(np.floor(dt(i) * bh + y1).astype(np.int64), 0, H)
+        he = np.clip(np.ceil(dt(i + 1) * bh + y1).astype(np.int64), 0, H)
+        gh = min(max(int(np.floor(dt(i) * dt(G) / dt(P))), 0), G - 1)
+        for j in range(P):
+            ws = np.clip(np.floor(dt(j) * bw + x1).astype(np.int64), 0, W)
+            we = np.clip(np.ceil(dt(j + 1) * bw + x1).astype(np.int64), 0, W)
+            gw = min(max(int(np.floor(dt(j) * dt(G) / dt(P))), 0), G - 1)
+            chans = (ctop * G + gh) * G + gw
+            mh = max(int((he - hs).max(initial=0)), 1)
+            mw = max(int((we - ws).max(initial=0)), 1)
+            hi = hs[:, None] + np.arange(mh)[None, :]
+            wi = ws[:, None] + np.arange(mw)[None, :]
+            ok = (hi < he[:, None])[:, :, None] & (wi < we[:, None])[:, None, :]          # (R, mh, mw)
+            area = np.maximum((he - hs) * (we - ws), 1).astype(np.float64)
+            share = og[:, :, i, j].astype(np.float64) / area[:, None]                     # (R, OD)
+            val = np.where(ok[:, None], share[:, :, None, None], 0.0)                     # (R, OD, mh, mw)
+            np.add.at(g, (b[:, None, None, None], chans[None, :, None, None],
+                          np.minimum(hi, H - 1)[:, None, :, None], np.minimum(wi, W - 1)[:, None, None, :]), val)
+    return g.astype(data.dtype), np.zeros_like(rois)
+
+
+backward_op("_backward_PSROIPooling", _backward_psroi_pooling, ("ograd", "data", "rois"), like=(1, 2),
+            num_outputs=2, params=get_op("_contrib_PSROIPooling").params)
+
+
+@defgrad("_contrib_PSROIPooling")
+def _psroi_grad(F, attrs, inputs, outputs, out_grads):
+    g = internal(F, "_backward_PSROIPooling")(out_grads[0], *inputs, **attrs.as_dict())
+    return [g[0], g[1]]

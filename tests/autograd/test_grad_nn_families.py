@@ -93,3 +93,31 @@ _THETA = np.array([[0.9, 0.1, 0.05, -0.1, 0.8, 0.02], [1.07, -0.23, 0.11, 0.13, 
 ])
 def test_spatial_and_roi_gradients_match_finite_differences(name, inputs, attrs, wrt):
     check_vjp(name, inputs, attrs, rtol=1e-5, atol=1e-6, wrt=wrt)
+
+
+@pytest.mark.parametrize("multiply", [True, False])
+def test_correlation_gradient_matches_finite_differences(multiply):
+    check_vjp("Correlation", [_r(1, 2, 6, 7), _r(1, 2, 6, 7, seed=1)],
+              {"kernel_size": 3, "max_displacement": 2, "stride2": 2, "pad_size": 2, "is_multiply": multiply},
+              rtol=1e-5, atol=1e-6)
+
+
+def test_psroi_pooling_gradient_matches_finite_differences():
+    check_vjp("_contrib_PSROIPooling", [_r(2, 18, 8, 8), _ROIS],
+              {"spatial_scale": 1.0, "output_dim": 2, "pooled_size": 3, "group_size": 3}, rtol=1e-5, atol=1e-6,
+              wrt=[0])
+
+
+def test_deformable_convolutions_match_finite_differences():
+    rng = np.random.default_rng(0)
+    x, w, b = rng.standard_normal((1, 4, 7, 7)), 0.5 * rng.standard_normal((4, 2, 2, 2)), rng.standard_normal(4)
+    attrs = {"kernel": (2, 2), "stride": (2, 2), "num_filter": 4, "num_group": 2, "num_deformable_group": 2}
+    # v1: sample points off the lattice and off its clamped border (MXNet's test numbers cover the border)
+    offset = rng.uniform(0.1, 0.4, (1, 16, 3, 3))
+    check_vjp("_contrib_DeformableConvolution", [x, offset, w, b], attrs, rtol=1e-5, atol=1e-6)
+    # v2 (MXNet computes its backward on GPU only; the same formulas here): padding and large offsets
+    attrs = {"kernel": (2, 2), "pad": (1, 1), "num_filter": 4, "num_group": 2, "num_deformable_group": 2}
+    x = rng.standard_normal((1, 4, 6, 6))
+    offset = rng.uniform(-1.3, 1.3, (1, 16, 7, 7)) + 0.01
+    mask = rng.uniform(0.2, 1.0, (1, 8, 7, 7))
+    check_vjp("_contrib_ModulatedDeformableConvolution", [x, offset, mask, w, b], attrs, rtol=1e-5, atol=1e-6)
