@@ -22,7 +22,7 @@ from ..ops.registry import OpDef, all_ops, get_op
 __all__ = ["converter", "lookup", "supported_ops", "Converter"]
 
 _FAMILIES = ("activation", "attention", "control_flow", "conv", "dense", "elemwise", "extra", "index", "init",
-             "misc", "norm", "pool", "reduce", "resize", "rnn", "sequence", "shape")
+             "misc", "norm", "numpy", "pool", "reduce", "resize", "rnn", "sequence", "shape")
 
 
 @dataclass(frozen=True)
