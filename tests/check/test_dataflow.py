@@ -589,9 +589,8 @@ def test_an_attribute_that_may_hold_another_block_says_nothing():
     assert codes(source) == []
 
 
-def test_the_layer_list_is_derived_from_the_runtime():
-    from hybridize.transpile.analysis.layers import SINGLE_TENSOR_LAYERS, derive
+def test_the_single_tensor_layers_are_layers_not_containers():
+    from hybridize.transpile.analysis.layers import SINGLE_TENSOR_LAYERS
 
-    assert SINGLE_TENSOR_LAYERS == derive(), "regenerate: python -m hybridize.transpile.analysis.layers"
     assert {"Dense", "Conv2D", "BatchNorm", "Activation", "LayerNorm", "Embedding"} <= SINGLE_TENSOR_LAYERS
     assert not {"HybridSequential", "HybridConcurrent", "Identity", "HybridLambda"} & SINGLE_TENSOR_LAYERS
