@@ -158,8 +158,9 @@ class Optimizer:
         self.lr = learning_rate
         if self.lr_scheduler is not None and learning_rate is not None:
             if self.lr_scheduler.base_lr != learning_rate:
-                print(UserWarning("learning rate from ``lr_scheduler`` has been "
-                                  "overwritten by ``learning_rate`` in optimizer."))
+                # MXNet prints this warning object; library code here never prints: a real warning
+                warnings.warn(UserWarning("learning rate from ``lr_scheduler`` has been "
+                                          "overwritten by ``learning_rate`` in optimizer."), stacklevel=2)
                 self.lr_scheduler.base_lr = learning_rate
 
         self.wd = wd

@@ -32,7 +32,8 @@ def test_an_optimizer_asks_its_scheduler_with_num_update() -> None:
 
 def test_learning_rate_given_to_the_optimizer_overrides_the_schedulers_base_lr() -> None:
     sched = mx.lr_scheduler.CosineScheduler(max_update=10, base_lr=0.5)
-    mx.optimizer.SGD(learning_rate=0.1, lr_scheduler=sched)
+    with pytest.warns(UserWarning, match="learning rate from ``lr_scheduler`` has been overwritten"):
+        mx.optimizer.SGD(learning_rate=0.1, lr_scheduler=sched)
     assert sched.base_lr == 0.1
 
 
