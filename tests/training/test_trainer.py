@@ -234,3 +234,25 @@ def test_a_store_without_optimizer_support_reduces_and_the_trainer_updates() -> 
     np.testing.assert_allclose(w.data().asnumpy(), before - 1, rtol=1e-6)
     with pytest.raises(ValueError, match="Please set update_on_kvstore=False"):
         gluon.Trainer([w], "sgd", kvstore=mx.kv.create("teststore"), update_on_kvstore=True)._init_kvstore()
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_backward_marks_gradients_fresh_and_step_consumes_them(hybridize: bool) -> None:
+    from hybridize.runtime import autograd
+
+    net = gluon.nn.Dense(2, in_units=3)
+    net.initialize()
+    if hybridize:
+        net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    with autograd.record():
+        loss = net(mx.nd.ones((4, 3))).sum()
+    loss.backward()
+    params = list(net.collect_params().values())
+    assert all(p.data()._fresh_grad for p in params)
+    weight = params[0].data().asnumpy()
+    trainer.step(4)
+    np.testing.assert_allclose(params[0].data().asnumpy(), weight - 0.1 * 4 / 4, rtol=1e-6)
+    assert not any(p.data()._fresh_grad for p in params)
+    with pytest.raises(UserWarning, match="has not been updated by backward since last `step`"):
+        trainer.step(4)
