@@ -262,6 +262,25 @@ def _module(d):
     return out
 
 
+def _image_record_iter(d):
+    """MXNet's C++ ImageRecordIter over mx_images.rec (5x6 PNGs): crops, normalization, resize, padding."""
+    out = {}
+    for name, kw in [("plain", {}), ("norm", dict(mean_r=100., mean_g=110., mean_b=120., std_r=50., std_g=60.,
+                                                    std_b=70.)),
+                     ("scale_resize", dict(resize=6, scale=1 / 255.)), ("noround", dict(round_batch=False))]:
+        it = mx.io.ImageRecordIter(path_imgrec=os.path.join(d, "mx_images.rec"), data_shape=(3, 4, 4),
+                                   batch_size=2, **kw)
+        epochs = []
+        for _ in range(2):
+            epochs.append([{"data": b.data[0].asnumpy().tolist(), "label": b.label[0].asnumpy().tolist(),
+                            "pad": b.pad} for b in it])
+            it.reset()
+        out[name] = {"kwargs": kw, "epochs": epochs,
+                     "provide_data": [[x.name, list(x.shape)] for x in it.provide_data],
+                     "provide_label": [[x.name, list(x.shape)] for x in it.provide_label]}
+    return out
+
+
 def main():
     if sys.argv[1] == "--read-ours":
         _read_ours(sys.argv[2])
@@ -270,7 +289,8 @@ def main():
     os.makedirs(d, exist_ok=True)
     import tempfile
     out = {"mxnet": mx.__version__, "dataloader": _loader_cases(), "iters": _iter_cases(),
-           "metrics": _metric_cases(), "recordio": _recordio(d), "module": _module(d)}
+           "metrics": _metric_cases(), "recordio": _recordio(d), "module": _module(d),
+           "image_record_iter": _image_record_iter(d)}
     with tempfile.TemporaryDirectory() as tmp:
         out["csv"] = _csv_cases(tmp)
     _transforms(os.path.join(d, "transforms.npz"))

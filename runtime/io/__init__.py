@@ -1,10 +1,11 @@
-"""``mxnet.io``: data iterators (NDArrayIter, CSVIter, ResizeIter, PrefetchingIter) and their records."""
+"""``mxnet.io``: data iterators (NDArrayIter, CSVIter, ImageRecordIter, ResizeIter, PrefetchingIter) and their records."""
 from . import io, utils  # noqa: F401
 from .io import (  # noqa: F401
     CSVIter,
     DataBatch,
     DataDesc,
     DataIter,
+    ImageRecordIter,
     NDArrayIter,
     PrefetchingIter,
     ResizeIter,

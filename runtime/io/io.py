@@ -893,3 +893,145 @@ class CSVIter(DataIter):
 
     def getpad(self):
         return self._pad
+
+
+class ImageRecordIter(DataIter):
+    """Batches of images from a RecordIO file (``mxnet.io.ImageRecordIter``, MXNet's C++ iterator, in
+    Python; decoding through Pillow, the ``image`` extra).
+
+    Each record is ``recordio.pack``'d (label header + encoded image). Per image, as MXNet's default
+    augmenter: shorter edge resized to ``resize`` (bilinear) when given, a ``data_shape`` crop (centre,
+    or random with ``rand_crop``), a random horizontal flip with ``rand_mirror``, then
+    ``(pixel - mean) / std * scale`` per RGB channel; batches are float32 NCHW. ``round_batch`` and
+    ``shuffle`` (needs ``path_imgidx``) as MXNet's; labels are ``(batch,)`` for ``label_width`` 1.
+    """
+
+    def __init__(self, path_imgrec, data_shape, batch_size, path_imgidx="", label_width=1, shuffle=False,
+                 round_batch=True, resize=-1, rand_crop=False, rand_mirror=False, mean_r=0.0, mean_g=0.0,
+                 mean_b=0.0, std_r=1.0, std_g=1.0, std_b=1.0, scale=1.0, data_name="data",
+                 label_name="softmax_label", dtype="float32", seed=0, **kwargs):
+        super().__init__(batch_size)
+        from .. import recordio
+        self.data_shape = tuple(int(d) for d in data_shape)
+        if len(self.data_shape) != 3 or self.data_shape[0] not in (1, 3):
+            raise ValueError(f"data_shape must be (channels, height, width) with 1 or 3 channels, got {data_shape}")
+        self.label_width = int(label_width)
+        self._names = (data_name, label_name)
+        self._resize, self._rand_crop, self._rand_mirror = int(resize), bool(rand_crop), bool(rand_mirror)
+        self._mean = np.array([mean_r, mean_g, mean_b], np.float32)[:self.data_shape[0]]
+        self._std = np.array([std_r, std_g, std_b], np.float32)[:self.data_shape[0]]
+        self._scale = np.float32(scale)
+        self._dtype = np.dtype(dtype)
+        self._rng = np.random.RandomState(seed)
+        if shuffle and not path_imgidx:
+            raise ValueError("ImageRecordIter: shuffle needs path_imgidx (the .idx file of path_imgrec)")
+        self._shuffle = bool(shuffle)
+        if path_imgidx:
+            self._rec = recordio.MXIndexedRecordIO(path_imgidx, path_imgrec, "r")
+            self._keys = list(self._rec.keys)
+        else:
+            self._rec = recordio.MXRecordIO(path_imgrec, "r")
+            self._keys = None
+        self._records = self._read_all(path_imgrec)
+        self.round_batch = bool(round_batch)
+        self._order = np.arange(len(self._records))
+        self._pos = 0
+        self._overflow = 0
+        self._pad = 0
+        self._batch = None
+        self._last = None
+        if self._shuffle:
+            self._rng.shuffle(self._order)
+
+    def _read_all(self, path):
+        if self._keys is not None:
+            return [self._rec.read_idx(k) for k in self._keys]
+        out = []
+        while (rec := self._rec.read()) is not None:
+            out.append(rec)
+        if not out:
+            raise DataFileError(path, "no image records in the file")
+        return out
+
+    @property
+    def provide_data(self):
+        return [DataDesc(self._names[0], (self.batch_size,) + self.data_shape, self._dtype)]
+
+    @property
+    def provide_label(self):
+        shape = (self.batch_size,) if self.label_width == 1 else (self.batch_size, self.label_width)
+        return [DataDesc(self._names[1], shape, np.float32)]
+
+    def _sample(self, i):
+        from .. import image, recordio
+        header, payload = recordio.unpack(self._records[i])
+        c, h, w = self.data_shape
+        img = image.imdecode(payload, flag=1 if c == 3 else 0)
+        if self._resize > 0:
+            img = image.resize_short(img, self._resize, interp=1)
+        ih, iw = img.shape[:2]
+        if ih < h or iw < w:
+            raise ValueError(f"ImageRecordIter: image of {ih}x{iw} is smaller than data_shape {h}x{w} "
+                             "(use resize)")
+        if self._rand_crop:
+            y0, x0 = self._rng.randint(0, ih - h + 1), self._rng.randint(0, iw - w + 1)
+        else:
+            y0, x0 = (ih - h) // 2, (iw - w) // 2
+        arr = img.asnumpy()[y0:y0 + h, x0:x0 + w].astype(np.float32)
+        if self._rand_mirror and self._rng.rand() < 0.5:
+            arr = arr[:, ::-1]
+        arr = (arr - self._mean) / self._std * self._scale
+        label = np.atleast_1d(np.asarray(header.label, np.float32))[:self.label_width]
+        return arr.transpose(2, 0, 1), label
+
+    def reset(self):
+        if not self.round_batch or self._overflow == 0:
+            self._pos = 0
+            if self._shuffle:
+                self._rng.shuffle(self._order)
+        else:
+            self._overflow = 0
+
+    def iter_next(self):
+        self._pad = 0
+        if self._overflow != 0:
+            return False
+        n = len(self._records)
+        samples = []
+        while self._pos < n and len(samples) < self.batch_size:
+            samples.append(self._sample(self._order[self._pos]))
+            self._pos += 1
+        if not samples:
+            return False
+        if len(samples) < self.batch_size:
+            if self.round_batch:
+                self._pos = 0
+                while len(samples) < self.batch_size:
+                    samples.append(self._sample(self._order[self._pos]))
+                    self._pos += 1
+                    self._overflow += 1
+                self._pad = self._overflow
+            else:  # the slots past the data keep the previous batch's samples, as MXNet's loader
+                self._pad = self.batch_size - len(samples)
+                samples += self._last[len(samples):] if self._last else [samples[-1]] * self._pad
+        self._last = samples
+        data = np.stack([s[0] for s in samples]).astype(self._dtype)
+        label = np.stack([s[1] for s in samples])
+        if self.label_width == 1:
+            label = label.reshape(len(samples))
+        self._batch = DataBatch([array(data, dtype=self._dtype)], [array(label)], pad=self._pad)
+        return True
+
+    def next(self):
+        if self.iter_next():
+            return self._batch
+        raise StopIteration
+
+    def getdata(self):
+        return self._batch.data[0]
+
+    def getlabel(self):
+        return self._batch.label[0]
+
+    def getpad(self):
+        return self._pad

@@ -24,7 +24,8 @@ module-level function of the same file it calls, transitively, matches one of th
 - ``sparse``: sparse storage (``stype``, ``tostype``, ``csr``, ``row_sparse``, ``mx.nd.sparse``);
 - ``gpu``: GPUs, cuDNN/CUDA;
 - ``devices``: several devices (``cpu(1)``, ``group2ctx``, kvstore);
-- ``download``: downloads, pretrained weights and the datasets that download (WikiText2, MNIST, ...);
+- ``download``: downloads, pretrained weights and the datasets that download (WikiText2, MNIST, ...,
+  and ``test_utils.get_cifar10``/``get_mnist_ubyte``, which fetch data.mxnet.io's archives);
 - ``skipped``: tests MXNet 1.9.1 itself skips (``@unittest.skip``, or ``SkipTest`` raised at run time,
   e.g. when no suitable locale is installed) or that are not test functions pytest can run
   (generator tests).
@@ -58,7 +59,8 @@ OUT_OF_SCOPE = [
     ("gpu", r"\bgpu\(|num_gpus|cudnn|\bcuda\b|\bmx\.gpu\b"),
     ("devices", r"\bcpu\(\s*[1-9]|group2ctx|\bkvstore\b|\bkv\.|ctx_list=\[|\bcontexts\b"),
     ("download", r"\bdownload\(|pretrained\s*=\s*(?!False)\w|\bget_model_file\b|\bparallel_download\b|"
-                 r"\b(WikiText2|WikiText103|MNIST|FashionMNIST|CIFAR10|CIFAR100)\("),
+                 r"\b(WikiText2|WikiText103|MNIST|FashionMNIST|CIFAR10|CIFAR100)\(|"
+                 r"\bget_(cifar10|mnist_ubyte|mnist|mnist_iterator)\("),
 ]
 
 
