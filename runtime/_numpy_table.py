@@ -44,6 +44,7 @@ import numpy as _onp
 __all__ = ["FRONTEND", "TABLE", "Call", "NpFunction", "bind", "entries", "signature_of"]
 
 FRONTEND = frozenset(("out", "ctx", "device", "order", "casting", "subok", "where", "kwargs", "name"))
+_UFUNC_UNSUPPORTED = ("where", "subok", "dtype", "casting", "order")
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,15 @@ def bind(entry: NpFunction, args: tuple, kwargs: dict, is_tensor: Callable[[Any]
     values = dict(bound.arguments)
     extra = values.pop("kwargs", None) or {}
     for k in list(extra):
-        if k not in FRONTEND:
+        if k not in FRONTEND and k not in _UFUNC_UNSUPPORTED:
             raise TypeError(f"{entry.name}() got an unexpected keyword argument {k!r}")
+        if k in _UFUNC_UNSUPPORTED:  # MXNet 1.9.1's _sanity_check_params of its ufuncs
+            v = extra[k]
+            if k == "dtype":
+                _onp.dtype(v)  # TypeError for a non-dtype, as NumPy
+            if k == "casting" and v not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+                raise TypeError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe', got {v!r}")
+            raise NotImplementedError(f"{entry.name}: the argument {k!r} is not supported (MXNet 1.9.1)")
     values.update({k: v for k, v in extra.items()})
     if values.get("order") not in (None, "C"):
         raise NotImplementedError(f"{entry.name}: order={values['order']!r} is not supported (MXNet 1.9.1: 'C' only)")
@@ -239,7 +247,7 @@ def _arange_prepare(values: dict) -> dict:
         values["start"], values["stop"] = 0.0, values["start"]
     values["start"] = float(values["start"])
     values["stop"] = float(values["stop"])
-    values["step"] = float(values["step"])
+    values["step"] = 1.0 if values.get("step") is None else float(values["step"])
     return values
 
 
@@ -272,6 +280,19 @@ def _randint_prepare(values: dict) -> dict:
     values["shape"] = () if size is None else ((int(size),) if isinstance(size, (int, _onp.integer)) else tuple(size))
     values["dtype"] = _dtype_name(values.get("dtype") or "int64")
     return values
+
+
+def _one_param_prepare(p: str) -> Callable[[dict], dict]:
+    """A sampler parameter given as a number (attribute) or a tensor (input, attribute None)."""
+    def prepare(values: dict) -> dict:
+        values = _size_prepare(values)
+        v = values.get(p)
+        if v is not None and not _is_number(v):
+            values["_t_" + p], values[p] = v, _NONE_ATTR
+        else:
+            values["_t_" + p] = _OMIT
+        return values
+    return prepare
 
 
 def _multinomial_prepare(values: dict) -> dict:
@@ -397,6 +418,7 @@ def _c_squeeze(F, a, axis=None):
 def _c_meshgrid(F, *xi, **kwargs):
     indexing = kwargs.get("indexing", "xy")
     n = len(xi)
+    xi = [F.np.reshape(x, (-1,)) for x in xi]
     shapes = [x.shape[0] for x in xi]
     if indexing == "xy" and n >= 2:
         shapes[0], shapes[1] = shapes[1], shapes[0]
@@ -576,6 +598,23 @@ def _c_rand(F, *size, **kwargs):
 
 def _c_randn(F, *size, **kwargs):
     return F.np.random.normal(0.0, 1.0, size=size or None, **kwargs)
+
+
+def _c_beta(F, a, b, size=None, dtype=None, ctx=None):
+    """Beta(a, b) as X / (X + Y) of two gammas (MXNet 1.9.1's np.random.beta)."""
+    x = F.np.random.gamma(a, 1.0, size=size, dtype=dtype, ctx=ctx)
+    y = F.np.random.gamma(b, 1.0, size=size, dtype=dtype, ctx=ctx)
+    return F.np.true_divide(x, F.np.add(x, y))
+
+
+def _c_chisquare(F, df, size=None, dtype=None, ctx=None):
+    """Chi-square(df) as Gamma(df / 2, 2) (MXNet 1.9.1's np.random.chisquare)."""
+    shape = F.np.true_divide(df, 2) if not _is_number(df) else df / 2
+    return F.np.random.gamma(shape, 2.0, size=size, dtype=dtype, ctx=ctx)
+
+
+def _c_lognormal(F, mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None):
+    return F.np.exp(F.np.random.normal(mean, sigma, size=size, dtype=dtype, ctx=ctx))
 
 
 def _c_shuffle(F, x):
@@ -798,11 +837,16 @@ TABLE: list[NpFunction] = [
     NpFunction("random._shuffle", "_npi_shuffle", "x", ("x",)),
     NpFunction("random.choice", "_npi_choice", "a, size=None, replace=True, p=None, ctx=None, out=None",
                ("_t_a", "_t_p"), prepare=_choice_prepare, creation=True),
-    *[NpFunction("random." + n, "_npi_" + n, f"{p}={d}, size=None, ctx=None, out=None", prepare=_size_prepare,
-                 creation=True)
+    *[NpFunction("random." + n, "_npi_" + n, f"{p}={d}, size=None, ctx=None, out=None", ("_t_" + p,),
+                 prepare=_one_param_prepare(p), creation=True)
       for n, p, d in (("exponential", "scale", 1.0), ("rayleigh", "scale", 1.0), ("pareto", "a", None),
                       ("weibull", "a", None))],
-    NpFunction("random.power", "_npi_powerd", "a, size=None, ctx=None, out=None", prepare=_size_prepare, creation=True),
+    NpFunction("random.power", "_npi_powerd", "a, size=None, ctx=None, out=None", ("_t_a",),
+               prepare=_one_param_prepare("a"), creation=True),
+    NpFunction("random.beta", None, "a, b, size=None, dtype=None, ctx=None", compose=_c_beta),
+    NpFunction("random.chisquare", None, "df, size=None, dtype=None, ctx=None", compose=_c_chisquare),
+    NpFunction("random.lognormal", None, "mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None",
+               compose=_c_lognormal),
     NpFunction("random.bernoulli", "_npi_bernoulli", "prob=None, logit=None, size=None, dtype=None, ctx=None, out=None",
                prepare=_size_prepare, creation=True),
     NpFunction("random.multinomial", "_npi_multinomial", "n, pvals, size=None", ("_t_pvals",),

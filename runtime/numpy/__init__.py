@@ -208,3 +208,25 @@ def _array_function(self: ndarray, func: Any, types: Any, args: Any, kwargs: Any
 
 ndarray.__array_ufunc__ = _array_ufunc  # type: ignore[attr-defined]
 ndarray.__array_function__ = _array_function  # type: ignore[attr-defined]
+
+
+# -- mx.np._internal: MXNet's np operators by their names without the _npi_ prefix ------------------------------
+def _internal_function(op_name: str) -> Any:
+    from .. import _frontend
+    from ..ops.registry import get_op
+    op = get_op(op_name)
+
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        call = _frontend.bind_call(op, args, kwargs, lambda v: isinstance(v, ndarray) or type(v).__name__ == "NDArray")
+        return invoke(op_name, [v for v in call.inputs if v is not None], call.given, out=call.out)
+    fn.__name__ = fn.__qualname__ = op_name[len("_npi_"):]
+    return fn
+
+
+_internal = _types.ModuleType(__name__ + "._internal")
+from ..ops.registry import all_names as _all_names  # noqa: E402
+
+for _op_name, _ in _all_names():
+    if _op_name.startswith("_npi_"):
+        setattr(_internal, _op_name[len("_npi_"):], _internal_function(_op_name))
+sys.modules.setdefault(_internal.__name__, _internal)

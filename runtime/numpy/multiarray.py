@@ -56,6 +56,8 @@ def invoke(op_name: str, inputs: list, attrs: dict, out: Any = None, ctx: Any = 
     if out is not None:
         targets = out if isinstance(out, (list, tuple)) else [out]
         for t, o in zip(targets, outs):
+            if t._data.dtype != o._data.dtype and _np.bool_ in (t._data.dtype, o._data.dtype):
+                raise TypeError(f"{op_name}: out has dtype {t._data.dtype}, the result {o._data.dtype}")
             t._data[...] = o._data
         return out
     return outs[0] if not isinstance(res, (tuple, list)) else outs
@@ -147,6 +149,8 @@ class ndarray(NDArray):
         return invoke("Cast", [self], {"dtype": dt.name})
 
     def copy(self, order: str = "C") -> ndarray:  # type: ignore[override]
+        if order != "C":
+            raise NotImplementedError(f"ndarray.copy does not support order={order!r} (MXNet 1.9.1: 'C' only)")
         return _np_mod.copy(self)
 
     def copyto(self, other: Any) -> Any:

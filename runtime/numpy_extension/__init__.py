@@ -44,11 +44,16 @@ __all__ = [
     "waitall",
 ]
 
+def seed(seed: int, ctx: Any = "all") -> None:  # noqa: A001 - MXNet's parameter name
+    """Seeds the generator every sampler of mx.np.random, npx.random and mx.nd.random uses (the numbers
+    are this runtime's, not MXNet's)."""
+    _seed(seed, ctx)
+
+
 random = types.ModuleType(__name__ + ".random")
-random.seed = _seed  # type: ignore[attr-defined]
-random.__doc__ = "npx.random: seed (the generator every sampler of mx.np.random and mx.nd.random uses)."
+random.seed = seed  # type: ignore[attr-defined]
+random.__doc__ = "npx.random: seed, bernoulli, uniform_n, normal_n."
 sys.modules.setdefault(__name__ + ".random", random)
-seed = _seed
 
 
 def waitall() -> None:
@@ -109,3 +114,28 @@ class _NdWithNp(types.ModuleType):
 
 
 _nd_with_np = _NdWithNp("hybridize.runtime.ndarray")
+
+
+def _bernoulli(prob: Any = None, logit: Any = None, size: Any = None, dtype: Any = None, ctx: Any = None,
+               out: Any = None) -> Any:
+    """npx.random.bernoulli: 1 with probability ``prob`` (or sigmoid(``logit``)), one of them given."""
+    if (prob is None) == (logit is None):
+        raise ValueError("Either `prob` or `logit` must be specified, but not both. "
+                         f"Received prob={prob}, logit={logit}")
+    return _np_pkg.random.bernoulli(prob=prob, logit=logit, size=size, dtype=dtype, ctx=ctx, out=out)
+
+
+def _sample_n(name: str) -> Any:
+    def fn(a: Any = 0.0, b: Any = 1.0, batch_shape: Any = None, dtype: Any = None, ctx: Any = None) -> Any:
+        """npx.random.uniform_n / normal_n: ``batch_shape`` + the parameters' broadcast shape samples."""
+        batch = () if batch_shape is None else ((batch_shape,) if isinstance(batch_shape, int) else tuple(batch_shape))
+        import numpy as onp
+        pshape = onp.broadcast_shapes(getattr(a, "shape", ()), getattr(b, "shape", ()))
+        return getattr(_np_pkg.random, name)(a, b, size=batch + tuple(pshape), dtype=dtype, ctx=ctx)
+    fn.__name__ = name + "_n"
+    return fn
+
+
+random.bernoulli = _bernoulli  # type: ignore[attr-defined]
+random.uniform_n = _sample_n("uniform")  # type: ignore[attr-defined]
+random.normal_n = _sample_n("normal")  # type: ignore[attr-defined]

@@ -763,7 +763,13 @@ _two_param_sampler("_npi_uniform", "low", "high", lambda g, a, b, s: g.uniform(a
 _two_param_sampler("_npi_normal", "loc", "scale", lambda g, a, b, s: g.normal(a, b, s))
 _two_param_sampler("_npi_gumbel", "loc", "scale", lambda g, a, b, s: g.gumbel(a, b, s))
 _two_param_sampler("_npi_logistic", "loc", "scale", lambda g, a, b, s: g.logistic(a, b, s))
-_two_param_sampler("_npi_gamma", "shape", "scale", lambda g, a, b, s: g.gamma(a, b, s), defaults=(1.0, 1.0))
+def _gamma_draw(g, a, b, s):
+    if np.any(np.asarray(a) <= 0) or np.any(np.asarray(b) <= 0):
+        raise ValueError("gamma: shape and scale must be positive (MXNet 1.9.1: ValueError)")
+    return g.gamma(a, b, s)
+
+
+_two_param_sampler("_npi_gamma", "shape", "scale", _gamma_draw, defaults=(1.0, 1.0))
 add_twins("_npi_uniform", "_npi_uniform_n")  # own operators in MXNet 1.9.1 (written so)
 add_twins("_npi_normal", "_npi_normal_n")
 
@@ -885,6 +891,19 @@ def _nonzero(attrs, x):
     return np.stack(np.nonzero(x), axis=-1).astype(np.int64) if x.ndim else np.zeros((int(x != 0), 0), np.int64)
 
 
+def _boolean_mask_assign(attrs, data, mask, *value):
+    """_npi_boolean_mask_assign_*: ``data[mask] = value`` (the mask's axes starting at ``start_axis``)."""
+    out = data.copy()
+    idx = (slice(None),) * attrs.start_axis + (mask.astype(bool),)
+    v = value[0] if value else attrs.value
+    out[idx] = v
+    return out
+
+
+register(OpDef("_npi_boolean_mask_assign_scalar", _boolean_mask_assign, inputs=("data", "mask"),
+               params=(Param("value", Float, 0.0), Param("start_axis", Int, 0))))
+register(OpDef("_npi_boolean_mask_assign_tensor", _boolean_mask_assign, inputs=("data", "mask", "value"),
+               params=(Param("start_axis", Int, 0),)))
 register(OpDef("_npx_nonzero", _nonzero, inputs=("x",), aliases=("_npi_nonzero",), infer_type=lambda a, d: [_I64]))
 
 

@@ -28,10 +28,10 @@ RENAMED = {
 }
 
 
-# Out-of-scope MXNet modules (NumPy front end, sparse storage) the test files import at module level:
-# stand-ins so that the file imports; touching any attribute raises, so a test using them fails.
-OUT_OF_SCOPE_MODULES = ("mxnet.numpy", "mxnet.numpy_extension", "mxnet.ndarray.sparse", "mxnet.symbol.numpy",
-                        "mxnet.symbol.sparse")
+# Out-of-scope MXNet modules (sparse storage; the symbolic NumPy front end until the runtime has it) the
+# test files import at module level: stand-ins so that the file imports; touching any attribute raises,
+# so a test using them fails. mxnet.numpy / mxnet.numpy_extension are the runtime's own.
+OUT_OF_SCOPE_MODULES = ("mxnet.ndarray.sparse", "mxnet.symbol.numpy", "mxnet.symbol.sparse")
 
 
 class _OutOfScope(types.ModuleType):
