@@ -179,6 +179,8 @@ def _given(node: _Node, attrs: dict) -> dict:
     """The attributes of a recorded call that differ from the op's defaults (what MXNet keeps)."""
     out = {}
     for k, v in attrs.items():
+        if k.startswith("__"):
+            continue
         p = node.op.param(k)
         if p is None or p.default != v:
             out[k] = v

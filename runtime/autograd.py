@@ -189,6 +189,9 @@ def _record(op: Any, attrs: Any, inputs: Sequence[Any], outputs: Sequence[Any], 
     for o in outputs:
         if any(o is a for a in inputs):  # in-place (out=x): x already in the graph
             raise HybridizeError(_ASSIGN_IN_GRAPH)
+    if op is not None and op.mode_dependent and attrs is not None:
+        # the forward's mode, for the gradient rule (Dropout's mask, BatchNorm's batch statistics)
+        attrs = type(attrs)({**attrs.as_dict(), "__is_train__": _state.training})
     node = _Node(op, attrs, entries, [getattr(a, "_data", a) for a in inputs], [o._data for o in outputs],
                  rule=rule, name=name or f"node_{_counter[1]}")
     _counter[1] += 1

@@ -20,9 +20,9 @@ import weakref
 import numpy as np
 
 from ..base import ShapeError
+from ._nnutil import OptBool, OptEnum, OptFloat, is_training, merge_shape
 from .attrs import Bool, Enum, Float, Int, Param, Shape
 from .registry import OpDef, register, same_shape
-from ._nnutil import OptBool, OptEnum, OptFloat, is_training, merge_shape
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
@@ -211,9 +211,10 @@ def _softmax_lastaxis(x2):
 
 
 def _softmax_activation(attrs, x):
-    """SoftmaxActivation: ``instance`` = softmax over all but the first axis, ``channel`` = over axis 1."""
+    """SoftmaxActivation: ``instance`` = softmax over the last axis (MXNet 1.9.1's CPU kernel: for 2-D
+    data that is every axis but the first), ``channel`` = over axis 1."""
     if attrs.mode == "instance":
-        return _softmax_lastaxis(x.reshape(x.shape[0], -1)).reshape(x.shape)
+        return _softmax_lastaxis(x.astype(x.dtype, copy=True))
     z = x - x.max(axis=1, keepdims=True)
     np.exp(z, out=z)
     z /= z.sum(axis=1, keepdims=True)
@@ -377,8 +378,8 @@ register(OpDef("_backward_LeakyReLU", _backward_leaky,
 
 @defgrad("LeakyReLU")
 def _leaky_grad(F, attrs, inputs, outputs, out_grads):
-    kw = dict(act_type=attrs.act_type, slope=attrs.slope, lower_bound=attrs.lower_bound,
-              upper_bound=attrs.upper_bound)
+    kw = {"act_type": attrs.act_type, "slope": attrs.slope, "lower_bound": attrs.lower_bound,
+          "upper_bound": attrs.upper_bound}
     if attrs.act_type == "prelu":
         return list(F._internal._backward_LeakyReLU(out_grads[0], inputs[0], outputs[0], inputs[1], **kw))
     return [F._internal._backward_LeakyReLU(out_grads[0], inputs[0], outputs[0], **kw)]
@@ -420,7 +421,7 @@ register(OpDef("_backward_softmax", _backward_softmax,
 
 def _softmax_rule(kind):
     def rule(F, attrs, inputs, outputs, out_grads):
-        kw = dict(axis=attrs.axis, temperature=attrs.temperature, use_length=attrs.use_length, kind=kind)
+        kw = {"axis": attrs.axis, "temperature": attrs.temperature, "use_length": attrs.use_length, "kind": kind}
         dx = F._internal._backward_softmax(out_grads[0], *inputs[:1], outputs[0], *inputs[1:], **kw)
         return [dx] + [None] * (len(inputs) - 1)
     return rule
@@ -433,11 +434,9 @@ defgrad("softmin")(_softmax_rule("softmin"))
 
 @defgrad("SoftmaxActivation")
 def _softmax_activation_grad(F, attrs, inputs, outputs, out_grads):
-    y, g = outputs[0], out_grads[0]
-    if attrs.mode == "channel":
-        return [F._internal._backward_softmax(g, inputs[0], y, axis=1)]
-    y2, g2 = F.reshape(y, shape=(0, -1)), F.reshape(g, shape=(0, -1))
-    return [F.reshape_like(F._internal._backward_softmax(g2, y2, y2, axis=-1), inputs[0])]
+    # MXNet 1.9.1's backward reduces over axis 1 in both modes (for instance mode on data of more than
+    # two axes that is not the axis its forward normalized: recorded as MXNet computes it)
+    return [F._internal._backward_softmax(out_grads[0], inputs[0], outputs[0], axis=1)]
 
 
 def _backward_softmax_output(attrs, g, y, label):
@@ -515,8 +514,9 @@ def _dropout_mask_of(x, y, p):
 
 
 def _backward_dropout(attrs, g, x, y):
-    """Dropout's input gradient: the output gradient through the same mask (scaled by 1/(1-p))."""
-    active = attrs.mode == "always" or is_training()
+    """Dropout's input gradient: the output gradient through the same mask (scaled by 1/(1-p)); the
+    forward's mode (``is_train``) says whether a mask was drawn."""
+    active = attrs.mode == "always" or attrs.is_train
     if not active or attrs.p <= 0:
         return g.copy()
     if attrs.p >= 1:
@@ -526,10 +526,12 @@ def _backward_dropout(attrs, g, x, y):
 
 register(OpDef("_backward_Dropout", _backward_dropout, inputs=("ograd", "data", "output"),
                params=(Param("p", Float, 0.5), Param("mode", Enum("training", "always"), "training"),
-                       Param("axes", Shape, ()), Param("cudnn_off", OptBool, False)),
-               infer_shape=lambda a, s: (list(s), [s[1]]), mode_dependent=True))
+                       Param("axes", Shape, ()), Param("cudnn_off", OptBool, False), Param("is_train", Bool, True)),
+               infer_shape=lambda a, s: (list(s), [s[1]])))
 
 
 @defgrad("Dropout")
 def _dropout_grad(F, attrs, inputs, outputs, out_grads):
-    return [F._internal._backward_Dropout(out_grads[0], inputs[0], outputs[0], **attrs.as_dict())]
+    kw = {k: v for k, v in attrs.as_dict().items() if not k.startswith("__")}
+    return [F._internal._backward_Dropout(out_grads[0], inputs[0], outputs[0], is_train=attrs.get("__is_train__", True),
+                                          **kw)]

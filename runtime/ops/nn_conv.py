@@ -23,9 +23,18 @@ import threading
 import numpy as np
 
 from ..base import ShapeError
+from ._nnutil import (
+    OptEnum,
+    conv_out_dim,
+    matmul,
+    merge_shape,
+    pad_spatial,
+    spatial_params,
+    tap_slices,
+    windows,
+)
 from .attrs import Bool, Int, Param, Shape
 from .registry import OpDef, register
-from ._nnutil import OptEnum, conv_out_dim, matmul, merge_shape, pad_spatial, spatial_params, tap_slices, windows
 
 _LAYOUTS = ("NCW", "NCHW", "NCDHW", "NHWC", "NDHWC", "NWC")
 _TUNE = OptEnum("off", "limited_workspace", "fastest")
@@ -420,3 +429,107 @@ def _col2im(attrs, cols):
 _WIN_PARAMS = (Param("kernel", Shape), Param("stride", Shape, ()), Param("dilate", Shape, ()), Param("pad", Shape, ()))
 register(OpDef("im2col", _im2col, params=_WIN_PARAMS, infer_shape=_im2col_shape))
 register(OpDef("col2im", _col2im, params=(Param("output_size", Shape),) + _WIN_PARAMS, infer_shape=_col2im_shape))
+
+
+# -- gradients ---------------------------------------------------------------------------------------
+from ._grad import internal
+from .registry import defgrad, get_op
+
+
+def _scatter_taps(cols, kernel, stride, dil, osp, buf):
+    """col2im: adds ``cols`` ``(N, C, *kernel, *osp)`` back onto ``buf`` (a loop over kernel taps)."""
+    for tap in itertools.product(*(range(k) for k in kernel)):
+        buf[tap_slices([t * d for t, d in zip(tap, dil)], stride, osp)] += cols[(slice(None), slice(None)) + tap]
+    return buf
+
+
+def _conv_backward_cf(x, w, g, kernel, stride, dil, pad, groups):
+    """(d data, d weight, d bias) of a channel-first convolution: im2col of the data for the weight,
+    the weight's transpose times the output gradient, scattered back (col2im), for the data."""
+    N, C = x.shape[:2]
+    F = w.shape[0]
+    nsp = len(kernel)
+    osp = g.shape[2:]
+    O = int(np.prod(osp))
+    cg, fg = C // groups, F // groups
+    K = cg * int(np.prod(kernel))
+    xp = pad_spatial(x, pad, pad)
+    v = windows(xp, kernel, stride, dil, osp)
+    perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
+    cols = v.transpose(perm).reshape(N, groups, K, O)
+    g4 = g.reshape(N, groups, fg, O)
+    dw = matmul(g4, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(w.shape)
+    dcols = matmul(w.reshape(groups, fg, K).transpose(0, 2, 1), g4)          # (N, groups, K, O)
+    buf = np.zeros(xp.shape, dtype=np.result_type(x.dtype, g.dtype))
+    _scatter_taps(dcols.reshape((N, C) + tuple(kernel) + tuple(osp)), kernel, stride, dil, osp, buf)
+    dx = buf[(Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(pad, x.shape[2:]))]
+    db = g.sum(axis=(0,) + tuple(range(2, g.ndim)))
+    return np.ascontiguousarray(dx, dtype=x.dtype), dw.astype(w.dtype, copy=False), db.astype(g.dtype, copy=False)
+
+
+def _backward_convolution(attrs, g, x, w, b=None):
+    """Convolution's (d data, d weight[, d bias]), as MXNet's ``_backward_Convolution``."""
+    nsp = len(attrs.kernel)
+    kernel, stride, dil, pad = spatial_params(attrs, nsp)
+    if _channel_last(attrs):
+        dx, dw, db = _conv_backward_cf(np.moveaxis(x, -1, 1), np.moveaxis(w, -1, 1), np.moveaxis(g, -1, 1), kernel,
+                                       stride, dil, pad, attrs.num_group)
+        dx, dw = np.ascontiguousarray(np.moveaxis(dx, 1, -1)), np.ascontiguousarray(np.moveaxis(dw, 1, -1))
+    else:
+        dx, dw, db = _conv_backward_cf(x, w, g, kernel, stride, dil, pad, attrs.num_group)
+    return (dx, dw) if attrs.no_bias else (dx, dw, db)
+
+
+def _deconv_backward_cf(attrs, x, w, g):
+    """(d data, d weight, d bias) of a channel-first deconvolution (the transpose of convolution): the
+    data's gradient is the convolution of the output gradient with the same weight; the weight's
+    pairs the data with the output gradient's windows."""
+    N, C = x.shape[:2]
+    groups = attrs.num_group
+    F = attrs.num_filter
+    cg, fg = C // groups, F // groups
+    kernel, stride, dil, pad, _adj, osp = _deconv_geometry(attrs, x.shape[2:])
+    isp = x.shape[2:]
+    need = tuple(max(s * (n - 1) + d * (k - 1) + 1, p + o) for n, k, s, d, p, o in zip(isp, kernel, stride, dil, pad, osp))
+    gp = np.zeros((N, F) + need, dtype=g.dtype)
+    gp[(Ellipsis,) + tuple(slice(p, p + o) for p, o in zip(pad, osp))] = g
+    v = windows(gp, kernel, stride, dil, isp)                    # (N, F, *isp, *kernel)
+    I, Kk = int(np.prod(isp)), int(np.prod(kernel))
+    nsp = len(kernel)
+    perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
+    gcols = v.transpose(perm).reshape(N, groups, fg * Kk, I)     # (N, g, fg*K, I)
+    xg = x.reshape(N, groups, cg, I)
+    dx = matmul(w.reshape(groups, cg, fg * Kk), gcols).reshape(x.shape)
+    dw = matmul(xg, gcols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(w.shape)
+    db = g.sum(axis=(0,) + tuple(range(2, g.ndim)))
+    return dx.astype(x.dtype, copy=False), dw.astype(w.dtype, copy=False), db.astype(g.dtype, copy=False)
+
+
+def _backward_deconvolution(attrs, g, x, w, b=None):
+    """Deconvolution's (d data, d weight[, d bias])."""
+    if _channel_last(attrs):
+        dx, dw, db = _deconv_backward_cf(attrs, np.moveaxis(x, -1, 1), np.moveaxis(w, -1, 1), np.moveaxis(g, -1, 1))
+        dx, dw = np.ascontiguousarray(np.moveaxis(dx, 1, -1)), np.ascontiguousarray(np.moveaxis(dw, 1, -1))
+    else:
+        dx, dw, db = _deconv_backward_cf(attrs, x, w, g)
+    return (dx, dw) if attrs.no_bias else (dx, dw, db)
+
+
+def _grad_inputs(attrs):
+    return ("ograd", "data", "weight") if attrs.no_bias else ("ograd", "data", "weight", "bias")
+
+
+def _grad_shapes(attrs, in_shapes):
+    return list(in_shapes), list(in_shapes[1:])
+
+
+def _grad_types(attrs, in_dtypes):
+    return [d if d is not None else np.dtype(np.float32) for d in in_dtypes[1:]]
+
+
+for _name, _fn, _fwd in (("_backward_Convolution", _backward_convolution, "Convolution"),
+                         ("_backward_Deconvolution", _backward_deconvolution, "Deconvolution")):
+    register(OpDef(_name, _fn, params=get_op(_fwd).params, inputs=_grad_inputs,
+                   num_outputs=lambda a: 2 if a.no_bias else 3, infer_shape=_grad_shapes, infer_type=_grad_types))
+    defgrad(_fwd)(lambda F, attrs, inputs, outputs, out_grads, _n=_name: list(internal(F, _n)(
+        out_grads[0], *inputs, **{k: v for k, v in attrs.as_dict().items() if not k.startswith("__")})))

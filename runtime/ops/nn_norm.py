@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
+from ._nnutil import OptFloat, is_training, merge_shape
 from .attrs import Bool, Enum, Float, Int, Param, Str
 from .registry import OpDef, register, same_shape
-from ._nnutil import OptFloat, is_training, merge_shape
 
 
 def _acc(dt: np.dtype) -> np.dtype:
@@ -300,3 +300,190 @@ register(OpDef("LRN", _lrn,
                params=(Param("alpha", Float, 1e-4), Param("beta", Float, 0.75), Param("knorm", Float, 2.0),
                        Param("nsize", Int)),
                infer_shape=same_shape))
+
+
+# -- gradients ---------------------------------------------------------------------------------------
+from ._grad import backward_op, internal
+from .registry import defgrad
+
+
+def _normalized_grad(g, xhat, invstd, red):
+    """The input gradient of ``xhat = (x - mean(x)) * invstd`` over the axes ``red``, given ``g`` =
+    d loss / d xhat: ``invstd * (g - mean(g) - xhat * mean(g * xhat))``."""
+    return invstd * (g - g.mean(axis=red, keepdims=True) - xhat * (g * xhat).mean(axis=red, keepdims=True))
+
+
+def _backward_batch_norm(attrs, g, x, gamma, beta, moving_mean, moving_var):
+    """BatchNorm's (d data, d gamma, d beta), as MXNet's CPU kernel: batch statistics when the forward
+    ran in training mode (``is_train``) without ``use_global_stats``, and then, as MXNet does in its
+    backward pass, the moving statistics updated in place (``momentum``, biased batch variance)."""
+    ax = attrs.axis % x.ndim
+    red = tuple(i for i in range(x.ndim) if i != ax)
+    bshape = [1] * x.ndim
+    bshape[ax] = x.shape[ax]
+    acc = _acc(x.dtype)
+    xa, ga = x.astype(acc, copy=False), g.astype(acc, copy=False)
+    batch = attrs.is_train and not attrs.use_global_stats
+    if batch:
+        mean = xa.mean(axis=red, dtype=acc)
+        var = np.square(xa - mean.reshape(bshape)).mean(axis=red, dtype=acc)
+    else:
+        mean, var = moving_mean.astype(acc), moving_var.astype(acc)
+    invstd = 1 / np.sqrt(var + acc.type(attrs.eps))
+    xhat = (xa - mean.reshape(bshape)) * invstd.reshape(bshape)
+    gam = np.ones_like(invstd) if attrs.fix_gamma else gamma.astype(acc, copy=False)
+    dxhat = ga * gam.reshape(bshape)
+    if batch:
+        dx = _normalized_grad(dxhat, xhat, invstd.reshape(bshape), red)
+        m = acc.type(attrs.momentum)
+        moving_mean[...] = (moving_mean * m + mean * (1 - m)).astype(moving_mean.dtype)
+        moving_var[...] = (moving_var * m + var * (1 - m)).astype(moving_var.dtype)
+    else:
+        dx = dxhat * invstd.reshape(bshape)
+    dgamma = np.zeros_like(gamma) if attrs.fix_gamma else (ga * xhat).sum(axis=red).astype(gamma.dtype)
+    dbeta = ga.sum(axis=red).astype(beta.dtype)
+    return dx.astype(x.dtype, copy=False), dgamma, dbeta
+
+
+_BN_BACKWARD_PARAMS = tuple(p for p in _BN_PARAMS if p.name != "output_mean_var") + (Param("is_train", Bool, True),)
+backward_op("_backward_BatchNorm", _backward_batch_norm, ("ograd",) + _BN_INPUTS, like=(1, 2, 3), num_outputs=3,
+            params=_BN_BACKWARD_PARAMS)
+
+
+@defgrad("BatchNorm")
+def _batch_norm_grad(F, attrs, inputs, outputs, out_grads):
+    kw = {p.name: getattr(attrs, p.name) for p in _BN_BACKWARD_PARAMS[:-1]}
+    dx, dgamma, dbeta = internal(F, "_backward_BatchNorm")(out_grads[0], *inputs, is_train=attrs.get("__is_train__", True),
+                                                          **kw)
+    return [dx, dgamma, dbeta, None, None]
+
+
+def _backward_layer_norm(attrs, g, x, gamma, beta):
+    """LayerNorm's (d data, d gamma, d beta) over ``axis``."""
+    ax = attrs.axis % x.ndim
+    acc = _acc(x.dtype)
+    xa, ga = x.astype(acc, copy=False), g.astype(acc, copy=False)
+    bshape = [1] * x.ndim
+    bshape[ax] = x.shape[ax]
+    mean = xa.mean(axis=ax, keepdims=True)
+    invstd = 1 / np.sqrt(np.square(xa - mean).mean(axis=ax, keepdims=True) + acc.type(attrs.eps))
+    xhat = (xa - mean) * invstd
+    dx = _normalized_grad(ga * gamma.astype(acc).reshape(bshape), xhat, invstd, (ax,))
+    other = tuple(i for i in range(x.ndim) if i != ax)
+    return (dx.astype(x.dtype, copy=False), (ga * xhat).sum(axis=other).astype(gamma.dtype),
+            ga.sum(axis=other).astype(beta.dtype))
+
+
+backward_op("_backward_LayerNorm", _backward_layer_norm, ("ograd", "data", "gamma", "beta"), like=(1, 2, 3),
+            num_outputs=3, params=(Param("axis", Int, -1), Param("eps", Float, 1e-5)))
+
+
+@defgrad("LayerNorm")
+def _layer_norm_grad(F, attrs, inputs, outputs, out_grads):
+    return list(internal(F, "_backward_LayerNorm")(out_grads[0], *inputs, axis=attrs.axis, eps=attrs.eps))
+
+
+def _backward_instance_norm(attrs, g, x, gamma, beta):
+    """InstanceNorm's (d data, d gamma, d beta): per sample and channel over the spatial axes."""
+    acc = _acc(x.dtype)
+    xa, ga = x.astype(acc, copy=False), g.astype(acc, copy=False)
+    red = tuple(range(2, x.ndim))
+    bshape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    mean = xa.mean(axis=red, keepdims=True)
+    invstd = 1 / np.sqrt(np.square(xa - mean).mean(axis=red, keepdims=True) + acc.type(attrs.eps))
+    xhat = (xa - mean) * invstd
+    dx = _normalized_grad(ga * gamma.astype(acc).reshape(bshape), xhat, invstd, red)
+    other = (0,) + red
+    return (dx.astype(x.dtype, copy=False), (ga * xhat).sum(axis=other).astype(gamma.dtype),
+            ga.sum(axis=other).astype(beta.dtype))
+
+
+backward_op("_backward_InstanceNorm", _backward_instance_norm, ("ograd", "data", "gamma", "beta"), like=(1, 2, 3),
+            num_outputs=3, params=(Param("eps", Float, 1e-3),))
+
+
+@defgrad("InstanceNorm")
+def _instance_norm_grad(F, attrs, inputs, outputs, out_grads):
+    return list(internal(F, "_backward_InstanceNorm")(out_grads[0], *inputs, eps=attrs.eps))
+
+
+def _backward_group_norm(attrs, g, x, gamma, beta):
+    """GroupNorm's (d data, d gamma, d beta), gamma and beta per group (MXNet 1.x)."""
+    N = x.shape[0]
+    G = attrs.num_groups
+    acc = _acc(x.dtype)
+    xg, gg = x.astype(acc, copy=False).reshape(N, G, -1), g.astype(acc, copy=False).reshape(N, G, -1)
+    mean = xg.mean(axis=2, keepdims=True)
+    invstd = 1 / np.sqrt(np.square(xg - mean).mean(axis=2, keepdims=True) + acc.type(attrs.eps))
+    xhat = (xg - mean) * invstd
+    dx = _normalized_grad(gg * gamma.astype(acc).reshape(1, G, 1), xhat, invstd, (2,))
+    return (dx.reshape(x.shape).astype(x.dtype, copy=False), (gg * xhat).sum(axis=(0, 2)).astype(gamma.dtype),
+            gg.sum(axis=(0, 2)).astype(beta.dtype))
+
+
+backward_op("_backward_GroupNorm", _backward_group_norm, ("ograd", "data", "gamma", "beta"), like=(1, 2, 3),
+            num_outputs=3, params=(Param("num_groups", Int, 1), Param("eps", Float, 1e-5)))
+
+
+@defgrad("GroupNorm")
+def _group_norm_grad(F, attrs, inputs, outputs, out_grads):
+    return list(internal(F, "_backward_GroupNorm")(out_grads[0], *inputs, num_groups=attrs.num_groups,
+                                                   eps=attrs.eps))
+
+
+def _backward_l2_normalization(attrs, g, x):
+    """L2Normalization's input gradient: ``(g - y * sum(g * y)) / norm`` over the normalized axes."""
+    if attrs.mode == "instance":
+        red = tuple(range(1, x.ndim))
+    elif attrs.mode == "channel":
+        red = (1,)
+    else:
+        red = tuple(range(2, x.ndim))
+    acc = _acc(x.dtype)
+    xa, ga = x.astype(acc, copy=False), g.astype(acc, copy=False)
+    norm = np.sqrt(np.square(xa).sum(axis=red, keepdims=True) + acc.type(attrs.eps))
+    y = xa / norm
+    return ((ga - y * (ga * y).sum(axis=red, keepdims=True)) / norm).astype(x.dtype, copy=False)
+
+
+backward_op("_backward_L2Normalization", _backward_l2_normalization, ("ograd", "data"),
+            params=(Param("eps", Float, 1e-10), Param("mode", Enum("channel", "instance", "spatial"), "instance")))
+
+
+@defgrad("L2Normalization")
+def _l2_normalization_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_L2Normalization")(out_grads[0], inputs[0], eps=attrs.eps, mode=attrs.mode)]
+
+
+def _backward_lrn(attrs, g, x):
+    """LRN's input gradient: ``g * s^-beta - 2 alpha beta / nsize * x * window_sum(g * x * s^(-beta-1))``
+    with ``s = knorm + alpha / nsize * window_sum(x^2)`` (windows across channels)."""
+    n = attrs.nsize
+    half = n // 2
+    C = x.shape[1]
+    acc = _acc(x.dtype)
+    xa, ga = x.astype(acc, copy=False), g.astype(acc, copy=False)
+
+    def window(v):
+        padded = np.zeros((v.shape[0], C + 2 * half) + v.shape[2:], dtype=acc)
+        padded[:, half:half + C] = v
+        out = padded[:, 0:C].copy()
+        for off in range(1, n):
+            out += padded[:, off:off + C]
+        return out
+
+    s = acc.type(attrs.knorm) + acc.type(attrs.alpha / n) * window(np.square(xa))
+    t = ga * xa * np.power(s, acc.type(-attrs.beta - 1))
+    dx = ga * np.power(s, acc.type(-attrs.beta)) - acc.type(2 * attrs.alpha * attrs.beta / n) * xa * window(t)
+    return dx.astype(x.dtype, copy=False)
+
+
+backward_op("_backward_LRN", _backward_lrn, ("ograd", "data"),
+            params=(Param("alpha", Float, 1e-4), Param("beta", Float, 0.75), Param("knorm", Float, 2.0),
+                    Param("nsize", Int)))
+
+
+@defgrad("LRN")
+def _lrn_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_LRN")(out_grads[0], inputs[0], alpha=attrs.alpha, beta=attrs.beta,
+                                         knorm=attrs.knorm, nsize=attrs.nsize)]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._nnutil import merge_shape
 from .attrs import Bool, Enum, Float, Param
 from .registry import OpDef, register, same_shape
-from ._nnutil import merge_shape
 
 
 def _label_like_data(attrs, in_shapes):
@@ -101,3 +101,102 @@ def _softmax_cross_entropy(attrs, x, label):
 
 register(OpDef("softmax_cross_entropy", _softmax_cross_entropy, inputs=("data", "label"),
                infer_shape=_sce_shape))
+
+
+# -- gradients: these ops exist for their backward (MXNet's regression_output-inl.h, make_loss-inl.h,
+# svm_output-inl.h, identity_attach_KL_sparse_reg-inl.h, loss_binary_op-inl.h) -----------------------
+from ._grad import backward_op, internal
+from .registry import defgrad
+
+
+def _backward_regression(attrs, y, label):
+    """Regression outputs' data gradient: ``(out - label)`` (linear, logistic) or its sign (MAE),
+    times ``grad_scale`` over the number of outputs per example; the incoming gradient is ignored."""
+    num_output = max(1, label.size // max(1, label.shape[0])) if label.ndim else 1
+    lab = label.reshape(y.shape)
+    d = np.sign(y - lab) if attrs.kind == "mae" else y - lab
+    return (d * y.dtype.type(attrs.grad_scale / num_output)).astype(y.dtype, copy=False)
+
+
+backward_op("_backward_RegressionOutput", _backward_regression, ("output", "label"), like=0,
+            params=_GRAD_SCALE + (Param("kind", Enum("linear", "mae", "logistic"), "linear"),))
+
+
+def _regression_rule(kind):
+    def rule(F, attrs, inputs, outputs, out_grads):
+        return [internal(F, "_backward_RegressionOutput")(outputs[0], inputs[1], grad_scale=attrs.grad_scale,
+                                                          kind=kind), None]
+    return rule
+
+
+defgrad("LinearRegressionOutput")(_regression_rule("linear"))
+defgrad("MAERegressionOutput")(_regression_rule("mae"))
+defgrad("LogisticRegressionOutput")(_regression_rule("logistic"))
+
+
+def _backward_make_loss(attrs, y):
+    """MakeLoss's gradient: ``grad_scale`` everywhere, over the batch size ('batch') or the number of
+    elements above ``valid_thresh`` ('valid'); the incoming gradient is ignored."""
+    scale = attrs.grad_scale
+    if attrs.normalization == "batch":
+        scale /= y.shape[0]
+    elif attrs.normalization == "valid":
+        scale /= max(1, int(np.sum(y > attrs.valid_thresh)))
+    return np.full(y.shape, scale, dtype=y.dtype)
+
+
+backward_op("_backward_MakeLoss", _backward_make_loss, ("output",), like=0,
+            params=(Param("grad_scale", Float, 1.0), Param("valid_thresh", Float, 0.0),
+                    Param("normalization", Enum("batch", "null", "valid"), "null")))
+
+
+@defgrad("MakeLoss")
+def _make_loss_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_MakeLoss")(outputs[0], grad_scale=attrs.grad_scale, valid_thresh=attrs.valid_thresh,
+                                              normalization=attrs.normalization)]
+
+
+def _backward_svm(attrs, x, label):
+    """SVMOutput's data gradient (hinge loss; squared hinge unless ``use_linear``), as MXNet's L1/L2_SVM."""
+    n = x.shape[0]
+    x2 = x.reshape(n, -1)
+    lab = label.reshape(-1).astype(np.int64)
+    sign = -np.ones_like(x2)
+    sign[np.arange(n), lab] = 1
+    margin = x.dtype.type(attrs.margin)
+    viol = margin - sign * x2
+    if attrs.use_linear:
+        d = np.where(viol > 0, -sign, 0)
+    else:
+        d = np.where(viol > 0, -2 * sign * viol, 0)
+    return (d * x.dtype.type(attrs.regularization_coefficient)).reshape(x.shape).astype(x.dtype, copy=False)
+
+
+backward_op("_backward_SVMOutput", _backward_svm, ("data", "label"), like=0,
+            params=(Param("margin", Float, 1.0), Param("regularization_coefficient", Float, 1.0),
+                    Param("use_linear", Bool, False)))
+
+
+@defgrad("SVMOutput")
+def _svm_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_SVMOutput")(inputs[0], inputs[1], margin=attrs.margin,
+                                               regularization_coefficient=attrs.regularization_coefficient,
+                                               use_linear=attrs.use_linear), None]
+
+
+def _backward_softmax_cross_entropy(attrs, g, x, label):
+    """softmax_cross_entropy's data gradient: ``(softmax(data) - one_hot(label)) * g``."""
+    z = x.astype(np.float64)
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    z /= z.sum(axis=1, keepdims=True)
+    idx = np.clip(label.astype(np.int64), 0, x.shape[1] - 1)
+    z[np.arange(x.shape[0]), idx] -= 1
+    return (z * g.reshape(-1)[0]).astype(x.dtype)
+
+
+backward_op("_backward_softmax_cross_entropy", _backward_softmax_cross_entropy, ("ograd", "data", "label"), like=1)
+
+
+@defgrad("softmax_cross_entropy")
+def _softmax_cross_entropy_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_softmax_cross_entropy")(out_grads[0], inputs[0], inputs[1]), None]

@@ -14,15 +14,16 @@ per spatial axis, each a loop over that axis's kernel taps of strided views of t
 """
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 
 import numpy as np
 
 from ..base import ShapeError
+from ._nnutil import OptBool, OptEnum, OptInt, pad_spatial
 from .attrs import Bool, Enum, Param, Shape
 from .registry import OpDef, register
-from ._nnutil import OptBool, OptEnum, OptInt, pad_spatial
 
 _LAYOUTS = ("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
 
@@ -207,12 +208,78 @@ def _pooling(attrs, x):
     return _pool_cf(attrs, x)
 
 
-register(OpDef(
-    "Pooling", _pooling,
-    params=(Param("kernel", Shape, ()), Param("pool_type", Enum("max", "avg", "sum", "lp"), "max"),
-            Param("global_pool", Bool, False), Param("cudnn_off", Bool, False),
-            Param("pooling_convention", Enum("full", "valid", "same"), "valid"),
-            Param("stride", Shape, ()), Param("pad", Shape, ()), Param("p_value", OptInt, None),
-            Param("count_include_pad", OptBool, None), Param("layout", OptEnum(*_LAYOUTS), None)),
-    inputs=("data",), infer_shape=_pool_shape, prepare=_pool_prepare,
-))
+_POOL_PARAMS = (Param("kernel", Shape, ()), Param("pool_type", Enum("max", "avg", "sum", "lp"), "max"),
+                Param("global_pool", Bool, False), Param("cudnn_off", Bool, False),
+                Param("pooling_convention", Enum("full", "valid", "same"), "valid"),
+                Param("stride", Shape, ()), Param("pad", Shape, ()), Param("p_value", OptInt, None),
+                Param("count_include_pad", OptBool, None), Param("layout", OptEnum(*_LAYOUTS), None))
+register(OpDef("Pooling", _pooling, params=_POOL_PARAMS, inputs=("data",), infer_shape=_pool_shape,
+               prepare=_pool_prepare))
+
+
+# -- gradients ---------------------------------------------------------------------------------------
+from ._grad import internal
+from ._nnutil import tap_slices, windows
+from .registry import defgrad
+
+
+def _pool_backward_cf(attrs, x, y, g):
+    """Pooling's input gradient (channel first): max sends each output gradient to the first
+    maximum of its window (MXNet's unpool_max), avg divides it by the window's count, sum copies it,
+    lp scales it by ``(x / y) ** (p - 1)``; padding is cropped away."""
+    nsp = x.ndim - 2
+    t = attrs.pool_type
+    lp = (attrs.p_value or 1) if t == "lp" else 1
+    with np.errstate(all="ignore"):
+        if attrs.global_pool:
+            if t == "max":
+                return (g * (x == y)).astype(x.dtype, copy=False)
+            if t == "avg":
+                return np.broadcast_to(g / x.dtype.type(np.prod(x.shape[2:])), x.shape).astype(x.dtype)
+            if t == "sum" or lp == 1:
+                return np.broadcast_to(g, x.shape).astype(x.dtype)
+            return (g * np.power(x / y, lp - 1)).astype(x.dtype, copy=False)
+        pl = _plan(attrs, x.shape, x.dtype)
+        kernel, stride, pad, osp, after = pl["kernel"], pl["stride"], pl["pad"], pl["osp"], pl["after"]
+        buf = np.zeros(pl["padded"], dtype=x.dtype)
+        if t == "max":
+            xp = pad_spatial(x, pad, after, pl["fill"])
+            win = windows(xp, kernel, stride, (1,) * nsp, osp)
+            K = int(np.prod(kernel))
+            arg = win.reshape(win.shape[:2 + nsp] + (K,)).argmax(axis=-1)      # (N, C, *osp)
+            taps = np.unravel_index(arg, kernel)
+            grids = np.meshgrid(*[np.arange(o) for o in osp], indexing="ij")
+            pos = [grids[d] * stride[d] + taps[d] for d in range(nsp)]
+            flat = np.ravel_multi_index(pos, buf.shape[2:])                     # (N, C, *osp)
+            view = buf.reshape(buf.shape[0], buf.shape[1], -1)
+            n_idx = np.arange(x.shape[0]).reshape((-1,) + (1,) * (nsp + 1))
+            c_idx = np.arange(x.shape[1]).reshape((1, -1) + (1,) * nsp)
+            np.add.at(view, (n_idx, c_idx, flat), g)
+        else:
+            d = g / pl["cnt"] if t == "avg" else g
+            if t == "lp" and lp != 1:
+                d = g * np.power(y, 1 - lp)
+                xp = pad_spatial(x, pad, after, 0)
+            for tap in itertools.product(*(range(k) for k in kernel)):
+                sl = tap_slices(tap, stride, osp)
+                buf[sl] += d * np.power(xp[sl], lp - 1) if t == "lp" and lp != 1 else d
+        return np.ascontiguousarray(buf[(Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(pad, x.shape[2:]))])
+
+
+def _backward_pooling(attrs, g, x, y):
+    """Pooling's input gradient, as MXNet's ``_backward_Pooling``."""
+    if _channel_last(attrs):
+        dx = _pool_backward_cf(attrs, np.moveaxis(x, -1, 1), np.moveaxis(y, -1, 1), np.moveaxis(g, -1, 1))
+        return np.ascontiguousarray(np.moveaxis(dx, 1, -1))
+    return _pool_backward_cf(attrs, x, y, g)
+
+
+register(OpDef("_backward_Pooling", _backward_pooling, params=_POOL_PARAMS, inputs=("ograd", "data", "output"),
+               infer_shape=lambda a, s: (list(s), [s[1]]),
+               infer_type=lambda a, d: [d[1] if d[1] is not None else np.dtype(np.float32)]))
+
+
+@defgrad("Pooling")
+def _pooling_grad(F, attrs, inputs, outputs, out_grads):
+    kw = {k: v for k, v in attrs.as_dict().items() if not k.startswith("__")}
+    return [internal(F, "_backward_Pooling")(out_grads[0], inputs[0], outputs[0], **kw)]

@@ -207,3 +207,65 @@ def _gemm_grad(F, attrs, inputs, outputs, out_grads):
     g = internal(F, "_backward_linalg_gemm2")(out_grads[0], inputs[0], inputs[1], transpose_a=attrs.transpose_a,
                                               transpose_b=attrs.transpose_b, alpha=attrs.alpha, axis=attrs.axis)
     return [g[0], g[1], F._internal._mul_scalar(out_grads[0], scalar=attrs.beta)]
+
+
+# -- gradients of dot and batch_dot ------------------------------------------------------------------
+from ._grad import backward_op
+from .registry import defgrad
+
+
+def _dot_mats(attrs, a, b):
+    """The 2-D views of dot's operands as its kernel multiplies them (``a2 @ b2``)."""
+    _, k, _ = _dot_parts(attrs, a.shape, b.shape)
+    if a.ndim == 1:
+        a2 = a.reshape(1, k)
+    elif attrs.transpose_a:
+        a2 = a.reshape(k, -1).T
+    else:
+        a2 = a.reshape(-1, k)
+    if b.ndim == 1:
+        b2 = b.reshape(k, 1)
+    elif attrs.transpose_b:
+        b2 = b.reshape(-1, k).T
+    else:
+        b2 = b.reshape(k, -1)
+    return a2, b2
+
+
+def _backward_dot(attrs, g, a, b):
+    """(d lhs, d rhs) of dot: ``g b2^T`` and ``a2^T g`` mapped back through the operands' views."""
+    a2, b2 = _dot_mats(attrs, a, b)
+    g2 = g.reshape(a2.shape[0], b2.shape[1])
+    da2, db2 = np.matmul(g2, b2.T), np.matmul(a2.T, g2)
+    da = (da2.T if attrs.transpose_a and a.ndim > 1 else da2).reshape(a.shape)
+    db = (db2.T if attrs.transpose_b and b.ndim > 1 else db2).reshape(b.shape)
+    return da.astype(a.dtype, copy=False), db.astype(b.dtype, copy=False)
+
+
+backward_op("_backward_dot", _backward_dot, ("ograd", "lhs", "rhs"), like=(1, 2), num_outputs=2, params=_DOT_PARAMS)
+
+
+def _backward_batch_dot(attrs, g, a, b):
+    """(d lhs, d rhs) of batch_dot, per batch element."""
+    a2 = np.swapaxes(a, -1, -2) if attrs.transpose_a else a
+    b2 = np.swapaxes(b, -1, -2) if attrs.transpose_b else b
+    da2, db2 = np.matmul(g, np.swapaxes(b2, -1, -2)), np.matmul(np.swapaxes(a2, -1, -2), g)
+    da = np.swapaxes(da2, -1, -2) if attrs.transpose_a else da2
+    db = np.swapaxes(db2, -1, -2) if attrs.transpose_b else db2
+    return np.ascontiguousarray(da, dtype=a.dtype), np.ascontiguousarray(db, dtype=b.dtype)
+
+
+backward_op("_backward_batch_dot", _backward_batch_dot, ("ograd", "lhs", "rhs"), like=(1, 2), num_outputs=2,
+            params=_DOT_PARAMS)
+
+
+@defgrad("dot")
+def _dot_grad(F, attrs, inputs, outputs, out_grads):
+    return list(internal(F, "_backward_dot")(out_grads[0], *inputs, transpose_a=attrs.transpose_a,
+                                            transpose_b=attrs.transpose_b))
+
+
+@defgrad("batch_dot")
+def _batch_dot_grad(F, attrs, inputs, outputs, out_grads):
+    return list(internal(F, "_backward_batch_dot")(out_grads[0], *inputs, transpose_a=attrs.transpose_a,
+                                                  transpose_b=attrs.transpose_b))

@@ -43,6 +43,14 @@ def _run(case: dict) -> list:
 
 
 OK_CASES = sorted(k for k, v in INDEX.items() if "error" not in v)
+# where MXNet 1.9.1's recorded gradient is not the derivative of its own forward, the runtime keeps the
+# derivative (what a graph backward computes too); each case says what MXNet does
+MXNET_INCONSISTENT = {
+    "pool_avg_full": "MXNet's (oneDNN) backward divides a 'full'-convention window running past the input "
+                     "by the whole kernel size, its forward by the clipped count",
+    "softmaxoutput_out_grad": "MXNet's imperative SoftmaxOutput(out_grad=True) multiplies by its own output "
+                              "instead of the head gradient (the two buffers are aliased)",
+}
 
 
 @pytest.mark.parametrize("name", OK_CASES)
@@ -51,6 +59,8 @@ def test_gradients_match_mxnet(name):
     op = get_op(case["meta"]["op"])
     if op.gradient is None:
         pytest.skip(f"{op.name}: no gradient rule in this family yet")
+    if name in MXNET_INCONSISTENT:
+        pytest.xfail(MXNET_INCONSISTENT[name])
     got = _run(case)
     for (i, expected), g in zip(case["grads"].items(), got):
         scale = max(1.0, float(np.abs(expected).max()))
@@ -59,7 +69,7 @@ def test_gradients_match_mxnet(name):
 
 
 def test_every_manifest_case_was_recorded():
-    assert len(INDEX) == 112 and not [k for k, v in INDEX.items() if "error" in v]
+    assert len(INDEX) >= 112 and not [k for k, v in INDEX.items() if "error" in v]
 
 
 def test_the_forward_values_of_recorded_training_cases_match_too():
