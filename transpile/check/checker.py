@@ -66,6 +66,9 @@ class FileResult:
     fixed_findings: list[tuple[str, Severity]] = field(default_factory=list)
     #: the fixed text (set for ``--fix`` on standard input, which prints it instead of writing)
     fixed_text: Optional[str] = None
+    #: (bytes, what failing to write them is called) a worker process hands to the parent, the
+    #: only process that writes files (see :func:`_run_parallel`)
+    pending_write: Optional[tuple[bytes, str]] = None
 
 
 @dataclass
@@ -419,6 +422,18 @@ def write_atomic(path: str, data: bytes) -> None:
     write_bytes(path, data)
 
 
+#: set in worker processes: they hand fixed files to the parent instead of writing them, so that
+#: a killed run never leaves a worker writing on its own
+_IN_WORKER = False
+
+
+def _write_back(result: FileResult, path: str, data: bytes, what: str) -> None:
+    if _IN_WORKER:
+        result.pending_write = (data, what)
+    else:
+        write_atomic(path, data)
+
+
 def process_file(path: str, config: Config, mode: str = "check", unsafe: bool = False,
                  with_edits: bool = False) -> FileResult:
     """Check (``mode="check"``), fix in place (``"fix"``), preview fixes (``"diff"``) or add
@@ -456,7 +471,7 @@ def process_data(path: str, data: bytes, config: Config, mode: str = "check", un
         if added and write_back:
             encoding, bom = _encoding_of(data)
             try:
-                write_atomic(path, (b"\xef\xbb\xbf" if bom else b"") + new_text.encode(encoding))
+                _write_back(result, path, (b"\xef\xbb\xbf" if bom else b"") + new_text.encode(encoding), "cannot write")
             except (OSError, UnicodeEncodeError) as exc:
                 result.io_error = f"{path}: cannot write: {exc}"
         elif not write_back:
@@ -478,7 +493,7 @@ def process_data(path: str, data: bytes, config: Config, mode: str = "check", un
             encoding, bom = _encoding_of(data)
             try:
                 payload = (b"\xef\xbb\xbf" if bom else b"") + new_text.encode(encoding)
-                write_atomic(path, payload)
+                _write_back(result, path, payload, "cannot write the fixed file")
             except (OSError, UnicodeEncodeError) as exc:
                 result.io_error = f"{path}: cannot write the fixed file: {exc}"
     elif not write_back:
@@ -541,7 +556,7 @@ def _process_notebook(path: str, data: bytes, config: Config, mode: str, unsafe:
         result.fixed_text = payload.decode("utf-8")
     else:
         try:
-            write_atomic(path, payload)
+            _write_back(result, path, payload, "cannot write the fixed notebook")
         except OSError as exc:
             result.io_error = f"{path}: cannot write the fixed notebook: {exc}"
     return result
@@ -691,10 +706,54 @@ def _run_parallel(todo: list[str], config: Config, mode: str, unsafe: bool, jobs
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     context = multiprocessing.get_context(method)
     out: list[FileResult] = []
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
+                             initargs=(os.getpid(),)) as pool:
         for batch in pool.map(_worker, [(chunk, config, mode, unsafe, with_edits) for chunk in chunks]):
             out.extend(batch)
+    for result in out:  # the workers computed the fixes; only this process writes them
+        if result.pending_write is not None:
+            data, what = result.pending_write
+            result.pending_write = None
+            try:
+                write_atomic(result.path, data)
+            except OSError as exc:
+                result.io_error = f"{result.path}: {what}: {exc}"
     return out
+
+
+def _init_worker(parent: int) -> None:
+    """A worker hands its writes to the parent and dies with it: a killed ``--fix`` leaves no
+    worker behind (an orphan would go on working, then block forever on its result queue)."""
+    global _IN_WORKER
+    _IN_WORKER = True
+    die_with_parent(parent)
+
+
+def die_with_parent(parent: int) -> None:
+    """SIGKILL this process when ``parent`` (its parent process) dies: ``PR_SET_PDEATHSIG`` on
+    Linux, else a daemon thread that watches the parent's pid."""
+    armed = False
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(1, int(signal.SIGKILL), 0, 0, 0) == 0   # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:      # the parent died before the signal was armed
+        os._exit(1)
+    if not armed:
+        import threading
+        import time
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.2)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="hybridize-parent-watch", daemon=True).start()
 
 
 def _size(path: str) -> int:
