@@ -232,6 +232,8 @@ def load_checkpoint(prefix, epoch):
     - Symbol will be loaded from ``prefix-symbol.json``.
     - Parameters will be loaded from ``prefix-epoch.params``.
     """
+    from .graph.pair import check_pair
+    check_pair('%s-symbol.json' % prefix, '%s-%04d.params' % (prefix, epoch))  # a digest beside them: written together
     symbol = sym.load('%s-symbol.json' % prefix)
     arg_params, aux_params = load_params(prefix, epoch)
     return (symbol, arg_params, aux_params)

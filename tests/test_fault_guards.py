@@ -88,3 +88,70 @@ def test_parallel_fix_writes_every_file_from_the_parent(tmp_path) -> None:
     assert not result.io_errors and all(r.io_error is None and r.pending_write is None for r in result.files)
     fixed = [p for p in tree.iterdir() if "y += 0" not in p.read_text()]
     assert len(fixed) == len(list(tree.iterdir()))
+
+
+# -- the exported pair --------------------------------------------------------------------------
+def _exported(net_seed: int):
+    from hybridize.runtime import nd
+    from hybridize.runtime.gluon import nn
+
+    net = nn.HybridSequential(prefix="pair_")
+    with net.name_scope():
+        # same parameter shapes, another graph: the mix-up that runs with wrong numbers
+        net.add(nn.Dense(4, in_units=3, activation="relu" if net_seed % 2 else "tanh"), nn.Dense(2, in_units=4))
+    net.initialize()
+    for k, p in enumerate(net.collect_params().values()):
+        p.set_data(nd.full(p.shape, net_seed + k * 0.5))
+    net.hybridize()
+    net(nd.ones((1, 3)))
+    return net
+
+
+def _loaders(prefix: str) -> dict:
+    from hybridize.runtime.gluon import SymbolBlock
+    from hybridize.runtime.graph.model import Model
+    from hybridize.runtime.model import load_checkpoint
+    from hybridize.runtime.onnx import load_graph_and_params
+
+    sym, params = f"{prefix}-symbol.json", f"{prefix}-0000.params"
+    return {"SymbolBlock.imports": lambda: SymbolBlock.imports(sym, ["data"], params),
+            "Model.load": lambda: Model.load(sym, params),
+            "load_checkpoint": lambda: load_checkpoint(prefix, 0),
+            "onnx load": lambda: load_graph_and_params(sym, params)}
+
+
+def test_export_writes_the_digest_first_and_the_pair_loads(tmp_path) -> None:
+    prefix = str(tmp_path / "net")
+    _exported(1).export(prefix)
+    assert sorted(os.listdir(tmp_path)) == ["net-0000.pair.json", "net-0000.params", "net-symbol.json"]
+    for load in _loaders(prefix).values():
+        load()
+
+
+@pytest.mark.parametrize("stale", ["params", "symbol", "digest"])
+def test_a_pair_from_an_interrupted_export_is_refused_in_one_line(tmp_path, stale) -> None:
+    """An export killed after any of its first two renames (or a disk full on the second file) leaves
+    one file of another export: every loader refuses the pair, naming both files."""
+    from hybridize.runtime.base import LoadError
+
+    old, new = str(tmp_path / "old"), str(tmp_path / "new")
+    _exported(1).export(old)
+    _exported(2).export(new)
+    names = {"params": "-0000.params", "symbol": "-symbol.json", "digest": "-0000.pair.json"}
+    for part, suffix in names.items():  # `new` with one part left over from `old`
+        if part == stale:
+            Path(new + suffix).write_bytes(Path(old + suffix).read_bytes())
+    for what, load in _loaders(new).items():
+        with pytest.raises(LoadError) as info:
+            load()
+        message = str(info.value)
+        assert "\n" not in message and "were not written together" in message, what
+        assert "new-symbol.json" in message and "new-0000.params" in message, what
+
+
+def test_a_pair_without_a_digest_loads_as_mxnet_wrote_it(tmp_path) -> None:
+    prefix = str(tmp_path / "net")
+    _exported(1).export(prefix)
+    os.remove(f"{prefix}-0000.pair.json")
+    for load in _loaders(prefix).values():
+        load()

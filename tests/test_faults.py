@@ -249,9 +249,18 @@ def test_kill_during_export(tmp_path, rng) -> None:
     par = [(tmp_path / f"ref{k}-0000.params").read_bytes() for k in (0, 1)]
 
     def check() -> None:
+        from hybridize.runtime.base import LoadError
+        from hybridize.runtime.graph.pair import check_pair
+
         _assert_one_of(Path(f"{prefix}-symbol.json"), *sym)
         _assert_one_of(Path(f"{prefix}-0000.params"), *par)
-        assert _visible(prefix.parent) == ["net-0000.params", "net-symbol.json"]
+        assert _visible(prefix.parent) == ["net-0000.pair.json", "net-0000.params", "net-symbol.json"]
+        pair = (Path(f"{prefix}-symbol.json").read_bytes(), Path(f"{prefix}-0000.params").read_bytes())
+        try:  # a mixed pair never passes for one
+            check_pair(f"{prefix}-symbol.json", f"{prefix}-0000.params")
+        except LoadError:
+            return
+        assert pair in list(zip(sym, par)), "a new graph with old parameters (or the reverse) passed the check"
 
     kill_repeatedly(lambda i: nets[i % 2].export(str(prefix)), check, rng, prefix.parent)
 

@@ -1038,13 +1038,18 @@ class HybridBlock(Block):
         self._infer_attrs("dtype", *args)
 
     def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> tuple:
-        """Writes ``path-symbol.json`` and ``path-%04d.params`` (``arg:``/``aux:`` keys), as MXNet."""
+        """Writes ``path-symbol.json`` and ``path-%04d.params`` (``arg:``/``aux:`` keys), as MXNet, and
+        ``path-%04d.pair.json`` first, the digests that let a reader tell an interrupted export from
+        a pair (:mod:`..graph.pair`)."""
         if not self._cached_graph:
             raise RuntimeError("Please first call block.hybridize() and then run forward with this block at least "
                                "once before calling export.")
         sym = self._cached_graph[1]
         sym_file = "%s-symbol.json" % path
-        sym.save(sym_file, remove_amp_cast=remove_amp_cast)
+        from ..graph import mxnet_json
+        from ..graph import params as _params
+        from ..graph.pair import write_pair
+        sym_bytes = mxnet_json.dumps(sym.graph()).encode("utf-8")
         arg_names = set(sym.list_arguments())
         aux_names = set(sym.list_auxiliary_states())
         arg_dict = {}
@@ -1062,7 +1067,7 @@ class HybridBlock(Block):
                 else:
                     warnings.warn('Parameter "{name}" is not found in the graph. '.format(name=name), stacklevel=3)
         params_file = "%s-%04d.params" % (path, epoch)
-        ndarray.save(params_file, arg_dict)
+        write_pair(sym_file, sym_bytes, params_file, _params.dumps(arg_dict))
         return sym_file, params_file
 
     def register_op_hook(self, callback: Any, monitor_all: bool = False) -> None:
@@ -1173,6 +1178,9 @@ class SymbolBlock(HybridBlock):
     def imports(symbol_file: str, input_names: Any, param_file: str | None = None, ctx: Any = None,
                 allow_missing: bool = False, ignore_extra: bool = False) -> "SymbolBlock":
         """Imports a model written by :meth:`HybridBlock.export` (``prefix-symbol.json`` + ``.params``)."""
+        if param_file is not None:
+            from ..graph.pair import check_pair
+            check_pair(symbol_file, param_file)
         sym = symbol.load(symbol_file)
         if isinstance(input_names, str):
             input_names = [input_names]

@@ -26,6 +26,7 @@ import numpy as np
 from ..base import HybridizeError, LoadError, ShapeError
 from . import mxnet_json
 from . import params as _params
+from .pair import check_pair
 from .infer import infer_shapes, var_dtype_hint, var_shape_hint
 from .load_limit import fmt_bytes
 from .ir import Graph, Node
@@ -134,6 +135,7 @@ class Model:
             params_path = default_params_path(symbol_path)
         values: Any = {}
         if params_path is not None:
+            check_pair(symbol_path, params_path)
             values = _params.load(params_path, max_bytes)
             if isinstance(values, list):
                 if values:

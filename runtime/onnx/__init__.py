@@ -50,6 +50,9 @@ def load_graph_and_params(sym: Any, params: Any):
     path = None
     if isinstance(params, (str, os.PathLike)):
         path = params
+        if isinstance(sym, (str, os.PathLike)):
+            from ..graph.pair import check_pair
+            check_pair(sym, params)
         values = _params.load(params)
         if isinstance(values, list):
             if values:
