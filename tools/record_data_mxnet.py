@@ -177,6 +177,11 @@ def _transforms(path):
                                 T.Normalize(0.5, 0.25)])(img).asnumpy()
     res["imresize"] = mx.image.imresize(img, 7, 5).asnumpy()
     res["resize_short"] = mx.image.resize_short(img, 6, interp=1).asnumpy()
+    res["resize_short_cubic"] = mx.image.resize_short(img, 7).asnumpy()  # interp=2: bicubic
+    res["imresize_cubic_up"] = mx.image.imresize(img, 23, 17, interp=2).asnumpy()
+    res["imresize_cubic_float"] = mx.image.imresize(img.astype("float32") / 3, 9, 4, interp=2).asnumpy()
+    res["center_crop_up"] = T.CenterCrop((16, 12))(img).asnumpy()
+    res["resize_bicubic"] = T.Resize((11, 6), interpolation=2)(img).asnumpy()
     res["color_normalize"] = mx.image.color_normalize(img.astype("float32"), mx.nd.array([100, 110, 120]),
                                                       mx.nd.array([50, 60, 70])).asnumpy()
     np.savez(path, **res)

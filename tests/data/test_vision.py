@@ -25,6 +25,11 @@ DETERMINISTIC = {
     "compose": lambda: T.Compose([T.Resize(12), T.CenterCrop(8), T.ToTensor(), T.Normalize(0.5, 0.25)])(IMG),
     "imresize": lambda: mx.image.imresize(IMG, 7, 5),
     "resize_short": lambda: mx.image.resize_short(IMG, 6, interp=1),
+    "resize_short_cubic": lambda: mx.image.resize_short(IMG, 7),
+    "imresize_cubic_up": lambda: mx.image.imresize(IMG, 23, 17, interp=2),
+    "imresize_cubic_float": lambda: mx.image.imresize(IMG.astype("float32") / 3, 9, 4, interp=2),
+    "center_crop_up": lambda: T.CenterCrop((16, 12))(IMG),
+    "resize_bicubic": lambda: T.Resize((11, 6), interpolation=2)(IMG),
     "color_normalize": lambda: mx.image.color_normalize(IMG.astype("float32"), mx.nd.array([100, 110, 120]),
                                                         mx.nd.array([50, 60, 70])),
 }
