@@ -71,6 +71,14 @@ def _np_param_array() -> type:
     return _NP_PARAM_ARRAY[0]
 
 
+def _grad_array_class(data: Any) -> type:
+    """The class of a parameter's gradient buffer: mx.np.ndarray for an np-mode parameter, else NDArray."""
+    if _NP_PARAM_ARRAY and isinstance(data, _NP_PARAM_ARRAY[0]):
+        from ..numpy import ndarray as np_ndarray
+        return np_ndarray
+    return NDArray
+
+
 def _inplace_bumping(name: str):
     base = getattr(NDArray, name)
 
@@ -286,7 +294,8 @@ class Parameter:
             for d in self._data:
                 d._ag = None
             return
-        self._grad_buf = [NDArray(np.zeros_like(d._data)) for d in self._data]
+        # np-mode parameters get mx.np gradient buffers (MXNet: zeros of the data's array kind)
+        self._grad_buf = [_grad_array_class(d)(np.zeros_like(d._data)) for d in self._data]
         autograd.mark_variables(list(self._data), self._grad_buf, self.grad_req)
 
     @property

@@ -74,3 +74,29 @@ def test_np_mode_off_again_gives_classic_arrays():
     from hybridize.runtime import nd
     y = net(nd.ones((1, 3)))
     assert type(y) is nd.NDArray and type(net.weight.data()).__name__ == "_ParamArray"
+
+
+def test_d2l_linear_regression_trains_on_np_arrays():
+    """d2l's concise linear regression, np mode: DataLoader batches, loss and parameters are mx.np
+    arrays, and a few SGD epochs recover the weights (gradients flow through the np operators)."""
+    from hybridize.runtime import gluon, init
+    npx.random.seed(0)
+    true_w, true_b = np.array([2, -3.4]), 4.2
+    X = np.random.normal(0, 1, (200, 2))
+    y = (np.dot(X, true_w) + true_b).reshape((-1, 1))
+    loader = gluon.data.DataLoader(gluon.data.ArrayDataset(X, y), 10, shuffle=True)
+    net = nn.Sequential()
+    net.add(nn.Dense(1))
+    net.initialize(init.Normal(sigma=0.01))
+    loss = gluon.loss.L2Loss()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.05})
+    for _ in range(5):
+        for xb, yb in loader:
+            assert isinstance(xb, np.ndarray) and isinstance(yb, np.ndarray)
+            with autograd.record():
+                batch_loss = loss(net(xb), yb)
+            batch_loss.backward()
+            trainer.step(xb.shape[0])
+    assert isinstance(net[0].weight.grad(), np.ndarray)
+    onp.testing.assert_allclose(net[0].weight.data().asnumpy(), [[2.0, -3.4]], atol=0.05)
+    onp.testing.assert_allclose(net[0].bias.data().asnumpy(), [4.2], atol=0.05)

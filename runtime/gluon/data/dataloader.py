@@ -42,13 +42,20 @@ __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
 def default_batchify_fn(data):
     """Collate samples into a batch: NDArrays are stacked, tuples batched field by field, anything
     else goes through ``numpy.asarray`` keeping its dtype (as MXNet)."""
+    from ...util import is_np_array
     if isinstance(data[0], nd.NDArray):
+        if is_np_array():  # np mode: an mx.np batch, as MXNet
+            from ... import numpy as mx_np
+            return mx_np.stack(data)
         return nd.stack(*data)
     elif isinstance(data[0], tuple):
         data = zip(*data)
         return [default_batchify_fn(i) for i in data]
     else:
         data = np.asarray(data)
+        if is_np_array():
+            from ... import numpy as mx_np
+            return mx_np.array(data, dtype=data.dtype)
         return nd.array(data, dtype=data.dtype)
 
 
