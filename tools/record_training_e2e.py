@@ -2,7 +2,9 @@
 
     /tmp/mxnet-venv/bin/python tools/record_training_e2e.py
 
-The network (two Conv2D + BatchNorm + relu + MaxPool2D stages, then Dense 32 -> 16 -> 10), its
+The network (two Conv2D + BatchNorm + relu + MaxPool2D stages, then Dense 32 -> 16 -> 10; the convolutions
+have no bias: before BatchNorm its gradient is zero up to rounding, which Adam would amplify into
+rounding-determined steps), its
 initial parameters (``RandomState(3)``: uniform(-0.3, 0.3) weights/biases, BatchNorm's gamma 1 and beta,
 running mean 0 and running var 1) and one batch (8 x 1 x 14 x 14, labels 0..9) are fixed. It trains 5
 steps with SGD (lr 0.1, momentum 0.9, wd 1e-4) and then 5 with Adam (lr 0.01) through ``gluon.Trainer``,
@@ -25,9 +27,9 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "t
 
 def build():
     net = nn.HybridSequential()
-    net.add(nn.Conv2D(6, kernel_size=3, in_channels=1), nn.BatchNorm(in_channels=6), nn.Activation("relu"),
+    net.add(nn.Conv2D(6, kernel_size=3, in_channels=1, use_bias=False), nn.BatchNorm(in_channels=6), nn.Activation("relu"),
             nn.MaxPool2D(2),
-            nn.Conv2D(8, kernel_size=3, in_channels=6), nn.BatchNorm(in_channels=8), nn.Activation("relu"),
+            nn.Conv2D(8, kernel_size=3, in_channels=6, use_bias=False), nn.BatchNorm(in_channels=8), nn.Activation("relu"),
             nn.MaxPool2D(2),
             nn.Flatten(), nn.Dense(16, in_units=32, activation="relu"), nn.Dense(10, in_units=16))
     return net
