@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from . import autograd
-from .base import HybridizeError, NoGradientError, ShapeError
+from .base import HybridizeError, ShapeError
 from .context import Context, current_context
 from .graph.infer import infer_dtypes, infer_shapes
 from .graph.interpret import evaluate
@@ -181,7 +181,7 @@ class Executor:
             values[name] = var
         values.update(zip(self._symbol.list_auxiliary_states(), self.aux_arrays))
         with autograd.record(train_mode=True):
-            heads = run_recorded(self._symbol.graph(), values)
+            heads = run_recorded(self._symbol.graph(), values, monitor=self._monitor_hook())
         self._heads = heads
         for out, h in zip(self.outputs, heads):
             out._data = h._data
@@ -192,8 +192,8 @@ class Executor:
         says). ``out_grads``: the head gradients (one per output; loss outputs ignore theirs)."""
         heads = getattr(self, "_heads", None)
         if heads is None:
-            if not any(r != "null" for r in self._grad_req.values()):
-                raise NoGradientError("Executor.backward: the executor was bound with grad_req='null'")
+            if not any(r != "null" and g is not None for r, g in zip(self._grad_req.values(), self.grad_arrays)):
+                return  # nothing to compute (MXNet: a no-op, e.g. a Module without parameters)
             raise HybridizeError("Executor.backward needs a forward(is_train=True) first")
         if out_grads is not None and not isinstance(out_grads, NDArray) and len(out_grads) == 0:
             out_grads = None  # the Module's executor group passes [] for "no head gradients"
@@ -325,7 +325,18 @@ def simple_bind(symbol: Any, ctx: Context | None, grad_req: Any = "write", type_
         return arr
 
     args = [alloc(n, tuple(s), t) for n, s, t in zip(arg_names, arg_shapes, arg_types)]
-    grads = [None if reqs[n] == "null" else NDArray(np.zeros(tuple(s), dtype=t))
+    def shared_from(table: Mapping, name: str, shape: tuple, dtype: np.dtype) -> NDArray:
+        # a shared parameter's gradient and auxiliary state are the shared executor's (MXNet's
+        # BucketingModule accumulates grad_req='add' across buckets through them)
+        cand = table.get(name) if shared_exec is not None and name in shared else None
+        if cand is not None and cand.shape == tuple(shape) and np.dtype(cand.dtype) == dtype:
+            return cand
+        return NDArray(np.zeros(tuple(shape), dtype=dtype))
+
+    shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
+    grads = [None if reqs[n] == "null" else shared_from(shared_grads, n, s, t)
              for n, s, t in zip(arg_names, arg_shapes, arg_types)]
-    aux = [NDArray(np.zeros(tuple(s), dtype=t)) for s, t in zip(aux_shapes, aux_types)]
+    shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
+    aux = [shared_from(shared_aux, n, s, t)
+           for n, s, t in zip(symbol.list_auxiliary_states(), aux_shapes, aux_types)]
     return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx)

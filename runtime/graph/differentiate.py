@@ -18,9 +18,10 @@ from .ir import Graph
 __all__ = ["run_recorded"]
 
 
-def run_recorded(graph: Graph, values: Mapping[str, object]) -> list:
+def run_recorded(graph: Graph, values: Mapping[str, object], monitor=None) -> list:
     """The outputs (NDArrays) of ``graph`` given each variable's NDArray by name, every operator
-    call recorded by autograd."""
+    call recorded by autograd. ``monitor(node, inputs, outputs)`` (numpy values) after each op, as
+    ``interpret.evaluate``'s (the executor's monitor callback)."""
     from ..ndarray import NDArray, invoke
     from .infer import complete_shape_attrs, infer_shapes, needs_shape_completion
 
@@ -43,4 +44,7 @@ def run_recorded(graph: Graph, values: Mapping[str, object]) -> list:
                 env[(id(n), i)] = o
         else:
             env[(id(n), 0)] = out
+        if monitor is not None:
+            outs = out if isinstance(out, (tuple, list)) else [out]
+            monitor(n, [a._data for a in args], [o._data for o in outs])
     return [env[(id(e.node), e.index)] for e in graph.outputs]

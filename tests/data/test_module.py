@@ -75,3 +75,20 @@ def test_set_params_then_predict_and_bind_errors():
     _close(mod.get_outputs()[0].asnumpy(), mx.nd.softmax(mx.nd.FullyConnected(
         mx.nd.relu(mx.nd.FullyConnected(mx.nd.array(x), args["fc1_weight"], args["fc1_bias"], num_hidden=8)),
         args["fc2_weight"], args["fc2_bias"], num_hidden=3)).asnumpy())
+
+
+def test_monitor_sees_every_forward_output_of_a_training_step():
+    x = mx.sym.var("data")
+    net = mx.sym.LinearRegressionOutput(mx.sym.Activation(mx.sym.FullyConnected(x, num_hidden=2, name="fc"),
+                                                          act_type="sigmoid", name="act"), name="out")
+    mon = mx.mon.Monitor(1, pattern=".*", sort=True)
+    mod = mx.mod.Module(net, label_names=["out_label"])
+    it = mx.io.NDArrayIter(np.ones((1, 2), np.float32), np.ones((1, 2), np.float32), batch_size=1,
+                           label_name="out_label")
+    mod.bind(it.provide_data, it.provide_label)
+    mod.install_monitor(mon)
+    mod.init_params()
+    mon.tic()
+    mod.forward_backward(next(iter(it)))
+    names = [name for _, name, _ in mon.toc()]
+    assert names == sorted(["act_output", "data", "fc_bias", "fc_output", "fc_weight", "out_label", "out_output"])

@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 import hybridize.runtime as mx
-from hybridize.runtime.base import NoGradientError
 
 
 def _axb():
@@ -147,9 +146,21 @@ def test_backward_fills_the_gradient_buffers_as_grad_req_says():
     np.testing.assert_allclose(exe.grad_dict["fc_bias"].asnumpy(), [0.23381633, -0.56689835, 0.333082], rtol=1e-5)
 
 
-def test_backward_without_gradient_buffers_says_so():
+def test_backward_without_gradient_buffers_is_a_no_op_as_mxnet():
     exe = _axb().bind(mx.cpu(), {"a": mx.nd.ones((2,)), "b": mx.nd.ones((2,))}, grad_req="null")
     exe.forward(is_train=True)
-    with pytest.raises(NoGradientError, match="grad_req='null'"):
+    exe.backward()  # a Module without parameters does this every batch
+    assert exe.grad_arrays == [None, None]
+
+
+def test_executors_bound_with_a_shared_executor_share_its_gradients():
+    net = mx.sym.make_loss(mx.sym.broadcast_mul(mx.sym.var("data"), mx.sym.var("a")))
+    first = net.simple_bind(mx.cpu(), grad_req="add", data=(2,), a=(1,))
+    second = net.simple_bind(mx.cpu(), grad_req="add", data=(3,), a=(1,), shared_exec=first,
+                             shared_arg_names=["a"])
+    assert second.grad_dict["a"] is first.grad_dict["a"]
+    for exe in (first, second):
+        exe.arg_dict["data"][:] = 1
+        exe.forward(is_train=True)
         exe.backward()
-    assert isinstance(NoGradientError("x"), NotImplementedError)
+    assert first.grad_dict["a"].asscalar() == 5  # 2 + 3 accumulated into the one buffer
