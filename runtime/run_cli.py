@@ -53,7 +53,9 @@ def _load_items(file: str, max_bytes: Any = None) -> list[np.ndarray]:
     from .graph.npyfile import load_array_file, load_npz
 
     try:
-        with open(file, "rb") as fp:
+        from ..readers import open_regular
+
+        with open_regular(file) as fp:
             zipped = fp.read(2) == b"PK"
     except OSError:
         zipped = False  # load_array_file names the problem

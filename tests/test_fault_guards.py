@@ -155,3 +155,71 @@ def test_a_pair_without_a_digest_loads_as_mxnet_wrote_it(tmp_path) -> None:
     os.remove(f"{prefix}-0000.pair.json")
     for load in _loaders(prefix).values():
         load()
+
+
+# -- readers open regular files only ------------------------------------------------------------
+@pytest.fixture
+def fifo(tmp_path) -> Path:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this system")
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    return path
+
+
+def _hy(*args: str, cwd):
+    """``hybridize ARGS`` in-process (click's runner): exit code and stderr as the console shows them."""
+    from click.testing import CliRunner
+
+    from hybridize.cli import main
+
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    result.returncode = result.exit_code
+    return result
+
+
+def test_a_fifo_is_refused_by_every_reader_in_one_line(tmp_path, fifo) -> None:
+    """Each would block forever in open(); now each says what the path is, in one line."""
+    _exported(1).export(str(tmp_path / "net"))
+    np_x = tmp_path / "x.npy"
+    import numpy as np
+    np.save(np_x, np.ones((1, 3), np.float32))
+    runs = {
+        "run symbol": _hy("run", str(fifo), "--input", f"data={np_x}", cwd=tmp_path),
+        "run params": _hy("run", str(tmp_path / "net-symbol.json"), "--params", str(fifo),
+                          "--input", f"data={np_x}", cwd=tmp_path),
+        "run input": _hy("run", str(tmp_path / "net-symbol.json"), "--input", f"data={fifo}", cwd=tmp_path),
+        "graph": _hy("graph", str(fifo), "-o", str(tmp_path / "g.dot"), cwd=tmp_path),
+        "check": _hy("check", "--isolated", str(fifo), cwd=tmp_path),
+    }
+    for what, r in runs.items():
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode in (1, 2), (what, r.returncode, r.stderr)
+        assert len(lines) == 1 and "FIFO" in lines[0] and "fifo" in lines[0], (what, r.stderr)
+        assert "Traceback" not in r.stderr and "internal error" not in r.stderr, (what, r.stderr)
+
+
+def test_a_symbol_json_beyond_its_limit_is_refused_naming_the_override(tmp_path, monkeypatch) -> None:
+    from hybridize.runtime.base import LoadError
+    from hybridize.runtime.graph import mxnet_json
+
+    _exported(1).export(str(tmp_path / "net"))
+    size = (tmp_path / "net-symbol.json").stat().st_size
+    monkeypatch.setenv(mxnet_json.MAX_SYMBOL_BYTES_ENV, str(size - 1))
+    with pytest.raises(LoadError) as info:
+        mxnet_json.load(tmp_path / "net-symbol.json")
+    assert mxnet_json.MAX_SYMBOL_BYTES_ENV in str(info.value) and "\n" not in str(info.value)
+    monkeypatch.setenv(mxnet_json.MAX_SYMBOL_BYTES_ENV, str(size))
+    mxnet_json.load(tmp_path / "net-symbol.json")
+
+
+def test_a_fifo_cache_entry_is_ignored_not_waited_on(tmp_path, monkeypatch) -> None:
+    from hybridize.readers import NotRegularFileError, open_regular
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this system")
+    os.mkfifo(tmp_path / "entry.json")
+    with pytest.raises(NotRegularFileError, match="is a FIFO, not a regular file"):
+        open_regular(tmp_path / "entry.json")
+    with pytest.raises(IsADirectoryError):
+        open_regular(tmp_path)

@@ -264,11 +264,18 @@ def save(path: str | os.PathLike, graph: Graph) -> None:
 
 
 # -- reader ------------------------------------------------------------------------------------------
+#: the largest symbol JSON read (a 100k-node graph is ~30 MB); the variable raises it
+MAX_SYMBOL_BYTES = 256 * 1024 * 1024
+MAX_SYMBOL_BYTES_ENV = "HYBRIDIZE_MAX_SYMBOL_BYTES"
+
+
 def load(path: str | os.PathLike) -> Graph:
     """Reads a symbol JSON file; ``LoadError`` names the file and the problem."""
+    from ...readers import cap_from_env, read_capped
+
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_capped(path, cap_from_env(MAX_SYMBOL_BYTES_ENV, MAX_SYMBOL_BYTES), "a symbol JSON file",
+                           MAX_SYMBOL_BYTES_ENV)
     except FileNotFoundError:
         raise LoadError(path, "no such file") from None
     except IsADirectoryError:

@@ -113,8 +113,10 @@ def _read_array(fp: IO[bytes], path: Any, what: str, budget: Budget, data_bytes:
 
 
 def _open(path: Any, kind: str) -> IO[bytes]:
+    from ...readers import open_regular
+
     try:
-        return open(path, "rb")
+        return open_regular(path)
     except FileNotFoundError:
         raise LoadError(path, "no such file") from None
     except IsADirectoryError:

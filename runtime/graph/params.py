@@ -105,8 +105,10 @@ def load(path: str | os.PathLike, max_bytes: Any = None) -> Params:
 
 
 def _read_bytes(path: str | os.PathLike, budget: Budget) -> bytearray:
+    from ...readers import open_regular
+
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             budget.claim(size, "the file")
             buf = bytearray(size)

@@ -103,7 +103,9 @@ def load(key: dict, candidates: tuple, threads: int) -> Optional[str]:
         return None
     fp, key = fingerprint(threads), _jsonable(key)
     try:
-        with open(_entry_path(folder, fp, key), "rb") as f:
+        from ...readers import open_regular
+
+        with open_regular(_entry_path(folder, fp, key)) as f:
             data = json.loads(f.read(65536).decode("utf-8"))
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None

@@ -398,9 +398,17 @@ def _finding_keys(text: str, findings: Sequence[Finding]) -> list[tuple[str, str
 
 # ---------------------------------------------------------------------------------------------
 # files
+#: the largest source file checked (generated modules reach a few MB); the variable raises it
+MAX_SOURCE_BYTES = 64 * 1024 * 1024
+MAX_SOURCE_BYTES_ENV = "HYBRIDIZE_MAX_SOURCE_BYTES"
+
+
 def _read_bytes(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
+    """A source file: regular files only (a FIFO would block), at most ``MAX_SOURCE_BYTES``."""
+    from ...readers import cap_from_env, read_capped
+
+    return read_capped(path, cap_from_env(MAX_SOURCE_BYTES_ENV, MAX_SOURCE_BYTES), "a source file",
+                       MAX_SOURCE_BYTES_ENV)
 
 
 def _encoding_of(data: bytes) -> tuple[str, bool]:

@@ -173,11 +173,13 @@ def check_outdir(outdir: str, inputs: Sequence[Input]) -> None:
 
 
 def _read(path: str) -> str:
+    from ...readers import cap_from_env, read_capped
+    from ..check.checker import MAX_SOURCE_BYTES, MAX_SOURCE_BYTES_ENV
     from ..source import SourceError, decode_source
 
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_capped(path, cap_from_env(MAX_SOURCE_BYTES_ENV, MAX_SOURCE_BYTES), "a source file",
+                           MAX_SOURCE_BYTES_ENV)
     except OSError as exc:
         raise TranspileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
