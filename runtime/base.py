@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MXNetError", "HybridizeError", "ShapeError", "LoadError", "UnknownOpError", "NoGradientError", "NotImplementedForSymbol",
+__all__ = ["MXNetError", "HybridizeError", "ShapeError", "InvalidGraphError", "LoadError", "UnknownOpError", "NoGradientError", "NotImplementedForSymbol",
            "OperatorError", "OperatorArgumentError", "CustomOpError",
            "DataFileError", "DatasetFileNotFoundError", "DataLoaderWorkerError",
            "py_str", "data_dir",
@@ -108,6 +108,11 @@ class UnknownOpError(HybridizeError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class InvalidGraphError(HybridizeError):
+    """A compiler stage left a graph that breaks the IR's rules (a compiler bug; found by the
+    verifier between stages, ``HYBRIDIZE_VERIFY=1``)."""
 
 
 class LoadError(HybridizeError):

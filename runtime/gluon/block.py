@@ -66,37 +66,11 @@ class TraceError(HybridizeError):
 def _compile_program(graph: Graph, data_names: list, shapes: dict, dtypes: dict, params: dict,
                      training: bool, flags: dict) -> Any:
     """Compiles ``graph`` for one input signature: ``prog(*data) -> list[np.ndarray]``,
-    ``prog.bind_params({name: array})``. The one place Gluon meets the graph compiler;
-    ``HYBRIDIZE_EXECUTOR=interpret`` selects the reference interpreter (as ``graph/model.py``)."""
-    if os.environ.get("HYBRIDIZE_EXECUTOR") == "interpret":
-        return _InterpretedProgram(graph, data_names, params)
-    from ..graph.codegen import compile_graph
-    return compile_graph(graph, input_names=data_names, shapes=shapes, dtypes=dtypes, params=params,
-                         training=training)
-
-
-class _InterpretedProgram:
-    """The reference interpreter behind the compiled program's interface (``HYBRIDIZE_EXECUTOR=interpret``)."""
-
-    def __init__(self, graph: Graph, data_names: list, params: dict):
-        self.graph = graph
-        self.input_names = list(data_names)
-        self.code = str(graph)
-        self._params = dict(params)
-
-    def bind_params(self, params: dict, partial: bool = False) -> "_InterpretedProgram":
-        self._params = {**self._params, **params} if partial else dict(params)
-        return self
-
-    def __call__(self, *arrays: np.ndarray) -> list:
-        from ..graph.interpret import evaluate
-        values = dict(self._params)
-        values.update(zip(self.input_names, arrays))
-        return evaluate(self.graph, values)
-
-    def direct(self) -> tuple:
-        """``(fn, consts)`` as ``CompiledProgram.direct`` (Gluon's fast path)."""
-        return (lambda _consts, *arrays: self(*arrays)), None
+    ``prog.bind_params({name: array})``. The one place Gluon meets the graph compiler, through
+    the executor registry (``HYBRIDIZE_EXECUTOR=interpret``: the reference interpreter)."""
+    from ..graph import executors
+    return executors.program(graph, data_names, shapes, dtypes, params, training=training,
+                             kind=executors.choose(supported=("compiled", "interpret")))
 
 
 # ------------------------------------------------------------------------------------------

@@ -92,8 +92,8 @@ class _ForwardShapes(Interpreter):
     def read(self, e: Entry) -> tuple | None:
         return self.env.get(e)
 
-    def variable(self, node: Node) -> None:
-        return None            # seeded before the sweeps; refined by consumers
+    def variable(self, node: Node) -> tuple | None:
+        return self.env.get(Entry(node, 0))   # seeded before the sweeps; refined by consumers
 
     def apply(self, n: Node, ins: list) -> list:
         if ins and all(s is None for s in ins):  # ops without inputs (_zeros) still infer
@@ -107,9 +107,11 @@ class _ForwardShapes(Interpreter):
                 self.changed = self.changed or e.node.op is None
         result = []
         for i, s in enumerate(outs):
-            old = env.get(Entry(n, i)) if s is not None else None
-            # keep what consumers told about an output with unknown dimensions
-            result.append(s if old is None or _known(s) else _merge(old, s, f"{n.op.name} {n.name!r} output {i}"))
+            old = env.get(Entry(n, i))
+            # an output the op leaves unknown keeps what consumers told about it, as does one
+            # with unknown dimensions
+            result.append(old if s is None else s if old is None or _known(s)
+                          else _merge(old, s, f"{n.op.name} {n.name!r} output {i}"))
         return result
 
 
@@ -127,7 +129,7 @@ def entry_shapes(graph: Graph, known: dict[str, tuple], override_hints: bool = F
         changed = _backward_sweep(graph, env) or sweep.changed
         if not changed:
             break
-    return env
+    return {e: s for e, s in env.items() if s is not None}
 
 
 def infer_shapes(graph: Graph, known: dict[str, tuple], override_hints: bool = False) -> dict[tuple[int, int], tuple]:

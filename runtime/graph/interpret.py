@@ -4,14 +4,36 @@ Slow but obviously right; the compiled executor (``codegen``) is tested against 
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Mapping
+from typing import Callable
 
 import numpy as np
 
 from ..base import HybridizeError
+from .interpreter import Interpreter
 from .ir import Graph, Node
 
 __all__ = ["evaluate"]
+
+
+class _Evaluator(Interpreter):
+    """Values are arrays: a variable's is given by name, an operator's computed by its kernel."""
+
+    def __init__(self, values: Mapping[str, np.ndarray], monitor: Callable[[Node, list, list], None] | None):
+        super().__init__()
+        self.values, self.monitor = values, monitor
+
+    def variable(self, n: Node) -> np.ndarray:
+        if n.name not in self.values:
+            raise HybridizeError(f"no value for variable {n.name!r}")
+        return self.values[n.name]
+
+    def apply(self, n: Node, args: list) -> list:
+        out = n.op.compute(n.resolved, *args)  # type: ignore[union-attr]
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        if self.monitor is not None:
+            self.monitor(n, args, outs[:n.num_outputs])
+        return outs
 
 
 def evaluate(graph: Graph, values: Mapping[str, np.ndarray],
@@ -25,20 +47,6 @@ def evaluate(graph: Graph, values: Mapping[str, np.ndarray],
         graph = graph.copy()
         known = {n.name: tuple(np.shape(values[n.name])) for n in graph.variables() if n.name in values}
         complete_shape_attrs(graph, entry_shapes(graph, known))
-    env: dict[tuple[int, int], np.ndarray] = {}
-    for n in graph.nodes:
-        if n.op is None:
-            if n.name not in values:
-                raise HybridizeError(f"no value for variable {n.name!r}")
-            env[(id(n), 0)] = values[n.name]
-            continue
-        args = [env[(id(e.node), e.index)] for e in n.inputs]
-        out = n.op.compute(n.resolved, *args)
-        if isinstance(out, (tuple, list)):
-            for i, o in enumerate(out):
-                env[(id(n), i)] = o
-        else:
-            env[(id(n), 0)] = out
-        if monitor is not None:
-            monitor(n, args, [env[(id(n), i)] for i in range(n.num_outputs)])
-    return [env[(id(e.node), e.index)] for e in graph.outputs]
+    ev = _Evaluator(values, monitor)
+    ev.run(graph)
+    return ev.results(graph)

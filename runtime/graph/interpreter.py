@@ -7,7 +7,8 @@ by saying what a variable is and what applying an operator gives.
 """
 from __future__ import annotations
 
-from typing import Generic, Iterable, Sequence, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Generic, TypeVar
 
 from .ir import Entry, Graph, Node
 
@@ -19,19 +20,18 @@ V = TypeVar("V")
 class Interpreter(Generic[V]):
     """Walks nodes in order, keeping one value per entry in ``env``.
 
-    Subclasses define :meth:`variable` (a variable's value, ``None`` when unknown) and
-    :meth:`apply` (an operator node's output values from its input values; an output left
-    ``None`` stays unknown). :meth:`read` is how an input's value is fetched (``env[e]``; an
-    analysis that tolerates unknown values reads ``env.get(e)``).
+    Subclasses define :meth:`variable` (a variable's value) and :meth:`apply` (an operator node's
+    output values from its input values). :meth:`read` is how an input's value is fetched
+    (``env[e]``; an analysis that tolerates unknown values reads ``env.get(e)``).
     """
 
     def __init__(self, env: dict[Entry, V] | None = None):
         self.env: dict[Entry, V] = {} if env is None else env
 
-    def variable(self, node: Node) -> V | None:
+    def variable(self, node: Node) -> V:
         raise NotImplementedError
 
-    def apply(self, node: Node, args: list) -> Sequence[V | None]:
+    def apply(self, node: Node, args: list) -> Sequence[V]:
         raise NotImplementedError
 
     def read(self, e: Entry) -> V:
@@ -42,13 +42,10 @@ class Interpreter(Generic[V]):
         env, read = self.env, self.read
         for n in graph.nodes if nodes is None else nodes:
             if n.op is None:
-                v = self.variable(n)
-                if v is not None:
-                    env[Entry(n, 0)] = v
+                env[Entry(n, 0)] = self.variable(n)
                 continue
             for i, v in enumerate(self.apply(n, [read(e) for e in n.inputs])):
-                if v is not None:
-                    env[Entry(n, i)] = v
+                env[Entry(n, i)] = v
         return env
 
     def results(self, graph: Graph) -> list[V]:

@@ -109,14 +109,17 @@ def topo_order(outputs: Iterable[Entry]) -> list[Node]:
 
 
 class Meta:
-    """What inference knows about one entry: its shape (``None`` or dimensions, 0 = unknown), its
-    dtype, and whether that dtype is a guess (a variable nobody gave a dtype defaults to float32;
-    dtype checks skip guesses, as MXNet would have inferred them from the neighbours)."""
+    """What is known about one entry: its shape (``None`` or dimensions, 0 = unknown), its dtype,
+    and whether that dtype is a guess (a variable nobody gave a dtype defaults to float32; dtype
+    checks skip guesses, as MXNet would have inferred them from the neighbours), from inference;
+    ``last_use``, the step that reads it last (``None``: no step does), from the compiler's
+    liveness analysis (``passes/liveness.py``)."""
 
-    __slots__ = ("dtype", "guessed", "shape")
+    __slots__ = ("dtype", "guessed", "last_use", "shape")
 
     def __init__(self, shape: tuple | None, dtype: np.dtype | None, guessed: bool = False):
         self.shape, self.dtype, self.guessed = shape, dtype, guessed
+        self.last_use: int | None = None
 
     @property
     def known(self) -> bool:

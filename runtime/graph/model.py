@@ -10,9 +10,9 @@ Checks before running, each a typed error that names the culprit:
 - a parameter whose shape does not fit the graph: ``LoadError(params file, ...)``;
 - an input whose shape does not fit: ``ShapeError("input 'data': got shape ..., expected ...: <op where it clashes>")``.
 
-Execution goes through :func:`executor` (the one place that chooses): the compiled executor
-(``codegen.compile_graph``), or the reference interpreter when ``HYBRIDIZE_EXECUTOR=interpret``.
-Compiled programs are cached per input signature.
+Execution goes through the executor registry (``executors.py``, the one place that chooses): the
+compiled executor by default, the reference interpreter (``HYBRIDIZE_EXECUTOR=interpret``) or
+onnxruntime (``executor="onnxruntime"``). Programs are cached per input signature.
 """
 from __future__ import annotations
 
@@ -24,14 +24,14 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..base import HybridizeError, LoadError, ShapeError
-from . import mxnet_json
+from . import executors, mxnet_json
 from . import params as _params
 from .pair import check_pair
 from .infer import infer_shapes, var_dtype_hint, var_shape_hint
 from .load_limit import fmt_bytes
 from .ir import Graph, Node
 
-__all__ = ["Model", "executor", "default_params_path"]
+__all__ = ["Model", "default_params_path"]
 
 
 def default_params_path(symbol_path: str | os.PathLike) -> str | None:
@@ -46,36 +46,6 @@ def default_params_path(symbol_path: str | os.PathLike) -> str | None:
     found = sorted(p for p in glob.glob(glob.escape(prefix) + "-*.params")
                    if re.fullmatch(r"\d{4,}", p[len(prefix) + 1:-len(".params")]))
     return found[-1] if found else None
-
-
-def executor(graph: Graph, input_names: Sequence[str], shapes: Mapping[str, tuple],
-             dtypes: Mapping[str, Any], params: Mapping[str, np.ndarray],
-             kind: str | None = None) -> Callable[[Mapping[str, np.ndarray]], list]:
-    """A callable ``f({input name: array}) -> [outputs]`` for ``graph`` specialized on ``shapes``.
-
-    ``kind``: ``"compiled"`` (codegen), ``"interpret"`` (reference interpreter), ``"onnxruntime"``
-    (exported to ONNX in memory, run by onnxruntime; needs onnx and onnxruntime) or None
-    (``$HYBRIDIZE_EXECUTOR``, default compiled when codegen is available)."""
-    kind = kind or os.environ.get("HYBRIDIZE_EXECUTOR") or "compiled"
-    if kind == "compiled":
-        try:
-            from .codegen import compile_graph
-        except ImportError:  # pragma: no cover - codegen not present
-            compile_graph = None
-        if compile_graph is not None:
-            var_names = {n.name for n in graph.variables()}
-            prog = compile_graph(graph, input_names=list(input_names), shapes=dict(shapes),
-                                 dtypes=dict(dtypes),
-                                 params={k: v for k, v in params.items() if k in var_names})
-            return lambda inputs: prog(**inputs)
-    elif kind == "onnxruntime":
-        from ..onnx.session import ort_executor
-        return ort_executor(graph, input_names, shapes, dtypes, params)
-    elif kind != "interpret":
-        raise HybridizeError(f"unknown executor {kind!r} (compiled, interpret or onnxruntime)")
-    from .interpret import evaluate
-    fixed = dict(params)
-    return lambda inputs: evaluate(graph, {**fixed, **inputs})
 
 
 def _physical_memory() -> int | None:
@@ -103,14 +73,12 @@ class Model:
         self.params_path = None if params_path is None else os.fspath(params_path)
         self.executor_kind = executor
         values = _params.strip_prefixes(params or {}, self.params_path)
-        var_names = {n.name for n in graph.variables()}
         self.params: dict[str, np.ndarray] = {}
         for k, v in values.items():
             if v is None:
                 continue
             arr = v.asnumpy() if hasattr(v, "asnumpy") else np.asarray(v)
             self.params[k] = arr
-        self.unused_params = sorted(k for k in self.params if k not in var_names)
         self._vars = graph.variables()
         self._by_name = {n.name: n for n in self._vars}
         self._inputs = [n.name for n in self._vars if n.name not in self.params]
@@ -256,11 +224,11 @@ class Model:
         prog = self._programs.get(key)
         if prog is None:
             self._check_sizes(self.check_shapes(values))
-            prog = executor(self.graph, list(values), {k: v.shape for k, v in values.items()},
-                            {k: v.dtype for k, v in values.items()}, self.params, self.executor_kind)
+            prog = executors.program(self.graph, list(values), {k: v.shape for k, v in values.items()},
+                                     {k: v.dtype for k, v in values.items()}, self.params, kind=self.executor_kind)
             self._programs[key] = prog
         try:
-            return list(prog(values))
+            return list(prog(**values))
         except MemoryError as e:
             raise HybridizeError(f"out of memory running the model ({e})") from None
 

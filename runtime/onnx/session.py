@@ -6,6 +6,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..graph import executors
 from .context import ExportError
 
 __all__ = ["ort_executor", "session"]
@@ -39,3 +40,11 @@ def ort_executor(graph: Any, input_names: Sequence[str], shapes: Mapping[str, tu
     sess = session(model, threads)
     feeds = [i.name for i in sess.get_inputs()]
     return lambda inputs: sess.run(None, {k: np.ascontiguousarray(inputs[k]) for k in feeds})
+
+
+@executors.register("onnxruntime")
+def _ort_program(graph: Any, input_names: list, shapes: dict, dtypes: dict, params: Mapping[str, np.ndarray],
+                 training: bool) -> Callable[..., list]:
+    """The executor registry's ``onnxruntime`` program: inputs by keyword."""
+    run = ort_executor(graph, input_names, shapes, dtypes, params)
+    return lambda **inputs: run(inputs)

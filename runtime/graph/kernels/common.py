@@ -13,7 +13,7 @@ import numpy as np
 
 from ...ops.attrs import AttrType, Param
 from ...ops.registry import OpDef
-from .fastpath import FAST_MIN_SIZE, RowTiling, clip_, relu_, zeros_like_view
+from .fastpath import RowTiling, clip_, relu_
 
 _ANY = AttrType("any", lambda v: v, repr)
 
@@ -68,36 +68,6 @@ def affine_into(out: np.ndarray, x: np.ndarray, scale: np.ndarray, shift: np.nda
     apply_act(out, act)
 
 
-def act_lines(em: Any, buf: str, act: tuple, shape: tuple | None = None, dtype: Any = np.float32) -> list[str]:
-    """Inline code applying ``act`` to ``buf`` (of ``shape``, when known) in place."""
-    if not act:
-        return []
-    kind = act[0]
-    big = shape is not None and int(np.prod(shape)) >= FAST_MIN_SIZE and np.dtype(dtype).kind == "f"
-    if kind == "relu":
-        if big:     # numpy's maximum with a scalar is an unvectorized loop: read a zeros view
-            z = em.bind("zeros", zeros_like_view(tuple(shape), dtype))
-            return [f"_maximum({buf}, {z}, out={buf})"]
-        zero = em.bind("zero", np.dtype(dtype).type(0))     # a same-dtype scalar: no type resolution
-        return [f"_maximum({buf}, {zero}, out={buf})"]
-    if kind == "clip" and np.dtype(dtype).kind == "f":     # one vectorized pass (see fastpath.clip_)
-        lo = em.bind("lo", np.dtype(dtype).type(act[1]))
-        hi = em.bind("hi", np.dtype(dtype).type(act[2]))
-        return [f"{buf}.clip({lo}, {hi}, out={buf})"]
-    if kind == "clip" and big:
-        f = em.bind("clip", clip_)
-        return [f"{f}({buf}, {float(act[1])!r}, {float(act[2])!r})"]
-    if kind == "clip":
-        lo = em.bind("lo", np.float32(act[1]))
-        hi = em.bind("hi", np.float32(act[2]))
-        return [f"_maximum({buf}, {lo}, out={buf})", f"_minimum({buf}, {hi}, out={buf})"]
-    if kind == "tanh":
-        return [f"np.tanh({buf}, out={buf})"]
-    f = em.bind("act", apply_act)
-    a = em.bind("actspec", act)
-    return [f"{f}({buf}, {a})"]
-
-
 def _run_with_fresh(build: Callable, out_shape: tuple, dtype: Any, *arrays: np.ndarray) -> np.ndarray:
     fn, scratch = build
     out = np.empty(out_shape, dtype)
@@ -125,7 +95,6 @@ def _epilogue(out2d: np.ndarray, out: np.ndarray, b: Any, r: Any, act: tuple,
         np.add(out, r, out=out)
     if act:
         apply_act(out, act)
-
 
 
 def _pad_rows(dst: np.ndarray, x: np.ndarray, p0: int, ph: int, pw: int, value: float = 0.0) -> None:

@@ -1,16 +1,16 @@
-"""Graph passes of the compiler and the pipeline that runs them in order.
+"""The compiler's passes, one module each; the pipeline that orders them is ``graph/pipeline.py``
+(one list, read there).
 
-Every pass is a small module of this package exposing ``PASS = Pass(name, order, fn)`` where
-``fn(graph, ctx) -> graph``: it may rewrite ``graph`` in place or return a new one, and records
-what it did in ``ctx.stats[name]``. The pipeline discovers the modules by listing the package
-(no central table), sorts them by ``order`` and runs the ones enabled for the context
-(``ctx.training`` disables the inference-only ones).
+A pass is ``Pass(name, fn)`` with ``fn(graph, ctx) -> graph``: it rewrites ``graph`` through the
+graph's edit methods (which keep users and metadata current) or returns a new graph, and records
+what it did in ``ctx.stats[name]``.
 
 The :class:`PassContext` carries what passes may need: which variables are data inputs (their
 shapes and dtypes, the program is specialized on them), which are parameters (rebindable:
 passes never read parameter *values*, parameter-dependent folds become graph nodes that the
 compiled program evaluates again whenever parameters are bound), literal constants created by
-folding, and shape/dtype inference of the current graph.
+folding, the graph's metadata brought up to date (:meth:`PassContext.infer`), and what later
+stages produce (the schedule, the program).
 
 Passes recognize ops by what the registry says about them: traits (``op.has("identity")``,
 ``op.pure(training)``, see ``ops/registry.py::TRAITS``) or, for op-specific rewrites, the registry's
@@ -19,17 +19,15 @@ canonical op; an alias such as ``"_plus"`` would never match, so an alias is ref
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import numpy as np
 
 from ..infer import annotate
 from ..ir import Entry, Graph, Meta, Node
 
-__all__ = ["Pass", "PassContext", "all_passes", "run_pipeline", "get_pass", "registry_op", "referenced_ops"]
+__all__ = ["Pass", "PassContext", "all_passes", "registry_op", "referenced_ops"]
 
 _REFERENCED: set[str] = set()
 
@@ -52,13 +50,14 @@ def referenced_ops() -> set[str]:
     return set(_REFERENCED)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Pass:
     name: str
-    order: int                      # position in the pipeline (ascending)
     fn: Callable[[Graph, "PassContext"], Graph]
     inference_only: bool = False    # skipped when compiling for training
-    default: bool = True            # part of the default pipeline
+    optional: bool = True           # an optimization (compile_graph's passes/disable/optimize choose);
+                                    # False: the program needs it, it always runs
+    default: bool = True            # an optional pass run when compile_graph is not given ``passes``
 
     def __call__(self, graph: Graph, ctx: "PassContext") -> Graph:
         return self.fn(graph, ctx)
@@ -75,6 +74,10 @@ class PassContext:
     constants: dict[str, np.ndarray] = field(default_factory=dict)   # folded literals, by variable name
     options: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
+    original_params: dict[str, tuple] = field(default_factory=dict)   # the caller's parameters, by name
+    steps: list[Node] = field(default_factory=list)      # plan memory: the program's steps, in order
+    dynamic_ids: set[int] = field(default_factory=set)   # plan memory: ids of the nodes computed per call
+    program: Any = None                                  # emit: the CompiledProgram
     _counter: int = 0
 
     # -- names -----------------------------------------------------------------------------
@@ -128,45 +131,10 @@ class PassContext:
         return dyn
 
 
-_PASSES: dict[str, Pass] | None = None
-
-
 def all_passes() -> list[Pass]:
-    """Every pass module of this package, in pipeline order."""
-    global _PASSES
-    if _PASSES is None:
-        found: dict[str, Pass] = {}
-        for m in pkgutil.iter_modules(__path__):
-            if m.name.startswith("_"):
-                continue
-            mod = importlib.import_module(f"{__name__}.{m.name}")
-            p = getattr(mod, "PASS", None)
-            if isinstance(p, Pass):
-                found[p.name] = p
-        _PASSES = dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
-    return list(_PASSES.values())
-
-
-def get_pass(name: str) -> Pass:
-    for p in all_passes():
-        if p.name == name:
-            return p
-    raise KeyError(f"no graph pass named {name!r}")
-
-
-def run_pipeline(graph: Graph, ctx: PassContext, passes: list[str] | None = None,
-                 disable: Mapping[str, bool] | None = None) -> Graph:
-    """Runs ``passes`` (names; default: every default pass) in pipeline order."""
-    chosen = all_passes() if passes is None else sorted((get_pass(n) for n in passes), key=lambda p: p.order)
-    for p in chosen:
-        if passes is None and not p.default:
-            continue
-        if p.inference_only and ctx.training:
-            continue
-        if disable and disable.get(p.name):
-            continue
-        graph = p.fn(graph, ctx)
-    return graph
+    """The optional passes, in pipeline order (what ``compile_graph(passes=...)`` chooses from)."""
+    from ..pipeline import PIPELINE
+    return [p for stage in PIPELINE for p in stage.passes if p.optional]
 
 
 def is_float(dtype: Any) -> bool:

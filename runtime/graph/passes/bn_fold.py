@@ -62,4 +62,4 @@ def fold_batchnorm(graph: Graph, ctx: PassContext) -> Graph:
     return graph.substitute(mapping)
 
 
-PASS = Pass("bn_fold", 40, fold_batchnorm, inference_only=True)
+PASS = Pass("bn_fold", fold_batchnorm, inference_only=True)

@@ -46,4 +46,4 @@ def fold_constants(graph: Graph, ctx: PassContext) -> Graph:
     return graph.substitute(mapping)
 
 
-PASS = Pass("constant_fold", 30, fold_constants)
+PASS = Pass("constant_fold", fold_constants)

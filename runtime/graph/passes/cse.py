@@ -27,4 +27,4 @@ def eliminate_common_subexpressions(graph: Graph, ctx: PassContext) -> Graph:
     return graph.substitute(mapping)
 
 
-PASS = Pass("cse", 20, eliminate_common_subexpressions)
+PASS = Pass("cse", eliminate_common_subexpressions)

@@ -12,4 +12,4 @@ def eliminate_dead_code(graph: Graph, ctx: PassContext) -> Graph:
     return graph
 
 
-PASS = Pass("dce", 90, eliminate_dead_code)
+PASS = Pass("dce", eliminate_dead_code)

@@ -92,4 +92,4 @@ def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
     return graph
 
 
-PASS = Pass("fuse", 60, fuse_epilogues)
+PASS = Pass("fuse", fuse_epilogues)

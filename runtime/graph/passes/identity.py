@@ -37,4 +37,4 @@ def remove_identities(graph: Graph, ctx: PassContext) -> Graph:
     return graph.substitute(mapping)
 
 
-PASS = Pass("identity", 10, remove_identities)
+PASS = Pass("identity", remove_identities)

@@ -1,4 +1,4 @@
-"""Layout planning and lowering to the compiler's fast kernels.
+"""Layout planning and lowering to the compiler's fast kernels (pass ``layout``).
 
 Image tensors go NHWC inside the compiled program: a 2-D Convolution, Pooling, BatchNorm or
 channel Concat on an NCHW tensor is replaced by its NHWC internal op (``kernels/nhwc.py``, ``kernels/conv/``), and
@@ -8,15 +8,8 @@ so chains of convolutions need no transposes at all; any other op, and the graph
 their inputs back in NCHW. Flatten of an NHWC tensor whose spatial size is 1x1 (after global
 pooling) needs no transpose either.
 
-The lowering also picks each convolution's algorithm from the registry of ``kernels/conv/``
-(:func:`~..kernels.conv.choose`): the eligible algorithm ``ctx.options["winograd"]`` forces
-(False = never Winograd, True or ``"f2"`` = F(2x2,3x3), ``"f4"`` = F(4x4,3x3)); else the fastest of
-the eligible tunable ones (gemm, wino, wino4 for a 3x3 stride-1 convolution), timed on the actual
-shape at compile time (cached per process and across processes in the tuning cache,
-``graph/tune_cache.py``, ``HYBRIDIZE_CACHE_DIR``; ``HYBRIDIZE_AUTOTUNE=0`` skips the timing); else
-the fixed rule's preference (``dw`` for depthwise, ``group`` for other grouped convolutions,
-``wino4`` for big 3x3 layers, ``gemm`` otherwise).
-Weights are re-laid-out by static ``_hy_conv_weight`` nodes (evaluated at ``bind_params``).
+A lowered convolution's algorithm is left open (``algo=""``): the next pass, ``conv_algo``, picks
+it. Weights are re-laid-out by static ``_hy_conv_weight`` nodes (evaluated at ``bind_params``).
 """
 from __future__ import annotations
 
@@ -27,7 +20,6 @@ import numpy as np
 from ..ir import Entry, Graph, Node
 from ..kernels import conv as KC
 from ..kernels import nhwc as K
-from ..kernels.conv import tune
 from . import Pass, PassContext, is_float, registry_op
 
 CONVOLUTION, POOLING, BATCHNORM, CONCAT, FLATTEN, FULLY_CONNECTED = (registry_op(n) for n in (
@@ -67,7 +59,6 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
     conv_cache: dict[tuple[Entry, tuple], Entry] = {}
     emap: dict[Entry, Entry] = {}              # old entry -> new entry
     counts: dict[str, int] = {}
-    tune_budget = [tune.TUNE_BUDGET_SECONDS]     # seconds of convolution timing this compile may spend
 
     def count(k: str) -> None:
         counts[k] = counts.get(k, 0) + 1
@@ -106,8 +97,7 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
         out_nhwc = False
         dynamic = id(n) in dyn
         if dynamic and not (n.op.mode_dependent and ctx.training) and n.inputs and floaty(n.inputs[0]):
-            out, out_nhwc = _lower_one(n, n.op, ins, shape_of, static, to_nhwc, to_orig, nhwc, ctx, count,
-                                       tune_budget)
+            out, out_nhwc = _lower_one(n, n.op, ins, shape_of, static, to_nhwc, to_orig, nhwc, ctx, count)
         if out is None:
             out = Node(n.op, n.name, n.attrs, [to_orig(e) for e in ins] if dynamic else ins, n.extra)
             out_nhwc = False
@@ -117,7 +107,9 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
                 nhwc.add(Entry(out, i))
     outputs = [to_orig(emap[e]) for e in graph.outputs]
     ctx.stats["layout"] = counts
-    return Graph(outputs)
+    lowered = Graph(outputs)
+    lowered.meta = {e: m for e, m in meta.items() if e.node.op is None}   # variables are shared
+    return lowered
 
 
 # A convolution whose every output sums at least this many products stays the registry's NCHW
@@ -131,7 +123,7 @@ LONG_REDUCTION = 1 << 15
 
 
 def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to_orig, nhwc: set,
-               ctx: PassContext, count, tune_budget: list | None = None) -> tuple[Node | None, bool]:
+               ctx: PassContext, count) -> tuple[Node | None, bool]:
     a = n.resolved
     x_old = n.inputs[0]
     xs = shape_of(x_old)
@@ -150,13 +142,10 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
             return None, False
         if G > 1 and wshape[1] * G != Cin:
             return None, False
-        spec = KC.ConvSpec(N, H, W, Cin, Kf, kernel, stride, pad, dilate, G, np.dtype(np.float32))
-        algo = KC.choose(spec, ctx.options.get("winograd"), tune_budget)
-        w = Node(KC.CONV_WEIGHT, ctx.fresh(n.name + "_w"), {"algo": algo, "groups": G}, [ins[1]])
+        w = Node(KC.CONV_WEIGHT, ctx.fresh(n.name + "_w"), {"algo": "", "groups": G}, [ins[1]])
         ops = KC.ConvOperands(data=to_nhwc(ins[0]), weight=w.entry(), bias=None if a.no_bias else ins[2])
         attrs = {"kernel": kernel, "stride": stride, "pad": pad, "dilate": dilate, "num_filter": Kf,
-                 "groups": G, "algo": algo, "act": (), **ops.flags()}
-        count("conv_" + algo)
+                 "groups": G, "algo": "", "act": (), **ops.flags()}
         return Node(KC.CONV, n.name, attrs, ops.values()), True
     if op is POOLING and len(xs) == 4 and (a.layout or "NCHW") == "NCHW" and a.pool_type in ("max", "avg") \
             and a.pooling_convention in ("valid", "full"):
@@ -228,4 +217,4 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
     return None, False
 
 
-PASS = Pass("layout", 50, lower)
+PASS = Pass("layout", lower)

@@ -59,4 +59,4 @@ def pool_before_pointwise_conv(graph: Graph, ctx: PassContext) -> Graph:
     return graph.substitute(mapping)
 
 
-PASS = Pass("pool_first", 45, pool_before_pointwise_conv)
+PASS = Pass("pool_first", pool_before_pointwise_conv)

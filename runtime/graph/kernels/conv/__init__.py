@@ -33,7 +33,6 @@ from typing import Any, Callable, Generic, Optional, TypeVar
 
 import numpy as np
 
-from .. import emitter
 from ..common import _internal, _p
 
 __all__ = ["ConvSpec", "ConvAlgo", "ConvOperands", "OPERANDS", "register", "get_algo", "all_algos", "choose",
@@ -268,6 +267,8 @@ def conv_weight(w: np.ndarray, algo: str, groups: int) -> np.ndarray:
 
 
 def _conv_weight_shape(attrs, in_shapes):
+    if not attrs.algo:     # lowered, algorithm not chosen yet (passes/conv_algo.py): MXNet's layout
+        return list(in_shapes), [tuple(in_shapes[0])]
     return list(in_shapes), [tuple(get_algo(attrs.algo).weight_shape(tuple(in_shapes[0]), attrs.groups))]
 
 
@@ -299,30 +300,6 @@ def _conv_compute(a, *arrays):
 
 
 CONV = _internal("_hy_conv", _conv_compute, _conv_attrs(), operand_names, _conv_shape)
-
-
-@emitter(CONV)
-def _emit_conv(em: Any) -> list[str]:
-    a = em.node.resolved
-    fn, scratch = build_conv(a, em.in_shapes[0], em.in_dtypes[0])
-    if getattr(fn, "parallel", False):
-        em.plan.parallel = True
-    k = em.bind(f"conv_{a.algo}", fn)
-    ops = ConvOperands.bind(a, em.args)
-    buf = None
-    spec = ConvSpec.of(a, em.in_shapes[0], em.in_dtypes[0])
-    if ops.residual is not None and get_algo(a.algo).residual_inplace(spec):
-        # the residual's buffer, when nothing reads it later (and no other operand shares its
-        # memory: conv(x) + x): the kernel accumulates into it (BLAS beta = 1) instead of adding it
-        # in a pass of its own
-        j = operand_names(a).index("residual")
-        mine = em.plan.owner(em.node.inputs[j])
-        if not any(em.plan.owner(e) & mine for k, e in enumerate(em.node.inputs) if k != j):
-            buf = em.inplace(0, j)
-    buf = buf or em.out_buffer(0)
-    sc = [em.scratch(s, d) for s, d in scratch]
-    kw = [f"{n}={v}" for n, v in ops.optional().items()]
-    return [f"{k}({', '.join([ops.data, ops.weight, buf] + sc + kw)})", f"{em.outs[0]} = {buf}"]
 
 
 _discover()

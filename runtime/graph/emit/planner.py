@@ -1,0 +1,168 @@
+"""Buffers of the compiled program: liveness-based planning into one per-thread arena.
+
+The ``plan memory`` stage of the pipeline (``passes/liveness.py``) orders the steps and records
+each entry's last use in its metadata; buffers are taken here as the emitters ask for them
+(outputs, scratch, in place when an input dies at this step) and packed into the arena once the
+program is emitted (:meth:`Planner.finish`).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..ir import Entry, Graph, Node
+
+__all__ = ["Planner", "Emit"]
+
+
+_ALIGN = 64
+
+
+class _VBuf:
+    __slots__ = ("index", "shape", "dtype", "nbytes", "first", "last", "offset", "scratch", "name")
+
+    def __init__(self, index: int, shape: tuple, dtype: np.dtype, first: int, scratch: bool):
+        self.index, self.shape, self.dtype = index, tuple(int(d) for d in shape), np.dtype(dtype)
+        self.nbytes = math.prod(self.shape) * self.dtype.itemsize
+        self.first = self.last = first
+        self.offset = 0
+        self.scratch = scratch
+        self.name = ""
+
+
+class Planner:
+    """Liveness-based buffer planning: every planned buffer is a view into one per-thread arena;
+    buffers whose lifetimes (in steps) do not overlap share memory."""
+
+    def __init__(self, glob: dict, names: Any, meta: dict[Entry, Any]):
+        self.glob, self.names, self.meta = glob, names, meta
+        self.vbufs: list[_VBuf] = []
+        self.owners: dict[Entry, frozenset[int]] = {}
+        self.step = 0
+        self.parallel = False      # some kernel runs row chunks on the thread pool
+        self.augmented: dict[Entry, str] = {}      # entry -> a (1, n + 1) buffer holding it and a 1 (_hy_dense)
+        self.slots: dict[tuple, str] = {}          # (buffer, offset, width) -> a view made with the buffers
+
+    def owner(self, e: Entry) -> frozenset[int]:
+        return self.owners.get(e, frozenset())
+
+    def new(self, shape: tuple, dtype: Any, scratch: bool = False) -> _VBuf:
+        vb = _VBuf(len(self.vbufs), shape, dtype, self.step, scratch)
+        vb.name = self.names.make(f"_s{vb.index}" if scratch else f"_b{vb.index}", internal=True)
+        self.vbufs.append(vb)
+        return vb
+
+    def slot(self, vb: _VBuf, off: int, width: int) -> str:
+        """The name of a per-thread view ``vb[..., off:off + width]``, made once with the buffers
+        (not sliced on every call)."""
+        key = (vb.index, off, width)
+        nm = self.slots.get(key)
+        if nm is None:
+            nm = self.slots[key] = self.names.make(f"_v{vb.index}_{off}", internal=True)
+        return nm
+
+    def define(self, e: Entry, owners: frozenset[int]) -> None:
+        self.owners[e] = owners
+        t = self.meta[e].last_use
+        if t is None:
+            t = self.step
+        for i in owners:
+            vb = self.vbufs[i]
+            vb.last = max(vb.last, t)
+
+    def finish(self, stats: dict) -> list[str]:
+        """Assigns arena offsets (greedy by size, first fit) and returns the prelude lines."""
+        if not self.vbufs:
+            stats["memory"] = {"peak_bytes": 0, "lower_bound_bytes": 0, "buffers": 0, "unshared_bytes": 0}
+            return []
+        placed: list[_VBuf] = []
+        total = 0
+        for vb in sorted(self.vbufs, key=lambda v: (-v.nbytes, v.first)):
+            size = -(-vb.nbytes // _ALIGN) * _ALIGN
+            spans = sorted((p.offset, p.offset + -(-p.nbytes // _ALIGN) * _ALIGN) for p in placed
+                           if not (p.last < vb.first or vb.last < p.first))
+            off = 0
+            for a, b in spans:
+                if off + size <= a:
+                    break
+                off = max(off, b)
+            vb.offset = off
+            total = max(total, off + size)
+            placed.append(vb)
+        n_steps = max(v.last for v in self.vbufs) + 1
+        live = np.zeros(n_steps + 1, np.int64)
+        for v in self.vbufs:
+            live[v.first] += v.nbytes
+            live[v.last + 1] -= v.nbytes
+        lower = int(np.cumsum(live).max())
+        stats["memory"] = {"peak_bytes": int(total), "lower_bound_bytes": lower, "buffers": len(self.vbufs),
+                           "unshared_bytes": int(sum(v.nbytes for v in self.vbufs))}
+        layout = [(v.offset, v.nbytes, v.dtype, v.shape) for v in self.vbufs]
+        slots = list(self.slots.items())
+        tls = self.glob["_tls"]
+
+        def alloc() -> tuple:
+            arena = np.empty(total, np.uint8)
+            bufs = tuple(arena[o:o + n].view(d).reshape(s) for o, n, d, s in layout)
+            bufs += tuple(bufs[i][..., off:off + w] for (i, off, w), _ in slots)
+            tls.bufs = bufs
+            return bufs
+        self.glob["_alloc"] = alloc
+        return ["try:", "    _bufs = _tls.bufs", "except AttributeError:", "    _bufs = _alloc()",
+                "(" + ", ".join([v.name for v in self.vbufs] + [nm for _, nm in slots]) + ",) = _bufs"]
+
+
+class Emit:
+    """What an emitter gets (see this package's docstring for the contract)."""
+
+    def __init__(self, plan: Planner, graph: Graph, *, node: Node, args: list[str], outs: list[str], in_shapes: list,
+                 in_dtypes: list, out_shapes: list, out_dtypes: list, is_output: list[bool]):
+        self.plan, self.graph, self.node, self.args, self.outs = plan, graph, node, args, outs
+        self.in_shapes, self.in_dtypes, self.out_shapes, self.out_dtypes = in_shapes, in_dtypes, out_shapes, out_dtypes
+        self.is_output = is_output
+        self.glob, self.names = plan.glob, plan.names
+        self.pre: list[str] = []
+        self.owners: dict[int, frozenset[int]] = {}
+
+    def users(self, e: Entry) -> list[Node]:
+        """The nodes reading ``e`` (later steps: ``e`` is computed by this one)."""
+        return [u for u, _ in self.graph.users(e)]
+
+    def bind(self, hint: str, value: Any) -> str:
+        nm = self.names.make(hint, "_")
+        self.glob[nm] = value
+        return nm
+
+    def out_buffer(self, i: int) -> str:
+        if self.is_output[i]:
+            nm = self.names.make(self.outs[i] + "_out")
+            s = self.bind("shape", tuple(self.out_shapes[i]))
+            d = self.bind("dtype", np.dtype(self.out_dtypes[i]))
+            self.pre.append(f"{nm} = _empty({s}, {d})")
+            return nm
+        vb = self.plan.new(self.out_shapes[i], self.out_dtypes[i])
+        self.owners[i] = frozenset({vb.index})
+        return vb.name
+
+    def scratch(self, shape: tuple, dtype: Any) -> str:
+        return self.plan.new(shape, dtype, scratch=True).name
+
+    def inplace(self, i: int, j: int) -> str | None:
+        if self.is_output[i]:
+            return None
+        e = self.node.inputs[j]
+        own = self.plan.owner(e)
+        if len(own) != 1 or tuple(self.in_shapes[j]) != tuple(self.out_shapes[i]) \
+                or np.dtype(self.in_dtypes[j]) != np.dtype(self.out_dtypes[i]):
+            return None
+        vb = self.plan.vbufs[next(iter(own))]
+        if vb.last > self.plan.step or vb.scratch:
+            return None
+        self.owners[i] = own
+        return self.args[j]
+
+    def alias(self, i: int) -> None:
+        own = frozenset().union(*[self.plan.owner(e) for e in self.node.inputs]) if self.node.inputs else frozenset()
+        self.owners[i] = own
