@@ -375,3 +375,98 @@ backward_op("_backward_PSROIPooling", _backward_psroi_pooling, ("ograd", "data",
 def _psroi_grad(F, attrs, inputs, outputs, out_grads):
     g = internal(F, "_backward_PSROIPooling")(out_grads[0], *inputs, **attrs.as_dict())
     return [g[0], g[1]]
+
+
+
+def _backward_dpsroi_pooling(attrs, og, data, rois, trans=None):
+    """DeformablePSROIPooling's backward (MXNet's DeformablePSROIPoolBackwardAccKernel): each sample's
+    share of its bin's gradient goes to its four neighbours; ``trans`` gets the bilinear slope along x
+    (y) times ``trans_std`` and the box width (height); rois get zero."""
+    N, C, H, W = data.shape
+    R = rois.shape[0]
+    dt = data.dtype.type
+    P, OD, G = attrs.pooled_size, attrs.output_dim, attrs.group_size
+    PS = attrs.part_size if attrs.part_size > 0 else P
+    S = attrs.sample_per_part
+    ss = dt(attrs.spatial_scale)
+    r = rois.astype(data.dtype, copy=False)
+    b = _batch_index("DeformablePSROIPooling", r, N)
+    half = lambda v: (v.astype(np.float64) - 0.5).astype(data.dtype)  # noqa: E731 - as the forward pass
+    x1 = half(c_round(r[:, 1]).astype(data.dtype) * ss)
+    y1 = half(c_round(r[:, 2]).astype(data.dtype) * ss)
+    x2 = half((c_round(r[:, 3].astype(np.float64)) + 1.0).astype(data.dtype) * ss)
+    y2 = half((c_round(r[:, 4].astype(np.float64)) + 1.0).astype(data.dtype) * ss)
+    rw = np.maximum(x2 - x1, dt(0.1))
+    rh = np.maximum(y2 - y1, dt(0.1))
+    bh, bw = rh / dt(P), rw / dt(P)
+    sbh, sbw = bh / dt(S), bw / dt(S)
+    ctop = np.arange(OD)
+    if attrs.no_trans:
+        num_classes, per_class = 1, OD
+    else:
+        num_classes = trans.shape[1] // 2
+        per_class = OD // num_classes
+    class_id = ctop // per_class
+    gdata = np.zeros((N, C, H * W))
+    gtrans = None if trans is None else np.zeros(trans.shape)
+    flat = data.reshape(N, C, H * W).astype(np.float64)
+    rr = np.arange(R)[:, None]
+    for ph in range(P):
+        part_h = int(np.floor(dt(ph) / dt(P) * dt(PS)))
+        gh = min(max(int(np.floor(dt(ph) * dt(G) / dt(P))), 0), G - 1)
+        for pw in range(P):
+            part_w = int(np.floor(dt(pw) / dt(P) * dt(PS)))
+            gw = min(max(int(np.floor(dt(pw) * dt(G) / dt(P))), 0), G - 1)
+            if attrs.no_trans:
+                tx = ty = np.zeros((R, OD), dtype=data.dtype)
+            else:
+                tx = trans[:, class_id * 2, part_h, part_w] * dt(attrs.trans_std)
+                ty = trans[:, class_id * 2 + 1, part_h, part_w] * dt(attrs.trans_std)
+            wstart = (dt(pw) * bw + x1)[:, None] + tx * rw[:, None]
+            hstart = (dt(ph) * bh + y1)[:, None] + ty * rh[:, None]
+            chans = (ctop * G + gh) * G + gw
+            src = flat[b[:, None], chans[None, :]]
+            count = np.zeros((R, OD), dtype=np.int64)
+            samples = []
+            for ih in range(S):
+                for iw in range(S):
+                    w = wstart + dt(iw) * sbw[:, None]
+                    h = hstart + dt(ih) * sbh[:, None]
+                    ok = ~((w < -0.5) | (w > W - 0.5) | (h < -0.5) | (h > H - 0.5))
+                    count += ok
+                    samples.append((ok, np.minimum(np.maximum(h, dt(0)), dt(H - 1)).astype(np.float64),
+                                    np.minimum(np.maximum(w, dt(0)), dt(W - 1)).astype(np.float64)))
+            share = np.where(count > 0, og[:, :, ph, pw].astype(np.float64) / np.maximum(count, 1), 0.0)
+            for ok, h, w in samples:
+                xa, xb = np.floor(w).astype(np.int64), np.ceil(w).astype(np.int64)
+                ya, yb = np.floor(h).astype(np.int64), np.ceil(h).astype(np.int64)
+                dx, dy = w - xa, h - ya
+                g = np.where(ok, share, 0.0)
+                for yy, xx, wgt in ((ya, xa, (1 - dx) * (1 - dy)), (yb, xa, (1 - dx) * dy), (ya, xb, dx * (1 - dy)),
+                                    (yb, xb, dx * dy)):
+                    np.add.at(gdata, (b[:, None], chans[None, :], yy * W + xx), g * wgt)
+                if gtrans is not None:
+                    pick = lambda yy, xx: np.take_along_axis(src, (yy * W + xx)[..., None], axis=2)[..., 0]  # noqa: E731
+                    u00, u01, u10, u11 = pick(ya, xa), pick(yb, xa), pick(ya, xb), pick(yb, xb)
+                    slope_x = (u11 * dy + u10 * (1 - dy) - u01 * dy - u00 * (1 - dy)) * attrs.trans_std * g
+                    slope_y = (u11 * dx + u01 * (1 - dx) - u10 * dx - u00 * (1 - dx)) * attrs.trans_std * g
+                    np.add.at(gtrans, (rr, class_id[None, :] * 2, part_h, part_w), slope_x * rw[:, None])
+                    np.add.at(gtrans, (rr, class_id[None, :] * 2 + 1, part_h, part_w), slope_y * rh[:, None])
+    grads = [gdata.reshape(data.shape).astype(data.dtype), np.zeros_like(rois)]
+    if gtrans is not None:
+        grads.append(gtrans.astype(trans.dtype))
+    return tuple(grads)
+
+
+register(OpDef("_backward_DeformablePSROIPooling", _backward_dpsroi_pooling,
+               params=get_op("_contrib_DeformablePSROIPooling").params,
+               inputs=lambda a: ["ograd"] + _dpsroi_inputs(a), num_outputs=lambda a: len(_dpsroi_inputs(a)),
+               infer_shape=lambda a, ss: (list(ss), list(ss[1:])),
+               infer_type=lambda a, ds: [d or np.float32 for d in ds[1:]],
+               doc="DeformablePSROIPooling backward: data, rois (zero) and trans."))
+
+
+@defgrad("_contrib_DeformablePSROIPooling")
+def _dpsroi_grad(F, attrs, inputs, outputs, out_grads):
+    g = internal(F, "_backward_DeformablePSROIPooling")(out_grads[0], *inputs, **attrs.as_dict())
+    return [g[i] for i in range(len(inputs))]

@@ -121,3 +121,12 @@ def test_deformable_convolutions_match_finite_differences():
     offset = rng.uniform(-1.3, 1.3, (1, 16, 7, 7)) + 0.01
     mask = rng.uniform(0.2, 1.0, (1, 8, 7, 7))
     check_vjp("_contrib_ModulatedDeformableConvolution", [x, offset, mask, w, b], attrs, rtol=1e-5, atol=1e-6)
+
+
+def test_deformable_psroi_pooling_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    attrs = {"spatial_scale": 0.9, "output_dim": 2, "group_size": 2, "pooled_size": 2, "sample_per_part": 2,
+             "trans_std": 0.1}
+    ins = [rng.standard_normal((2, 8, 8, 8)), _ROIS, rng.uniform(-0.3, 0.3, (3, 4, 2, 2))]
+    check_vjp("_contrib_DeformablePSROIPooling", ins, attrs, rtol=1e-5, atol=1e-6, wrt=[0, 2])
+    check_vjp("_contrib_DeformablePSROIPooling", ins[:2], {**attrs, "no_trans": True}, rtol=1e-5, atol=1e-6, wrt=[0])
