@@ -52,4 +52,4 @@ NON_DIFFERENTIABLE: dict[str, str] = {
 def is_backward_kernel(name: str) -> bool:
     """A private ``_backward_X`` kernel a gradient rule calls: MXNet gives these no FGradient (second
     order gradients are outside the runtime's scope)."""
-    return name.startswith(("_backward_", "_contrib_backward_"))
+    return "_backward" in name

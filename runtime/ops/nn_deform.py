@@ -208,7 +208,7 @@ def _backward_deformable(modulated: bool):
 
 for _modulated, _name in ((False, "_contrib_DeformableConvolution"), (True, "_contrib_ModulatedDeformableConvolution")):
     _fwd = get_op(_name)
-    register(OpDef(f"_backward{_name[len('_contrib'):]}", _backward_deformable(_modulated), params=_fwd.params,
+    register(OpDef(f"_backward_{_name}", _backward_deformable(_modulated), params=_fwd.params,
                    inputs=lambda a, _f=_fwd: ["ograd"] + list(_f.input_names(a)),
                    num_outputs=lambda a, _f=_fwd: len(_f.input_names(a)),
                    infer_shape=lambda a, ss: (list(ss), list(ss[1:])),
@@ -216,6 +216,6 @@ for _modulated, _name in ((False, "_contrib_DeformableConvolution"), (True, "_co
                    doc=f"{_name} backward: data, offset{', mask' if _modulated else ''}, weight and bias."))
 
     @defgrad(_name)
-    def _deformable_grad(F, attrs, inputs, outputs, out_grads, _bw=f"_backward{_name[len('_contrib'):]}"):
+    def _deformable_grad(F, attrs, inputs, outputs, out_grads, _bw=f"_backward_{_name}"):
         g = internal(F, _bw)(out_grads[0], *inputs, **attrs.as_dict())
         return [g[i] for i in range(len(inputs))]

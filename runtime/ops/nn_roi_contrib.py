@@ -367,13 +367,13 @@ def _backward_psroi_pooling(attrs, og, data, rois):
     return g.astype(data.dtype), np.zeros_like(rois)
 
 
-backward_op("_backward_PSROIPooling", _backward_psroi_pooling, ("ograd", "data", "rois"), like=(1, 2),
+backward_op("_backward__contrib_PSROIPooling", _backward_psroi_pooling, ("ograd", "data", "rois"), like=(1, 2),
             num_outputs=2, params=get_op("_contrib_PSROIPooling").params)
 
 
 @defgrad("_contrib_PSROIPooling")
 def _psroi_grad(F, attrs, inputs, outputs, out_grads):
-    g = internal(F, "_backward_PSROIPooling")(out_grads[0], *inputs, **attrs.as_dict())
+    g = internal(F, "_backward__contrib_PSROIPooling")(out_grads[0], *inputs, **attrs.as_dict())
     return [g[0], g[1]]
 
 
@@ -458,7 +458,7 @@ def _backward_dpsroi_pooling(attrs, og, data, rois, trans=None):
     return tuple(grads)
 
 
-register(OpDef("_backward_DeformablePSROIPooling", _backward_dpsroi_pooling,
+register(OpDef("_backward__contrib_DeformablePSROIPooling", _backward_dpsroi_pooling,
                params=get_op("_contrib_DeformablePSROIPooling").params,
                inputs=lambda a: ["ograd"] + _dpsroi_inputs(a), num_outputs=lambda a: len(_dpsroi_inputs(a)),
                infer_shape=lambda a, ss: (list(ss), list(ss[1:])),
@@ -468,5 +468,5 @@ register(OpDef("_backward_DeformablePSROIPooling", _backward_dpsroi_pooling,
 
 @defgrad("_contrib_DeformablePSROIPooling")
 def _dpsroi_grad(F, attrs, inputs, outputs, out_grads):
-    g = internal(F, "_backward_DeformablePSROIPooling")(out_grads[0], *inputs, **attrs.as_dict())
+    g = internal(F, "_backward__contrib_DeformablePSROIPooling")(out_grads[0], *inputs, **attrs.as_dict())
     return [g[i] for i in range(len(inputs))]
