@@ -15,7 +15,7 @@ import numpy as np
 from . import numpy_ops  # noqa: F401  (its operators are registered first)
 from ._grad import backward_op, internal
 from .attrs import Int, IntOrNone, Param, Str
-from .registry import ZERO_GRAD, OpDef, defgrad, get_op, register
+from .registry import ZERO_GRAD, OpDef, defgrad, find_op, get_op, register
 
 # -- MakeZeroGradNodes (np_broadcast_reduce_op_boolean.cc, np_elemwise_*_extended.cc, np_moments_op.cc,
 # linalg/np_eig*.cc, np_pinv.cc, random/np_*_op.cc, np_init_op.cc, np_where_op.cc, np_nonzero_op.cc); the
@@ -27,7 +27,8 @@ defgrad(*(n for n in (
     "_npi_lcm_scalar", "_npi_multinomial", "_npi_pinv", "_npi_pinv_scalar_rcond", "_npi_powerd", "_npi_std",
     "_npi_var", "_npi_uniform", "_npi_uniform_n", "_npi_where_scalar2", "_npx_nonzero", "_npi_arange",
     "_npi_blackman", "_npi_eye", "_npi_hamming", "_npi_hanning", "_npi_identity", "_npi_indices",
-    "_npi_logspace", "_npi_ones", "_npi_zeros", "_npi_linspace") if get_op(n).gradient is None))(ZERO_GRAD)
+    "_npi_logspace", "_npi_ones", "_npi_zeros", "_npi_linspace", "_npi_boolean_mask_assign_scalar",
+    "_npi_boolean_mask_assign_tensor") if find_op(n) is not None and get_op(n).gradient is None))(ZERO_GRAD)
 
 
 def _reduce_to(F, g, x):
