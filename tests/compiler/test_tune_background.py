@@ -126,3 +126,24 @@ def test_blas_runs_single_threaded_inside_a_program_and_restores_after():
     with blas_single_threaded():
         assert getter() == 1
     assert getter() == 2
+
+
+def test_any_python_thread_can_make_blas_single_threaded():
+    # a compiled program is entered from whatever thread calls it, not only the first one
+    import threading
+    from hybridize.runtime.graph.kernels.parallel import _blas_functions, blas_single_threaded
+    setter, getter = _blas_functions()
+    if setter is None:
+        import pytest
+        pytest.skip("no OpenBLAS found in this numpy")
+    setter(2)
+    seen = []
+
+    def enter():
+        with blas_single_threaded():
+            seen.append(getter())
+    for _ in range(2):
+        t = threading.Thread(target=enter)
+        t.start()
+        t.join()
+    assert seen == [1, 1] and getter() == 2

@@ -13,12 +13,14 @@ __all__ = ["blas_threads"]
 
 
 def blas_threads(n: int) -> bool:
-    """Sets the number of threads numpy's BLAS uses (process-wide); False if unknown."""
+    """Sets the number of threads numpy's OpenBLAS uses (process-wide); False if unknown."""
+    import ctypes
+
     from .parallel import _blas_functions
     setter, _ = _blas_functions()
     if setter is None:
         return False
-    setter(int(n))
+    setter(ctypes.c_int(int(n)))
     return True
 
 

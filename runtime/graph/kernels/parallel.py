@@ -132,22 +132,37 @@ _blas_fns: tuple | None = None
 
 
 def _blas_functions() -> tuple:
-    """``(set_num_threads(n), get_num_threads())`` of the BLAS numpy loaded (OpenBLAS, MKL or BLIS,
-    found by threadpoolctl once), or ``(None, None)`` when there is none it knows."""
+    """``(set_num_threads(n), get_num_threads())`` of the OpenBLAS numpy loaded, process-wide, or
+    ``(None, None)``. threadpoolctl finds the library (whatever its file is called); the two
+    functions are then called directly: threadpoolctl's own OpenBLAS controller lets only the first
+    Python thread that used it change the count, and a compiled program is entered from any thread
+    (the first one in sets one thread, the last one out restores the count)."""
     global _blas_fns
     if _blas_fns is None:
         found: tuple = (None, None)
         try:
+            import ctypes
+
             import numpy  # noqa: F401  (loads its BLAS, which threadpoolctl finds among loaded libraries)
-            from threadpoolctl import ThreadpoolController
-            controllers = ThreadpoolController().select(user_api="blas").lib_controllers
-        except Exception:  # noqa: BLE001  (no controllable BLAS: run as numpy does)
-            controllers = []
-        if controllers:
-            def set_threads(n: int) -> None:
-                for c in controllers:
-                    c.set_num_threads(int(n))
-            found = (set_threads, controllers[0].get_num_threads)
+            from threadpoolctl import threadpool_info
+            paths = [i["filepath"] for i in threadpool_info() if i.get("internal_api") == "openblas"]
+        except Exception:  # noqa: BLE001  (no BLAS threadpoolctl knows: run as numpy does)
+            paths = []
+        for path in paths:
+            try:
+                dll = ctypes.CDLL(path)
+            except OSError:
+                continue
+            for prefix, suffix in (("scipy_openblas", "64_"), ("scipy_openblas", ""), ("openblas", "64_"),
+                                   ("openblas", "")):
+                setter = getattr(dll, f"{prefix}_set_num_threads{suffix}", None)
+                getter = getattr(dll, f"{prefix}_get_num_threads{suffix}", None)
+                if setter is not None and getter is not None:
+                    getter.restype = ctypes.c_int
+                    found = (setter, getter)
+                    break
+            if found[0] is not None:
+                break
         _blas_fns = found
     return _blas_fns
 
