@@ -295,6 +295,23 @@ def _one_param_prepare(p: str) -> Callable[[dict], dict]:
     return prepare
 
 
+def _bernoulli_prepare(values: dict) -> dict:
+    """``prob`` or ``logit`` (exactly one, as MXNet), a number (attribute) or a tensor (the input; the
+    op then reads ``is_logit``)."""
+    values = _size_prepare(values)
+    prob, logit = values.get("prob"), values.get("logit")
+    if (prob is None) == (logit is None):
+        raise ValueError(f"Either `prob` or `logit` must be specified, but not both. Received prob={prob}, "
+                         f"logit={logit}")
+    given = prob if prob is not None else logit
+    values["is_logit"] = logit is not None
+    if _is_number(given):
+        values["_t_prob"] = _OMIT
+    else:
+        values["_t_prob"], values["prob"], values["logit"] = given, None, None
+    return values
+
+
 def _multinomial_prepare(values: dict) -> dict:
     values = _size_prepare(values)
     p = values["pvals"]
@@ -848,7 +865,7 @@ TABLE: list[NpFunction] = [
     NpFunction("random.lognormal", None, "mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None",
                compose=_c_lognormal),
     NpFunction("random.bernoulli", "_npi_bernoulli", "prob=None, logit=None, size=None, dtype=None, ctx=None, out=None",
-               prepare=_size_prepare, creation=True),
+               ("_t_prob",), prepare=_bernoulli_prepare, creation=True),
     NpFunction("random.multinomial", "_npi_multinomial", "n, pvals, size=None", ("_t_pvals",),
                prepare=_multinomial_prepare, creation=True),
     # -- npx: MXNet's operators with NumPy-style arrays -------------------------------------------------

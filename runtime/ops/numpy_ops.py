@@ -780,6 +780,8 @@ def _one_param_sampler(name: str, p: str, draw, default=1.0) -> None:
 
     def compute(attrs, *arrays):
         a = arrays[0] if attrs.get(p) is None else attrs.get(p)
+        if np.any(np.asarray(a) < 0):
+            raise ValueError(f"{name}: {p} must be non-negative (MXNet 1.9.1: ValueError)")
         shape = _size(attrs) if attrs.size is not None else np.shape(a)
         return np.asarray(draw(_rng(), a, shape)).astype(np.float32)
     compute.__doc__ = f"{name}: samples with parameter {p} (a number or a tensor), ``size`` of them."
@@ -798,6 +800,8 @@ _one_param_sampler("_npi_powerd", "a", lambda g, a, s: g.power(a, s))
 def _bernoulli(attrs, *arrays):
     """_npi_bernoulli: 1 with probability ``prob`` (or ``sigmoid(logit)``), else 0."""
     p = arrays[0] if arrays else (attrs.prob if attrs.prob is not None else attrs.logit)
+    if not attrs.is_logit and (np.any(np.asarray(p) < 0) or np.any(np.asarray(p) > 1)):
+        raise ValueError("bernoulli: prob must be in [0, 1] (MXNet 1.9.1: ValueError)")
     if attrs.is_logit:
         p = 1.0 / (1.0 + np.exp(-np.asarray(p, np.float64)))
     shape = _size(attrs) if attrs.size is not None else np.shape(p)
