@@ -20,6 +20,8 @@ CASES: dict[str, tuple[str, tuple[str, ...]]] = {
     "step_slice": ("return x[::2]", ()),
     "none_key": ("return x[None]", ("HY010",)),
     "ellipsis_key": ("return x[..., 0]", ("HY010",)),
+    "none_key_middle": ("return x[:, None] * 2", ("HY010",)),
+    "expand_dims": ("return F.np.expand_dims(x, 1) * 2", ()),
     "list_key": ("h = x * 2\nreturn h[[0, 1]]", ("HY010",)),
     "len": ("return x * len(x)", ("HY006",)),
     "iteration": ("h = x * 2\ny = h[0]\nfor row in h:\n    y = y + row\nreturn y", ("HY005",)),

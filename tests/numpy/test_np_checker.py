@@ -100,3 +100,14 @@ def test_legacy_conversions_are_not_offered_in_np_mode():
     # ``h += 1`` -> ``h = h + 1`` emits no operator: it stays
     text, fixed, _ = fix_source(module_text("h = x * 2\nh += 1\nreturn h"), "case.py")
     assert fixed == 1 and "h = h + 1" in text
+
+
+def test_none_key_becomes_expand_dims_as_mxnet_computes_it():
+    """``x[:, None]`` fails hybridized on MXNet 1.9.1; its conversion is the recorded
+    ``F.np.expand_dims(x, 1)`` case, which MXNet hybridizes to the imperative ``x[:, None]``."""
+    text, fixed, rest = fix_source(module_text(CASES["none_key_middle"][0]), "case.py")
+    assert fixed == 1 and not rest and text == module_text(CASES["expand_dims"][0])
+    assert RECORD["expand_dims"]["hybridized"]["value"] == RECORD["none_key_middle"]["imperative"]["value"]
+    assert not _mxnet_agrees("none_key_middle") and _mxnet_agrees("expand_dims")
+    text, fixed, _ = fix_source(module_text("return x[None] + x[..., 0].sum()"), "case.py")
+    assert fixed == 1 and "F.np.expand_dims(x, 0)" in text and "x[..., 0]" in text  # (no conversion for `...`)

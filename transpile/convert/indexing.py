@@ -223,3 +223,31 @@ def indexing_fix(event: Event, with_edits: bool) -> Optional[Fix]:
         return None
     new = cst.parse_expression(text)  # a call: atomic, needs no parentheses
     return Fix(message, (_replace_edit(module, sub, new, where),), applicability, unsafe)
+
+
+def np_expand_dims_fix(event: Event, with_edits: bool) -> Optional[Fix]:
+    """np-mode HY010: ``t[None]`` / ``t[:, None]`` (one ``None`` among full slices ``:``) ->
+    ``F.np.expand_dims(t, axis)``, the same array on an np-mode Symbol (which refuses ``None`` keys).
+    Safe: imperatively ``F.np.expand_dims`` is NumPy's own, a view as the indexing is."""
+    node = event.node
+    key = node.slice  # type: ignore[attr-defined]
+    parts = key.elts if isinstance(key, ast.Tuple) else [key]
+    nones = [i for i, p in enumerate(parts) if isinstance(p, ast.Constant) and p.value is None]
+    full = all(isinstance(p, ast.Slice) and p.lower is None and p.upper is None and p.step is None
+               for i, p in enumerate(parts) if i not in nones)
+    F = f_name(event.site)
+    if len(nones) != 1 or not full or F is None:
+        return None
+    axis = nones[0]
+    subject = event.site.source(node.value)  # type: ignore[attr-defined]
+    message = f"Use `{F}.np.expand_dims(..., {axis})`"
+    if not with_edits:
+        return Fix(message, (), Applicability.SAFE)
+    import libcst as cst
+
+    found = _locate(event.site, event.site.span(node), cst.Subscript)
+    if found is None:
+        return None
+    module, ref, where = found
+    new = cst.parse_expression(f"{F}.np.expand_dims({subject}, {axis})").with_changes(lpar=ref.lpar, rpar=ref.rpar)
+    return Fix(message, (_replace_edit(module, ref, new, where),), Applicability.SAFE)

@@ -3,7 +3,7 @@ import ast
 from typing import Iterator, Optional
 
 from ..analysis.events import Event, EventKind
-from ..convert.indexing import indexing_fix
+from ..convert.indexing import indexing_fix, np_expand_dims_fix
 from ..diagnostics import Severity
 from .base import Report, Rule, example, np_example
 
@@ -35,7 +35,8 @@ def check(event: Event) -> Iterator[Report]:
         if part is not None:
             yield Report(event.node, f"indexing tensor `{event.subject_text()}` with `{event.site.text(part, 30)}`: "
                                      f"an np-mode `Symbol` takes only integers, slices and tuples of them "
-                                     f"(`IndexError` when the block is hybridized); {event.why()}")
+                                     f"(`IndexError` when the block is hybridized); {event.why()}",
+                         fix=lambda with_edits: np_expand_dims_fix(event, with_edits))
         return
     if event.value.is_tensor:
         yield Report(event.node, f"indexing tensor `{event.subject_text()}`: on a `Symbol`, `[i]` selects "
@@ -63,11 +64,12 @@ RULE = Rule(
                "`--unsafe-fixes`) when the function also updates tensors in place, because the "
                "indexed NDArray was a view and the new value is not. Keys with names, tensors, "
                "`None` or slices after `...` are left to you. In np-mode code: `F.np.expand_dims(t, 0)` "
-               "for `t[None]`, explicit slices for `...`, `F.np.take(t, idx, axis=...)` for lists "
-               "and tensors.",
+               "for `t[None]` (`--fix` does it where one `None` stands among full slices `:`: safe), explicit "
+               "slices for `...`, `F.np.take(t, idx, axis=...)` for lists and tensors.",
     events=(EventKind.SUBSCRIPT_LOAD,),
     check=check,
     fixable=True,
+    np_fixable=True,  # (np-mode reports carry only the np conversion below)
     valid=(
         example("parts = F.split(x, num_outputs=2, axis=1)\nreturn parts[0] + parts[1]"),
         example("return states[0] + states[1]", signature="self, F, x, states"),
