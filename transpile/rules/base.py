@@ -20,7 +20,8 @@ from ..analysis.events import Event, EventKind
 from ..diagnostics import Fix, Severity
 
 
-#: The rule reference on the project's home (``[project.urls] Rules`` in pyproject.toml says the same).
+#: Where the rule reference is meant to be published (the ``url`` of ruff-style JSON, SARIF's ``helpUri``);
+#: the package metadata names no URL until the project has a public home.
 DOCS_URL = "https://github.com/hybridize/hybridize/blob/main/docs/checker-rules.md"
 
 
