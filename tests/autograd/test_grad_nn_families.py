@@ -130,3 +130,16 @@ def test_deformable_psroi_pooling_matches_finite_differences():
     ins = [rng.standard_normal((2, 8, 8, 8)), _ROIS, rng.uniform(-0.3, 0.3, (3, 4, 2, 2))]
     check_vjp("_contrib_DeformablePSROIPooling", ins, attrs, rtol=1e-5, atol=1e-6, wrt=[0, 2])
     check_vjp("_contrib_DeformablePSROIPooling", ins[:2], {**attrs, "no_trans": True}, rtol=1e-5, atol=1e-6, wrt=[0])
+
+
+def test_im2col_and_col2im_are_each_others_gradient():
+    attrs = {"kernel": (2, 3), "stride": (2, 1), "pad": (1, 0)}
+    check_vjp("im2col", [_r(1, 2, 5, 5)], attrs, rtol=1e-6, atol=1e-7)
+    check_vjp("col2im", [_r(1, 12, 9)], {**attrs, "output_size": (5, 5)}, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name,extra", [("_contrib_SyncBatchNorm", {"key": "k"}), ("_contrib_BatchNormWithReLU", {})])
+def test_batch_norm_variants_use_batch_norms_gradient(name, extra):
+    ins = [_r(3, 2, 2, 2), 1 + _u(2, seed=1), _r(2, seed=2), _r(2, seed=3), 1 + _u(2, seed=4)]
+    check_vjp(name, [x.astype(np.float32) for x in ins], {"fix_gamma": False, **extra}, rtol=2e-2, atol=2e-3,
+              wrt=[0, 1, 2])
