@@ -79,3 +79,12 @@ def test_one_registry_chooses_the_executor(monkeypatch):
     assert executors.choose(supported=("compiled", "interpret")) == "compiled"   # Gluon's
     with pytest.raises(HybridizeError, match="unknown executor 'bogus'"):
         executors.choose("bogus")
+
+
+def test_docs_open_with_the_pipeline_as_the_code_states_it():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "compiler.md").read_text()
+    block = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    code = (root / "runtime" / "graph" / "pipeline.py").read_text()
+    assert block.strip() in code
