@@ -19,21 +19,9 @@ the nodes reading an entry.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from .planner import Emit, Planner
+from .registry import EMITTERS, emitter
 
 __all__ = ["EMITTERS", "emitter", "Emit", "Planner"]
-
-EMITTERS: dict[Any, Callable[[Emit], list[str]]] = {}
-
-
-def emitter(op: Any) -> Callable:
-    """Registers the decorated function as ``op``'s emitter."""
-    def deco(fn: Callable[[Emit], list[str]]) -> Callable[[Emit], list[str]]:
-        EMITTERS[op] = fn
-        return fn
-    return deco
-
 
 from . import conv, nhwc  # noqa: E402,F401  (register the emitters)

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..kernels import conv as KC
 from ..kernels.conv import CONV, ConvOperands, ConvSpec, get_algo, operand_names
-from . import emitter
+from .registry import emitter
 
 
 @emitter(CONV)

@@ -23,7 +23,7 @@ from ..kernels.nhwc import (
     build_pool,
 )
 from ..kernels.parallel import chunks_for
-from . import emitter
+from .registry import emitter
 
 
 def act_lines(em: Any, buf: str, act: tuple, shape: tuple | None = None, dtype: Any = np.float32) -> list[str]:

@@ -20,8 +20,8 @@ from ...base import HybridizeError, ShapeError
 from ..interpreter import Interpreter
 from ..ir import Entry, Graph, Node
 from ..kernels.fastpath import new_binding
-from . import EMITTERS
 from .planner import Emit, Planner
+from .registry import EMITTERS
 
 __all__ = ["CompiledProgram", "generate"]
 
