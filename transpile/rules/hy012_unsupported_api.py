@@ -6,7 +6,7 @@ RULE = Rule(
     code="HY012",
     name="unsupported-api",
     severity=Severity.ERROR,
-    summary="an `mxnet` name the runtime does not provide (`mx.io.ImageRecordIter` and MXNet's other C++ "
+    summary="an `mxnet` name the runtime does not provide (`mx.io.ImageDetRecordIter` and MXNet's other C++ "
             "iterators, `mx.rtc`, `mx.kvstore_server`, ...)",
     rationale=(
         "`hybridize transpile` maps `mxnet` to `hybridize.runtime`, which implements MXNet's "
@@ -22,7 +22,7 @@ RULE = Rule(
     ),
     fix_advice="Keep that code on MXNet (transpile the model and training modules only), "
                "or replace the name by what the runtime offers (`gluon.data.vision.ImageRecordDataset` and a "
-               "`DataLoader` instead of `mx.io.ImageRecordIter`); "
+               "`DataLoader` instead of `mx.io.ImageDetRecordIter`); "
                "`--keep-going` still writes the module, with its "
                "imports mapped, the finding in its header, and a name the runtime lacks (`from mxnet.io "
                "import MNISTIter`, `mx.io.MXDataIter`, `import mxnet.rtc as rtc`) replaced by a placeholder "
@@ -41,7 +41,7 @@ RULE = Rule(
         "def train(net, data, label):\n"
         "    trainer = gluon.Trainer(net.collect_params(), 'sgd')\n"
         "    accuracy = mx.metric.Accuracy()\n"
-        "    batches = mx.io.ImageRecordIter(path_imgrec=data, batch_size=2)  # expect: HY012\n"
+        "    batches = mx.io.ImageDetRecordIter(path_imgrec=data, batch_size=2)  # expect: HY012\n"
         "    kernel = mx.rtc.CudaModule(label)  # expect: HY012\n"
         "    return trainer, accuracy, batches, kernel\n",
         "from mxnet.io import MNISTIter  # expect: HY012\n\n\n"
