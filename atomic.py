@@ -338,12 +338,24 @@ class StagedTree:
         return self.write_bytes(rel, text.encode(encoding))
 
     def copy_file(self, src: PathLike, rel: str) -> str:
-        """Copies ``src``'s bytes (not its mode: outputs get the umask's permissions)."""
+        """Copies ``src``'s bytes (not its mode: outputs get the umask's permissions); a regular file
+        only, at most ``HYBRIDIZE_MAX_COPY_BYTES`` (default 1 GiB) bytes."""
+        import errno
+
+        from .readers import cap_from_env, open_regular
+
+        cap = cap_from_env("HYBRIDIZE_MAX_COPY_BYTES", 1 << 30)
         dest = self._dest(rel)
-        with open(src, "rb") as fin:
+        with open_regular(src) as fin:
             fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
             with os.fdopen(fd, "wb") as fout:
-                shutil.copyfileobj(fin, fout)
+                copied = 0
+                for block in iter(lambda: fin.read(1 << 20), b""):
+                    copied += len(block)
+                    if copied > cap:
+                        raise OSError(errno.EFBIG, f"{os.fspath(src)} is larger than {cap} bytes, the limit for a "
+                                                   "copied file (set HYBRIDIZE_MAX_COPY_BYTES to allow more)")
+                    fout.write(block)
         return dest
 
     def commit(self) -> None:

@@ -223,3 +223,65 @@ def test_a_fifo_cache_entry_is_ignored_not_waited_on(tmp_path, monkeypatch) -> N
         open_regular(tmp_path / "entry.json")
     with pytest.raises(IsADirectoryError):
         open_regular(tmp_path)
+
+
+# -- special files and links in a transpile tree ------------------------------------------------
+def _tree_with(tmp_path: Path) -> Path:
+    pkg = tmp_path / "src" / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "m.py").write_text(MODULE.format(k=0, body=""))
+    (pkg / "notes.txt").write_text("data\n")
+    return pkg
+
+
+def _transpile(*args: str):
+    from click.testing import CliRunner
+
+    from hybridize.transpile.emit.cli import transpile
+
+    return CliRunner().invoke(transpile, list(args), catch_exceptions=False)
+
+
+def test_a_link_to_a_device_leaving_the_tree_is_named_and_not_followed(tmp_path) -> None:
+    """`ln -s /dev/zero pkg/zero.bin` once copied forever; now the link is named, not followed."""
+    pkg = _tree_with(tmp_path)
+    os.symlink("/dev/zero", pkg / "zero.bin")
+    os.symlink(tmp_path, pkg / "up")                       # a linked directory leaving the tree
+    r = _transpile(str(pkg), "-o", str(tmp_path / "out"))
+    assert r.exit_code == 0, r.stderr
+    assert "zero.bin: a symbolic link leaving the tree (to /dev/zero): not followed" in r.stderr
+    assert "up: a symbolic link leaving the tree" in r.stderr
+    assert sorted(os.listdir(tmp_path / "out" / "pkg")) == ["__init__.py", "m.py", "notes.txt"]
+
+
+def test_follow_links_still_refuses_a_device(tmp_path) -> None:
+    pkg = _tree_with(tmp_path)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("shared\n")
+    os.symlink(outside, pkg / "shared.txt")
+    r = _transpile(str(pkg), "-o", str(tmp_path / "out"), "--follow-links")
+    assert r.exit_code == 0 and (tmp_path / "out" / "pkg" / "shared.txt").read_text() == "shared\n"
+    os.symlink("/dev/zero", pkg / "zero.bin")
+    r = _transpile(str(pkg), "-o", str(tmp_path / "out2"), "--follow-links")
+    assert r.exit_code != 0 and "zero.bin: is a character device, not a regular file" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "out2" / "pkg").exists()
+
+
+def test_a_fifo_in_the_tree_is_refused_in_one_line(tmp_path) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this system")
+    pkg = _tree_with(tmp_path)
+    os.mkfifo(pkg / "pipe.py")
+    r = _transpile(str(pkg), "-o", str(tmp_path / "out"))
+    assert r.exit_code != 0 and "pipe.py: is a FIFO, not a regular file" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_a_copied_data_file_is_capped(tmp_path, monkeypatch) -> None:
+    pkg = _tree_with(tmp_path)
+    (pkg / "big.bin").write_bytes(bytes(4096))
+    monkeypatch.setenv("HYBRIDIZE_MAX_COPY_BYTES", "1000")
+    r = _transpile(str(pkg), "-o", str(tmp_path / "out"))
+    assert r.exit_code != 0 and "HYBRIDIZE_MAX_COPY_BYTES" in r.stderr and "big.bin" in r.stderr
+    assert not (tmp_path / "out" / "pkg").exists()

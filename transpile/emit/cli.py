@@ -81,14 +81,16 @@ def _config(config_file: Optional[str], isolated: bool):
               help="Checker configuration ([tool.hybridize-check]) to use instead of the nearest pyproject.toml.")
 @click.option("--isolated", is_flag=True, help="Ignore checker configuration files.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line.")
+@click.option("--follow-links", is_flag=True,
+              help="Follow symbolic links that leave an input tree (to regular files only).")
 @click.pass_context
 def transpile(ctx: click.Context, paths: tuple[str, ...], outdir: Optional[str], keep_going: bool,
               show: Optional[str], diff: bool, no_convert: bool, output_format: Optional[str],
-              config_file: Optional[str], isolated: bool, quiet: bool) -> None:
+              config_file: Optional[str], isolated: bool, quiet: bool, follow_links: bool) -> None:
     """Rewrite MXNet Gluon modules into static graph-building modules that run on hybridize.runtime."""
     try:
         code = _run(paths, outdir, keep_going, show, diff, output_format, config_file, isolated, quiet,
-                    not no_convert)
+                    not no_convert, follow_links)
     except click.exceptions.Exit:
         raise
     except click.UsageError:
@@ -104,7 +106,8 @@ def transpile(ctx: click.Context, paths: tuple[str, ...], outdir: Optional[str],
     ctx.exit(code)
 
 
-def _run(paths, outdir, keep_going, show, diff, output_format, config_file, isolated, quiet, convert) -> int:
+def _run(paths, outdir, keep_going, show, diff, output_format, config_file, isolated, quiet, convert,
+         follow_links: bool = False) -> int:
     if show is not None:
         if outdir is not None:
             raise click.UsageError("--show prints instead of writing: do not combine it with -o")
@@ -113,7 +116,11 @@ def _run(paths, outdir, keep_going, show, diff, output_format, config_file, isol
         raise click.UsageError("--diff prints instead of writing: do not combine it with -o")
     if outdir is None and not diff:
         raise click.UsageError("missing -o OUTDIR (or use --diff, or --show FILE to print one module)")
-    inputs = plan_inputs(paths)
+    inputs = plan_inputs(paths, follow_links)
+    for inp in inputs:
+        for link, target in inp.skipped_links:
+            click.echo(f"{PROG}: {inp.label(link)}: a symbolic link leaving the tree (to {target}): "
+                       "not followed (--follow-links follows it)", err=True)
     if outdir is not None:
         check_outdir(outdir, inputs)
     config = _config(config_file, isolated)

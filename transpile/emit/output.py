@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
@@ -37,6 +38,8 @@ class Input:
     files: tuple[str, ...]  # absolute paths of the modules, sorted
     tree: Tree
     data_files: tuple[str, ...] = ()  # absolute paths of the other files of a directory input, sorted
+    #: symbolic links leaving the tree, not followed (without ``--follow-links``): (path, target)
+    skipped_links: tuple[tuple[str, str], ...] = ()
 
     def label(self, file: str) -> str:
         if os.path.isdir(self.root):
@@ -116,23 +119,47 @@ def _is_within(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip(os.sep) + os.sep)
 
 
-def _collect(root: str) -> tuple[list[str], list[str]]:
-    """(modules, other files) of an input: hidden directories and files, ``__pycache__`` and
-    bytecode are skipped; everything else a package ships (data, configs, docs) is copied."""
+def _collect(root: str, follow_links: bool = False) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """(modules, other files, links not followed) of an input: hidden directories and files,
+    ``__pycache__`` and bytecode are skipped; everything else a package ships (data, configs, docs)
+    is copied. Every entry is ``lstat``-ed first: a FIFO, device or socket is refused (reading it
+    would block or never end); a symbolic link whose target leaves the tree is not followed unless
+    ``follow_links`` (and then only to a regular file), so ``ln -s /dev/zero pkg/zero.bin`` cannot
+    fill the disk."""
+    from ...readers import kind_of
+
     if not os.path.isdir(root):
-        return [root], []
-    found, data = [], []
+        return [root], [], []
+    found, data, skipped = [], [], []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
+        for d in dirnames:  # os.walk does not descend into linked directories: name those leaving
+            path = os.path.join(dirpath, d)
+            if os.path.islink(path) and not _is_within(path, root):
+                skipped.append((path, os.path.realpath(path)))
         for f in sorted(filenames):
-            if f.endswith(".py"):
-                found.append(os.path.join(dirpath, f))
-            elif not f.startswith(".") and not f.endswith(SKIP_SUFFIXES):
-                data.append(os.path.join(dirpath, f))
-    return sorted(found), sorted(data)
+            path = os.path.join(dirpath, f)
+            if f.startswith(".") and not f.endswith(".py") or f.endswith(SKIP_SUFFIXES):
+                continue
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                target = os.path.realpath(path)
+                if not _is_within(target, root) and not follow_links:
+                    skipped.append((path, target))
+                    continue
+                try:
+                    mode = os.stat(path).st_mode
+                except OSError:
+                    skipped.append((path, target))  # a dangling link
+                    continue
+            if not stat.S_ISREG(mode):
+                raise TranspileError(f"{path}: is {kind_of(mode)}, not a regular file: refusing to read it "
+                                     "(remove it from the tree)")
+            (found if f.endswith(".py") else data).append(path)
+    return sorted(found), sorted(data), sorted(skipped)
 
 
-def plan_inputs(paths: Sequence[str]) -> list[Input]:
+def plan_inputs(paths: Sequence[str], follow_links: bool = False) -> list[Input]:
     """Validate and expand the input paths (no output location involved)."""
     if not paths:
         raise TranspileError("no input paths given")
@@ -148,8 +175,8 @@ def plan_inputs(paths: Sequence[str]) -> list[Input]:
         if name in names:
             raise TranspileError(f"{given} and {names[name]} would both be written as {name}")
         names[name] = given
-        files, data = _collect(root)
-        inputs.append(Input(given, root, name, tuple(files), Tree.for_path(root, files), tuple(data)))
+        files, data, skipped = _collect(root, follow_links)
+        inputs.append(Input(given, root, name, tuple(files), Tree.for_path(root, files), tuple(data), tuple(skipped)))
     return inputs
 
 
