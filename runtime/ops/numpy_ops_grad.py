@@ -451,3 +451,21 @@ _register_sampler_grad("_npi_pareto", "a", _shape_param_backward(True))
 _register_sampler_grad("_npi_weibull", "a", _shape_param_backward(False))
 if get_op("_npi_normal_n").gradient is None:
     defgrad("_npi_normal_n")(get_op("_npi_normal").gradient)
+
+
+# -- prod (np_broadcast_reduce_op_value.cc, ReduceGrad{"_backward_np_prod"}: og * out / x) ----------------
+def _backward_np_prod(attrs, og, out, a):
+    axes = numpy_ops._axes(attrs.axis, a.ndim)
+    axes = tuple(range(a.ndim)) if axes is None else axes
+    keep = tuple(1 if i in axes else d for i, d in enumerate(a.shape))
+    with np.errstate(all="ignore"):
+        g = og.astype(np.float64).reshape(keep) * out.astype(np.float64).reshape(keep) / a.astype(np.float64)
+    return g.astype(a.dtype)
+
+
+backward_op("_backward_np_prod", _backward_np_prod, ("ograd", "out", "a"), like=2, params=get_op("_np_prod").params)
+
+
+@defgrad("_np_prod")
+def _np_prod_grad(F, attrs, inputs, outputs, out_grads):
+    return [internal(F, "_backward_np_prod")(out_grads[0], outputs[0], inputs[0], **attrs.as_dict())]

@@ -18,7 +18,7 @@ from hybridize.runtime.ops.registry import all_ops, find_op
 NOT_YET_WRITTEN = {
     "CTCLoss", "IdentityAttachKLSparseReg",
     # np operators MXNet differentiates with kernels not written yet
-    "_np_prod", "_npi_norm", "_npi_svd", "_npi_tensorinv", "_npi_tensorsolve",
+    "_npi_norm", "_npi_svd", "_npi_tensorinv", "_npi_tensorsolve",
 }
 
 

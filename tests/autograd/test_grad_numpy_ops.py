@@ -53,6 +53,8 @@ CASES = [
     ("_npi_einsum", [_r(2, 3), _r(2, 3, seed=1)], {"num_args": 2, "subscripts": "ij,ij->i"}, None),
     ("_npi_solve", [_r(3, 3) + 3 * np.eye(3), _r(3, 2, seed=1)], {}, None),
     ("_npi_solve", [_r(3, 3) + 3 * np.eye(3), _r(3, seed=1)], {}, None),
+    ("_np_prod", [_u(2, 3, 4)], {"axis": (0, 2)}, None),
+    ("_np_prod", [_u(2, 3)], {"keepdims": True}, None),
 ]
 
 
