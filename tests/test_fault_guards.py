@@ -285,3 +285,43 @@ def test_a_copied_data_file_is_capped(tmp_path, monkeypatch) -> None:
     r = _transpile(str(pkg), "-o", str(tmp_path / "out"))
     assert r.exit_code != 0 and "HYBRIDIZE_MAX_COPY_BYTES" in r.stderr and "big.bin" in r.stderr
     assert not (tmp_path / "out" / "pkg").exists()
+
+
+# -- the tuning cache ---------------------------------------------------------------------------
+def _store_one(folder: Path) -> str:
+    from hybridize.runtime.graph import tune_cache
+
+    key = {"layer": "conv", "shape": [1, 3, 8, 8]}
+    tune_cache.store(key, ("a", "b"), "a", {"a": 1.0, "b": 2.0}, threads=1)
+    return tune_cache._entry_path(str(folder), tune_cache.fingerprint(1), tune_cache._jsonable(key))
+
+
+def test_a_link_planted_in_the_cache_is_replaced_never_written_through(tmp_path, monkeypatch) -> None:
+    from hybridize.runtime.graph import tune_cache
+
+    folder = tmp_path / "cache"
+    folder.mkdir(mode=0o700)
+    monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(folder))
+    entry = Path(_store_one(folder))
+    entry.unlink()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    entry.symlink_to(victim)
+    assert tune_cache.load({"layer": "conv", "shape": [1, 3, 8, 8]}, ("a", "b"), 1) is None
+    _store_one(folder)
+    assert victim.read_text() == "precious\n" and not entry.is_symlink() and entry.is_file()
+
+
+def test_a_cache_folder_writable_by_others_is_not_used(tmp_path, monkeypatch) -> None:
+    from hybridize.runtime.graph import tune_cache
+
+    folder = tmp_path / "shared-cache"
+    folder.mkdir()
+    os.chmod(folder, 0o777)
+    monkeypatch.setenv("HYBRIDIZE_CACHE_DIR", str(folder))
+    entry = Path(_store_one(folder))
+    assert not entry.exists()
+    os.chmod(folder, 0o700)
+    _store_one(folder)
+    assert entry.is_file()
+    assert tune_cache.load({"layer": "conv", "shape": [1, 3, 8, 8]}, ("a", "b"), 1) == "a"

@@ -105,7 +105,10 @@ def load(key: dict, candidates: tuple, threads: int) -> Optional[str]:
     try:
         from ...readers import open_regular
 
-        with open_regular(_entry_path(folder, fp, key)) as f:
+        entry = _entry_path(folder, fp, key)
+        if os.path.islink(entry) or not _private(folder, os.path.dirname(entry)):
+            return None
+        with open_regular(entry) as f:
             data = json.loads(f.read(65536).decode("utf-8"))
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
@@ -127,6 +130,26 @@ def store(key: dict, candidates: tuple, algo: str, times: dict, threads: int) ->
               "seconds": {str(k): float(v) for k, v in times.items()}}
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        if not _private(folder, os.path.dirname(path)):
+            return
+        if os.path.islink(path):   # planted in our own folder: the link goes, its target is untouched
+            os.unlink(path)
         atomic.write_text(path, json.dumps(record, sort_keys=True, indent=1) + "\n")
     except (OSError, ValueError):
         pass
+
+
+def _private(folder: str, entries: str) -> bool:
+    """Every directory from the cache folder down to ``entries`` is a real directory (no symlink),
+    ours, and writable by nobody else: otherwise another user could plant links or entries there."""
+    import stat
+
+    here = os.path.abspath(entries)
+    top = os.path.abspath(folder)
+    while True:
+        st = os.lstat(here)
+        if not stat.S_ISDIR(st.st_mode) or st.st_mode & 0o002 or (hasattr(os, "geteuid") and st.st_uid != os.geteuid()):
+            return False
+        if here == top or os.path.dirname(here) == here:
+            return True
+        here = os.path.dirname(here)
