@@ -60,7 +60,19 @@ def read_capped(path: str | os.PathLike, cap: int, what: str, override: str = ""
     file"; ``override``: the environment variable that raises the cap, named in the message)."""
     with open_regular(path) as f:
         size = os.fstat(f.fileno()).st_size
-        data = f.read(cap + 1) if size <= cap else b""
+        data = b""
+        if size <= cap:
+            # read what fstat says is there (``read(cap)`` would allocate the whole cap up front),
+            # then on in bounded chunks in case the file grew since
+            parts = [f.read(size + 1)]
+            total = len(parts[0])
+            while total > size and total <= cap:
+                chunk = f.read(min(1 << 20, cap + 1 - total))
+                if not chunk:
+                    break
+                parts.append(chunk)
+                total += len(chunk)
+            data = b"".join(parts) if len(parts) > 1 else parts[0]
         if size > cap or len(data) > cap:
             how = f" (set {override} to allow more)" if override else ""
             raise TooLargeError(errno.EFBIG, f"is larger than {cap} bytes, the limit for {what}{how}",

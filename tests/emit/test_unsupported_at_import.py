@@ -27,7 +27,7 @@ DATA = """\
 import mxnet as mx
 import mxnet.io
 import mxnet.rtc as metric
-from mxnet.io import ImageRecordIter
+from mxnet.io import ImageDetRecordIter
 from mxnet.gluon import nn
 
 
@@ -35,11 +35,11 @@ class Batches(mx.io.MXDataIter):
     def __init__(self, batch_size):
         super().__init__(batch_size)
 
-    def next(self) -> mx.io.ImageRecordIter:
-        return ImageRecordIter([mx.nd.ones((1,))])
+    def next(self) -> mx.io.ImageDetRecordIter:
+        return ImageDetRecordIter([mx.nd.ones((1,))])
 
 
-class Prefetching(ImageRecordIter):
+class Prefetching(ImageDetRecordIter):
     pass
 
 
@@ -62,7 +62,7 @@ from __future__ import annotations
 import mxnet as mx
 
 
-def first(batch: mx.io.ImageRecordIter) -> mx.io.ImageRecordIter:
+def first(batch: mx.io.ImageDetRecordIter) -> mx.io.ImageDetRecordIter:
     return batch
 """
 
@@ -81,7 +81,7 @@ def test_names_used_at_import_are_reported(pkg, tmp_path, transpile_cmd):
     res = transpile_cmd(str(pkg), "-o", str(tmp_path / "out"), "--keep-going", "--format", "concise")
     assert res.exit_code == 1
     for line in ("data.py:8:15: HY012 `mxnet.io.MXDataIter` (`mx.io.MXDataIter`)",
-                 "data.py:12:23: HY012 `mxnet.io.ImageRecordIter` (`mx.io.ImageRecordIter`)",  # the annotation
+                 "data.py:12:23: HY012 `mxnet.io.ImageDetRecordIter` (`mx.io.ImageDetRecordIter`)",  # the annotation
                  "data.py:20:17: HY012 `mxnet.io.LibSVMIter` is not provided"):
         assert line in res.stdout
     assert "postponed.py" not in res.stdout  # never evaluated: nothing is used
@@ -107,7 +107,7 @@ def test_the_package_imports_and_the_missing_names_raise_where_used(pkg, tmp_pat
         assert net(x).shape == (1, 2)
         with pytest.raises(HybridizeError, match=r"Batches derives from `mxnet.io.MXDataIter`, which is not provided"):
             loaded.Batches(2)
-        with pytest.raises(HybridizeError, match=r"Prefetching derives from `mxnet.io.ImageRecordIter`"):
+        with pytest.raises(HybridizeError, match=r"Prefetching derives from `mxnet.io.ImageDetRecordIter`"):
             loaded.data.Prefetching()
         with pytest.raises(HybridizeError, match=r"`mxnet.rtc.create` is not provided by hybridize.runtime"):
             loaded.store()
