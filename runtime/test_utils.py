@@ -2,10 +2,10 @@
 
 Tolerances, comparison and random-input helpers behave as MXNet 1.9.1's (same defaults per dtype,
 same error messages' content); executor-based checks (``check_symbolic_forward``,
-``simple_forward``, ``check_consistency``) go through :meth:`Symbol.bind`. Everything that needs
-gradients (``check_numeric_gradient``, ``check_symbolic_backward``, the backward half of
-``check_consistency``) raises ``NoGradientError`` (a ``NotImplementedError``) naming why; sparse arrays and downloads are
-not offered (dense CPU arrays only).
+``check_symbolic_backward``, ``check_numeric_gradient`` with ``numeric_grad``, ``simple_forward``,
+``check_consistency``) go through :meth:`Symbol.bind` (backward on autograd's tape). The backward half
+of ``check_consistency`` raises ``NoGradientError`` (a ``NotImplementedError``); sparse arrays and
+downloads are not offered (dense CPU arrays only).
 """
 from __future__ import annotations
 
@@ -442,15 +442,156 @@ def check_symbolic_forward(sym: Symbol, location: Any, expected: Any, rtol: Any 
 
 
 def _no_gradients(what: str) -> NoGradientError:
-    return NoGradientError(f"{what}: the hybridize runtime computes no gradients (forward only)")
+    return NoGradientError(f"{what}: the hybridize runtime computes no gradients here")
 
 
-def check_symbolic_backward(*args: Any, **kwargs: Any) -> None:
-    raise _no_gradients("check_symbolic_backward")
+def _sorted_items(d: dict) -> list:
+    return sorted(d.items(), key=lambda t: t[0])
 
 
-def check_numeric_gradient(*args: Any, **kwargs: Any) -> None:
-    raise _no_gradients("check_numeric_gradient")
+def numeric_grad(executor: Any, location: dict, aux_states: Any = None, eps: float = 1e-4,
+                 use_forward_train: bool = True, dtype: Any = np.float32) -> dict:
+    """Central finite differences of ``sum(executor.outputs[0])`` w.r.t. each float argument in
+    ``location`` (name -> numpy array), one element at a time, as MXNet's (Theano's verify_grad)."""
+    assert dtype in (np.float16, np.float32, np.float64)
+    approx_grads = {k: np.zeros(v.shape, dtype=dtype) for k, v in location.items()}
+    for k, v in location.items():
+        executor.arg_dict[k][:] = nd.array(v, dtype=dtype)
+    for k in location:
+        location[k] = np.asarray(location[k], order="C")
+    for k, v in location.items():
+        if v.dtype.kind != "f":
+            continue
+        old_value = v.copy()
+        for i in range(int(np.prod(v.shape))):
+            v.ravel()[i] += eps / 2.0
+            executor.arg_dict[k][:] = nd.array(v, dtype=dtype)
+            if aux_states is not None:
+                for key, val in aux_states.items():
+                    executor.aux_dict[key][:] = val
+            executor.forward(is_train=use_forward_train)
+            f_peps = executor.outputs[0].asnumpy()
+            v.ravel()[i] -= eps
+            executor.arg_dict[k][:] = nd.array(v, dtype=dtype)
+            if aux_states is not None:
+                for key, val in aux_states.items():
+                    executor.aux_dict[key][:] = val
+            executor.forward(is_train=use_forward_train)
+            f_neps = executor.outputs[0].asnumpy()
+            approx_grads[k].ravel()[i] = (f_peps - f_neps).sum() / eps
+            v.ravel()[i] = old_value.ravel()[i]
+        executor.arg_dict[k][:] = nd.array(old_value, dtype=dtype)
+    return approx_grads
+
+
+def check_numeric_gradient(sym: Symbol, location: Any, aux_states: Any = None, numeric_eps: Any = None,
+                           rtol: Any = None, atol: Any = None, grad_nodes: Any = None, use_forward_train: bool = True,
+                           ctx: Context | None = None, grad_stype_dict: Any = None, dtype: Any = np.float32) -> None:
+    """Checks ``sym``'s backward pass against finite differences of ``sum(sym * random projection)``
+    at ``location``, for every argument in ``grad_nodes`` (all by default; a dict gives grad_reqs)."""
+    assert dtype in (np.float16, np.float32, np.float64)
+    ctx = ctx or default_context()
+    location = _parse_location(sym=sym, location=location, ctx=ctx, dtype=dtype)
+    location_npy = {k: v.asnumpy() for k, v in location.items()}
+    aux = _parse_aux_states(sym=sym, aux_states=aux_states, ctx=ctx, dtype=dtype)
+    aux_states_npy = {k: v.asnumpy() for k, v in aux.items()} if aux is not None else None
+    if grad_nodes is None:
+        grad_nodes = sym.list_arguments()
+        grad_req = {k: "write" for k in grad_nodes}
+    elif isinstance(grad_nodes, (list, tuple)):
+        grad_nodes = list(grad_nodes)
+        grad_req = {k: "write" for k in grad_nodes}
+    elif isinstance(grad_nodes, dict):
+        grad_req = grad_nodes.copy()
+        grad_nodes = list(grad_nodes.keys())
+    else:
+        raise ValueError
+    input_shape = {k: v.shape for k, v in location.items()}
+    _, out_shape, _ = sym.infer_shape(**input_shape)
+    from . import symbol as _sym
+    proj = _sym.Variable("__random_proj")
+    out = _sym.make_loss(sym * proj)
+    location = dict(list(location.items())
+                    + [("__random_proj", nd.array(np.random.rand(*out_shape[0]) + 0.1, ctx=ctx, dtype=dtype))])
+    args_grad_npy = dict([(k, np.random.normal(0, 0.01, size=location[k].shape)) for k in grad_nodes]
+                         + [("__random_proj", np.random.normal(0, 0.01, size=out_shape[0]))])
+    args_grad = {k: nd.array(v, ctx=ctx, dtype=dtype) for k, v in args_grad_npy.items()}
+    executor = out.bind(ctx, grad_req=grad_req, args=location, args_grad=args_grad, aux_states=aux)
+    inps = executor.arg_arrays
+    if len(inps) != len(location):
+        raise ValueError("Executor arg_arrays and and location len do not match."
+                         f"Got {len(inps)} inputs and {len(location)} locations")
+    assert len(executor.outputs) == 1
+    executor.forward(is_train=True)
+    eps = get_tolerance(executor.outputs[0], numeric_eps, default_numeric_eps())
+    if dtype in (np.float32, np.float16):
+        assert eps >= 1e-5  # finite differences with a smaller step need more precision
+    executor.backward()
+    symbolic_grads = executor.grad_dict
+    numeric_gradients = numeric_grad(executor, location_npy, aux_states_npy, eps=eps,
+                                     use_forward_train=use_forward_train, dtype=dtype)
+    for name in grad_nodes:
+        fd_grad = numeric_gradients[name]
+        orig_grad = args_grad_npy[name]
+        sym_grad = symbolic_grads[name]
+        names = (f"NUMERICAL_{name}", f"BACKWARD_{name}")
+        if grad_req[name] == "write":
+            assert_almost_equal(fd_grad, sym_grad, rtol, atol, names)
+        elif grad_req[name] == "add":
+            assert_almost_equal(fd_grad, _numpy(sym_grad) - orig_grad, rtol, atol, names)
+        elif grad_req[name] == "null":
+            assert_almost_equal(orig_grad, sym_grad, rtol, atol, names)
+        else:
+            raise ValueError(f"Invalid grad_req {grad_req[name]} for argument {name}")
+
+
+def check_symbolic_backward(sym: Symbol, location: Any, out_grads: Any, expected: Any, rtol: Any = None,
+                            atol: Any = None, aux_states: Any = None, grad_req: Any = "write",
+                            ctx: Context | None = None, grad_stypes: Any = None, equal_nan: bool = False,
+                            dtype: Any = np.float32) -> dict:
+    """Binds ``sym`` at ``location``, runs forward (training) and backward with ``out_grads`` and
+    compares each argument's gradient with ``expected`` (list in argument order, or dict); 'add'
+    checks the increment over a random initial buffer, 'null' that the buffer is untouched. Returns
+    the gradient buffers."""
+    assert dtype == "asnumpy" or dtype in (np.float16, np.float32, np.float64)
+    ctx = ctx or default_context()
+    location = _parse_location(sym=sym, location=location, ctx=ctx, dtype=dtype)
+    aux = _parse_aux_states(sym=sym, aux_states=aux_states, ctx=ctx, dtype=dtype)
+    if isinstance(expected, (list, tuple)):
+        expected = dict(zip(sym.list_arguments(), expected))
+    # the gradient buffers start dirty, deterministically (as MXNet's)
+    args_grad_npy = {k: np.random.normal(size=v.shape) for k, v in _sorted_items(expected)}
+    args_grad_data = {k: nd.array(v, ctx=ctx, dtype=expected[k].dtype if dtype == "asnumpy" else dtype)
+                      for k, v in args_grad_npy.items()}
+    if isinstance(grad_req, str):
+        grad_req = {k: grad_req for k in sym.list_arguments()}
+    elif isinstance(grad_req, (list, tuple)):
+        grad_req = dict(zip(sym.list_arguments(), grad_req))
+    executor = sym.bind(ctx=ctx, args=location, args_grad=args_grad_data, aux_states=aux, grad_req=grad_req)
+    executor.forward(is_train=True)
+
+    def as_nd(v: Any) -> Any:
+        return nd.array(v, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype) if isinstance(v, np.ndarray) else v
+    if isinstance(out_grads, (tuple, list)):
+        out_grads = [as_nd(a) for a in out_grads]
+    elif isinstance(out_grads, dict):
+        out_grads = {k: as_nd(v) for k, v in out_grads.items()}
+    else:
+        assert out_grads is None
+    executor.backward(out_grads)
+    grads = args_grad_data
+    for name in expected:
+        names = (f"EXPECTED_{name}", f"BACKWARD_{name}")
+        if grad_req[name] == "write":
+            assert_almost_equal(expected[name], grads[name], rtol, atol, names, equal_nan=equal_nan)
+        elif grad_req[name] == "add":
+            assert_almost_equal(expected[name], _numpy(grads[name]) - args_grad_npy[name], rtol, atol, names,
+                                equal_nan=equal_nan)
+        elif grad_req[name] == "null":
+            assert_almost_equal(args_grad_npy[name], grads[name], rtol, atol, names, equal_nan=equal_nan)
+        else:
+            raise ValueError(f"Invalid grad_req {grad_req[name]} for argument {name}")
+    return args_grad_data
 
 
 def check_consistency(sym: Any, ctx_list: list, scale: float = 1.0, grad_req: Any = "write",

@@ -9,7 +9,6 @@ Run with real MXNet: ``/tmp/mxnet-venv/bin/python tools/record_convnet_gradients
 """
 import os
 
-import mxnet as mx
 import numpy as np
 from mxnet import autograd, gluon, nd
 

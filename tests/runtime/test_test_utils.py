@@ -72,7 +72,7 @@ def test_check_symbolic_forward_and_simple_forward():
     assert tu.simple_forward(lhs * 2, lhs=np.array([1.0, 2.0])).tolist() == [2, 4]
 
 
-def test_check_consistency_compares_dtypes_forward_and_gradient_checks_say_why_not():
+def test_check_consistency_compares_dtypes_forward_and_says_why_not_backward():
     x = mx.sym.var("x")
     s = mx.sym.tanh(x)
     ctx_list = [{"ctx": mx.cpu(0), "x": (2, 3), "type_dict": {"x": np.float32}},
@@ -81,8 +81,25 @@ def test_check_consistency_compares_dtypes_forward_and_gradient_checks_say_why_n
     assert gt[s.list_outputs()[0]].dtype == np.float64
     with pytest.raises(NoGradientError):
         tu.check_consistency(s, ctx_list)
-    with pytest.raises(NoGradientError):
-        tu.check_numeric_gradient(s, [np.ones((2, 3))])
+
+
+def test_gradient_checks_run_the_backward_pass():
+    x, w = mx.sym.var("x"), mx.sym.var("w")
+    s = mx.sym.FullyConnected(mx.sym.tanh(x), w, num_hidden=3, no_bias=True)
+    rng = np.random.RandomState(0)
+    loc = {"x": rng.rand(2, 4), "w": rng.rand(3, 4)}
+    tu.check_numeric_gradient(s, loc, numeric_eps=1e-3, rtol=1e-2, atol=1e-3)
+    tu.check_numeric_gradient(s, loc, grad_nodes={"x": "add", "w": "write"}, numeric_eps=1e-3, rtol=1e-2, atol=1e-3)
+    og = rng.rand(2, 3)
+    expected = {"x": (og @ loc["w"]) * (1 - np.tanh(loc["x"]) ** 2), "w": og.T @ np.tanh(loc["x"])}
+    tu.check_symbolic_backward(s, loc, [og], expected, rtol=1e-4, atol=1e-5)
+    tu.check_symbolic_backward(s, loc, [og], expected, rtol=1e-4, atol=1e-5, grad_req="add")
+    with pytest.raises(AssertionError):
+        tu.check_symbolic_backward(s, loc, [og], {"x": expected["x"] + 1, "w": expected["w"]}, rtol=1e-4, atol=1e-5)
+    approx = tu.numeric_grad(s.bind(mx.cpu(), args={k: mx.nd.array(v) for k, v in loc.items()}),
+                             {"x": loc["x"].astype(np.float32).copy(), "w": loc["w"].astype(np.float32).copy()},
+                             eps=1e-2)
+    np.testing.assert_allclose(approx["w"], np.ones((2, 3)).T @ np.tanh(loc["x"]), rtol=1e-2)
 
 
 def test_environment_sets_and_restores():

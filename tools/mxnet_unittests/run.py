@@ -15,9 +15,8 @@ How it works
 - A test file that fails to import fails all its in-scope tests (they are counted from the source).
 
 Scope (decided from the source, before anything runs; a test is out of scope if its own body or any
-module-level function of the same file it calls, transitively, matches one of these):
-- ``gradients``: backward passes, autograd.grad, attach_grad, numeric/symbolic gradient checks,
-  Trainer steps, check_consistency (it runs backward);
+module-level function of the same file it calls, transitively, matches one of these; gradients are in
+scope since the runtime has autograd):
 - ``module``: the Module/FeedForward API (``mx.mod``, ``mx.model``, ``.fit(``);
 - ``numpy``: ``mx.np``/``npx``/``use_np``/``np_shape``/``set_np`` (MXNet's NumPy-compatible front end),
   except in the ``test_numpy_*`` files, which are all about it (``NUMPY_FILES``: the runtime has ``mx.np``);
@@ -45,13 +44,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FILES = ["test_gluon", "test_gluon_rnn", "test_gluon_contrib", "test_gluon_model_zoo", "test_symbol",
-         "test_ndarray", "test_operator", "test_loss", "test_init", "test_attr"]
+         "test_ndarray", "test_operator", "test_loss", "test_init", "test_attr", "test_autograd",
+         "test_contrib_autograd"]
 
 # (category, regex over the source of a test and the helpers it calls)
 OUT_OF_SCOPE = [
-    ("gradients", r"\.backward\(|autograd\.grad\(|\battach_grad\b|check_numeric_gradient|"
-                  r"check_symbolic_backward|numeric_grad\(|\bmark_variables\b|\.step\(|"
-                  r"\bcheck_consistency\(|\bcheck_speed\(|\.grad\b|grad_arrays|grad_dict|args_grad"),
     ("module", r"\bmx\.mod\b|\bmx\.module\b|\bmx\.model\b|\.fit\(|\bFeedForward\b|\bModule\("),
     ("numpy", r"\bmx\.np\b|\bnpx\b|\buse_np\b|\bnp_shape\b|\bset_np\b|_mx_np\b|\bmx\.numpy\b|"
               r"\bis_np_array\b|\bnp_array\(|\bset_np_shape\b|\bnumpy_extension\b"),
