@@ -121,10 +121,13 @@ def _bilinear_gather(data, b, y, x):
     return np.where(out_of[..., None], 0.0, v)
 
 
-def _roi_align(attrs, data, rois):
-    """ROIAlign: average of bilinear samples on a regular grid inside every bin (Detectron rule;
-    ``sample_ratio <= 0`` takes ``ceil(roi_size / pooled_size)`` samples per bin and axis)."""
-    N, C, H, W = data.shape
+def _roi_align_bins(attrs, shape: tuple, rois):
+    """ROIAlign's sampling grid, shared by the forward and its gradient: per output bin ``(i, j)``,
+    the batch index of every ROI, the sample points ``Y``/``X`` (R, S), which of them count
+    (``ok``), the samples per bin (``count``), and the input channels the bin reads (position
+    sensitive) or ``None`` (all channels)."""
+    N = shape[0]
+    C = shape[1]
     R = rois.shape[0]
     ph, pw = _pooled(attrs)
     ss = attrs.spatial_scale
@@ -149,8 +152,6 @@ def _roi_align(attrs, data, rois):
     ix = np.arange(mgw)[None, :]
     ps = attrs.position_sensitive
     Co = C // (ph * pw) if ps else C
-    out = np.zeros((R, Co, ph, pw), dtype=np.float64)
-    data64 = data.astype(np.float64, copy=False)
     for i in range(ph):
         ys = y1[:, None] + i * bh[:, None] + (iy + 0.5) * bh[:, None] / np.maximum(gh, 1)[:, None]   # (R, mgh)
         yok = iy < gh[:, None]
@@ -160,13 +161,22 @@ def _roi_align(attrs, data, rois):
             Y = np.broadcast_to(ys[:, :, None], (R, mgh, mgw)).reshape(R, -1)
             X = np.broadcast_to(xs[:, None, :], (R, mgh, mgw)).reshape(R, -1)
             ok = (yok[:, :, None] & xok[:, None, :]).reshape(R, -1)
-            src = data64
-            if ps:
-                chans = np.arange(Co) * ph * pw + i * pw + j
-                src = data64[:, chans]
-            v = _bilinear_gather(src, b, Y, X)                      # (R, S, C')
-            v = np.where(ok[..., None], v, 0.0).sum(axis=1)
-            out[:, :, i, j] = v / count[:, None]
+            chans = np.arange(Co) * ph * pw + i * pw + j if ps else None
+            yield i, j, b, Y, X, ok, count, chans
+
+
+def _roi_align(attrs, data, rois):
+    """ROIAlign: average of bilinear samples on a regular grid inside every bin (Detectron rule;
+    ``sample_ratio <= 0`` takes ``ceil(roi_size / pooled_size)`` samples per bin and axis)."""
+    ph, pw = _pooled(attrs)
+    Co = data.shape[1] // (ph * pw) if attrs.position_sensitive else data.shape[1]
+    out = np.zeros((rois.shape[0], Co, ph, pw), dtype=np.float64)
+    data64 = data.astype(np.float64, copy=False)
+    for i, j, b, Y, X, ok, count, chans in _roi_align_bins(attrs, data.shape, rois):
+        src = data64 if chans is None else data64[:, chans]
+        v = _bilinear_gather(src, b, Y, X)                      # (R, S, C')
+        v = np.where(ok[..., None], v, 0.0).sum(axis=1)
+        out[:, :, i, j] = v / count[:, None]
     return out.astype(data.dtype)
 
 
@@ -246,48 +256,15 @@ def _bilinear_scatter(g, b, y, x, val):
 
 def _backward_roi_align(attrs, og, data, rois):
     N, C, H, W = data.shape
-    R = rois.shape[0]
-    ph, pw = _pooled(attrs)
-    ss = attrs.spatial_scale
-    off = 0.5 if attrs.aligned else 0.0
-    r = rois.astype(np.float64)
-    b = np.clip(r[:, 0].astype(np.int64), 0, N - 1)
-    x1, y1 = r[:, 1] * ss - off, r[:, 2] * ss - off
-    x2, y2 = r[:, 3] * ss - off, r[:, 4] * ss - off
-    rw, rh = x2 - x1, y2 - y1
-    if not attrs.aligned:
-        rw, rh = np.maximum(rw, 1.0), np.maximum(rh, 1.0)
-    bh, bw = rh / ph, rw / pw
-    if attrs.sample_ratio > 0:
-        gh = np.full(R, attrs.sample_ratio, np.int64)
-        gw = gh.copy()
-    else:
-        gh = np.ceil(rh / ph).astype(np.int64)
-        gw = np.ceil(rw / pw).astype(np.int64)
-    count = np.maximum(gh * gw, 1).astype(np.float64)
-    mgh, mgw = max(int(gh.max(initial=1)), 1), max(int(gw.max(initial=1)), 1)
-    iy = np.arange(mgh)[None, :]
-    ix = np.arange(mgw)[None, :]
-    ps = attrs.position_sensitive
-    Co = C // (ph * pw) if ps else C
     g = np.zeros(data.shape, dtype=np.float64)
-    for i in range(ph):
-        ys = y1[:, None] + i * bh[:, None] + (iy + 0.5) * bh[:, None] / np.maximum(gh, 1)[:, None]
-        yok = iy < gh[:, None]
-        for j in range(pw):
-            xs = x1[:, None] + j * bw[:, None] + (ix + 0.5) * bw[:, None] / np.maximum(gw, 1)[:, None]
-            xok = ix < gw[:, None]
-            Y = np.broadcast_to(ys[:, :, None], (R, mgh, mgw)).reshape(R, -1)
-            X = np.broadcast_to(xs[:, None, :], (R, mgh, mgw)).reshape(R, -1)
-            ok = (yok[:, :, None] & xok[:, None, :]).reshape(R, -1)
-            val = np.where(ok[..., None], (og[:, :, i, j] / count[:, None])[:, None, :], 0.0)   # (R, S, Co)
-            if ps:
-                chans = np.arange(Co) * ph * pw + i * pw + j
-                part = np.zeros((N, Co, H, W))
-                _bilinear_scatter(part, b, Y, X, val)
-                g[:, chans] += part
-            else:
-                _bilinear_scatter(g, b, Y, X, val)
+    for i, j, b, Y, X, ok, count, chans in _roi_align_bins(attrs, data.shape, rois):
+        val = np.where(ok[..., None], (og[:, :, i, j] / count[:, None])[:, None, :], 0.0)   # (R, S, Co)
+        if chans is not None:
+            part = np.zeros((N, len(chans), H, W))
+            _bilinear_scatter(part, b, Y, X, val)
+            g[:, chans] += part
+        else:
+            _bilinear_scatter(g, b, Y, X, val)
     return g.astype(data.dtype), np.zeros_like(rois)
 
 
