@@ -103,8 +103,8 @@ def test_correlation_gradient_matches_finite_differences(multiply):
 
 
 def test_psroi_pooling_gradient_matches_finite_differences():
-    check_vjp("_contrib_PSROIPooling", [_r(2, 18, 8, 8), _ROIS],
-              {"spatial_scale": 1.0, "output_dim": 2, "pooled_size": 3, "group_size": 3}, rtol=1e-5, atol=1e-6,
+    check_vjp("_contrib_PSROIPooling", [_r(2, 9, 8, 8), _ROIS],
+              {"spatial_scale": 1.0, "output_dim": 1, "pooled_size": 3, "group_size": 3}, rtol=1e-5, atol=1e-6,
               wrt=[0])
 
 
@@ -125,9 +125,10 @@ def test_deformable_convolutions_match_finite_differences():
 
 def test_deformable_psroi_pooling_matches_finite_differences():
     rng = np.random.default_rng(0)
-    attrs = {"spatial_scale": 0.9, "output_dim": 2, "group_size": 2, "pooled_size": 2, "sample_per_part": 2,
+    # one class (output_dim 1): 4 data channels keep the finite differences at half the cost
+    attrs = {"spatial_scale": 0.9, "output_dim": 1, "group_size": 2, "pooled_size": 2, "sample_per_part": 2,
              "trans_std": 0.1}
-    ins = [rng.standard_normal((2, 8, 8, 8)), _ROIS, rng.uniform(-0.3, 0.3, (3, 4, 2, 2))]
+    ins = [rng.standard_normal((2, 4, 8, 8)), _ROIS, rng.uniform(-0.3, 0.3, (3, 2, 2, 2))]
     check_vjp("_contrib_DeformablePSROIPooling", ins, attrs, rtol=1e-5, atol=1e-6, wrt=[0, 2])
     check_vjp("_contrib_DeformablePSROIPooling", ins[:2], {**attrs, "no_trans": True}, rtol=1e-5, atol=1e-6, wrt=[0])
 
