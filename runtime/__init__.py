@@ -5,6 +5,7 @@ Shaped like the ``mxnet`` package so that transpiled code maps one to one:
 """
 from . import autograd, base, context, name  # noqa: F401
 from . import ndarray, symbol  # noqa: F401
+from . import _autograd_engine
 from .attribute import AttrScope  # noqa: F401
 from .base import MXNetError  # noqa: F401
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: F401
@@ -12,6 +13,7 @@ from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  #
 nd = ndarray
 sym = symbol
 random = ndarray.random  # type: ignore[attr-defined]  # mx.random: seed, uniform, normal, randint, ...
+_autograd_engine.install(autograd, ndarray)  # the tape's backward pass (gradient rules with F = nd)
 __version__ = "1.9.1"  # the MXNet version whose semantics this runtime follows
 
 

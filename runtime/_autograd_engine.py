@@ -1,20 +1,24 @@
 """The backward pass of autograd's tape (MXNet's ``Imperative::Backward``), see ``autograd``.
 
 Kept apart from ``autograd`` (a leaf module the operator kernels import for ``is_training``): it
-needs the front end to run the gradient rules with ``F`` = ``nd``. The ndarray module installs it.
+needs the front end to run the gradient rules with ``F`` = ``nd``. The runtime package installs it
+(:func:`install`) once both are loaded, so neither this module nor ``ndarray`` imports the other's
+importer.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
-from . import autograd
-from . import ndarray as nd
 from .autograd import _NOT_IN_GRAPH, _entry, _in_graph, _Node, _state
 from .base import HybridizeError, NonDifferentiableError
 from .ndarray import NDArray
 from .ops.registry import ZERO_GRAD
 
-__all__ = ["get_symbol", "run_backward"]
+__all__ = ["get_symbol", "install", "run_backward"]
+
+#: the imperative front end (``mx.nd``): ``F`` of the gradient rules; set by :func:`install`
+nd: Any = None
 
 
 def _topo(heads: list) -> list:
@@ -187,6 +191,8 @@ def _given(node: _Node, attrs: dict) -> dict:
     return out
 
 
-
-
-autograd._engine = __import__(__name__, fromlist=['x'])
+def install(autograd: Any, nd_module: Any) -> None:
+    """Makes this module ``autograd``'s backward pass, running the rules with ``F`` = ``nd_module``."""
+    global nd
+    nd = nd_module
+    autograd._engine = sys.modules[__name__]

@@ -80,22 +80,22 @@ def install(contrib: Any, ns: dict, is_tensor: Callable[[Any], bool], symbolic: 
 
     setattr(contrib, "rand_zipfian", rand_zipfian)
     if symbolic:  # MXNet's sym.contrib has no isinf/isfinite/isnan
-        from . import _trace_control_flow as trace
+        from ._trace_control_flow import cond as trace_cond, foreach as trace_foreach, while_loop as trace_while_loop
 
         def flatten(args, what):
             return _flatten(args, what, is_tensor)
 
         def foreach(body, data, init_states, name="foreach"):
             """Run a for loop with user-defined computation over Symbols on dimension 0."""
-            return trace.foreach(flatten, _regroup, is_tensor, body, data, init_states, name)
+            return trace_foreach(flatten, _regroup, is_tensor, body, data, init_states, name)
 
         def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
             """Run a while loop with user-defined computation and loop condition (Symbols)."""
-            return trace.while_loop(flatten, _regroup, is_tensor, cond, func, loop_vars, max_iterations, name)
+            return trace_while_loop(flatten, _regroup, is_tensor, cond, func, loop_vars, max_iterations, name)
 
         def cond(pred, then_func, else_func, name="cond"):
             """Run an if-then-else using user-defined condition and computation (Symbols)."""
-            return trace.cond(flatten, _regroup, is_tensor, pred, then_func, else_func, name)
+            return trace_cond(flatten, _regroup, is_tensor, pred, then_func, else_func, name)
 
         for fn in (foreach, while_loop, cond):
             setattr(contrib, fn.__name__, fn)

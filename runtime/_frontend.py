@@ -273,3 +273,21 @@ def populate(namespace: dict, make: Callable[[OpDef, str], Callable], module_nam
         # importable as MXNet's submodules: from mxnet.symbol.contrib import SyncBatchNorm
         sys.modules.setdefault(f"{module_name}.{space}", mod)
     return subs
+
+
+def build(namespace: dict, make: Callable[[OpDef, str], Callable], module_name: str,
+          is_tensor: Callable[[Any], bool], symbolic: bool) -> None:
+    """Builds a front end (``nd``'s or ``sym``'s module globals) in one place: one function per
+    operator (:func:`populate`), then MXNet's Python-level functions over them: ``random``'s
+    signatures, ``maximum``/``power``/``split_v2``/... and ``contrib``'s loops and checks.
+
+    The front end modules call this once, after defining their tensor type and ``make``; the
+    helpers it calls import neither front end, so the imports stay layered."""
+    from ._contrib_pyfuncs import install as install_contrib
+    from ._pyfuncs import install as install_pyfuncs
+    from .ops.tensor_random import install_frontend as install_random
+
+    populate(namespace, make, module_name)
+    install_random(namespace["random"], namespace["_internal"], is_tensor, symbolic=symbolic)
+    install_pyfuncs(namespace, is_tensor, symbolic=symbolic)  # maximum, power, split_v2, ... (Python-level in MXNet)
+    install_contrib(namespace["contrib"], namespace, is_tensor, symbolic=symbolic)

@@ -158,7 +158,7 @@ class _Node:
         return f"<autograd node {what}{'' if self.alive else ' (freed)'}>"
 
 
-# the backward pass, installed by ``runtime/_autograd_engine.py`` when the front end loads: this module
+# the backward pass, installed by ``runtime/_autograd_engine.py`` when the runtime package loads: this module
 # stays a leaf the operator kernels may import (for ``is_training``)
 _engine: Any = None
 

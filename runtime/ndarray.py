@@ -13,9 +13,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from . import _frontend
-from . import autograd as _autograd
-from .autograd import _state as _ag_state
+from ._frontend import bind_call as _bind_call, build as _build_frontend, placement as _placement
+from .autograd import _ASSIGN_IN_GRAPH, _in_graph, _mark, _record, _state as _ag_state, backward as _backward
 from .base import HybridizeError, OperatorArgumentError, OperatorError, operator_error
 from .context import Context, cpu, current_context  # noqa: F401  (MXNet's ndarray module exposes current_context)
 from .ops.registry import Attrs, OpDef, get_op
@@ -129,7 +128,7 @@ class NDArray:
         out = NDArray(self._data.astype(dt))
         if _ag_state.recording:
             op = get_op("Cast")
-            _autograd._record(op, op.resolve({"dtype": dt.name}), [self], [out])
+            _record(op, op.resolve({"dtype": dt.name}), [self], [out])
         return out
 
     def copy(self) -> "NDArray":
@@ -137,7 +136,7 @@ class NDArray:
         out = NDArray(self._data.copy(), self._ctx)
         if _ag_state.recording:
             op = get_op("_copy")
-            _autograd._record(op, op.resolve({}), [self], [out])
+            _record(op, op.resolve({}), [self], [out])
         return out
 
     def copyto(self, other: "NDArray | Context") -> "NDArray":
@@ -178,7 +177,7 @@ class NDArray:
         """Marks this array as a variable with a zero gradient buffer (``.grad``): operations on it
         inside ``autograd.record()`` are recorded and ``backward`` writes ('write') or adds ('add')
         its gradient there ('null': none)."""
-        _autograd._mark(self, NDArray(np.zeros_like(self._data), self._ctx), grad_req)
+        _mark(self, NDArray(np.zeros_like(self._data), self._ctx), grad_req)
 
     def detach(self) -> "NDArray":
         """The same values (shared memory), out of the computational graph."""
@@ -186,7 +185,7 @@ class NDArray:
 
     def backward(self, out_grad: Any = None, retain_graph: bool = False, train_mode: bool = True) -> None:
         """Gradients of this (recorded) array w.r.t. the marked variables, into their ``.grad``."""
-        _autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+        _backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
     def _dense(self) -> np.ndarray:
         """``_data``, made C-contiguous in place first if it is not: MXNet's arrays always are, so
@@ -210,7 +209,7 @@ class NDArray:
             raise TypeError(str(e)) from None
         out = NDArray(op.compute(attrs, self._dense()), self._ctx)
         if _ag_state.recording:
-            _autograd._record(op, attrs, [self], [out])
+            _record(op, attrs, [self], [out])
         return out
 
     # -- views: MXNet's fluent flatten/expand_dims/squeeze take inplace=True for a view ----------
@@ -346,7 +345,7 @@ class NDArray:
             if not isinstance(out, np.ndarray) or out.ndim == 0:
                 out = np.asarray(out, dtype=self._data.dtype).reshape(1)
         res = NDArray(out, self._ctx)
-        if _ag_state.recording and _autograd._in_graph(self):
+        if _ag_state.recording and _in_graph(self):
             _record_indexing(self, idx, res)
         return res
 
@@ -375,8 +374,8 @@ class NDArray:
         return True
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if _ag_state.recording and _autograd._in_graph(self):
-            raise HybridizeError(_autograd._ASSIGN_IN_GRAPH)
+        if _ag_state.recording and _in_graph(self):
+            raise HybridizeError(_ASSIGN_IN_GRAPH)
         v = value._data if isinstance(value, NDArray) else value
         idx = _index(key)
         try:
@@ -467,7 +466,7 @@ def invoke(op: OpDef, arrays: list, attrs: Attrs, out: Any = None) -> Any:
     autograd is recording and an input is in the graph."""
     res = _wrap(op.compute(attrs, *[a._data if isinstance(a, NDArray) else a for a in arrays]), out)
     if _ag_state.recording:
-        _autograd._record(op, attrs, arrays, list(res) if isinstance(res, (list, tuple)) else [res])
+        _record(op, attrs, arrays, list(res) if isinstance(res, (list, tuple)) else [res])
     return res
 
 
@@ -479,13 +478,13 @@ def _record_indexing(src: NDArray, idx: Any, res: NDArray) -> None:
     positions = np.arange(src.size, dtype=np.int64).reshape(src.shape)[idx]
     positions = np.asarray(positions).reshape(res.shape)
     flat = NDArray(src._data.reshape(-1), src._ctx)
-    _autograd._record(flat_op, flat_op.resolve({"shape": (-1,)}), [src], [flat])
-    _autograd._record(take_op, take_op.resolve({}), [flat, NDArray(positions.astype(np.float32))], [res])
+    _record(flat_op, flat_op.resolve({"shape": (-1,)}), [src], [flat])
+    _record(take_op, take_op.resolve({}), [flat, NDArray(positions.astype(np.float32))], [res])
 
 
 def _make_function(op: OpDef, called_as: str):
     def fn(*args: Any, **kwargs: Any) -> Any:
-        call = _frontend.bind_call(op, args, kwargs, _is_tensor)
+        call = _bind_call(op, args, kwargs, _is_tensor)
         arrays = []
         ctx = None
         for nm, v in zip(call.input_names, call.inputs):
@@ -505,7 +504,7 @@ def _make_function(op: OpDef, called_as: str):
             _refuse_zero_size(op, call.attrs, arrays)
         res = _wrap(_own(_compute(op, call.attrs, arrays), arrays), call.out, ctx)
         if _ag_state.recording:
-            _autograd._record(op, call.attrs, call.inputs, list(res) if isinstance(res, (list, tuple)) else [res])
+            _record(op, call.attrs, call.inputs, list(res) if isinstance(res, (list, tuple)) else [res])
         return res
     return fn
 
@@ -591,7 +590,7 @@ def _arith(broadcast: str, scalar: str | None, rscalar: str | None = None, rever
             a, b = (other, self) if reverse else (self, other)
             out = NDArray(_compute(b_op, None, [a._data, b._data]), _propagated(self._ctx))
             if _ag_state.recording:
-                _autograd._record(b_op, _NO_ATTRS, [a, b], [out])
+                _record(b_op, _NO_ATTRS, [a, b], [out])
             return out
         if isinstance(other, (int, float, np.number, bool)):
             op = r_op if reverse else s_op
@@ -599,7 +598,7 @@ def _arith(broadcast: str, scalar: str | None, rscalar: str | None = None, rever
                 return NotImplemented
             out = NDArray(_scalar_call(op, self._data, other), _propagated(self._ctx))
             if _ag_state.recording:
-                _autograd._record(op, Attrs({"scalar": float(other), "is_int": True}), [self], [out])
+                _record(op, Attrs({"scalar": float(other), "is_int": True}), [self], [out])
             return out
         if isinstance(other, np.ndarray):
             return method(self, NDArray(other))
@@ -609,8 +608,8 @@ def _arith(broadcast: str, scalar: str | None, rscalar: str | None = None, rever
 
 def _inplace(name: str):
     def method(self: NDArray, other: Any) -> NDArray:
-        if _ag_state.recording and _autograd._in_graph(self):
-            raise HybridizeError(_autograd._ASSIGN_IN_GRAPH)  # MXNet: no in-place op on a recorded array
+        if _ag_state.recording and _in_graph(self):
+            raise HybridizeError(_ASSIGN_IN_GRAPH)  # MXNet: no in-place op on a recorded array
         res = getattr(self, name)(other)
         if res is NotImplemented:
             return res
@@ -677,7 +676,7 @@ def _install_fluent() -> None:
         if not op.fluent:
             continue
         for nm in (op.name, *op.aliases):
-            space, public = _frontend.placement(nm)
+            space, public = _placement(nm)
             if space or public == "reshape" or hasattr(NDArray, public):
                 continue
             fn = g.get(public)
@@ -819,19 +818,10 @@ def from_dlpack(dlpack: Any) -> NDArray:
 
 
 # -- the generated namespace -------------------------------------------------------------------
-_frontend.populate(globals(), _make_function, __name__)
+_build_frontend(globals(), _make_function, __name__, _is_tensor, symbolic=False)
 _reshape = globals().get("reshape") or globals().get("Reshape")
 _install_arithmetic()
 _install_fluent()
-from .ops import tensor_random as _tensor_random  # noqa: E402
-
-_tensor_random.install_frontend(random, _internal, _is_tensor)  # type: ignore[name-defined]  # noqa: F821
-from . import _pyfuncs  # noqa: E402
-
-_pyfuncs.install(globals(), _is_tensor, symbolic=False)  # maximum, power, split_v2, ... (Python-level in MXNet)
-from . import _contrib_pyfuncs  # noqa: E402
-
-_contrib_pyfuncs.install(contrib, globals(), _is_tensor, symbolic=False)  # type: ignore[name-defined]  # noqa: F821
 NDArray.split_v2 = lambda self, *a, **k: split_v2(self, *a, **k)  # type: ignore[attr-defined]  # noqa: F821
 _this = sys.modules[__name__]
 
@@ -848,4 +838,3 @@ def __getattr__(attr: str) -> Any:
 # ``mx.nd.ndarray.NDArray`` and ``from mxnet.ndarray.ndarray import NDArray``) is this module.
 ndarray = _this
 sys.modules.setdefault(__name__ + ".ndarray", _this)
-from . import _autograd_engine  # noqa: E402,F401  (installs autograd's backward pass)

@@ -13,9 +13,9 @@ from typing import Any, Iterator
 
 import numpy as _np
 
-from . import _frontend
+from ._frontend import bind_call as _bind_call, build as _build_frontend, placement as _placement
 from .attribute import current_attrs
-from . import name as _name
+from .name import current as _current_name
 from .base import HybridizeError, NotImplementedForSymbol
 from .graph.infer import infer_shapes
 from .graph.ir import Entry, Graph, Node, topo_order
@@ -458,7 +458,7 @@ def _entry(v: Symbol, op: OpDef | None, slot: str) -> Entry:
 def create(op: OpDef, inputs: list, given: dict, name: str | None, hint: str,
            attr: dict | None = None, input_names: list[str] | None = None) -> Symbol:
     """Adds one op node (plus variables for missing inputs) and returns its outputs."""
-    node_name = _name.current().get(name, hint)
+    node_name = _current_name().get(name, hint)
     names = input_names if input_names is not None else op.input_names(op.resolve(given))
     extra = {_hidden_key(k): (v if isinstance(v, str) else format_value(v))
              for k, v in {**current_attrs(), **(attr or {})}.items()}
@@ -483,11 +483,11 @@ def create(op: OpDef, inputs: list, given: dict, name: str | None, hint: str,
 
 def _make_function(op: OpDef, called_as: str):
     # MXNet names a node after the function's public name: sym.contrib.box_nms -> box_nms0
-    hint = _frontend.placement(called_as)[1].lower()
+    hint = _placement(called_as)[1].lower()
 
     def fn(*args: Any, **kwargs: Any) -> Symbol:
         hidden = {k: kwargs.pop(k) for k in HIDDEN_KEYS if k in kwargs and op.param(k) is None}
-        call = _frontend.bind_call(op, args, kwargs, _is_tensor)
+        call = _bind_call(op, args, kwargs, _is_tensor)
         attr = {**(call.attr or {}), **{k: str(v) for k, v in hidden.items()}} if hidden else call.attr
         return create(op, call.inputs, call.given, call.name, hint, attr, call.input_names)
     return fn
@@ -556,7 +556,7 @@ def _install_fluent() -> None:
         if not op.fluent:
             continue
         for nm in (op.name, *op.aliases):
-            space, public = _frontend.placement(nm)
+            space, public = _placement(nm)
             if space or hasattr(Symbol, public):
                 continue
             fn = g.get(public)
@@ -629,19 +629,10 @@ def arange(start: float, stop: float | None = None, step: float = 1.0, repeat: i
                                           infer_range=infer_range, name=name, dtype=dtype or "float32")
 
 
-_frontend.populate(globals(), _make_function, __name__)
+_build_frontend(globals(), _make_function, __name__, _is_tensor, symbolic=True)
 _reshape = globals().get("reshape") or globals().get("Reshape")
 _install_arithmetic()
 _install_fluent()
-from .ops import tensor_random as _tensor_random  # noqa: E402
-
-_tensor_random.install_frontend(random, _internal, _is_tensor, symbolic=True)  # type: ignore[name-defined]  # noqa: F821
-from . import _pyfuncs  # noqa: E402
-
-_pyfuncs.install(globals(), _is_tensor, symbolic=True)  # maximum, power, split_v2, ... (Python-level in MXNet)
-from . import _contrib_pyfuncs  # noqa: E402
-
-_contrib_pyfuncs.install(contrib, globals(), _is_tensor, symbolic=True)  # type: ignore[name-defined]  # noqa: F821
 Symbol.split_v2 = lambda self, *a, **k: split_v2(self, *a, **k)  # type: ignore[attr-defined]  # noqa: F821
 Symbol.__abs__ = lambda self: self.abs()  # type: ignore[attr-defined]
 

@@ -13,10 +13,6 @@ from pathlib import Path
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime"
 
 KNOWN_CYCLES: list[set[str]] = [
-    # the nd/sym front ends, built by import-time side effects at the ends of ndarray.py and
-    # symbol.py (names injected into globals()), with the package's __init__, _contrib_pyfuncs and
-    # the autograd engine
-    {"ndarray", "symbol"},
     {"gluon.block", "gluon.nn.basic_layers"},      # Gluon's blocks and its layers (and gluon/__init__)
     {"ops", "ops.registry"},                       # the registry's package __init__ and the registry
     {"optimizer", "optimizer.optimizer"},
