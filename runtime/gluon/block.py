@@ -719,7 +719,7 @@ class HybridBlock(Block):
         if fast is not None and len(args) == 1 and type(args[0]) is NDArray:
             d = args[0]._data
             if (d.shape == fast[0] and d.dtype is fast[1] and _GENERATION[0] == fast[2] and not _ag_state.recording
-                    and _is_training() is fast[3] and not self._forward_pre_hooks and not self._forward_hooks):
+                    and _is_training() is fast[3] and args[0]._ctx is None and not self._forward_pre_hooks and not self._forward_hooks):
                 return NDArray(fast[4](fast[5], d)[0])
         if self._forward_pre_hooks or self._forward_hooks:
             return Block.__call__(self, *args)
@@ -834,12 +834,12 @@ class HybridBlock(Block):
             prog, bound = entry
             if bound == gen:
                 return prog
-            prog.bind_params(self._param_arrays(cop))
+            prog.bind_params(self._param_arrays(cop, key[-2]))
             cop.programs[key] = (prog, gen)
             return prog
         shapes = {nm: a.shape for nm, a in zip(cop.data_names, self._data_in_order(arrays))}
         dtypes = {nm: a.dtype for nm, a in zip(cop.data_names, self._data_in_order(arrays))}
-        prog = _compile_program(cop.graph, cop.data_names, shapes, dtypes, self._param_arrays(cop),
+        prog = _compile_program(cop.graph, cop.data_names, shapes, dtypes, self._param_arrays(cop, key[-2]),
                                 bool(key[-1]), cop.flags)
         cop.programs[key] = (prog, gen)
         return prog
@@ -847,12 +847,13 @@ class HybridBlock(Block):
     def _data_in_order(self, arrays: list) -> list:
         return [arrays[i] for is_arg, i in self._cached_op_args if is_arg]
 
-    def _param_arrays(self, cop: _CachedOp) -> dict:
+    def _param_arrays(self, cop: _CachedOp, ctx: Any = None) -> dict:
+        """Name -> the parameters' arrays a program binds: the copies of ``ctx`` (the inputs' context)."""
         out = {}
         for name, (is_arg, p) in zip(cop.input_names, self._cached_op_args):
             if not is_arg:
                 try:
-                    out[name] = p.data()._data
+                    out[name] = p._data_for(ctx)._data
                 except ParameterNotInitializedError as e:
                     raise self._not_initialized(e) from None
         return out
@@ -884,7 +885,10 @@ class HybridBlock(Block):
             arrays = [a._data for a in flat if a is not None]
         if _ag_state.recording:
             return self._call_recorded(cop, args)
-        key = (tuple([(a.shape, a.dtype) for a in arrays]), autograd.is_training())
+        first = args[0] if args and isinstance(args[0], NDArray) else next(
+            (a for a in _flatten(args, "input")[0] if isinstance(a, NDArray)), None)
+        ctx = first._ctx if first is not None else None  # None: cpu(0); a program per context
+        key = (tuple([(a.shape, a.dtype) for a in arrays]), ctx, autograd.is_training())
         try:
             prog = self._program(cop, arrays, key)
             outs = prog(*self._data_in_order(arrays))
@@ -892,7 +896,7 @@ class HybridBlock(Block):
             _add_block_note(e, self, "hybridized (compiled program for input shapes "
                             + ", ".join(str(a.shape) for a in arrays) + ")")
             raise
-        if self._out_format == 0 and len(arrays) == 1 and self._simple_in:
+        if self._out_format == 0 and len(arrays) == 1 and self._simple_in and ctx is None:
             # the generated function and its bound constants themselves: a parameter change bumps
             # the generation (so this tuple is dropped before the constants could be stale)
             self._fast = (arrays[0].shape, arrays[0].dtype, _GENERATION[0], bool(key[-1])) + prog.direct()
@@ -900,9 +904,9 @@ class HybridBlock(Block):
         if is_np_array():  # np mode: a hybridized block returns mx.np arrays, as imperatively
             from ..numpy import ndarray as cls
         if self._simple_out:
-            out = cls(outs[0])
+            out = cls(outs[0], ctx)
             return out if self._out_format == 0 else [out]
-        return _regroup([cls(o) for o in outs], self._out_format)
+        return _regroup([cls(o, ctx) for o in outs], self._out_format)
 
     def _call_recorded(self, cop: _CachedOp, args: tuple) -> Any:
         """The cached graph run op by op through autograd's tape (``autograd.record()``): the
@@ -910,9 +914,10 @@ class HybridBlock(Block):
         from ..graph.differentiate import run_recorded
         flat, _ = _flatten(args, "input")
         data = [a for a in flat if a is not None]
+        ctx = data[0].context if data and isinstance(data[0], NDArray) else None
         values = {}
         for name, (is_arg, p) in zip(cop.input_names, self._cached_op_args):
-            values[name] = data[p] if is_arg else p.data()
+            values[name] = data[p] if is_arg else p._data_for(ctx)
         outs = run_recorded(cop.graph, values)
         if self._simple_out:
             return outs[0] if self._out_format == 0 else [outs[0]]
@@ -1057,7 +1062,8 @@ class HybridBlock(Block):
         if type(x) is NDArray and (not args or all(type(a) is NDArray or a is None for a in args)):
             if not self._active:
                 try:  # the common case: every parameter initialized
-                    params = {k: v._data[0] for k, v in self._reg_params.items()}
+                    params = {k: v._data[0] if len(v._data) == 1 else v.data(x.context)
+                              for k, v in self._reg_params.items()}
                 except TypeError:
                     pass
                 else:
@@ -1078,14 +1084,15 @@ class HybridBlock(Block):
         if has_ndarray:
             if self._active:
                 return self._call_cached_op(x, *args)
+            ctx = x.context if isinstance(x, NDArray) else None
             try:
-                params = {k: v.data() for k, v in self._reg_params.items()}
+                params = {k: v._data_for(ctx) for k, v in self._reg_params.items()}
             except DeferredInitializationError:
                 self._deferred_infer_shape(x, *args)
                 for _, v in self.params.items():
                     v._finish_deferred_init()
                 try:
-                    params = {k: v.data() for k, v in self._reg_params.items()}
+                    params = {k: v._data_for(ctx) for k, v in self._reg_params.items()}
                 except ParameterNotInitializedError as e:
                     raise self._not_initialized(e) from None
             except ParameterNotInitializedError as e:

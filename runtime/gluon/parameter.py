@@ -1,7 +1,10 @@
 """Parameters of Blocks, as ``mxnet.gluon.parameter`` (ported from MXNet 1.9.1, Apache-2.0).
 
-A :class:`Parameter` holds its value as an NDArray (one copy: everything runs on the CPU, the
-context arguments are accepted for API parity). Shapes may contain 0 for "unknown"; such a
+A :class:`Parameter` holds one copy of its value per context it was initialized on, as MXNet:
+``initialize(ctx=[cpu(0), cpu(1)])`` gives two arrays (``list_data``), each with its own gradient
+(``list_grad``); a Block called on data of ``cpu(1)`` uses that context's copy, and the Trainer sums
+the copies' gradients through its KVStore. Everything computes on the CPU: a GPU context is
+recorded in ``list_ctx`` but its copy lives in host memory. Shapes may contain 0 for "unknown"; such a
 parameter initializes lazily (deferred initialization) once the first forward pass has inferred
 its shape. ``var()`` is the symbol a traced graph uses for it, annotated as MXNet does
 (``__shape__``, ``__dtype__``, ``__init__``, ``__lr_mult__``, ``__wd_mult__``, ``__storage_type__``).
@@ -17,7 +20,7 @@ import numpy as np
 from .. import autograd, context, initializer, ndarray, symbol
 from ..base import HybridizeError, LoadError
 from ..context import Context, cpu
-from ..ndarray import NDArray
+from ..ndarray import NDArray, _placed
 from ..util import is_np_array, is_np_shape
 from .utils import _brief_print_list, _indent, shape_is_known
 
@@ -126,6 +129,7 @@ class Parameter:
         self._data: list | None = None
         self._grad_buf: list | None = None  # allocated on first use, see _grad
         self._ctx_list: list | None = None
+        self._ctx_map: list = [[], []]  # [GPU-kind, CPU-kind]: device_id -> index into _data
         self._trainer = None
         self._deferred_init: tuple = ()
         self._differentiable = differentiable
@@ -211,7 +215,17 @@ class Parameter:
         if arr_list is not None:
             if ctx is list:
                 return arr_list
-            return arr_list[0]
+            if ctx is None:
+                if len(arr_list) == 1:
+                    return arr_list[0]
+                ctx = context.current_context()
+            ctx_list = self._ctx_map[ctx.device_typeid & 1]
+            if ctx.device_id < len(ctx_list):
+                idx = ctx_list[ctx.device_id]
+                if idx is not None:
+                    return arr_list[idx]
+            raise RuntimeError("Parameter '%s' was not initialized on context %s. It was only initialized on %s."
+                               % (self.name, str(ctx), str(self._ctx_list)))
         if self._deferred_init:
             raise DeferredInitializationError(
                 "Parameter '%s' has not been initialized yet because initialization was "
@@ -275,13 +289,28 @@ class Parameter:
             self._init_impl(data, ctx)
 
     def _init_impl(self, data: Any, ctx_list: list) -> None:
+        """One copy of ``data`` per context (MXNet's ``_init_impl``), and their gradient buffers."""
         self._ctx_list = list(ctx_list)
+        self._ctx_map = [[], []]
+        for i, ctx in enumerate(self._ctx_list):
+            dev_list = self._ctx_map[ctx.device_typeid & 1]
+            while len(dev_list) <= ctx.device_id:
+                dev_list.append(None)
+            dev_list[ctx.device_id] = i
         arr = data._data if isinstance(data, NDArray) else np.asarray(data)
         # NumPy array semantics on (npx.set_np()): the value is an mx.np.ndarray, as in MXNet
         cls = _np_param_array() if is_np_array() else _ParamArray
-        self._data = [cls(np.array(arr, dtype=arr.dtype, copy=True))]
+        self._data = [cls(np.array(arr, dtype=arr.dtype, copy=True), _placed(c)) for c in self._ctx_list]
         self._init_grad()
         _bump()
+
+    def _data_for(self, ctx: Any) -> NDArray:
+        """The copy a Block uses for inputs on ``ctx``: the only one when there is one (inputs on a GPU
+        context live in cpu(0) here), else the copy of ``ctx`` (MXNet's ``data(ctx)``)."""
+        d = self._data
+        if d is not None and len(d) == 1:
+            return d[0]
+        return self.data(ctx)
 
     def _init_grad(self) -> None:
         """Zero gradient buffers, and the data marked as autograd variables writing into them with
@@ -295,7 +324,7 @@ class Parameter:
                 d._ag = None
             return
         # np-mode parameters get mx.np gradient buffers (MXNet: zeros of the data's array kind)
-        self._grad_buf = [_grad_array_class(d)(np.zeros_like(d._data)) for d in self._data]
+        self._grad_buf = [_grad_array_class(d)(np.zeros_like(d._data), d._ctx) for d in self._data]
         autograd.mark_variables(list(self._data), self._grad_buf, self.grad_req)
 
     @property
@@ -315,8 +344,15 @@ class Parameter:
             self._init_grad()
 
     def _reduce(self) -> NDArray:
-        """The parameter's value (a copy), as saved by ``save_parameters`` / ``export``."""
-        return self.data().copy()
+        """The parameter's value (a copy in cpu(0)), as saved by ``save_parameters`` / ``export``: the
+        mean of the copies when there are several (MXNet's ``add_n(...) / n``)."""
+        block = self.list_data()
+        if len(block) == 1:
+            return NDArray(block[0]._data.copy())
+        total = block[0]._data.copy()
+        for w in block[1:]:
+            total = total + w._data
+        return NDArray((total / total.dtype.type(len(block))).astype(total.dtype, copy=False))
 
     def initialize(self, init: Any = None, ctx: Any = None, default_init: Any = initializer.Uniform(),
                    force_reinit: bool = False) -> None:
@@ -339,9 +375,12 @@ class Parameter:
         self._finish_deferred_init()
 
     def reset_ctx(self, ctx: Any) -> None:
+        """Moves the parameter to ``ctx`` (a list: one copy each), from the mean of its copies."""
         ctx = _as_list_ctx(ctx)
         if self._data:
-            self._ctx_list = ctx
+            data = self._reduce()
+            with autograd.pause():
+                self._init_impl(data, ctx)
         elif self._deferred_init:
             init, _, default_init, data = self._deferred_init
             self._deferred_init = (init, ctx, default_init, data)
@@ -362,26 +401,32 @@ class Parameter:
             if self not in trainer._params_to_init:
                 trainer._reset_kvstore()
         src = data._data if isinstance(data, NDArray) else np.asarray(data)
-        dst = self._data[0]._data
-        if dst.shape != src.shape:
-            self._data[0]._data = np.array(src, dtype=dst.dtype)
+        reshaped = False
+        for arr in self._data:
+            dst = arr._data
+            if dst.shape != src.shape:
+                arr._data = np.array(src, dtype=dst.dtype)
+                reshaped = True
+            else:
+                dst[...] = src
+        if reshaped:
             self._init_grad()
-        else:
-            dst[...] = src
         _bump()
 
     def data(self, ctx: Any = None) -> NDArray:
-        """The value as an NDArray (the parameter's own storage, not a copy)."""
+        """The value on ``ctx`` as an NDArray (the parameter's own storage, not a copy)."""
         d = self._data
         if d is not None:
-            return d[0]
+            if ctx is None and len(d) == 1:
+                return d[0]
+            return self._check_and_get(d, ctx)
         if self._stype != "default":
             raise RuntimeError("Cannot return a copy of Parameter '%s' via data() because its storage type "
                                "is %s. Please use row_sparse_data() instead." % (self.name, self._stype))
         return self._check_and_get(d, ctx)
 
     def row_sparse_data(self, row_id: Any) -> NDArray:
-        return self._check_and_get(self._data, None)
+        return self._check_and_get(self._data, row_id.context if isinstance(row_id, NDArray) else None)
 
     def list_data(self) -> list:
         return self._check_and_get(self._data, list)
@@ -425,7 +470,7 @@ class Parameter:
         self._var = None
         if self._data is None:
             return
-        self._data = [type(d)(d._data.astype(np.dtype(dtype))) for d in self._data]
+        self._data = [type(d)(d._data.astype(np.dtype(dtype)), d._ctx) for d in self._data]
         _bump()
         self._init_grad()
 

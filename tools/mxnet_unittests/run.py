@@ -15,14 +15,11 @@ How it works
 - A test file that fails to import fails all its in-scope tests (they are counted from the source).
 
 Scope (decided from the source, before anything runs; a test is out of scope if its own body or any
-module-level function of the same file it calls, transitively, matches one of these; gradients are in
-scope since the runtime has autograd):
-- ``module``: the Module/FeedForward API (``mx.mod``, ``mx.model``, ``.fit(``);
-- ``numpy``: ``mx.np``/``npx``/``use_np``/``np_shape``/``set_np`` (MXNet's NumPy-compatible front end),
-  except in the ``test_numpy_*`` files, which are all about it (``NUMPY_FILES``: the runtime has ``mx.np``);
+module-level function of the same file it calls, transitively, matches one of these). Only what the
+runtime truly lacks is out of scope; gradients, Trainer steps, kvstores, several CPU contexts, the
+Module API and ``mx.np``/``npx`` are all in the runtime, so the tests using them count:
 - ``sparse``: sparse storage (``stype``, ``tostype``, ``csr``, ``row_sparse``, ``mx.nd.sparse``);
 - ``gpu``: GPUs, cuDNN/CUDA;
-- ``devices``: several devices (``cpu(1)``, ``group2ctx``, kvstore);
 - ``download``: downloads, pretrained weights and the datasets that download (WikiText2, MNIST, ...,
   and ``test_utils.get_cifar10``/``get_mnist_ubyte``, which fetch data.mxnet.io's archives);
 - ``skipped``: tests MXNet 1.9.1 itself skips (``@unittest.skip``, or ``SkipTest`` raised at run time,
@@ -45,16 +42,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 FILES = ["test_gluon", "test_gluon_rnn", "test_gluon_contrib", "test_gluon_model_zoo", "test_symbol",
          "test_ndarray", "test_operator", "test_loss", "test_init", "test_attr", "test_autograd",
-         "test_contrib_autograd"]
+         "test_contrib_autograd", "test_gluon_trainer", "test_optimizer"]
 
 # (category, regex over the source of a test and the helpers it calls)
 OUT_OF_SCOPE = [
-    ("module", r"\bmx\.mod\b|\bmx\.module\b|\bmx\.model\b|\.fit\(|\bFeedForward\b|\bModule\("),
-    ("numpy", r"\bmx\.np\b|\bnpx\b|\buse_np\b|\bnp_shape\b|\bset_np\b|_mx_np\b|\bmx\.numpy\b|"
-              r"\bis_np_array\b|\bnp_array\(|\bset_np_shape\b|\bnumpy_extension\b"),
     ("sparse", r"\bstype\b|\btostype\b|\bcsr\b|row_sparse|\bsparse\b|\bmxsps\b|\bsps\."),
     ("gpu", r"\bgpu\(|num_gpus|cudnn|\bcuda\b|\bmx\.gpu\b"),
-    ("devices", r"\bcpu\(\s*[1-9]|group2ctx|\bkvstore\b|\bkv\.|ctx_list=\[|\bcontexts\b"),
     ("download", r"\bdownload\(|pretrained\s*=\s*(?!False)\w|\bget_model_file\b|\bparallel_download\b|"
                  r"\b(WikiText2|WikiText103|MNIST|FashionMNIST|CIFAR10|CIFAR100)\(|"
                  r"\bget_(cifar10|mnist_ubyte|mnist|mnist_iterator)\("),
@@ -66,12 +59,9 @@ def _called_names(fn: ast.AST) -> set[str]:
         {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
 
 
-NUMPY_FILES = ("test_numpy_ndarray", "test_numpy_op", "test_numpy_interoperability", "test_numpy_gluon")
-
-
 def classify(path: str, drop: frozenset = frozenset()) -> dict[str, str]:
     """test name -> "in" or the out-of-scope category, for every module-level ``test_*`` function;
-    the categories in ``drop`` do not apply (``numpy`` in the files about mx.np)."""
+    the categories in ``drop`` do not apply."""
     src = open(path, encoding="utf-8").read()
     tree = ast.parse(src)
     funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -163,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         if not os.path.isfile(path):
             print(f"{stem}: not found in {a.unittest_dir}", file=sys.stderr)
             return 2
-        scope = classify(path, frozenset({"numpy"}) if stem.startswith("test_numpy_") else frozenset())
+        scope = classify(path)
         selected = sorted(t for t, c in scope.items() if c == "in")
         t0 = time.time()
         results = run_file(a.unittest_dir, stem, selected, a.timeout) if selected else {}
