@@ -34,8 +34,7 @@ from ..graph.ir import Entry, Graph, Node, topo_order
 from ..ndarray import NDArray
 from ..symbol import Symbol
 from ..util import is_np_array
-from . import parameter as _parameter
-from .parameter import _GENERATION
+from .parameter import _GENERATION, _load_error
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, ParameterNotInitializedError,
                         load_arrays, save_arrays)
 from .utils import HookHandle, _brief_print_list, _indent
@@ -358,13 +357,13 @@ class Block:
                 params_inv[v].append(k)
             for name, param in params.items():
                 if not any(p in loaded for p in params_inv[param]):
-                    raise _parameter._load_error(
+                    raise _load_error(
                         filename, "Parameter '%s' is missing in file '%s', which contains parameters: %s. "
                         "Set allow_missing=True to ignore missing parameters."
                         % (name, filename, _brief_print_list(loaded.keys())))
         for name in loaded:
             if not ignore_extra and name not in params:
-                raise _parameter._load_error(
+                raise _load_error(
                     filename, "Parameter '%s' loaded from file '%s' is not present in this block, which contains "
                     "parameters %s. Set ignore_extra=True to ignore."
                     % (name, filename, _brief_print_list(params.keys())))
@@ -372,7 +371,7 @@ class Block:
                 try:
                     params[name]._load_init(loaded[name], ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
                 except ValueError as e:
-                    raise _parameter._load_error(filename, f"{e} (structural name '{name}')") from None
+                    raise _load_error(filename, f"{e} (structural name '{name}')") from None
 
     def load_params(self, filename: str, ctx: Any = None, allow_missing: bool = False,
                     ignore_extra: bool = False) -> None:
@@ -829,7 +828,7 @@ class HybridBlock(Block):
     def _program(self, cop: _CachedOp, arrays: list, key: tuple) -> Any:
         """The compiled program for one input signature (compiled on first use, rebound on change)."""
         entry = cop.programs.get(key)
-        gen = _parameter._GENERATION[0]
+        gen = _GENERATION[0]
         if entry is not None:
             prog, bound = entry
             if bound == gen:

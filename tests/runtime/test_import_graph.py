@@ -13,7 +13,6 @@ from pathlib import Path
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime"
 
 KNOWN_CYCLES: list[set[str]] = [
-    {"gluon.block", "gluon.nn.basic_layers"},      # Gluon's blocks and its layers (and gluon/__init__)
     {"ops", "ops.registry"},                       # the registry's package __init__ and the registry
     {"optimizer", "optimizer.optimizer"},
     {"numpy", "numpy_extension"},

@@ -34,7 +34,7 @@ import numpy as np
 from ... import context, nd
 from ...base import DataLoaderWorkerError
 from ...util import is_np_array, is_np_shape, set_np
-from . import sampler as _sampler
+from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
 
@@ -362,13 +362,13 @@ class DataLoader:
                                  "batch_sampler is specified")
             if sampler is None:
                 if shuffle:
-                    sampler = _sampler.RandomSampler(len(dataset))
+                    sampler = RandomSampler(len(dataset))
                 else:
-                    sampler = _sampler.SequentialSampler(len(dataset))
+                    sampler = SequentialSampler(len(dataset))
             elif shuffle:
                 raise ValueError("shuffle must not be specified if sampler is specified")
 
-            batch_sampler = _sampler.BatchSampler(
+            batch_sampler = BatchSampler(
                 sampler, batch_size, last_batch if last_batch else 'keep')
         elif batch_size is not None or shuffle or sampler is not None or \
                 last_batch is not None:

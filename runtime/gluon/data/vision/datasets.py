@@ -26,7 +26,7 @@ import numpy as np
 
 from .... import base, image, nd, recordio
 from ....base import DataFileError, DatasetFileNotFoundError
-from .. import dataset
+from ..dataset import Dataset, RecordFileDataset, _DownloadedDataset
 
 
 def is_np_array():  # the NumPy front end (mx.np) is not part of the runtime
@@ -69,7 +69,7 @@ def _read_idx(path, magic, ndim):
     return np.frombuffer(raw, dtype=np.uint8).reshape(dims)
 
 
-class MNIST(dataset._DownloadedDataset):
+class MNIST(_DownloadedDataset):
     """MNIST handwritten digits dataset from http://yann.lecun.com/exdb/mnist
 
     Each sample is an image (in 3D NDArray) with shape (28, 28, 1).
@@ -153,7 +153,7 @@ class FashionMNIST(MNIST):
         super(MNIST, self).__init__(root, transform) # pylint: disable=bad-super-call
 
 
-class CIFAR10(dataset._DownloadedDataset):
+class CIFAR10(_DownloadedDataset):
     """CIFAR10 image classification dataset from https://www.cs.toronto.edu/~kriz/cifar.html
 
     Each sample is an image (in 3D NDArray) with shape (32, 32, 3).
@@ -276,7 +276,7 @@ class CIFAR100(CIFAR10):
                data[:, 0+self._fine_label].astype(np.int32)
 
 
-class ImageRecordDataset(dataset.RecordFileDataset):
+class ImageRecordDataset(RecordFileDataset):
     """A dataset wrapping over a RecordIO file containing images.
 
     Each sample is an image and its corresponding label.
@@ -307,7 +307,7 @@ class ImageRecordDataset(dataset.RecordFileDataset):
         return image.imdecode(img, self._flag), header.label
 
 
-class ImageFolderDataset(dataset.Dataset):
+class ImageFolderDataset(Dataset):
     """A dataset for loading image files stored in a folder structure.
 
     like::
