@@ -161,9 +161,12 @@ class NDArray:
         return self
 
     def as_np_ndarray(self) -> "NDArray":
-        """The same memory as an ``mx.np.ndarray`` (NumPy semantics)."""
+        """The same memory as an ``mx.np.ndarray`` (NumPy semantics), and the same autograd entry (MXNet's
+        shallow copy shares it: a gradient reaches the variable whichever view was recorded)."""
         from .numpy import ndarray as np_ndarray
-        return np_ndarray(self._data, self._ctx)
+        out = np_ndarray(self._data, self._ctx)
+        out._ag = self._ag
+        return out
 
     def tostype(self, stype: str) -> "NDArray":
         if stype != "default":

@@ -71,7 +71,10 @@ def _wrap(s: _sym.Symbol) -> Any:
 def invoke(op_name: str, inputs: list, attrs: dict, name: str | None = None) -> Any:
     """One node of ``op_name`` over Symbol ``inputs``; numbers among them become constants."""
     op = get_op(op_name)
-    given = op.coerce_attrs({k: v for k, v in attrs.items() if v is not None})
+    # None is dropped (the default applies) unless it overrides a non-None default: a sampler's
+    # parameter given as a tensor is the attribute None plus an input, as MXNet writes it
+    given = op.coerce_attrs({k: v for k, v in attrs.items()
+                             if v is not None or (k in op._by_name and op._by_name[k].default is not None)})
     tensors = [v if isinstance(v, _sym.Symbol) or v is None else _constant(v) for v in inputs]
     node = _sym.create(op, tensors, given, name, _hint(op_name))
     return _wrap(node)

@@ -129,8 +129,10 @@ class ndarray(NDArray):
 
     # -- conversion -------------------------------------------------------------------------
     def as_nd_ndarray(self) -> NDArray:
-        """The same memory as a classic NDArray."""
-        return NDArray(self._data, self._ctx)
+        """The same memory and autograd entry as a classic NDArray."""
+        out = NDArray(self._data, self._ctx)
+        out._ag = self._ag
+        return out
 
     def as_np_ndarray(self) -> ndarray:
         return self
