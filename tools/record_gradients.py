@@ -94,6 +94,11 @@ CASES = [
      [_f([[[0, 0.5, 0, 0, 1, 1], [0, 0.9, 0, 0, 1, 1], [1, 0.7, 2, 2, 3, 3], [1, 0.8, 2.1, 2, 3, 3]]])],
      {"overlap_thresh": 0.5}, [0]),
     ("box_iou", "_contrib_box_iou", [_pos(2, 4), _pos(3, 4, seed=1)], {}, [0, 1]),
+    # connectionist temporal classification (the data gradient; labels and lengths get none)
+    ("ctc_loss", "CTCLoss", [_x(5, 3, 4), _f([[1, 2, 0], [3, 0, 0], [1, 1, 0]])], {}, [0]),
+    ("ctc_loss_lengths", "CTCLoss", [_x(6, 3, 4), _f([[1, 2, 2], [3, 1, 0], [1, 1, 0]]), _f([6, 3, 5]), _f([3, 1, 2])],
+     {"use_data_lengths": True, "use_label_lengths": True}, [0]),
+    ("ctc_loss_blank_last", "CTCLoss", [_x(5, 2, 5), _f([[0, 1, -1], [2, 2, 3]])], {"blank_label": "last"}, [0]),
 ]
 
 EXTRA_CASES: list = []   # filled by later families (linalg, resize, rnn, ...), see _more_cases()

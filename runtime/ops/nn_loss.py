@@ -50,8 +50,9 @@ def _logsumexp3(a, b, c):
         return safe + np.log(np.exp(a - safe) + np.exp(b - safe) + np.exp(c - safe))
 
 
-def _ctc_loss(attrs, data, label, *rest):
-    """Connectionist temporal classification loss per sequence (negative log-likelihood)."""
+def _ctc_lattice(attrs, data, label, rest):
+    """The pieces both passes share: per-step log-softmax ``logp`` (float64), the blank-extended label
+    ``ext`` (N, S), the allowed skips, the data and label lengths."""
     rest = list(rest)
     T, N, A = data.shape
     first = attrs.blank_label == "first"
@@ -74,25 +75,87 @@ def _ctc_loss(attrs, data, label, *rest):
     ext = np.clip(ext, 0, A - 1)
     skip = np.zeros((N, S), dtype=bool)
     skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    return logp, ext, skip, dl, ll, blank
+
+
+def _ctc_alphas(logp, ext, skip, dl, ll, blank):
+    """Forward (alpha) variables in log space for every step (T, N, S) and the log-likelihood (N,):
+    an alpha stays frozen after its sequence's data length."""
+    T, N, _ = logp.shape
+    S = ext.shape[1]
     rows = np.arange(N)[:, None]
     neg = -np.inf
+    alphas = np.full((T, N, S), neg)
     alpha = np.full((N, S), neg)
     alpha[:, 0] = logp[0, np.arange(N), blank]
     if S > 1:
         alpha[:, 1] = np.where(ll > 0, logp[0, np.arange(N), ext[:, 1]], neg)
+    alphas[0] = alpha
     for t in range(1, T):
         a1 = alpha
         a2 = np.concatenate([np.full((N, 1), neg), alpha[:, :-1]], axis=1)
         a3 = np.where(skip, np.concatenate([np.full((N, 2), neg), alpha[:, :-2]], axis=1), neg)
         new = _logsumexp3(a1, a2, a3) + logp[t][rows, ext]
         alpha = np.where((t < dl)[:, None], new, alpha)
+        alphas[t] = alpha
     end = 2 * ll
     last = alpha[np.arange(N), end]
     prev = np.where(ll > 0, alpha[np.arange(N), np.maximum(end - 1, 0)], neg)
     with np.errstate(divide="ignore"):
-        loss = -np.logaddexp(last, prev)
-    loss = np.where(dl > 0, loss, np.where(ll == 0, 0.0, np.inf))
+        loglik = np.logaddexp(last, prev)
+    return alphas, loglik
+
+
+def _ctc_loss(attrs, data, label, *rest):
+    """Connectionist temporal classification loss per sequence (negative log-likelihood)."""
+    logp, ext, skip, dl, ll, blank = _ctc_lattice(attrs, data, label, rest)
+    _, loglik = _ctc_alphas(logp, ext, skip, dl, ll, blank)
+    loss = np.where(dl > 0, -loglik, np.where(ll == 0, 0.0, np.inf))
     return loss.astype(data.dtype)
+
+
+def _backward_ctc_loss(attrs, g, data, label, *rest):
+    """CTCLoss's data gradient, as MXNet's (warp-ctc's CPU kernel, then ``broadcast(ograd) * grad``):
+    ``softmax(data) - posterior`` per step, where the posterior of symbol k at step t is the summed
+    alpha * beta of the lattice states labelled k over the likelihood; zero past a sequence's data
+    length and for sequences with no valid alignment. The backward (beta) variables exclude the
+    emission at their own step, so alpha * beta counts each path once."""
+    logp, ext, skip, dl, ll, blank = _ctc_lattice(attrs, data, label, rest)
+    alphas, loglik = _ctc_alphas(logp, ext, skip, dl, ll, blank)
+    T, N, A = logp.shape
+    S = ext.shape[1]
+    rows = np.arange(N)[:, None]
+    neg = -np.inf
+    end = 2 * ll
+    init = np.full((N, S), neg)
+    init[np.arange(N), end] = 0.0
+    init[np.arange(N), np.maximum(end - 1, 0)] = np.where(ll > 0, 0.0, init[np.arange(N), np.maximum(end - 1, 0)])
+    beta = init.copy()
+    posterior = np.zeros((T, N, A))
+    onehot = np.zeros((N, S, A))
+    onehot[rows, np.arange(S)[None, :], ext] = 1.0
+    skip_next = np.zeros((N, S), dtype=bool)
+    skip_next[:, :-2] = skip[:, 2:]  # s -> s + 2 allowed
+    ok = np.isfinite(loglik) & (dl > 0)
+    safe_ll = np.where(ok, loglik, 0.0)
+    for t in range(T - 1, -1, -1):
+        if t < T - 1:
+            e = beta + logp[t + 1][rows, ext]  # from state s' at t + 1, its emission included
+            b1 = e
+            b2 = np.concatenate([e[:, 1:], np.full((N, 1), neg)], axis=1)
+            b3 = np.where(skip_next, np.concatenate([e[:, 2:], np.full((N, 2), neg)], axis=1), neg)
+            rec = _logsumexp3(b1, b2, b3)
+            beta = np.where((t == dl - 1)[:, None], init, np.where((t < dl - 1)[:, None], rec, beta))
+        else:
+            beta = np.where((t == dl - 1)[:, None], init, beta)
+        with np.errstate(invalid="ignore"):
+            gam = np.exp(alphas[t] + beta - safe_ll[:, None])
+        gam = np.where(np.isfinite(gam), gam, 0.0)
+        posterior[t] = np.einsum("ns,nsa->na", gam, onehot)
+    grad = np.exp(logp) - posterior
+    valid = (np.arange(T)[:, None] < dl[None, :]) & ok[None, :]
+    grad = np.where(valid[:, :, None], grad, 0.0)
+    return (grad * g.astype(np.float64).reshape(1, N, 1)).astype(data.dtype)
 
 
 register(OpDef(
@@ -102,3 +165,19 @@ register(OpDef(
     inputs=_ctc_inputs, infer_shape=_ctc_shape,
     aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"),
 ))
+
+
+# -- gradient: MXNet's FGradient is ElemwiseGradUseOut{"_backward_ctc_loss"}, data only ------------
+from ._grad import backward_op, internal  # noqa: E402
+from .registry import defgrad  # noqa: E402
+
+_CTC_PARAMS = (Param("use_data_lengths", Bool, False), Param("use_label_lengths", Bool, False),
+               Param("blank_label", Enum("first", "last"), "first"))
+backward_op("_backward_ctc_loss", _backward_ctc_loss,
+            lambda attrs: ("ograd",) + _ctc_inputs(attrs), like=1, params=_CTC_PARAMS)
+
+
+@defgrad("CTCLoss")
+def _ctc_loss_grad(F, attrs, inputs, outputs, out_grads):
+    kw = {p.name: getattr(attrs, p.name) for p in _CTC_PARAMS}
+    return [internal(F, "_backward_ctc_loss")(out_grads[0], *inputs, **kw)] + [None] * (len(inputs) - 1)

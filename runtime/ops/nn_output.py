@@ -200,3 +200,29 @@ backward_op("_backward_softmax_cross_entropy", _backward_softmax_cross_entropy, 
 @defgrad("softmax_cross_entropy")
 def _softmax_cross_entropy_grad(F, attrs, inputs, outputs, out_grads):
     return [internal(F, "_backward_softmax_cross_entropy")(out_grads[0], inputs[0], inputs[1]), None]
+
+
+_KL_PARAMS = (Param("sparseness_target", Float, 0.1), Param("penalty", Float, 0.001), Param("momentum", Float, 0.9))
+
+
+def _backward_kl_sparse_reg(attrs, g, x, moving_avg):
+    """IdentityAttachKLSparseReg's data gradient, as MXNet's backward: the moving average of the mean
+    activation per unit (data flattened to (batch, units)) is updated in place first, then
+    ``g + penalty * (-target / avg + (1 - target) / (1 - avg))`` with the updated average."""
+    x2 = x.reshape(x.shape[0], -1).astype(np.float32, copy=False)
+    m = np.float32(attrs.momentum)
+    avg = x2.sum(axis=0, dtype=np.float32) / np.float32(x2.shape[0])
+    moving_avg[...] = (m * moving_avg + (np.float32(1) - m) * avg).astype(moving_avg.dtype)
+    t, pen = np.float32(attrs.sparseness_target), np.float32(attrs.penalty)
+    reg = pen * (-t / moving_avg + (np.float32(1) - t) / (np.float32(1) - moving_avg))
+    return (g.reshape(x2.shape) + reg[None, :]).reshape(x.shape).astype(x.dtype, copy=False)
+
+
+backward_op("_backward_IdentityAttachKLSparseReg", _backward_kl_sparse_reg, ("ograd", "data", "moving_avg"), like=1,
+            params=_KL_PARAMS)
+
+
+@defgrad("IdentityAttachKLSparseReg")
+def _kl_sparse_reg_grad(F, attrs, inputs, outputs, out_grads):
+    kw = {p.name: getattr(attrs, p.name) for p in _KL_PARAMS}
+    return [internal(F, "_backward_IdentityAttachKLSparseReg")(out_grads[0], inputs[0], inputs[1], **kw), None]
