@@ -3,9 +3,8 @@
 Tolerances, comparison and random-input helpers behave as MXNet 1.9.1's (same defaults per dtype,
 same error messages' content); executor-based checks (``check_symbolic_forward``,
 ``check_symbolic_backward``, ``check_numeric_gradient`` with ``numeric_grad``, ``simple_forward``,
-``check_consistency``) go through :meth:`Symbol.bind` (backward on autograd's tape). The backward half
-of ``check_consistency`` raises ``NoGradientError`` (a ``NotImplementedError``); sparse arrays and
-downloads are not offered (dense CPU arrays only).
+``check_consistency``, forward and backward) go through :meth:`Symbol.bind` (backward on autograd's
+tape); sparse arrays and downloads are not offered (dense CPU arrays only).
 """
 from __future__ import annotations
 
@@ -595,34 +594,32 @@ def check_symbolic_backward(sym: Symbol, location: Any, out_grads: Any, expected
 
 
 def check_consistency(sym: Any, ctx_list: list, scale: float = 1.0, grad_req: Any = "write",
-                      arg_params: dict | None = None, aux_params: dict | None = None, tol: Any = None,
-                      raise_on_err: bool = True, ground_truth: Any = None, equal_nan: bool = False,
-                      use_uniform: bool = False, rand_type: Any = np.float64) -> list:
+                      arg_params: dict | None = None, aux_params: dict | None = None, rtol: Any = None,
+                      atol: Any = None, raise_on_err: bool = True, ground_truth: Any = None,
+                      equal_nan: bool = False, use_uniform: bool = False, rand_type: Any = np.float64) -> dict:
     """Runs ``sym`` (or one symbol per context) under every ``ctx_list`` entry (a dict with ``ctx``,
-    input shapes and ``type_dict``) from the same random inputs and checks all forward outputs agree
-    with the most precise run, as MXNet's. Only ``grad_req='null'`` is possible: the backward half
-    of MXNet's check needs gradients."""
-    if grad_req != "null" and not (isinstance(grad_req, dict) and set(grad_req.values()) <= {"null"}):
-        raise _no_gradients("check_consistency with grad_req != 'null'")
-    if tol is None:
-        tol = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-5,
-               np.dtype(np.uint8): 0, np.dtype(np.int32): 0, np.dtype(np.int64): 0}
-    elif isinstance(tol, numbers.Number):
-        tol = {np.dtype(t): tol for t in (np.float16, np.float32, np.float64, np.uint8, np.int32, np.int64)}
+    input shapes and ``type_dict``) from the same random inputs, as MXNet 1.9.1's: the forward outputs
+    (inference mode) agree with the most precise run's, then, unless ``grad_req`` is 'null', a training
+    forward and a backward from the first run's outputs (cast to the least precise dtype) give outputs
+    and input gradients that agree too. Returns the ground truth (outputs and gradients by name)."""
+    assert len(ctx_list) > 1
     syms = sym if isinstance(sym, list) else [sym] * len(ctx_list)
     assert len(syms) == len(ctx_list)
     output_names = syms[0].list_outputs()
     arg_names = syms[0].list_arguments()
     exe_list = []
     for s, spec in zip(syms, ctx_list):
-        spec = dict(spec)
         assert s.list_arguments() == arg_names and s.list_outputs() == output_names
-        exe_list.append(s.simple_bind(grad_req="null", **spec))
-    arg_params = {} if arg_params is None else dict(arg_params)
-    aux_params = {} if aux_params is None else dict(aux_params)
-    for n, arr in exe_list[0].arg_dict.items():
+        exe_list.append(s.simple_bind(grad_req=grad_req, **dict(spec)))
+    arg_params = {} if arg_params is None else arg_params
+    aux_params = {} if aux_params is None else aux_params
+
+    def smaller_dtype(dt1: Any, dt2: Any) -> Any:  # the least precise of two dtypes
+        return dt1 if dt2 is None or np.dtype(dt1).itemsize < np.dtype(dt2).itemsize else dt2
+
+    for n, arr in _sorted_items(exe_list[0].arg_dict):  # a deterministic order, for reproducibility
         if n not in arg_params:
-            arg_params[n] = (np.random.uniform(-0.9, 0.9, arr.shape) if use_uniform
+            arg_params[n] = (np.random.uniform(low=-0.92 * scale, high=0.92 * scale, size=arr.shape) if use_uniform
                              else np.random.normal(size=arr.shape, scale=scale)).astype(rand_type)
     for n in exe_list[0].aux_dict:
         aux_params.setdefault(n, 0)
@@ -631,22 +628,58 @@ def check_consistency(sym: Any, ctx_list: list, scale: float = 1.0, grad_req: An
             arr[:] = arg_params[name]
         for name, arr in exe.aux_dict.items():
             arr[:] = aux_params[name]
+        if grad_req == "add":
+            for arr in exe.grad_arrays:
+                if arr is not None:
+                    arr[:] = 0
     dtypes = [np.dtype(exe.outputs[0].dtype) for exe in exe_list]
-    max_idx = int(np.argmax([d.itemsize if d.kind == "f" else 0 for d in dtypes]))
+    gt_idx = int(np.argmax([d.itemsize if d.kind == "f" else 0 for d in dtypes]))
     for exe in exe_list:
         exe.forward(is_train=False)
-    gt = ground_truth or {n: o.asnumpy() for n, o in zip(output_names, exe_list[max_idx].outputs)}
+    gt = ground_truth
+    if gt is None:
+        gt = dict(exe_list[gt_idx].output_dict)
+        if grad_req != "null":
+            gt.update(exe_list[gt_idx].grad_dict)
     for i, exe in enumerate(exe_list):
-        if i == max_idx:
+        if i == gt_idx:
             continue
-        rt, at = tol[dtypes[i]], tol[dtypes[i]]
         for name, arr in zip(output_names, exe.outputs):
-            gtarr = gt[name].astype(dtypes[i], copy=False)
             try:
-                assert_almost_equal(arr, gtarr, rtol=rt, atol=at, equal_nan=equal_nan)
+                assert_almost_equal(arr, gt[name], rtol=rtol, atol=atol, equal_nan=equal_nan)
             except AssertionError:
                 if raise_on_err:
                     raise
+    if grad_req != "null":
+        for exe in exe_list:
+            exe.forward(is_train=True)
+        least = [out.dtype for out in exe_list[0].outputs]
+        for exe in exe_list:
+            least = [smaller_dtype(out.dtype, dt) for out, dt in zip(exe.outputs, least)]
+        golden = [out.asnumpy().astype(dt) for out, dt in zip(exe_list[0].outputs, least)]
+        for exe in exe_list:
+            exe.backward([nd.array(g, dtype=out.dtype) for g, out in zip(golden, exe.outputs)])
+        if ground_truth is None:  # MXNet's dict holds the run's own arrays: now its training outputs and gradients
+            gt.update(exe_list[gt_idx].output_dict)
+            gt.update(exe_list[gt_idx].grad_dict)
+        for i, exe in enumerate(exe_list):
+            if i == gt_idx:
+                continue
+            for name, arr in zip(output_names + arg_names, list(exe.outputs) + list(exe.grad_arrays)):
+                if gt.get(name) is None:
+                    assert arr is None
+                    continue
+                gtarr = gt[name]
+                rt, at = rtol, atol
+                smaller_arr = smaller_dtype(arr.dtype, dtypes[i])
+                smaller_gt = smaller_dtype(gtarr.dtype, dtypes[gt_idx])
+                if smaller_arr != arr.dtype or smaller_gt != gtarr.dtype:
+                    rt, at = get_tols(arr.astype(smaller_arr), gtarr.astype(smaller_gt), rtol, atol)
+                try:
+                    assert_almost_equal(arr, gtarr, rtol=rt, atol=at, equal_nan=equal_nan)
+                except AssertionError:
+                    if raise_on_err:
+                        raise
     return gt
 
 

@@ -6,7 +6,6 @@ import pytest
 
 import hybridize.runtime as mx
 from hybridize.runtime import test_utils as tu
-from hybridize.runtime.base import NoGradientError
 
 
 def test_allclose_is_a_uint8_scalar_like_numpy_allclose():
@@ -72,15 +71,22 @@ def test_check_symbolic_forward_and_simple_forward():
     assert tu.simple_forward(lhs * 2, lhs=np.array([1.0, 2.0])).tolist() == [2, 4]
 
 
-def test_check_consistency_compares_dtypes_forward_and_says_why_not_backward():
+def test_check_consistency_compares_dtypes_forward_and_backward():
     x = mx.sym.var("x")
     s = mx.sym.tanh(x)
     ctx_list = [{"ctx": mx.cpu(0), "x": (2, 3), "type_dict": {"x": np.float32}},
                 {"ctx": mx.cpu(0), "x": (2, 3), "type_dict": {"x": np.float64}}]
     gt = tu.check_consistency(s, ctx_list, grad_req="null")
-    assert gt[s.list_outputs()[0]].dtype == np.float64
-    with pytest.raises(NoGradientError):
-        tu.check_consistency(s, ctx_list)
+    assert gt[s.list_outputs()[0]].dtype == np.float64 and "x" not in gt
+    gt = tu.check_consistency(s, ctx_list)
+    out, grad = gt[s.list_outputs()[0]].asnumpy(), gt["x"].asnumpy()
+    np.testing.assert_allclose(grad, (1 - out ** 2) * out)  # the head gradient is the first run's output
+    blocked = mx.sym.broadcast_mul(mx.sym.BlockGrad(x), mx.sym.ones_like(x), name="out")  # no gradient
+    plain = mx.sym.broadcast_mul(x, mx.sym.ones_like(x), name="out")  # the same forward
+    same_ctx = [{"ctx": mx.cpu(0), "x": (2, 3)}] * 2
+    tu.check_consistency([blocked, blocked], same_ctx)
+    with pytest.raises(AssertionError, match="Items are not equal"):
+        tu.check_consistency([plain, blocked], same_ctx)
 
 
 def test_gradient_checks_run_the_backward_pass():
