@@ -663,7 +663,7 @@ def _add_block_note(exc: BaseException, block: "HybridBlock", how: str) -> None:
 class _CachedOp:
     """A traced graph plus its compiled programs, one per (input shapes, dtypes, training)."""
 
-    __slots__ = ("graph", "data_names", "input_names", "flags", "programs", "owner")
+    __slots__ = ("graph", "data_names", "input_names", "flags", "programs", "training_programs", "owner")
 
     def __init__(self, graph: Graph, data_names: list, flags: dict, owner: "HybridBlock",
                  input_names: list | None = None):
@@ -672,6 +672,8 @@ class _CachedOp:
         self.data_names = data_names
         self.flags = flags
         self.programs: dict = {}
+        # (signature, context, training, differentiated variables) -> (TrainingProgram or None: op by op, generation)
+        self.training_programs: dict = {}
         self.owner = owner
 
 
@@ -908,8 +910,10 @@ class HybridBlock(Block):
         return _regroup([cls(o, ctx) for o in outs], self._out_format)
 
     def _call_recorded(self, cop: _CachedOp, args: tuple) -> Any:
-        """The cached graph run op by op through autograd's tape (``autograd.record()``): the
-        parameters' data arrays are the marked variables, so backward fills their gradients."""
+        """The cached graph under ``autograd.record()``: the compiled training step (forward now, the
+        backward program as one tape node's rule) or, for graphs the differentiate stage refuses, op by
+        op through the tape. Either way the parameters' data arrays are the marked variables, so
+        backward fills their gradients."""
         from ..graph.differentiate import run_recorded
         flat, _ = _flatten(args, "input")
         data = [a for a in flat if a is not None]
@@ -917,10 +921,69 @@ class HybridBlock(Block):
         values = {}
         for name, (is_arg, p) in zip(cop.input_names, self._cached_op_args):
             values[name] = data[p] if is_arg else p._data_for(ctx)
-        outs = run_recorded(cop.graph, values)
+        outs = self._run_compiled_training(cop, values, data, ctx)
+        if outs is None:
+            outs = run_recorded(cop.graph, values)
         if self._simple_out:
             return outs[0] if self._out_format == 0 else [outs[0]]
         return _regroup(list(outs), self._out_format)
+
+    def _run_compiled_training(self, cop: _CachedOp, values: dict, data: list, ctx: Any) -> list | None:
+        """The outputs of the compiled training step (recorded as one tape node), or None when this
+        graph runs op by op (refused by the differentiate stage, nothing to differentiate, another
+        executor chosen, ``HYBRIDIZE_COMPILED_BACKWARD=0``)."""
+        from ..graph import executors
+        if os.environ.get("HYBRIDIZE_COMPILED_BACKWARD") == "0" or \
+                executors.choose(supported=("compiled", "interpret")) != "compiled":
+            return None
+        if any(not isinstance(values[n], NDArray) for n in cop.data_names):
+            return None
+        wrt = tuple(n for n in cop.input_names if autograd._entry(values[n]) is not None)
+        if not wrt:
+            return None
+        arrays = [values[n]._data for n in cop.data_names]
+        training = autograd.is_training()
+        key = (tuple([(a.shape, a.dtype) for a in arrays]), ctx, training, wrt)
+        gen = _GENERATION[0]
+        entry = cop.training_programs.get(key)
+        if entry is None:
+            from ..graph.differentiate import compile_training
+            from ..graph.passes.differentiate import NotDifferentiable
+            try:
+                tp = compile_training(cop.graph, cop.data_names, {n: a.shape for n, a in zip(cop.data_names, arrays)},
+                                      {n: a.dtype for n, a in zip(cop.data_names, arrays)},
+                                      self._param_arrays(cop, ctx), list(wrt), training)
+            except NotDifferentiable:
+                tp = None
+            cop.training_programs[key] = entry = (tp, gen)
+        tp, bound = entry
+        if tp is None:
+            return None
+        if bound != gen:
+            tp.bind_params(self._param_arrays(cop, ctx))
+            cop.training_programs[key] = (tp, gen)
+        try:
+            outs, saved = tp.run(arrays)
+        except Exception as e:
+            _add_block_note(e, self, "hybridized (compiled training program for input shapes "
+                            + ", ".join(str(a.shape) for a in arrays) + ")")
+            raise
+        cls = NDArray
+        if is_np_array():
+            from ..numpy import ndarray as cls
+        out_nds = [cls(o, ctx) for o in outs]
+        n_in = len(wrt)
+
+        def rule(F: Any, attrs: Any, inputs: list, outputs: list, out_grads: list) -> list:
+            if autograd.is_recording():
+                raise HybridizeError(f"{type(self).__name__} '{self.name}': create_graph through a hybridized "
+                                     "block's compiled backward is not supported; set HYBRIDIZE_COMPILED_BACKWARD=0 "
+                                     "to record it op by op")
+            grads = tp.gradients(out_grads, [x._data for x in inputs[n_in:]])
+            return [NDArray(g) for g in grads]
+        autograd._record(None, None, [values[n] for n in wrt] + saved, out_nds, rule=rule,
+                         name=f"{self.name}_backward")
+        return out_nds
 
     def hybridized_code(self, *args: Any) -> str:
         """The generated source of the compiled program(s) of this block (after a hybridized call)."""

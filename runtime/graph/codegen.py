@@ -85,8 +85,11 @@ def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[s
                   param_shapes: Mapping[str, Sequence[int]] | None = None, optimize: bool = True,
                   training: bool = False, passes: list[str] | None = None,
                   disable: Mapping[str, bool] | None = None,
-                  options: Mapping[str, Any] | None = None) -> CompiledProgram:
-    """Compiles ``graph`` into a :class:`CompiledProgram` (see the module docstring)."""
+                  options: Mapping[str, Any] | None = None, wrt: Sequence[str] | None = None) -> CompiledProgram:
+    """Compiles ``graph`` into a :class:`CompiledProgram` (see the module docstring). ``wrt``: the
+    variables to differentiate (the differentiate stage runs; the program computes the forward
+    outputs then the saved activations, ``prog.backward`` is the backward graph to compile:
+    ``differentiate.compile_training`` does both)."""
     from .pipeline import run
 
     input_names = list(input_names)
@@ -115,7 +118,8 @@ def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[s
     ctx = PassContext(input_names=input_names, input_shapes=in_shapes, input_dtypes=in_dtypes,
                       param_shapes={k: v for k, v in p_shapes.items() if k in var_names},
                       param_dtypes={k: v for k, v in p_dtypes.items() if k in var_names},
-                      training=training, options=dict(options or {}))
+                      training=training, options=dict(options or {}),
+                      differentiate=list(wrt) if wrt is not None else None)
     # parameter shapes the caller did not give are completed from the graph
     meta = ctx.infer(g)
     # zeros((0, H)) begin states take their inferred shape (g is this signature's copy)
@@ -131,6 +135,7 @@ def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[s
         g.prune()
     run(g, ctx, optimize=optimize, passes=passes, disable=disable)
     prog = ctx.program
+    prog.backward = ctx.backward
     # what pickling needs to compile it again (the caller's graph is never modified by us)
     prog._source = (graph, {"input_names": input_names, "shapes": in_shapes, "dtypes": in_dtypes,
                             "param_shapes": p_shapes, "optimize": optimize, "training": training,

@@ -1,10 +1,19 @@
-"""Graphs under ``autograd.record()``: a hybridized block's graph run node by node through the tape.
+"""Graphs under ``autograd.record()``: a hybridized block's compiled training step, or its graph
+run node by node through the tape.
 
-A compiled program computes numpy arrays and leaves no trace for ``backward``. While recording, a
-HybridBlock runs its cached graph here instead: every node is one imperative operator call
-(``ndarray.invoke``), recorded like any other, on the parameters' own data arrays (the marked
-variables), so ``loss.backward()`` fills ``param.grad()`` exactly as the imperative block does,
-through the same gradient rules.
+**Compiled** (:func:`compile_training`, :class:`TrainingProgram`): the pipeline's differentiate
+stage builds the backward graph from the operators' gradient rules; the forward program computes
+the outputs and the activations the backward reads, the backward program the gradients of the
+differentiated variables from the head gradients and those activations. ``HybridBlock`` records
+the pair as ONE tape node whose inputs are the data and parameter arrays and whose rule calls the
+backward program (:meth:`TrainingProgram.record`), so ``loss.backward()`` through the rest of the
+tape fills ``param.grad()`` as before (``grad_req`` write/add/null, ``retain_graph``,
+``autograd.grad`` are the tape's): a training step is two compiled calls.
+
+**Op by op** (:func:`run_recorded`, the fallback for graphs the differentiate stage refuses:
+subgraph operators, random draws the backward needs, rules that need values): every node is one
+imperative operator call (``ndarray.invoke``), recorded like any other, on the parameters' own data
+arrays (the marked variables), through the same gradient rules.
 """
 from __future__ import annotations
 
@@ -14,8 +23,70 @@ import numpy as np
 
 from ..base import HybridizeError
 from .ir import Graph
+from .kernels.parallel import blas_single_threaded
 
-__all__ = ["run_recorded"]
+__all__ = ["TrainingProgram", "compile_training", "run_recorded"]
+
+
+class TrainingProgram:
+    """A forward and a backward :class:`~.codegen.CompiledProgram` for one input signature and one
+    set of differentiated variables (``wrt``, names).
+
+    Both calls run with BLAS single-threaded, as a compiled program with parallel kernels does
+    (``kernels/parallel.py``): OpenBLAS's spinning threads collapse on a busy machine, and the
+    program's own pool parallelises the big kernels.
+    """
+
+    def __init__(self, forward, backward, spec, wrt: list[str], n_outputs: int):
+        self.forward, self.backward, self.spec = forward, backward, spec
+        self.wrt, self.n_outputs = list(wrt), n_outputs
+
+    def bind_params(self, params: Mapping[str, np.ndarray]) -> None:
+        self.forward.bind_params(params)
+        self.backward.bind_params(params)
+
+    def memory(self) -> dict:
+        """Planned peak bytes of the step (forward buffers, the saved activations kept between the
+        calls, then backward buffers) and the liveness bound (the same, with each program's bound)."""
+        fwd, bwd = self.forward.stats.get("memory", {}), self.backward.stats.get("memory", {})
+        saved = sum(int(np.prod(self.spec.shapes[n])) * np.dtype(self.spec.dtypes[n]).itemsize
+                    for n, (kind, _) in zip(self.spec.saved_names, self.spec.saved_from) if kind == "output")
+        return {"peak_bytes": max(fwd.get("peak_bytes", 0), saved + bwd.get("peak_bytes", 0)),
+                "lower_bound_bytes": max(fwd.get("lower_bound_bytes", 0), saved + bwd.get("lower_bound_bytes", 0)),
+                "saved_bytes": saved}
+
+    def run(self, data: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """(outputs, saved activations) of the forward program on the data arrays (input order)."""
+        with blas_single_threaded():
+            outs = self.forward(*data)
+        by_input = dict(zip(self.forward.input_names, data))
+        saved = [by_input[ref] if kind == "input" else outs[ref] for kind, ref in self.spec.saved_from]
+        return outs[:self.n_outputs], saved
+
+    def gradients(self, out_grads: list, saved: list) -> list[np.ndarray]:
+        """The gradients of the ``wrt`` variables (in order) for the outputs' gradients."""
+        heads = []
+        for i, name in zip(self.spec.head_outputs, self.spec.head_names):
+            g = np.asarray(getattr(out_grads[i], "_data", out_grads[i]))
+            heads.append(g.astype(self.spec.dtypes[name], copy=False))
+        with blas_single_threaded():
+            return self.backward(*heads, *saved)
+
+
+def compile_training(graph: Graph, input_names: list[str], shapes: Mapping[str, tuple], dtypes: Mapping[str, object],
+                     params: Mapping[str, np.ndarray], wrt: list[str], training: bool) -> TrainingProgram:
+    """The two programs of a training step; raises ``NotDifferentiable`` for a graph the differentiate
+    stage refuses (the caller runs it op by op)."""
+    from .codegen import compile_graph
+    var_names = {n.name for n in graph.variables()}
+    fwd = compile_graph(graph, input_names=input_names, shapes=shapes, dtypes=dtypes,
+                        params={k: v for k, v in params.items() if k in var_names}, training=training, wrt=wrt)
+    spec = fwd.backward
+    bwd = compile_graph(spec.graph, input_names=spec.head_names + spec.saved_names,
+                        shapes={k: spec.shapes[k] for k in spec.head_names + spec.saved_names},
+                        dtypes={k: spec.dtypes[k] for k in spec.head_names + spec.saved_names},
+                        params={k: params[k] for k in spec.params}, training=training)
+    return TrainingProgram(fwd, bwd, spec, wrt, len(graph.outputs))
 
 
 def run_recorded(graph: Graph, values: Mapping[str, object], monitor=None) -> list:

@@ -4,6 +4,10 @@
 runs these stages in order over one graph; each stage is a named list of passes (one module of
 ``passes/`` each, or the emitter):
 
+- **differentiate** (training compiles only, ``compile_graph(wrt=...)``): the backward graph from
+  each operator's gradient rule; the forward graph keeps as extra outputs the activations the
+  backward reads, and the backward graph is compiled by this same pipeline as a second program
+  (``graph/differentiate.py``: a training step is two compiled calls);
 - **optimise**: graph-to-graph rewrites over the registry's operators (no-op removal, common
   subexpressions, constant folding, BatchNorm folding, pooling before 1x1 convolutions);
 - **lower**: to the compiler's internal NHWC ops (``kernels/``), each convolution's algorithm,
@@ -14,9 +18,8 @@ runs these stages in order over one graph; each stage is a named list of passes 
   ask for them.
 
 A new pass is one module of ``passes/`` exposing ``PASS = Pass(name, fn)`` and its name in a
-stage's list below. A new stage is one more :class:`Stage` in the list: e.g. a ``differentiate``
-stage (the backward graph of a training program) goes first, before ``optimise``, with a ``when``
-that selects the compiles it applies to. With ``HYBRIDIZE_VERIFY=1`` the graph is checked
+stage's list below. A new stage is one more :class:`Stage` in the list, with a ``when`` that selects
+the compiles it applies to (as ``differentiate``). With ``HYBRIDIZE_VERIFY=1`` the graph is checked
 (``verify.py``) before the first stage and after every stage.
 """
 from __future__ import annotations
@@ -36,6 +39,7 @@ from .passes import (
     conv_algo,
     cse,
     dce,
+    differentiate,
     fuse,
     identity,
     layout,
@@ -55,6 +59,7 @@ class Stage:
 
 
 PIPELINE: list[Stage] = [
+    Stage("differentiate", (differentiate.PASS,), when=lambda ctx: ctx.differentiate is not None),
     Stage("optimise", (identity.PASS, cse.PASS, constant_fold.PASS, bn_fold.PASS, pool_first.PASS)),
     Stage("lower", (layout.PASS, conv_algo.PASS, fuse.PASS, dce.PASS)),
     Stage("plan memory", (liveness.PASS,)),

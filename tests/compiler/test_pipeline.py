@@ -20,6 +20,7 @@ def convnet():
 
 def test_the_pipeline_is_one_list_of_named_stages():
     assert [(s.name, [p.name for p in s.passes]) for s in PIPELINE] == [
+        ("differentiate", ["differentiate"]),
         ("optimise", ["identity", "cse", "constant_fold", "bn_fold", "pool_first"]),
         ("lower", ["layout", "conv_algo", "fuse", "dce"]),
         ("plan memory", ["liveness"]),

@@ -78,6 +78,8 @@ class PassContext:
     steps: list[Node] = field(default_factory=list)      # plan memory: the program's steps, in order
     dynamic_ids: set[int] = field(default_factory=set)   # plan memory: ids of the nodes computed per call
     program: Any = None                                  # emit: the CompiledProgram
+    differentiate: list[str] | None = None               # differentiate: the variables to differentiate
+    backward: Any = None                                 # differentiate: the backward graph (a ``Backward``)
     _counter: int = 0
 
     # -- names -----------------------------------------------------------------------------

@@ -1,0 +1,184 @@
+"""The differentiate stage: the backward graph of a training program (pass ``differentiate``).
+
+Runs first, on compiles that ask for gradients (``PassContext.differentiate``: the names of the
+variables to differentiate with respect to). Reverse mode over the IR, as the tape does at run
+time (``_autograd_engine.run_backward``) but once, on graph nodes: in reverse order each operator
+on a path from a differentiated variable to an output calls its ``OpDef.gradient`` rule with
+``F = sym`` (the same rule the tape calls with ``F = nd``), on Symbols over its input and output
+entries and the summed gradients of its outputs; gradients reaching one entry are summed with
+``add_n`` (MXNet's ElementWiseSum); a variable no gradient reaches gets zeros (what the tape writes).
+
+The result is split in two programs (a training step is two compiled calls):
+
+- the **forward** graph, returned to the pipeline: the original outputs followed by the entries
+  the backward reads (*saved* activations: the inputs and outputs of the operators whose rules
+  need them), so an activation lives past the forward call only if the backward uses it;
+- the **backward** graph (``ctx.backward``, a :class:`Backward`): inputs are one head gradient per
+  output that depends on a differentiated variable, then the saved entries (data inputs among
+  them, fed by the caller directly); parameters stay parameters (bound, read by reference:
+  BatchNorm's rule updates the moving statistics in place, as MXNet's CPU kernel does);
+  outputs are the gradients of the differentiated variables, in order.
+
+Graphs the stage cannot differentiate raise :class:`NotDifferentiable` (an operator without a
+rule, a random operator whose draw the backward would need, a subgraph operator, a rule that does
+not build graph nodes, a gradient of the wrong shape): the caller runs the graph op by op on the
+tape instead, never a wrong program.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...base import HybridizeError
+from ..ir import Entry, Graph, Node
+from . import Pass, PassContext
+
+__all__ = ["Backward", "NotDifferentiable", "PASS"]
+
+
+class NotDifferentiable(HybridizeError):
+    """The graph is outside what the differentiate stage handles (the caller falls back)."""
+
+
+@dataclass
+class Backward:
+    """The backward half of a training program (see the module docstring)."""
+
+    graph: Graph
+    head_outputs: list[int]                          # which forward outputs have a head gradient input
+    head_names: list[str]
+    saved_names: list[str]                           # backward inputs after the heads
+    saved_from: list[tuple[str, int]]                # per saved: ("input", name) / ("output", forward output index)
+    shapes: dict[str, tuple] = field(default_factory=dict)
+    dtypes: dict[str, np.dtype] = field(default_factory=dict)
+    params: list[str] = field(default_factory=list)  # parameters the backward reads
+
+
+def _reject(n: Node) -> str | None:
+    op = n.op
+    if op.gradient is None:
+        return f"{op.name} has no gradient rule"
+    if op.has("random"):
+        return f"{op.name} draws random numbers"
+    if getattr(op, "subgraphs", None) or op.name in ("_foreach", "_while_loop", "_cond", "Custom"):
+        return f"{op.name} is a subgraph or custom operator"
+    return None
+
+
+def differentiate(graph: Graph, ctx: PassContext) -> Graph:
+    from ... import symbol as sym
+    from ...name import NameManager
+    from ...ops.registry import ZERO_GRAD
+
+    wrt_names = list(ctx.differentiate or ())
+    meta = ctx.infer(graph)
+    by_name = {n.name: n for n in graph.variables()}
+    missing = [nm for nm in wrt_names if nm not in by_name]
+    if missing:
+        raise NotDifferentiable(f"no variable {missing[0]!r} to differentiate")
+    wrt = [by_name[nm] for nm in wrt_names]
+    # nodes on a path from a differentiated variable
+    needs = {id(n) for n in wrt}
+    for n in graph.nodes:
+        if n.op is not None and any(id(e.node) in needs for e in n.inputs):
+            needs.add(id(n))
+            why = _reject(n)
+            if why is not None:
+                raise NotDifferentiable(why)
+    head_outputs, head_names = [], []
+    forward_ids = {id(n) for n in graph.nodes}
+    adj: dict[Entry, list[Entry]] = {}
+    with NameManager():
+        for i, e in enumerate(graph.outputs):
+            if id(e.node) in needs:
+                name = f"__head{i}"
+                head_outputs.append(i)
+                head_names.append(name)
+                adj.setdefault(e, []).append(sym.var(name)._outputs[0])
+
+        def total(parts: list[Entry]) -> Entry:
+            return parts[0] if len(parts) == 1 else sym.add_n(*[sym.Symbol([p]) for p in parts])._outputs[0]
+
+        for n in reversed(graph.nodes):
+            if n.op is None or id(n) not in needs:
+                continue
+            found = [adj.get(Entry(n, k)) for k in range(n.num_outputs)]
+            if all(f is None for f in found):
+                continue
+            rule = n.op.gradient
+            if rule is ZERO_GRAD:
+                continue
+            outs = [sym.Symbol([Entry(n, k)]) for k in range(n.num_outputs)]
+            ogs = [sym.Symbol([total(f)]) if f else sym.zeros_like(outs[k]) for k, f in enumerate(found)]
+            attrs = n.resolved
+            if n.op.mode_dependent:
+                attrs = type(attrs)({**attrs.as_dict(), "__is_train__": ctx.training})
+            try:
+                grads = rule(sym, attrs, [sym.Symbol([e]) for e in n.inputs], outs, ogs)
+            except Exception as err:  # noqa: BLE001 - a rule that needs values, not graph nodes
+                raise NotDifferentiable(f"the gradient rule of {n.op.name} does not build a graph: {err}") from err
+            for e, g in zip(n.inputs, grads):
+                if g is None or id(e.node) not in needs:
+                    continue
+                if not isinstance(g, sym.Symbol) or len(g._outputs) != 1:
+                    raise NotDifferentiable(f"the gradient rule of {n.op.name} gave {type(g).__name__}")
+                adj.setdefault(e, []).append(g._outputs[0])
+        grads_out = []
+        for v in wrt:
+            parts = adj.get(Entry(v, 0))
+            grads_out.append(total(parts) if parts else sym.zeros_like(sym.Symbol([Entry(v, 0)]))._outputs[0])
+
+    # the split: forward entries the backward reads become its inputs (or stay parameters)
+    joint = Graph(grads_out)
+    saved: dict[Entry, Node] = {}
+    params: set[str] = set()
+    saved_names, saved_from = [], []
+    out_index = {e: i for i, e in enumerate(graph.outputs)}
+    fwd_outputs = list(graph.outputs)
+    head_vars = set(head_names)
+    shapes: dict[str, tuple] = {}
+    dtypes: dict[str, np.dtype] = {}
+
+    def saved_var(e: Entry) -> Entry:
+        if e.node.op is None and ctx.is_param(e.node):
+            params.add(e.node.name)
+            return e
+        v = saved.get(e)
+        if v is None:
+            name = f"__saved{len(saved)}"
+            v = saved[e] = Node(None, name)
+            saved_names.append(name)
+            if e.node.op is None:
+                saved_from.append(("input", e.node.name))
+            else:
+                if e not in out_index:
+                    out_index[e] = len(fwd_outputs)
+                    fwd_outputs.append(e)
+                saved_from.append(("output", out_index[e]))
+            shapes[name], dtypes[name] = tuple(meta[e].shape), np.dtype(meta[e].dtype)
+        return Entry(v, 0)
+
+    backward_nodes = [n for n in joint.nodes if id(n) not in forward_ids]
+    for n in backward_nodes:
+        if n.op is None:
+            continue
+        n.inputs = [saved_var(e) if id(e.node) in forward_ids else e for e in n.inputs]
+    outputs = [saved_var(e) if id(e.node) in forward_ids else e for e in grads_out]
+    bgraph = Graph(outputs)
+    for i, name in zip(head_outputs, head_names):
+        e = graph.outputs[i]
+        shapes[name], dtypes[name] = tuple(meta[e].shape), np.dtype(meta[e].dtype)
+    for v in bgraph.variables():
+        if v.op is None and v.name not in shapes and v.name not in head_vars and v.name not in params:
+            raise NotDifferentiable(f"backward graph reads an unknown variable {v.name!r}")
+    ctx.backward = Backward(bgraph, head_outputs, head_names, saved_names, saved_from, shapes, dtypes,
+                            sorted(params))
+    ctx.stats["differentiate"] = {"backward_nodes": sum(1 for n in bgraph.nodes if n.op is not None),
+                                  "saved": len(saved_names)}
+    if len(fwd_outputs) == len(graph.outputs):
+        return graph
+    return Graph(fwd_outputs)
+
+
+PASS = Pass("differentiate", differentiate, optional=False)
