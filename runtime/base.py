@@ -137,6 +137,11 @@ class DataLoaderWorkerError(HybridizeError):
     """A ``DataLoader`` worker process raised, died (a signal), or did not answer within ``timeout``."""
 
 
+class DistributedTrainingError(HybridizeError):
+    """A data-parallel job (``kvstore='dist_sync'``) that cannot start or was stopped: a rank raised,
+    its worker process died, or the store was used outside a job."""
+
+
 def py_str(x: "bytes | str") -> str:
     """``bytes`` decoded as UTF-8 (``mxnet.base.py_str``); ``str`` unchanged."""
     return x.decode("utf-8") if isinstance(x, bytes) else x

@@ -4,8 +4,9 @@ MXNet's KVStore (``src/kvstore/kvstore_local.h``) keeps one copy of each key's v
 the values pushed for a key (one per device) and, when an optimizer was set, runs the updater
 ``updater(key, summed_grad, stored_weight)`` on the stored copy, else stores the sum; ``pull`` copies the
 stored value into every output. Everything runs in one process on the CPU here, so ``local`` and
-``device`` behave alike (``type`` tells them apart) and ``rank`` is 0 of ``num_workers`` 1; distributed
-types (``dist_*``, ``nccl``, ``horovod``) are refused.
+``device`` behave alike (``type`` tells them apart) and ``rank`` is 0 of ``num_workers`` 1. The
+distributed types (``dist_sync``, ``dist_device_sync``, ``dist_async``) run on Dask (``dist.py``);
+``nccl`` and ``horovod`` are refused.
 """
 from __future__ import annotations
 
@@ -218,13 +219,17 @@ class TestStore(KVStoreBase):
 
 
 def create(name: str = "local") -> KVStoreBase:
-    """A new KVStore: ``'local'`` or ``'device'`` (one process; MXNet's distributed types are refused)."""
+    """A new KVStore: ``'local'`` or ``'device'`` (one process), or ``'dist_sync'``/``'dist_async'``
+    inside a data-parallel job started by ``kvstore.dist.run`` (Dask)."""
     if not isinstance(name, str):
         raise TypeError("name must be a string")
     name = name.lower()
     if name in KVStoreBase.kv_registry:
         return KVStoreBase.kv_registry[name]()
+    if name.startswith("dist"):
+        from . import dist
+        return dist.create(name)
     if name not in ("local", "device", "local_update_cpu", "local_allreduce_cpu", "local_allreduce_device"):
-        raise HybridizeError(f"KVStore type {name!r} is not supported by the hybridize runtime (single process: "
-                             "'local' or 'device')")
+        raise HybridizeError(f"KVStore type {name!r} is not supported by the hybridize runtime ('local', 'device', "
+                             "'dist_sync', 'dist_async')")
     return KVStore(name)

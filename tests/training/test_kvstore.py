@@ -14,8 +14,10 @@ def test_a_local_store_is_one_worker_of_rank_zero() -> None:
     assert (kv.type, kv.rank, kv.num_workers) == ("local", 0, 1)
     assert mx.kv.create("device").type == "device"
     assert kv.is_capable(mx.kv.KVStoreBase.OPTIMIZER)
-    with pytest.raises(HybridizeError, match="'dist_sync' is not supported"):
-        mx.kv.create("dist_sync")
+    with pytest.raises(HybridizeError, match="'dist_sync' needs a data-parallel job"):
+        mx.kv.create("dist_sync")      # outside a job of kvstore.dist.run (tests/distributed)
+    with pytest.raises(HybridizeError, match="'nccl' is not supported"):
+        mx.kv.create("nccl")
 
 
 def test_push_sums_the_values_of_a_key_and_pull_copies_it_out() -> None:
