@@ -57,3 +57,41 @@ def run(mx, num_workers=2):
             out["metrics"].append([epoch, acc.get()[1], ce.get()[1]])
         out["epoch_params"].append([p.data().asnumpy().tolist() for p in params])
     return out
+
+
+def run_module(mx):
+    """The same data through the Module API's step loop (``forward_backward``/``update``/
+    ``update_metric``) over a shuffled ``NDArrayIter`` whose last batch rolls over: its batches, the
+    batch loss (mean cross-entropy of the softmax outputs) and the metrics after every batch."""
+    x, y = _data()
+    data = mx.sym.var("data")
+    net = mx.sym.FullyConnected(data, num_hidden=8, name="fc1")
+    net = mx.sym.Activation(net, act_type="relu")
+    net = mx.sym.FullyConnected(net, num_hidden=3, name="fc2")
+    net = mx.sym.SoftmaxOutput(net, name="softmax")
+    np.random.seed(4)          # NDArrayIter shuffles with numpy's global generator
+    it = mx.io.NDArrayIter(x, y, batch_size=5, shuffle=True, last_batch_handle="roll_over")
+    mod = mx.mod.Module(net, context=mx.cpu())
+    mod.bind(it.provide_data, it.provide_label)
+    names = ["fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"]
+    mod.init_params(arg_params={n: mx.nd.array(v) for n, v in zip(names, _initial_params())})
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.5, "momentum": 0.9, "wd": 1e-3})
+    acc, ce = mx.metric.Accuracy(), mx.metric.CrossEntropy()
+    out = {"batches": [], "losses": [], "metrics": [], "epoch_params": []}
+    for epoch in range(2):
+        it.reset()
+        acc.reset()
+        ce.reset()
+        for batch in it:
+            out["batches"].append([epoch, batch.pad, batch.data[0].asnumpy().tolist(), batch.label[0].asnumpy().tolist()])
+            mod.forward_backward(batch)
+            mod.update()
+            prob = mod.get_outputs()[0].asnumpy()
+            label = batch.label[0].asnumpy().astype(int)
+            out["losses"].append(float(-np.log(prob[np.arange(len(label)), label] + 1e-12).mean()))
+            mod.update_metric(acc, batch.label)
+            mod.update_metric(ce, batch.label)
+            out["metrics"].append([epoch, acc.get()[1], ce.get()[1]])
+        arg, _ = mod.get_params()
+        out["epoch_params"].append([arg[n].asnumpy().tolist() for n in names])
+    return out
