@@ -1,4 +1,4 @@
-"""``mxnet.io``: data iterators (NDArrayIter, CSVIter, ImageRecordIter, ResizeIter, PrefetchingIter) and their records."""
+"""``mxnet.io``: data iterators (NDArrayIter, CSVIter, ImageRecordIter, MNISTIter, LibSVMIter, ResizeIter, PrefetchingIter) and their records."""
 from . import io, utils  # noqa: F401
 from .io import (  # noqa: F401
     CSVIter,
@@ -10,4 +10,6 @@ from .io import (  # noqa: F401
     PrefetchingIter,
     ResizeIter,
 )
+from .libsvm import LibSVMIter  # noqa: F401
+from .mnist import MNISTIter  # noqa: F401
 from .utils import _getdata_by_idx, _has_instance, _init_data  # noqa: F401

@@ -1,8 +1,8 @@
 """Data iterators (``mxnet.io``): DataDesc, DataBatch, DataIter, ResizeIter, PrefetchingIter,
 NDArrayIter (ported from MXNet 1.9.1, Apache-2.0) and CSVIter (MXNet's C++ iterator, in Python).
 
-The C++ record iterators (``ImageRecordIter``, ``MNISTIter``, ``LibSVMIter``) are not part of the
-runtime; ``gluon.data`` reads the same files.
+MXNet's other C++ file iterators are re-implemented beside it: ``ImageRecordIter`` below,
+``MNISTIter`` (``mnist.py``) and ``LibSVMIter`` (``libsvm.py``).
 """
 import threading
 from collections import namedtuple

@@ -47,7 +47,7 @@ class Gate(nn.HybridBlock):
 TRAIN = """\
 import mxnet as mx
 from mxnet import autograd, gluon, nd
-from mxnet.io import MNISTIter
+from mxnet.io import MXDataIter
 
 from .model import Net
 
@@ -56,7 +56,7 @@ def train(data, label, epochs=1):
     net = Net()
     net.initialize()
     tracker = mx.kvstore_server.KVStoreServer()
-    batches = MNISTIter(data, label, batch_size=2)
+    batches = MXDataIter(data, label, batch_size=2)
     module = mx.rtc.CudaModule(symbol=None)
     for _ in range(epochs):
         with autograd.record():
@@ -101,10 +101,10 @@ def test_refused_modules_and_unsupported_apis_are_named_and_nothing_is_written(s
     assert not out.exists()
     summary = res.stderr
     assert f"2 refused: {shop / 'refused.py'} (HY001), {shop / 'train.py'} (HY012)" in summary
-    assert "unsupported APIs (HY012): mxnet.io.MNISTIter, mxnet.kvstore_server.KVStoreServer, mxnet.rtc.CudaModule;" in summary
+    assert "unsupported APIs (HY012): mxnet.io.MXDataIter, mxnet.kvstore_server.KVStoreServer, mxnet.rtc.CudaModule;" in summary
     assert "1 conversion applied" in summary  # model.py's reshape(2, 3) (HY011)
     assert "nothing written" in summary
-    for line in ("train.py:3:1: HY012 `mxnet.io.MNISTIter` (`from mxnet.io import MNISTIter`)",
+    for line in ("train.py:3:1: HY012 `mxnet.io.MXDataIter` (`from mxnet.io import MXDataIter`)",
                  "train.py:11:15: HY012 `mxnet.kvstore_server.KVStoreServer` (`mx.kvstore_server.KVStoreServer`)",
                  "train.py:13:14: HY012 `mxnet.rtc.CudaModule` (`mx.rtc.CudaModule`)"):
         assert line in res.stdout
@@ -126,7 +126,7 @@ def test_keep_going_leaves_an_importable_package_with_its_data(shop, tmp_path, t
     assert "@imperative_only('HY001 at " in refused
     train = written["train.py"].decode()
     assert "# UNSUPPORTED APIs" in train  # and the import of a missing name does not break the package:
-    assert "MNISTIter = _hybridize_unsupported('mxnet.io.MNISTIter')" in train
+    assert "MXDataIter = _hybridize_unsupported('mxnet.io.MXDataIter')" in train
 
     import hybridize.runtime as mx
     from hybridize.runtime.base import HybridizeError
@@ -151,8 +151,8 @@ def test_keep_going_leaves_an_importable_package_with_its_data(shop, tmp_path, t
             gate(x)
 
         # the training module imports; what the runtime lacks raises where it is used, named
-        with pytest.raises(HybridizeError, match=r"`mxnet.io.MNISTIter` is not provided by hybridize.runtime"):
-            pkg.train.MNISTIter(np.zeros((4, 4)), np.zeros(4), batch_size=2)
+        with pytest.raises(HybridizeError, match=r"`mxnet.io.MXDataIter` is not provided by hybridize.runtime"):
+            pkg.train.MXDataIter(np.zeros((4, 4)), np.zeros(4), batch_size=2)
         with pytest.raises(HybridizeError, match=r"`mxnet.kvstore_server.KVStoreServer` is not provided by hybridize.runtime"):
             pkg.train.train(np.zeros((2, 4), "float32"), np.zeros(2, "float32"))
     finally:

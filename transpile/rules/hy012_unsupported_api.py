@@ -11,8 +11,8 @@ RULE = Rule(
     rationale=(
         "`hybridize transpile` maps `mxnet` to `hybridize.runtime`, which implements MXNet's "
         "inference side (NDArray/Symbol operators, Gluon blocks, parameters, layers, losses, "
-        "autograd recording), its optimizers (`mx.optimizer`, `mx.lr_scheduler`, `gluon.Trainer`, a "
-        "single-process `mx.kv`) and its data and metric infrastructure (`gluon.data`, `mx.io`, "
+        "autograd recording), its optimizers (`mx.optimizer`, `mx.lr_scheduler`, `gluon.Trainer`, "
+        "`mx.kv`, distributed on Dask) and its data and metric infrastructure (`gluon.data`, `mx.io`, "
         "`mx.metric`, `mx.recordio`, `mx.image`), but not all of MXNet (its C++ record iterators, `mx.rtc`). A module that uses a "
         "name the runtime lacks would import (or run) until that line and then fail with an "
         "`AttributeError`/`ImportError`. The transpiler resolves every `mxnet` name a module uses "
@@ -25,7 +25,7 @@ RULE = Rule(
                "`DataLoader` instead of `mx.io.ImageDetRecordIter`); "
                "`--keep-going` still writes the module, with its "
                "imports mapped, the finding in its header, and a name the runtime lacks (`from mxnet.io "
-               "import MNISTIter`, `mx.io.MXDataIter`, `import mxnet.rtc as rtc`) replaced by a placeholder "
+               "import MXDataIter`, `mx.io.ImageDetRecordIter`, `import mxnet.rtc as rtc`) replaced by a placeholder "
                "that raises naming it when called (or when a class derived from it is instantiated), so "
                "the package still imports: annotations and base classes that only name it evaluate.",
     events=(),
@@ -44,7 +44,7 @@ RULE = Rule(
         "    batches = mx.io.ImageDetRecordIter(path_imgrec=data, batch_size=2)  # expect: HY012\n"
         "    kernel = mx.rtc.CudaModule(label)  # expect: HY012\n"
         "    return trainer, accuracy, batches, kernel\n",
-        "from mxnet.io import MNISTIter  # expect: HY012\n\n\n"
-        "def batches(data):\n    return MNISTIter(image=data, batch_size=2)\n",
+        "from mxnet.io import MXDataIter  # expect: HY012\n\n\n"
+        "def batches(handle):\n    return MXDataIter(handle, data_name='data')\n",
     ),
 )
