@@ -479,11 +479,11 @@ def _c_take(F, a, indices, axis=None, mode="raise", out=None):
 
 
 def _c_argsort(F, a, axis=-1, kind=None, order=None):
-    return F.np._argsort(a, axis=axis, is_ascend=True, dtype="int64")
+    return F.np._argsort(a, axis=_NONE_ATTR if axis is None else axis, is_ascend=True, dtype="int64")
 
 
 def _c_sort(F, a, axis=-1, kind=None, order=None):
-    return F.np._sort(a, axis=axis, is_ascend=True)
+    return F.np._sort(a, axis=_NONE_ATTR if axis is None else axis, is_ascend=True)
 
 
 def _c_tile(F, A, reps):
@@ -967,6 +967,197 @@ def _drop_none_inputs(names: tuple) -> Callable[[dict], dict]:
         return values
     return prepare
 
+
+
+# -- functions NumPy has that MXNet 1.9.1 computes in its own operators (runtime/ops/numpy_ops_more.py) ----
+def _is_symbol(v: Any) -> bool:
+    return hasattr(v, "list_arguments")
+
+
+def _slice_attrs(obj: slice) -> dict:
+    return {"start": obj.start, "stop": obj.stop, "step": 1 if obj.step is None else obj.step}
+
+
+def _c_delete(F, arr, obj, axis=None):
+    if isinstance(obj, slice):
+        return F.np._delete(arr, axis=axis, **_slice_attrs(obj))
+    if isinstance(obj, (int, _onp.integer)) and not isinstance(obj, bool):
+        return F.np._delete(arr, int_ind=int(obj), axis=axis)
+    if _is_number(obj) or isinstance(obj, (list, tuple)):
+        raise TypeError(f"'obj' can not support type {type(obj)}")
+    return F.np._delete(arr, obj, axis=axis)
+
+
+def _c_insert(F, arr, obj, values, axis=None):
+    if _is_number(values):
+        kw = {"val": float(values), "axis": axis}
+        if isinstance(obj, slice):
+            return F.np._insert_slice(arr, **kw, **_slice_attrs(obj))
+        if isinstance(obj, (int, _onp.integer)):
+            return F.np._insert_scalar(arr, int_ind=int(obj), **kw)
+        return F.np._insert_tensor(arr, obj=obj, **kw)
+    if isinstance(obj, slice):
+        return F.np._insert_slice(arr, values, axis=axis, **_slice_attrs(obj))
+    if isinstance(obj, (int, _onp.integer)):
+        return F.np._insert_scalar(arr, values, int_ind=int(obj), axis=axis)
+    if isinstance(obj, (list, tuple)):
+        raise TypeError(f"'obj' can not support type {type(obj)}")
+    return F.np._insert_tensor(arr, values, obj, axis=axis)
+
+
+def _c_unique(F, ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
+    res = F.np._unique(ar, return_index=return_index, return_inverse=return_inverse, return_counts=return_counts,
+                       axis=axis)
+    return tuple(res) if isinstance(res, list) else res
+
+
+def _c_bincount(F, x, weights=None, minlength=0):
+    if minlength < 0:
+        raise ValueError("Minlength value should greater than 0")
+    if weights is None:
+        return F.np._bincount(x, minlength=minlength, has_weights=False)
+    return F.np._bincount(x, weights, minlength=minlength, has_weights=True)
+
+
+def _percentile_common(F, a, q, axis, out, overwrite_input, interpolation, keepdims, scale):
+    if overwrite_input is not None:
+        raise NotImplementedError("overwrite_input is not supported yet")
+    axis = (axis,) if isinstance(axis, (int, _onp.integer)) else axis
+    if _is_number(q):
+        return F.np._percentile(a, axis=axis, interpolation=interpolation, keepdims=keepdims, q_scalar=q * scale,
+                                out=out)
+    return F.np._percentile(a, q * scale if scale != 1 else q, axis=axis, interpolation=interpolation,
+                            keepdims=keepdims, q_scalar=_NONE_ATTR, out=out)
+
+
+def _c_percentile(F, a, q, axis=None, out=None, overwrite_input=None, interpolation="linear", keepdims=False):
+    return _percentile_common(F, a, q, axis, out, overwrite_input, interpolation, keepdims, 1)
+
+
+def _c_quantile(F, a, q, axis=None, out=None, overwrite_input=None, interpolation="linear", keepdims=False):
+    return _percentile_common(F, a, q, axis, out, overwrite_input, interpolation, keepdims, 100)
+
+
+def _c_polyval(F, p, x):
+    if _is_number(x) and isinstance(p, (list, tuple)) or _is_number(p) and _is_number(x):
+        return _onp.polyval(p, x)
+    if _is_number(p) or _is_number(x) or isinstance(p, (list, tuple)) or isinstance(x, (list, tuple)):
+        raise TypeError("type not supported")
+    return F.np._polyval(p, x)
+
+
+def _c_ediff1d(F, ary, to_end=None, to_begin=None):
+    tb, te = to_begin is not None and not _is_number(to_begin), to_end is not None and not _is_number(to_end)
+    tensors = [ary] + ([to_begin] if tb else []) + ([to_end] if te else [])
+    return F.np._ediff1d(*tensors, to_begin_arr_given=tb, to_end_arr_given=te,
+                         to_begin_scalar=None if tb or to_begin is None else float(to_begin),
+                         to_end_scalar=None if te or to_end is None else float(to_end))
+
+
+def _c_resize(F, a, new_shape):
+    return F.np._resize_fallback(a, new_shape=(new_shape,) if isinstance(new_shape, (int, _onp.integer))
+                                 else tuple(new_shape))
+
+
+def _c_diag_indices_from(F, arr):
+    res = F.np._diag_indices_from(arr)
+    return res if _is_symbol(res) else tuple(res)
+
+
+def _c_unravel_index(F, indices, shape, order="C"):
+    if order != "C":
+        raise NotImplementedError("Do not support column-major (Fortran-style) order at this moment")
+    if _is_number(indices):
+        return _onp.unravel_index(indices, shape)
+    res = F.np._unravel_index_fallback(indices, shape=(shape,) if isinstance(shape, int) else tuple(shape))
+    return res if _is_symbol(res) else tuple(res)
+
+
+def _c_average2(F, a, axis=None, weights=None, returned=False, out=None):
+    axis = (axis,) if isinstance(axis, (int, _onp.integer)) else axis
+    if weights is None:
+        return F.np._average(a, axis=axis, returned=returned, weighted=False, out=out)
+    return F.np._average(a, weights, axis=axis, returned=returned, weighted=True, out=out)
+
+
+def _c_hsplit2(F, ary, indices_or_sections):
+    if not _is_symbol(ary):
+        return _c_hsplit(F, ary, indices_or_sections)
+    if isinstance(indices_or_sections, (int, _onp.integer)):
+        indices, sections = (), int(indices_or_sections)
+    elif isinstance(indices_or_sections, (list, set, tuple)):
+        indices, sections = (0,) + tuple(indices_or_sections), 0
+    else:
+        raise ValueError("indices_or_sections must either int or tuple of ints")
+    return F.np._hsplit(ary, indices=indices, axis=1, squeeze_axis=False, sections=sections)
+
+
+def _c_full2(F, shape, fill_value, dtype=None, order="C", ctx=None, out=None):
+    if _is_number(fill_value) or fill_value is None:
+        return F.np._full(shape, fill_value, dtype=dtype, order=order, ctx=ctx, out=out)
+    shape = (shape,) if isinstance(shape, (int, _onp.integer)) else tuple(shape)
+    res = F.np.broadcast_to(fill_value, shape)
+    return res if dtype is None else F.npx.cast(res, dtype=_dtype_name(dtype))
+
+
+def _c_pinv(F, a, rcond=1e-15, hermitian=False):
+    if _is_number(rcond):
+        return F.np.linalg._pinv_scalar_rcond(a, rcond=float(rcond), hermitian=hermitian)
+    return F.np.linalg._pinv(a, rcond, hermitian=hermitian)
+
+
+TABLE[:] = [e for e in TABLE if (e.space, e.name) not in {("np", "average"), ("np", "hsplit"), ("np", "full"),
+                                                        ("np", "linalg.pinv")}]
+TABLE.extend([
+    NpFunction("delete", None, "arr, obj, axis=None", compose=_c_delete),
+    NpFunction("_delete", "_npi_delete", "arr, obj=None, start=None, stop=None, step=None, int_ind=None, axis=None",
+               ("arr", "obj"), prepare=_drop_none_inputs(("obj",))),
+    NpFunction("insert", None, "arr, obj, values, axis=None", compose=_c_insert),
+    NpFunction("_insert_scalar", "_npi_insert_scalar", "arr, values=None, val=None, int_ind=0, axis=None",
+               ("arr", "values"), prepare=_drop_none_inputs(("values",))),
+    NpFunction("_insert_slice", "_npi_insert_slice",
+               "arr, values=None, val=None, start=None, stop=None, step=None, axis=None", ("arr", "values"),
+               prepare=_drop_none_inputs(("values",))),
+    NpFunction("_insert_tensor", "_npi_insert_tensor", "arr, values=None, obj=None, val=None, axis=None",
+               ("arr", "values", "obj"), prepare=_drop_none_inputs(("values",))),
+    NpFunction("unique", None, "ar, return_index=False, return_inverse=False, return_counts=False, axis=None",
+               compose=_c_unique),
+    NpFunction("_unique", "_npi_unique", "ar, return_index=False, return_inverse=False, return_counts=False, "
+               "axis=None", ("ar",)),
+    NpFunction("bincount", None, "x, weights=None, minlength=0", compose=_c_bincount),
+    NpFunction("_bincount", "_npi_bincount", "x, weights=None, minlength=0, has_weights=False", ("x", "weights"),
+               prepare=_drop_none_inputs(("weights",))),
+    NpFunction("percentile", None, "a, q, axis=None, out=None, overwrite_input=None, interpolation='linear', "
+               "keepdims=False", compose=_c_percentile),
+    NpFunction("quantile", None, "a, q, axis=None, out=None, overwrite_input=None, interpolation='linear', "
+               "keepdims=False", compose=_c_quantile),
+    NpFunction("_percentile", "_npi_percentile", "a, q=None, axis=None, interpolation='linear', keepdims=False, "
+               "q_scalar=None, out=None", ("a", "q"), prepare=_drop_none_inputs(("q",))),
+    NpFunction("polyval", None, "p, x", compose=_c_polyval),
+    NpFunction("_polyval", "_npi_polyval", "p, x", ("p", "x")),
+    NpFunction("ediff1d", None, "ary, to_end=None, to_begin=None", compose=_c_ediff1d),
+    NpFunction("_ediff1d", "_npi_ediff1d", "*data, to_begin_arr_given=False, to_end_arr_given=False, "
+               "to_begin_scalar=None, to_end_scalar=None", ("*data",)),
+    NpFunction("resize", None, "a, new_shape", compose=_c_resize),
+    NpFunction("_resize_fallback", "_npi_resize_fallback", "a, new_shape", ("a",)),
+    NpFunction("diag_indices_from", None, "arr", compose=_c_diag_indices_from),
+    NpFunction("_diag_indices_from", "_npi_diag_indices_from", "arr", ("arr",)),
+    NpFunction("unravel_index", None, "indices, shape, order='C'", compose=_c_unravel_index),
+    NpFunction("_unravel_index_fallback", "_npi_unravel_index_fallback", "indices, shape", ("indices",)),
+    NpFunction("average", None, "a, axis=None, weights=None, returned=False, out=None", compose=_c_average2),
+    NpFunction("_average", "_npi_average", "a, weights=None, axis=None, returned=False, weighted=True, out=None",
+               ("a", "weights"), prepare=_drop_none_inputs(("weights",))),
+    NpFunction("hsplit", None, "ary, indices_or_sections", compose=_c_hsplit2),
+    NpFunction("_hsplit", "_npi_hsplit", "ary, indices=(), axis=1, squeeze_axis=False, sections=0", ("ary",)),
+    NpFunction("full", None, "shape, fill_value, dtype=None, order='C', ctx=None, out=None", compose=_c_full2),
+    NpFunction("_full", "_npi_full", "shape, fill_value, dtype=None, order='C', ctx=None, out=None",
+               prepare=_full_prepare, creation=True),
+    NpFunction("linalg.pinv", None, "a, rcond=1e-15, hermitian=False", compose=_c_pinv),
+    NpFunction("linalg._pinv_scalar_rcond", "_npi_pinv_scalar_rcond", "a, rcond=1e-15, hermitian=False", ("a",)),
+    NpFunction("linalg._pinv", "_npi_pinv", "a, rcond, hermitian=False", ("a", "rcond")),
+    NpFunction("constraint_check", "_npx_constraint_check", "input, msg='Constraint violated.'", ("input",),
+               space="npx"),
+])
 
 _RENAMES = {"batch_norm": {}, "fully_connected": {}}
 for _name, _op, _sig, _ins in _NPX_LEGACY:

@@ -46,6 +46,11 @@ NON_DIFFERENTIABLE: dict[str, str] = {
     # legacy NDArray functions (MXNET_REGISTER_NDARRAY_FUN), not operators: autograd never records them
     "_onehot_encode": "src/ndarray/ndarray.cc",
     "fill_element_0index": "src/ndarray/ndarray.cc",
+    # np operators registered without FGradient
+    "_npi_delete": "src/operator/numpy/np_delete_op.cc",
+    "_npi_insert_scalar": "src/operator/numpy/np_insert_op_scalar.cc",
+    "_npi_insert_slice": "src/operator/numpy/np_insert_op_slice.cc",
+    "_npi_insert_tensor": "src/operator/numpy/np_insert_op_tensor.cc",
 }
 
 

@@ -534,7 +534,10 @@ register(OpDef("_np_transpose", _transpose, inputs=("a",), params=(Param("axes",
 
 
 def _squeeze(attrs, x):
-    """_np_squeeze: size-1 axes removed (those of ``axis``; all when None)."""
+    """_np_squeeze: size-1 axes removed (those of ``axis``; all when None). A zero-dim array comes back
+    whatever the axis (MXNet 1.9.1 accepts -1 and 0 there)."""
+    if x.ndim == 0:
+        return x.copy()
     ax = _axes(attrs.axis, x.ndim)
     if ax is not None and any(x.shape[a] != 1 for a in ax):
         raise ShapeError(f"cannot select an axis to squeeze out which has size not equal to one: {attrs.axis}")
@@ -1142,7 +1145,8 @@ def _where_backward(attrs, og, c, x, y):
         while g.ndim > t.ndim:
             g = g.sum(axis=0)
         axes = tuple(i for i, (gd, td) in enumerate(zip(g.shape, t.shape)) if td == 1 and gd != 1)
-        return np.ascontiguousarray(g.sum(axis=axes, keepdims=True) if axes else g).astype(t.dtype, copy=False)
+        g = g.sum(axis=axes, keepdims=True) if axes else g
+        return np.array(g, dtype=t.dtype).reshape(t.shape)   # np.array: a 0-d sum stays 0-d
     return to(np.where(mask, og, zero), x), to(np.where(mask, zero, og), y)
 
 

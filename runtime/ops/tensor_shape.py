@@ -392,11 +392,9 @@ register(OpDef("SliceChannel", _split,
 def _split_v2_bounds(attrs, shape):
     ax = norm_axis(attrs.axis, len(shape))
     n = shape[ax]
-    if attrs.sections > 0:
-        if n % attrs.sections:
-            raise ShapeError(f"split_v2: axis of size {n} cannot be split into {attrs.sections} sections")
-        step = n // attrs.sections
-        starts = [i * step for i in range(attrs.sections)]
+    if attrs.sections > 0:   # MXNet's GetSplitIndices: the first n % sections pieces one longer
+        small, extra = divmod(n, attrs.sections)
+        starts = [i * small + min(i, extra) for i in range(attrs.sections)]
     else:
         starts = list(attrs.indices)
     bounds = [(b, starts[i + 1] if i + 1 < len(starts) else n) for i, b in enumerate(starts)]

@@ -40,4 +40,97 @@ with autograd.record():
 o.backward()
 out = bool(onp.allclose(scale.grad.asnumpy(), o.asnumpy(), rtol=1e-5))
 """,
+    # functions NumPy has that MXNet computes in its own operators: imperative and hybridized alike
+    "delete_index_tensor_ignores_out_of_range": """
+a = np.array(onp.array([[1, 5, 2], [3, 3, 9]], dtype='int32'))
+out = (np.delete(a, np.array([0, 5, -1, 9], dtype='int64')), np.delete(a, slice(0, None, 2), axis=1),
+       np.delete(a, 1, axis=1))
+""",
+    "insert_casts_values_to_the_array_dtype": """
+a = np.array(onp.array([[1, 5, 2], [3, 3, 9]], dtype='int32'))
+out = (np.insert(a, np.array([0, 2], dtype='int64'), np.array([7.5, 8.]), axis=1),
+       np.insert(a, slice(0, 2), np.array([[7.], [8.]]), axis=1), np.insert(a, 1, 4.0))
+""",
+    "unique_with_indices_inverse_counts": """
+a = np.array(onp.array([[1, 5, 2], [3, 3, 9]], dtype='int32'))
+out = np.unique(a, True, True, True)
+""",
+    "unique_along_an_axis": "out = np.unique(np.array([[1., 2., 1.], [3., 9., 3.]]), axis=1, return_counts=True)",
+    "bincount_plain_and_weighted": """
+x = np.array(onp.array([1, 3, 3], dtype='int32'))
+out = (np.bincount(x), np.bincount(x, np.array([0.5, 1., 2.]), 6))
+""",
+    "percentile_and_quantile": """
+a = np.array(onp.array([[1, 5, 2], [3, 3, 9]], dtype='int32'))
+out = (np.percentile(a, 50), np.percentile(a, np.array([10., 60.]), axis=1),
+       np.quantile(a, 0.3, axis=0, keepdims=True), np.percentile(a.astype('float64'), 25, interpolation='lower'))
+""",
+    "polyval_and_its_gradient": """
+p = np.array([1., 2., 3.]); x = np.array([2., -1.])
+p.attach_grad(); x.attach_grad()
+with autograd.record():
+    y = np.polyval(p, x)
+y.backward()
+out = (y, p.grad, x.grad)
+""",
+    "ediff1d_with_begin_and_end_and_gradient": """
+a = np.array([[1., 4.], [9., 16.]]); b = np.array([7., 8.])
+a.attach_grad(); b.attach_grad()
+with autograd.record():
+    y = np.ediff1d(a, to_end=b, to_begin=-1) * np.arange(6)
+y.backward()
+out = (y, a.grad, b.grad)
+""",
+    "resize_repeats_the_data": """
+a = np.array(onp.array([[1, 5, 2], [3, 3, 9]], dtype='int32'))
+out = (np.resize(a, (2, 5)), np.resize(a, 4))
+""",
+    "diag_indices_from_and_unravel_index": """
+out = (np.diag_indices_from(np.ones((3, 3))), np.unravel_index(np.array(onp.array([5, 7], dtype='int32')), (3, 4)))
+""",
+    "average_weighted_returned_and_gradient": """
+a = np.array([[1., 5., 2.], [3., 3., 9.]]); w = np.array([1., 2., 3.])
+a.attach_grad(); w.attach_grad()
+with autograd.record():
+    avg, wsum = np.average(a, axis=1, weights=w, returned=True)
+avg.backward()
+out = (avg, wsum, a.grad, w.grad, np.average(np.array(onp.array([1, 2], dtype='int32'))))
+""",
+    "hybridized_np_functions_with_operators": """
+class Net(HybridBlock):
+    def hybrid_forward(self, F, a, w):
+        parts = F.np.hsplit(a, 3)
+        return (F.np.unique(a), F.np.average(a, axis=1, weights=w), parts[1], F.np.polyval(w, a),
+                F.np.full((2, 3), w), F.np.linalg.pinv(a, w[0]), F.np.ediff1d(a, to_begin=2.0))
+net = Net(); net.hybridize()
+a = np.array([[1., 5., 2.], [3., 3., 9.]]); w = np.array([1., 2., 3.])
+out = tuple(net(a, w))
+""",
+    "array_split_into_unequal_sections_hybridized": """
+class Net(HybridBlock):
+    def hybrid_forward(self, F, a):
+        return F.np.array_split(a, 3)
+net = Net(); net.hybridize()
+out = tuple(net(np.arange(5)))
+""",
+    "constraint_check": """
+class Net(HybridBlock):
+    def hybrid_forward(self, F, x, ok):
+        return x * F.npx.constraint_check(ok, 'violated')
+net = Net(); net.hybridize()
+out = net(np.array([1., 2.]), np.ones((2,), dtype='bool'))
+""",
+    "constraint_check_violated": "out = npx.constraint_check(np.zeros((2,), dtype='bool'), 'violated')",
+    "sort_and_squeeze_of_a_zero_dim_array": """
+a = np.array(3.)
+out = (np.sort(a, axis=None), np.argsort(a, axis=None), np.squeeze(a, axis=-1), np.squeeze(a, 0))
+""",
+    "where_gradient_of_zero_dim_operands": """
+x = np.array(2.); y = np.array([1., 2.])
+x.attach_grad(); y.attach_grad()
+with autograd.record():
+    z = np.where(np.array([1., 0.]), x, y)
+z.backward()
+out = (x.grad, y.grad)
+""",
 }
