@@ -335,6 +335,9 @@ def generate(g: Graph, ctx: Any) -> Graph:
     return g
 
 
+_POOL_MIN_WORK = 1 << 20     # input elements of a prologue level worth the thread pool
+
+
 def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx: Any, meta: dict,
                    names: _Names) -> tuple[Callable, str, list[str]]:
     """The bind-time part: evaluates the parameter-only subgraph and returns the constants tuple."""
@@ -385,7 +388,11 @@ def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx:
     work = lambda n: sum(int(np.prod(meta[e].shape or (0,))) for e in n.inputs)
     for par, _ in levels.values():
         par.sort(key=lambda step: -work(step[0]))
-    pooled = num_threads() > 1 and any(len(par) > 1 for par, _ in levels.values())
+    # a level goes to the pool only when its work outweighs waking the workers (a training step
+    # rebinds after every update: small re-layouts run faster on the calling thread)
+    pool_levels = {lv for lv, (par, _) in levels.items()
+                   if len(par) > 1 and sum(work(n) for n, _ in par) >= _POOL_MIN_WORK}
+    pooled = num_threads() > 1 and bool(pool_levels)
 
     def run_step(env: dict, n: Node, kern: Callable) -> None:
         r = kern(*[env[(id(e.node), e.index)] for e in n.inputs])
@@ -405,7 +412,11 @@ def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx:
                 par, serial = levels[lv]
                 for n, kern in serial:
                     run_step(env, n, kern)
-                run_chunks(lambda i: run_step(env, *par[i]), len(par))
+                if pooled and lv in pool_levels:
+                    run_chunks(lambda i: run_step(env, *par[i]), len(par))
+                else:
+                    for n, kern in par:
+                        run_step(env, n, kern)
         out = []
         for e in needed:
             v = env[(id(e.node), e.index)]
