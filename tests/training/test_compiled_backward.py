@@ -139,3 +139,34 @@ def test_the_forward_program_keeps_only_what_the_backward_reads():
     outs = prog(np.ones((2, 4), np.float32))
     assert len(outs) == 1 + len({ref for kind, ref in spec.saved_from if kind == "output"} - {0})
     assert spec.params == ["w"]                     # read as a bound parameter, never saved
+
+
+def test_convolution_gradients_split_into_weight_and_data_programs():
+    def build():
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(4, 3, padding=1, in_channels=2), nn.Activation("relu"),
+                nn.Conv2D(4, 3, strides=2, padding=1, in_channels=4, use_bias=False),
+                nn.Conv2D(3, 1, in_channels=4), nn.Flatten(), nn.Dense(2, in_units=48))
+        net.initialize(mx.init.Xavier())
+        rng = np.random.default_rng(5)
+        for p in net.collect_params().values():
+            p.set_data(mx.nd.array(rng.uniform(-0.5, 0.5, p.shape)))
+        return net
+    grads = []
+    for hybrid in (False, True):
+        net = build()
+        if hybrid:
+            net.hybridize()
+        x, _ = _data()
+        x.attach_grad()
+        with autograd.record():
+            total = (net(x) ** 2).sum()
+        total.backward()
+        grads.append([x.grad.asnumpy()] + [p.grad().asnumpy() for p in net.collect_params().values()])
+    [tp] = _programs(net)
+    # every convolution's weight gradient on its own; the stride-1 data gradients as convolutions,
+    # the strided one's data gradient by the registry kernel
+    assert tp.forward.stats["differentiate"]["conv_grads_split"] == 2
+    assert tp.forward.stats["differentiate"]["conv_dgrad_as_conv"] == 2
+    for a, b in zip(*grads):                        # float32 rounding, other summation orders
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5 * float(np.abs(a).max()))

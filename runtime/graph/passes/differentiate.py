@@ -165,7 +165,9 @@ def differentiate(graph: Graph, ctx: PassContext) -> Graph:
             continue
         n.inputs = [saved_var(e) if id(e.node) in forward_ids else e for e in n.inputs]
     outputs = [saved_var(e) if id(e.node) in forward_ids else e for e in grads_out]
-    bgraph = Graph(outputs)
+    split_stats: dict = {}
+    bgraph = _split_conv_grads(Graph(outputs), ctx, lambda e: meta[e].shape if e in meta else shapes[e.node.name],
+                               split_stats)
     for i, name in zip(head_outputs, head_names):
         e = graph.outputs[i]
         shapes[name], dtypes[name] = tuple(meta[e].shape), np.dtype(meta[e].dtype)
@@ -175,10 +177,58 @@ def differentiate(graph: Graph, ctx: PassContext) -> Graph:
     ctx.backward = Backward(bgraph, head_outputs, head_names, saved_names, saved_from, shapes, dtypes,
                             sorted(params))
     ctx.stats["differentiate"] = {"backward_nodes": sum(1 for n in bgraph.nodes if n.op is not None),
-                                  "saved": len(saved_names)}
+                                  "saved": len(saved_names), **split_stats}
     if len(fwd_outputs) == len(graph.outputs):
         return graph
     return Graph(fwd_outputs)
+
+
+def _split_conv_grads(g: Graph, ctx: PassContext, shape_of, stats: dict) -> Graph:
+    """Each 2-D channel-first ``_backward_Convolution`` becomes ``_hy_conv_wgrad`` (weight and bias
+    gradients) plus, when the data's gradient is read, a stride-1 ``Convolution`` of the output
+    gradient with the flipped weight (lowered to the fast kernels like any forward convolution);
+    a strided, dilated or grouped one whose data gradient is read stays as it is."""
+    from ...ops.registry import find_op
+    from ..kernels.grad import CONV_FLIP, CONV_WGRAD
+    bconv, conv = find_op("_backward_Convolution"), find_op("Convolution")
+    used: set[Entry] = set(g.outputs)
+    for n in g.nodes:
+        used.update(n.inputs)
+    remap: dict[Entry, Entry] = {}
+    split = flipped = 0
+    for n in g.nodes:
+        if n.op is not bconv:
+            continue
+        a = n.resolved
+        k = tuple(a.kernel)
+        if len(k) != 2 or (a.layout or "NCHW") != "NCHW":
+            continue
+        stride = tuple(a.stride) or (1, 1)
+        dil = tuple(a.dilate) or (1, 1)
+        pad = tuple(a.pad) or (0, 0)
+        need_dx = Entry(n, 0) in used
+        direct = stride == (1, 1) and dil == (1, 1) and a.num_group == 1 and all(p <= kk - 1 for p, kk in zip(pad, k))
+        if need_dx and not direct:
+            continue
+        gin, x, w = n.inputs[:3]
+        wg = Node(CONV_WGRAD, ctx.fresh(n.name + "_wgrad"), {"kernel": k, "stride": stride, "dilate": dil, "pad": pad,
+                                                             "num_group": a.num_group, "no_bias": a.no_bias}, [gin, x, w])
+        remap[Entry(n, 1)] = Entry(wg, 0)
+        if not a.no_bias:
+            remap[Entry(n, 2)] = Entry(wg, 1)
+        split += 1
+        if need_dx:
+            wt = Node(CONV_FLIP, ctx.fresh(n.name + "_flip"), {}, [w])
+            attrs = conv.coerce_attrs({"kernel": k, "num_filter": int(shape_of(w)[1]),
+                                       "pad": tuple(kk - 1 - p for kk, p in zip(k, pad)), "no_bias": True})
+            remap[Entry(n, 0)] = Entry(Node(conv, ctx.fresh(n.name + "_dgrad"), attrs, [gin, Entry(wt, 0)]), 0)
+            flipped += 1
+    if not remap:
+        return g
+    for n in g.nodes:
+        n.inputs = [remap.get(e, e) for e in n.inputs]
+    stats.update(conv_grads_split=split, conv_dgrad_as_conv=flipped)
+    return Graph([remap.get(e, e) for e in g.outputs])
 
 
 PASS = Pass("differentiate", differentiate, optional=False)

@@ -1,0 +1,57 @@
+"""Internal ops of compiled backward programs (the differentiate stage lowers onto them).
+
+A registry ``_backward_Convolution`` computes the data, weight and bias gradients in one kernel;
+the backward of a network's first convolution never needs the data's, and a stride-1 data
+gradient is itself a convolution (the output gradient with the weight flipped and transposed),
+which the compiler's fast convolution kernels run. So the stage splits it:
+
+- ``_hy_conv_wgrad(ograd, data, weight)``: the weight (and bias) gradients only, as the registry
+  kernel computes them (same operations, same numbers); ``weight`` is read for its shape;
+- ``_hy_conv_flip(weight)``: ``(F, C, kh, kw) -> (C, F, kh, kw)`` flipped in both spatial axes,
+  static (evaluated at ``bind_params``), for ``Convolution(ograd, flipped, pad=k-1-pad)``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...ops._nnutil import matmul, pad_spatial, windows
+from .common import _internal, _p
+
+__all__ = ["CONV_FLIP", "CONV_WGRAD"]
+
+
+def _wgrad(attrs, g, x, w):
+    N = x.shape[0]
+    nsp = x.ndim - 2
+    kernel, stride, dil, pad, groups = (tuple(attrs.kernel), tuple(attrs.stride), tuple(attrs.dilate),
+                                        tuple(attrs.pad), attrs.num_group)
+    osp = g.shape[2:]
+    O = int(np.prod(osp))
+    F = w.shape[0]
+    K = (x.shape[1] // groups) * int(np.prod(kernel))
+    v = windows(pad_spatial(x, pad, pad), kernel, stride, dil, osp)
+    perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
+    cols = v.transpose(perm).reshape(N, groups, K, O)
+    g4 = g.reshape(N, groups, F // groups, O)
+    dw = matmul(g4, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(w.shape).astype(w.dtype, copy=False)
+    if attrs.no_bias:
+        return (dw,)
+    return dw, g.sum(axis=(0,) + tuple(range(2, g.ndim))).astype(g.dtype, copy=False)
+
+
+CONV_WGRAD = _internal(
+    "_hy_conv_wgrad", _wgrad,
+    (_p("kernel"), _p("stride"), _p("dilate"), _p("pad"), _p("num_group", 1), _p("no_bias", False)),
+    ("ograd", "data", "weight"),
+    lambda a, s: (list(s), [tuple(s[2])] + ([] if a.no_bias else [(s[2][0],)])),
+    num_outputs=lambda a: 1 if a.no_bias else 2,
+    infer_type=lambda a, d: [d[2]] * (1 if a.no_bias else 2))
+
+
+def _flip(attrs, w):
+    return np.ascontiguousarray(w.swapaxes(0, 1)[(slice(None), slice(None)) + (slice(None, None, -1),) * (w.ndim - 2)])
+
+
+CONV_FLIP = _internal("_hy_conv_flip", _flip, (), ("weight",),
+                      lambda a, s: (list(s), [(s[0][1], s[0][0]) + tuple(s[0][2:])]),
+                      infer_type=lambda a, d: [d[0]])
