@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from . import autograd
-from .base import HybridizeError, ShapeError
+from .base import HybridizeError, NonDifferentiableError, ShapeError
 from .context import Context, current_context
 from .graph.infer import infer_dtypes, infer_shapes
 from .graph.interpret import evaluate
@@ -65,6 +65,22 @@ def _grad_reqs(grad_req: Any, names: Sequence[str]) -> dict[str, str]:
     return reqs
 
 
+def _check_differentiable(graph: Any) -> None:
+    """MXNet's bind-time gradient pass (``nnvm/gradient.cc``): walking back from the outputs, an
+    operator whose outputs receive a gradient that may be nonzero must have a gradient rule; behind a
+    zero-gradient operator (``BlockGrad``, comparisons) nothing flows, so anything goes there."""
+    from .ops.registry import ZERO_GRAD
+    live = {(id(e.node), e.index) for e in graph.outputs}
+    for n in reversed(graph.nodes):
+        if n.op is None or not any((id(n), i) in live for i in range(n.num_outputs)):
+            continue
+        if n.op.gradient is None:
+            raise NonDifferentiableError(f"Operator {n.op.name} is non-differentiable because it didn't register "
+                                         "FGradient attribute.")
+        if n.op.gradient is not ZERO_GRAD:
+            live.update((id(e.node), e.index) for e in n.inputs)
+
+
 class Executor:
     """A bound symbol: argument/auxiliary/output arrays plus ``forward``. Made by ``Symbol.bind``."""
 
@@ -80,6 +96,8 @@ class Executor:
         self._monitor: Callable | None = None
         self._monitor_all = False
         self.outputs: list[NDArray] = self._allocate_outputs()
+        if any(r != "null" for r in grad_req.values()):
+            _check_differentiable(symbol.graph())
 
     # -- construction ---------------------------------------------------------------------------
     def _allocate_outputs(self) -> list[NDArray]:
@@ -135,6 +153,7 @@ class Executor:
                                      f"received: {array.shape}")
                 arg_dict[name][:] = array
         self._heads = None
+        self._inference_ran = not is_train
         if is_train and any(r != "null" for r in self._grad_req.values()):
             return self._forward_recorded()
         values = {n: a._data for n, a in zip(self._symbol.list_arguments(), self.arg_arrays)}
@@ -168,9 +187,10 @@ class Executor:
                 cb(name, NDArray(np.asarray(v)))
         return hook
 
-    def _forward_recorded(self) -> list[NDArray]:
-        """A training forward whose gradients ``backward`` will need: the graph runs op by op on
-        autograd's tape, each argument with a gradient buffer marked as a variable (its grad_req)."""
+    def _forward_recorded(self, train: bool = True) -> list[NDArray]:
+        """A forward whose gradients ``backward`` will need: the graph runs op by op on autograd's tape
+        (in training mode unless ``train`` is False), each argument with a gradient buffer marked as a
+        variable (its grad_req)."""
         from .graph.differentiate import run_recorded
         values: dict = {}
         for name, arr, grad in zip(self._symbol.list_arguments(), self.arg_arrays, self.grad_arrays):
@@ -180,7 +200,7 @@ class Executor:
                 autograd.mark_variables(var, grad, "add" if req == "add" else "write")
             values[name] = var
         values.update(zip(self._symbol.list_auxiliary_states(), self.aux_arrays))
-        with autograd.record(train_mode=True):
+        with autograd.record(train_mode=train):
             heads = run_recorded(self._symbol.graph(), values, monitor=self._monitor_hook())
         self._heads = heads
         for out, h in zip(self.outputs, heads):
@@ -188,13 +208,19 @@ class Executor:
         return self.outputs
 
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
-        """Gradients of the last ``forward(is_train=True)`` into ``grad_arrays`` (as each grad_req
-        says). ``out_grads``: the head gradients (one per output; loss outputs ignore theirs)."""
+        """Gradients of the last forward into ``grad_arrays`` (as each grad_req says). After an
+        inference forward (``is_train=False``) MXNet differentiates that inference graph: the forward
+        is recorded then, in inference mode, so inference alone stays off the tape. ``out_grads``: the
+        head gradients (one per output; loss outputs ignore theirs)."""
         heads = getattr(self, "_heads", None)
+        needed = any(r != "null" and g is not None for r, g in zip(self._grad_req.values(), self.grad_arrays))
+        if heads is None and needed and getattr(self, "_inference_ran", False):
+            self._forward_recorded(train=False)
+            heads = self._heads
         if heads is None:
-            if not any(r != "null" and g is not None for r, g in zip(self._grad_req.values(), self.grad_arrays)):
+            if not needed:
                 return  # nothing to compute (MXNet: a no-op, e.g. a Module without parameters)
-            raise HybridizeError("Executor.backward needs a forward(is_train=True) first")
+            raise HybridizeError("Executor.backward needs a forward first")
         if out_grads is not None and not isinstance(out_grads, NDArray) and len(out_grads) == 0:
             out_grads = None  # the Module's executor group passes [] for "no head gradients"
         if out_grads is not None:

@@ -1135,8 +1135,9 @@ class HybridBlock(Block):
                         _add_block_note(e, self, "imperatively (F=ndarray)")
                         raise
             has_symbol, has_ndarray = False, True
+            ctx_set, first_ctx = {a.context for a in (x, *args) if a is not None}, x.context
         else:
-            has_symbol, has_ndarray, _, _ = _gather_type_ctx_info([x] + list(args))
+            has_symbol, has_ndarray, ctx_set, first_ctx = _gather_type_ctx_info([x] + list(args))
         if has_symbol and has_ndarray:
             raise ValueError("In HybridBlock, we do not support mixed NDArrays and Symbols types for the input. "
                              "Please check the type of the args.\n")
@@ -1145,8 +1146,12 @@ class HybridBlock(Block):
                              "the type of the args.\n")
         if has_ndarray:
             if self._active:
+                if len(ctx_set) > 1:
+                    raise ValueError("Find multiple contexts in the input, After hybridized, the HybridBlock only "
+                                     "supports one input context. You can print the ele.ctx in the input arguments "
+                                     "to inspect their contexts. Find all contexts = {}".format(ctx_set))
                 return self._call_cached_op(x, *args)
-            ctx = x.context if isinstance(x, NDArray) else None
+            ctx = first_ctx
             try:
                 params = {k: v._data_for(ctx) for k, v in self._reg_params.items()}
             except DeferredInitializationError:

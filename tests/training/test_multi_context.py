@@ -104,3 +104,16 @@ def test_a_trainer_over_parameters_on_no_context_fails_in_one_line() -> None:
     deferred = gluon.Parameter("d", shape=(0,), allow_deferred_init=True)
     deferred.initialize(ctx=CTX)  # contexts known before the shape: a Trainer can be made
     assert gluon.Trainer([deferred], "sgd")._contexts == CTX
+
+
+def test_a_hybridized_block_refuses_inputs_on_several_contexts_as_mxnet() -> None:
+    class Add(gluon.HybridBlock):
+        def hybrid_forward(self, F, a, b):
+            return a + b
+
+    net = Add()
+    assert net(mx.nd.ones((2,), ctx=mx.cpu(1)), mx.nd.ones((2,), ctx=mx.cpu(2))).shape == (2,)  # imperative: fine
+    net.hybridize()
+    with pytest.raises(ValueError, match=r"^Find multiple contexts in the input, After hybridized"):
+        net(mx.nd.ones((2,), ctx=mx.cpu(1)), mx.nd.ones((2,), ctx=mx.cpu(2)))
+    assert net(mx.nd.ones((2,), ctx=mx.cpu(1)), mx.nd.ones((2,), ctx=mx.cpu(1))).context == mx.cpu(1)

@@ -1,0 +1,39 @@
+"""An executor's backward as MXNet 1.9.1's: binding with gradients runs MXNet's gradient pass, so an
+operator without a gradient that a nonzero gradient would reach fails at bind time (behind
+``stop_gradient`` anything goes), and ``backward`` after an inference forward differentiates that
+inference pass (MXNet's graph executor keeps what it needs either way)."""
+from __future__ import annotations
+
+import hybridize.runtime as mx
+import numpy as np
+import pytest
+from hybridize.runtime.base import NonDifferentiableError
+
+SHAPES = {"x": (4, 3), "idx": (4,), "type_dict": {"x": np.float32, "idx": np.int32}}
+
+
+def test_binding_with_gradients_refuses_an_operator_without_one_on_the_gradient_path() -> None:
+    y = mx.sym.batch_take(mx.sym.var("x"), mx.sym.var("idx"))
+    with pytest.raises(NonDifferentiableError, match="^Operator batch_take is non-differentiable because it didn't "
+                                                     "register FGradient attribute.$"):
+        y.simple_bind(ctx=mx.cpu(), **SHAPES)
+    y.simple_bind(ctx=mx.cpu(), grad_req="null", **SHAPES)  # no gradients: nothing to check
+
+
+def test_behind_stop_gradient_no_gradient_is_needed() -> None:
+    z = mx.sym.stop_gradient(mx.sym.batch_take(mx.sym.var("x"), mx.sym.var("idx")))
+    exe = z.simple_bind(ctx=mx.cpu(), **SHAPES)
+    exe.forward()
+    exe.backward()
+    assert not exe.grad_dict["x"].asnumpy().any()
+
+
+def test_backward_after_an_inference_forward_differentiates_it() -> None:
+    x = mx.sym.var("x")
+    y = mx.sym.Dropout(x * 2, p=0.5)  # identity in inference mode
+    exe = y.simple_bind(ctx=mx.cpu(), x=(2, 3))
+    exe.arg_dict["x"][:] = 1.0
+    exe.forward(is_train=False)
+    exe.backward(mx.nd.ones((2, 3)))
+    assert (exe.grad_dict["x"].asnumpy() == 2).all()
+    assert (exe.outputs[0].asnumpy() == 2).all()
