@@ -1,7 +1,16 @@
 """Compile cost grows linearly with graph length: measured in operation counts, never in seconds."""
 from __future__ import annotations
 
-from hybridize.runtime.graph.codegen import _Names
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from opcount import count  # noqa: E402
+
+from hybridize.runtime.graph.codegen import _Names  # noqa: E402
+from hybridize.runtime.graph.pipeline import PIPELINE  # noqa: E402
 
 
 class _CountingSet(set):
@@ -35,3 +44,29 @@ def test_naming_sequence_is_unchanged() -> None:
     names = _Names()
     got = [names.make(h) for h in ("a", "a", "a_2", "a", "for", "for", "_x", "9z")]
     assert got == ["a", "a_2", "a_2_2", "a_3", "v_for", "v_for_2", "v_x", "v_9z"]
+
+
+@pytest.fixture(scope="module")
+def chains():
+    """Operation counts of compiling a chain of 8 and of 32 blocks (~110 and ~450 nodes)."""
+    return count(8), count(32)
+
+
+def test_every_compiler_stage_is_counted(chains) -> None:
+    small, _ = chains
+    stages = {"load", "setup", "infer", "pack buffers"} | {p.name for s in PIPELINE for p in s.passes}
+    assert stages <= set(small.totals())
+
+
+def test_every_compiler_stage_grows_linearly(chains) -> None:
+    small, big = (c.totals() for c in chains)
+    ratios = {stage: big[stage] / small[stage] for stage in small if small[stage]}
+    assert all(r <= 4.5 for r in ratios.values()), ratios
+
+
+def test_no_compiler_function_grows_faster_than_n_log_n(chains) -> None:
+    # per function, so that a quadratic helper is caught even when its stage hides it: 4x the nodes
+    # is 4x the lines for a linear one, ~5.3x at these sizes for n log n, 16x for a quadratic one
+    small, big = (c.functions() for c in chains)
+    worst = {k: (small.get(k, 0), n) for k, n in big.items() if n > 6 * small.get(k, 0) + 100}
+    assert not worst, worst

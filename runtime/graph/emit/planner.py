@@ -32,6 +32,47 @@ class _VBuf:
         self.name = ""
 
 
+def _aligned(nbytes: int) -> int:
+    return -(-nbytes // _ALIGN) * _ALIGN
+
+
+class _Lifetimes:
+    """Placed buffers by lifetime (in steps), so that placing one looks at the buffers alive with it
+    only, not at every buffer placed before: a buffer overlaps ``[first, last]`` when it is alive at
+    ``first`` (a segment tree over the steps answers that, each buffer stored in O(log steps)
+    nodes) or starts within ``(first, last]`` (buffers by their first step)."""
+
+    def __init__(self, n_steps: int):
+        self.size = 1 << max(n_steps - 1, 1).bit_length()
+        self.tree: dict[int, list[_VBuf]] = {}
+        self.starts: dict[int, list[_VBuf]] = {}
+
+    def add(self, vb: _VBuf) -> None:
+        self.starts.setdefault(vb.first, []).append(vb)
+        lo, hi = vb.first + self.size, vb.last + self.size + 1
+        while lo < hi:
+            if lo & 1:
+                self.tree.setdefault(lo, []).append(vb)
+                lo += 1
+            if hi & 1:
+                hi -= 1
+                self.tree.setdefault(hi, []).append(vb)
+            lo, hi = lo >> 1, hi >> 1
+
+    def overlapping(self, first: int, last: int) -> list[_VBuf]:
+        found: list[_VBuf] = []
+        i = first + self.size
+        while i:
+            found.extend(self.tree.get(i, ()))
+            i >>= 1
+        if last - first < len(self.starts):
+            for t in range(first + 1, last + 1):
+                found.extend(self.starts.get(t, ()))
+        else:
+            found.extend(v for t, vs in self.starts.items() if first < t <= last for v in vs)
+        return found
+
+
 class Planner:
     """Liveness-based buffer planning: every planned buffer is a view into one per-thread arena;
     buffers whose lifetimes (in steps) do not overlap share memory."""
@@ -77,21 +118,19 @@ class Planner:
         if not self.vbufs:
             stats["memory"] = {"peak_bytes": 0, "lower_bound_bytes": 0, "buffers": 0, "unshared_bytes": 0}
             return []
-        placed: list[_VBuf] = []
+        n_steps = max(v.last for v in self.vbufs) + 1
+        placed = _Lifetimes(n_steps)
         total = 0
         for vb in sorted(self.vbufs, key=lambda v: (-v.nbytes, v.first)):
-            size = -(-vb.nbytes // _ALIGN) * _ALIGN
-            spans = sorted((p.offset, p.offset + -(-p.nbytes // _ALIGN) * _ALIGN) for p in placed
-                           if not (p.last < vb.first or vb.last < p.first))
+            size = _aligned(vb.nbytes)
             off = 0
-            for a, b in spans:
+            for a, b in sorted((p.offset, p.offset + _aligned(p.nbytes)) for p in placed.overlapping(vb.first, vb.last)):
                 if off + size <= a:
                     break
                 off = max(off, b)
             vb.offset = off
             total = max(total, off + size)
-            placed.append(vb)
-        n_steps = max(v.last for v in self.vbufs) + 1
+            placed.add(vb)
         live = np.zeros(n_steps + 1, np.int64)
         for v in self.vbufs:
             live[v.first] += v.nbytes

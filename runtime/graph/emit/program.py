@@ -280,8 +280,9 @@ def generate(g: Graph, ctx: Any) -> Graph:
 
     # -- forward -----------------------------------------------------------------------------
     arg_names = []
+    variables = {n.name: n for n in reversed(g.variables())}     # the first of a name, as before
     for nm in ctx.input_names:
-        node = next(n for n in g.variables() if n.name == nm) if any(n.name == nm for n in g.variables()) else None
+        node = variables.get(nm)
         ident = names.make(nm, "x_")
         arg_names.append(ident)
         if node is not None:
