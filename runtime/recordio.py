@@ -282,6 +282,16 @@ def _pil():
     return Image
 
 
+def _png_gray(rgb: np.ndarray) -> np.ndarray:
+    """OpenCV's grayscale decoding of a colour PNG: libpng's ``png_set_rgb_to_gray(0.299, 0.587)``
+    in 15-bit fixed point, truncated (``(9797 R + 19234 G + 3737 B) >> 15``); grey pixels unchanged."""
+    r, g, b = (rgb[..., k].astype(np.uint32) for k in range(3))
+    out = ((9797 * r + 19234 * g + 3737 * b) >> 15).astype(np.uint8)
+    grey = (r == g) & (r == b)
+    out[grey] = rgb[..., 0][grey]
+    return out
+
+
 def decode_image(buf: bytes, flag: int = -1, to_rgb: bool = False) -> np.ndarray:
     """Encoded image bytes -> HxWxC uint8 (HxW for ``flag`` 0 through cv2's ``IMREAD_GRAYSCALE``...).
 
@@ -295,7 +305,9 @@ def decode_image(buf: bytes, flag: int = -1, to_rgb: bool = False) -> np.ndarray
     except Exception as e:  # PIL raises UnidentifiedImageError, OSError, SyntaxError ...
         raise DataFileError(None, f"cannot decode image ({len(buf)} bytes): {e}") from None
     if flag == 0:
-        # OpenCV's grayscale: 0.299 R + 0.587 G + 0.114 B, as Pillow's "L" conversion
+        if im.format == "PNG" and im.mode in ("RGB", "RGBA", "P"):
+            return _png_gray(np.asarray(im.convert("RGB")))
+        # OpenCV's grayscale (libjpeg's for JPEG): 0.299 R + 0.587 G + 0.114 B rounded, as Pillow's "L"
         return np.asarray(im.convert("L"))
     if flag > 0 or im.mode not in ("L", "RGBA", "LA"):
         arr = np.asarray(im.convert("RGB"))

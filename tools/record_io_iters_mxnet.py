@@ -1,8 +1,9 @@
 #!/usr/bin/env python
-"""Records MXNet 1.9.1's C++ file iterators, ``mx.io.MNISTIter`` and ``mx.io.LibSVMIter``, on small
-files this script writes (tests/data/fixtures/iters_*), for tests/data/test_io_iters.py: every
-batch of two or three epochs (data, label, pad), ``provide_data``/``provide_label``; MNIST shuffled
-with two seeds on 3000 images (the permutation of std::shuffle). Needs MXNet; the test only reads.
+"""Records MXNet 1.9.1's C++ file iterators, ``mx.io.MNISTIter``, ``mx.io.LibSVMIter`` and
+``mx.io.ImageDetRecordIter``, on small files this script writes (tests/data/fixtures/iters_*), for
+tests/data/test_io_iters.py: every batch of two or three epochs (data, label, pad),
+``provide_data``/``provide_label``; MNIST shuffled with two seeds on 3000 images (the permutation
+of std::shuffle). Needs MXNet; the test only reads.
 
     /tmp/mxnet-venv/bin/python tools/record_io_iters_mxnet.py tests/data/fixtures
 """
@@ -10,6 +11,7 @@ import json
 import os
 import struct
 import sys
+import zlib
 
 import mxnet as mx
 import numpy as np
@@ -23,6 +25,40 @@ LIBSVM_CASES = {
     "seven_b7": dict(data_libsvm="iters_seven.t", data_shape=(4,), batch_size=7),
     **{f"part{k}of3": dict(data_libsvm="iters_seven.t", data_shape=(4,), batch_size=1, num_parts=3, part_index=k) for k in range(3)},
 }
+
+DET_CASES = {
+    "default": dict(data_shape=(3, 8, 10)),
+    "norm": dict(data_shape=(3, 6, 7), mean_r=100, mean_g=110, mean_b=120, std_r=50, std_g=60, std_b=70, scale=0.5,
+                 label_pad_width=20, label_pad_value=-2),
+    "gray_noround": dict(data_shape=(1, 8, 10), round_batch=False),
+    "shuffle": dict(data_shape=(3, 5, 5), shuffle=True, seed=4),
+    "resize_nearest": dict(data_shape=(3, 7, 9), resize=11, inter_method=0),
+}
+
+
+def _png(img):
+    """A minimal RGB PNG writer (MXNet's venv has no image encoder in Python)."""
+    h, w, _ = img.shape
+    raw = b"".join(b"\0" + img[y].tobytes() for y in range(h))
+
+    def chunk(t, data):
+        c = struct.pack(">I", len(data)) + t + data
+        return c + struct.pack(">I", zlib.crc32(t + data) & 0xffffffff)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def _det_records(path):
+    """5 PNG images of different sizes with im2rec's detection labels: [2, 5, (cls, x0, y0, x1, y1) * k]."""
+    rng = np.random.RandomState(3)
+    w = mx.recordio.MXRecordIO(path, "w")
+    for i in range(5):
+        img = rng.randint(0, 256, size=(9 + i, 12 - i, 3)).astype(np.uint8)
+        objs = []
+        for k in range(1 + i % 3):
+            objs += [float(k + i), 0.1 * k, 0.2, 0.5 + 0.1 * k, 0.9]
+        w.write(mx.recordio.pack(mx.recordio.IRHeader(0, np.array([2.0, 5.0] + objs, np.float32), i, 0), _png(img)))
+    w.close()
 
 
 def _idx(path, magic, arr):
@@ -51,7 +87,7 @@ def main(d):
         f.write("1.0\n-2.0 0:0.125\n-3.0 2:1.2\n4 1:1.0 2:-1.2\n")
     with open(os.path.join(d, "iters_seven.t"), "w") as f:
         f.write("".join(f"{i} {i % 3}:{i + 0.5} 3:{-i}\n" for i in range(7)))
-    out = {"mxnet": mx.__version__, "mnist": {}, "libsvm": {}, "mnist_perm": {}}
+    out = {"mxnet": mx.__version__, "mnist": {}, "libsvm": {}, "mnist_perm": {}, "det": {}}
     os.chdir(d)
     for name, kw in MNIST_CASES.items():
         it = mx.io.MNISTIter(image="iters_mnist-images-idx3-ubyte", label="iters_mnist-labels-idx1-ubyte",
@@ -70,9 +106,14 @@ def main(d):
     os.remove("perm-labels")
     for name, kw in LIBSVM_CASES.items():
         out["libsvm"][name] = _epochs(mx.io.LibSVMIter(**kw), 1 if "num_parts" in kw else 3)
+    _det_records("iters_det.rec")
+    for name, kw in DET_CASES.items():
+        it = mx.io.ImageDetRecordIter(path_imgrec="iters_det.rec", batch_size=2, verbose=False, **kw)
+        out["det"][name] = _epochs(it, 3 if name == "shuffle" else 2)
     with open("iters_mxnet.json", "w") as f:
         json.dump(out, f)
-    print("recorded", len(out["mnist"]), "MNISTIter and", len(out["libsvm"]), "LibSVMIter cases")
+    print("recorded", len(out["mnist"]), "MNISTIter,", len(out["libsvm"]), "LibSVMIter and", len(out["det"]),
+          "ImageDetRecordIter cases")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""``mxnet.io``: data iterators (NDArrayIter, CSVIter, ImageRecordIter, MNISTIter, LibSVMIter, ResizeIter, PrefetchingIter) and their records."""
+"""``mxnet.io``: data iterators (NDArrayIter, CSVIter, ImageRecordIter, ImageDetRecordIter, MNISTIter, LibSVMIter, ResizeIter, PrefetchingIter) and their records."""
 from . import io, utils  # noqa: F401
 from .io import (  # noqa: F401
     CSVIter,
@@ -10,6 +10,7 @@ from .io import (  # noqa: F401
     PrefetchingIter,
     ResizeIter,
 )
+from .imagedet import ImageDetRecordIter  # noqa: F401
 from .libsvm import LibSVMIter  # noqa: F401
 from .mnist import MNISTIter  # noqa: F401
 from .utils import _getdata_by_idx, _has_instance, _init_data  # noqa: F401

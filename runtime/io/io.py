@@ -2,7 +2,7 @@
 NDArrayIter (ported from MXNet 1.9.1, Apache-2.0) and CSVIter (MXNet's C++ iterator, in Python).
 
 MXNet's other C++ file iterators are re-implemented beside it: ``ImageRecordIter`` below,
-``MNISTIter`` (``mnist.py``) and ``LibSVMIter`` (``libsvm.py``).
+``MNISTIter`` (``mnist.py``), ``LibSVMIter`` (``libsvm.py``) and ``ImageDetRecordIter`` (``imagedet.py``).
 """
 import threading
 from collections import namedtuple

@@ -31,22 +31,22 @@ def _mt19937(seed: int) -> np.random.MT19937:
 
 def std_shuffle(n: int, seed: int) -> np.ndarray:
     """The permutation ``std::shuffle(first, first + n, std::mt19937(seed))`` leaves in libstdc++ as
-    MXNet 1.9.1's Linux build compiled it: Fisher-Yates from the front, each swap position drawn by
+    MXNet 1.9.1's Linux build compiled it (see :func:`_shuffle_with`)."""
+    return _shuffle_with(_mt19937(seed), n)
+
+
+def _shuffle_with(bg: np.random.MT19937, n: int) -> np.ndarray:
+    """``std::shuffle`` of ``0 .. n-1`` drawing from the engine ``bg`` (which goes on from there):
+    Fisher-Yates from the front, each swap position drawn by libstdc++'s
     ``uniform_int_distribution`` (downscaling by division, rejecting the top of the range)."""
-    bg = _mt19937(seed)
     idx = np.arange(n)
-    raw = iter(())
     for i in range(1, n):
         span = i + 1
         scaling = _U32 // span
         past = span * scaling
-        while True:
-            r = next(raw, None)
-            if r is None:
-                raw = iter(bg.random_raw(max(64, n - i)).tolist())
-                r = next(raw)
-            if r < past:
-                break
+        r = int(bg.random_raw())
+        while r >= past:
+            r = int(bg.random_raw())
         j = r // scaling
         idx[i], idx[j] = idx[j], idx[i]
     return idx

@@ -1,8 +1,10 @@
-"""MXNet's C++ file iterators, ``mx.io.MNISTIter`` and ``mx.io.LibSVMIter``, give MXNet 1.9.1's
-batches (recorded by tools/record_io_iters_mxnet.py on the files in fixtures/iters_*): MNIST's
-pixels / 256, its parts and its shuffle (std::shuffle with std::mt19937, once, at construction);
-LibSVM rows as dense arrays of MXNet's CSR values, labels from the lines or from a label file, the
-last batch completed from the start (pad) and the file's byte-split parts. Bad files: one line."""
+"""MXNet's C++ file iterators, ``mx.io.MNISTIter``, ``mx.io.LibSVMIter`` and
+``mx.io.ImageDetRecordIter``, give MXNet 1.9.1's batches (recorded by tools/record_io_iters_mxnet.py
+on the files in fixtures/iters_*): MNIST's pixels / 256, its parts and its shuffle (std::shuffle with
+std::mt19937, once, at construction); LibSVM rows as dense arrays of MXNet's CSR values, labels from
+the lines or from a label file, the last batch completed from the start (pad) and the file's
+byte-split parts; detection images force-resized and normalized with their padded labels
+``[c, h, w, n, label..., pad]``, shuffled per pass. Bad files: one line."""
 import gzip
 import json
 import shutil
@@ -84,3 +86,29 @@ def test_bad_files_are_one_line_naming_the_file(tmp_path):
     (tmp_path / "wide.t").write_text("1 0:0.5\n2 3:1\n")
     with pytest.raises(DataFileError, match=r"wide.t: line 2: column 3 is outside data_shape \(3,\)"):
         mx.io.LibSVMIter(data_libsvm=str(tmp_path / "wide.t"), data_shape=(3,))
+
+
+DET = {
+    "default": dict(data_shape=(3, 8, 10)),
+    "norm": dict(data_shape=(3, 6, 7), mean_r=100, mean_g=110, mean_b=120, std_r=50, std_g=60, std_b=70, scale=0.5,
+                 label_pad_width=20, label_pad_value=-2),
+    "gray_noround": dict(data_shape=(1, 8, 10), round_batch=False),
+    "shuffle": dict(data_shape=(3, 5, 5), shuffle=True, seed=4),
+    "resize_nearest": dict(data_shape=(3, 7, 9), resize=11, inter_method=0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DET))
+def test_image_det_record_iter_gives_mxnets_batches_and_padded_labels(case):
+    pytest.importorskip("PIL")
+    it = mx.io.ImageDetRecordIter(path_imgrec=fixture("iters_det.rec"), batch_size=2, **DET[case])
+    assert _epochs(it, 3 if case == "shuffle" else 2) == REC["det"][case]
+
+
+def test_image_det_record_iter_refuses_what_it_does_not_do():
+    with pytest.raises(NotImplementedError, match=r"^ImageDetRecordIter: rand_crop_prob, rand_mirror_prob not supported"):
+        mx.io.ImageDetRecordIter(path_imgrec=fixture("iters_det.rec"), data_shape=(3, 8, 8), batch_size=2,
+                                 rand_crop_prob=0.5, rand_mirror_prob=0.5)
+    with pytest.raises(ValueError, match=r"label_pad_width: 5 smaller than estimated width: 17$"):
+        mx.io.ImageDetRecordIter(path_imgrec=fixture("iters_det.rec"), data_shape=(3, 8, 8), batch_size=2,
+                                 label_pad_width=5)

@@ -27,7 +27,7 @@ DATA = """\
 import mxnet as mx
 import mxnet.io
 import mxnet.rtc as metric
-from mxnet.io import ImageDetRecordIter
+from mxnet.io import ImageRecordUInt8Iter
 from mxnet.gluon import nn
 
 
@@ -35,15 +35,15 @@ class Batches(mx.io.MXDataIter):
     def __init__(self, batch_size):
         super().__init__(batch_size)
 
-    def next(self) -> mx.io.ImageDetRecordIter:
-        return ImageDetRecordIter([mx.nd.ones((1,))])
+    def next(self) -> mx.io.ImageRecordUInt8Iter:
+        return ImageRecordUInt8Iter([mx.nd.ones((1,))])
 
 
-class Prefetching(ImageDetRecordIter):
+class Prefetching(ImageRecordUInt8Iter):
     pass
 
 
-def store(kind: mxnet.io.LibSVMIter = None):
+def store(kind: mxnet.io.ImageRecordInt8Iter = None):
     return metric.create(kind or "acc")
 
 
@@ -62,7 +62,7 @@ from __future__ import annotations
 import mxnet as mx
 
 
-def first(batch: mx.io.ImageDetRecordIter) -> mx.io.ImageDetRecordIter:
+def first(batch: mx.io.ImageRecordUInt8Iter) -> mx.io.ImageRecordUInt8Iter:
     return batch
 """
 
@@ -81,8 +81,8 @@ def test_names_used_at_import_are_reported(pkg, tmp_path, transpile_cmd):
     res = transpile_cmd(str(pkg), "-o", str(tmp_path / "out"), "--keep-going", "--format", "concise")
     assert res.exit_code == 1
     for line in ("data.py:8:15: HY012 `mxnet.io.MXDataIter` (`mx.io.MXDataIter`)",
-                 "data.py:12:23: HY012 `mxnet.io.ImageDetRecordIter` (`mx.io.ImageDetRecordIter`)",  # the annotation
-                 "data.py:20:17: HY012 `mxnet.io.LibSVMIter` is not provided"):
+                 "data.py:12:23: HY012 `mxnet.io.ImageRecordUInt8Iter` (`mx.io.ImageRecordUInt8Iter`)",  # the annotation
+                 "data.py:20:17: HY012 `mxnet.io.ImageRecordInt8Iter` is not provided"):
         assert line in res.stdout
     assert "postponed.py" not in res.stdout  # never evaluated: nothing is used
 
@@ -107,7 +107,7 @@ def test_the_package_imports_and_the_missing_names_raise_where_used(pkg, tmp_pat
         assert net(x).shape == (1, 2)
         with pytest.raises(HybridizeError, match=r"Batches derives from `mxnet.io.MXDataIter`, which is not provided"):
             loaded.Batches(2)
-        with pytest.raises(HybridizeError, match=r"Prefetching derives from `mxnet.io.ImageDetRecordIter`"):
+        with pytest.raises(HybridizeError, match=r"Prefetching derives from `mxnet.io.ImageRecordUInt8Iter`"):
             loaded.data.Prefetching()
         with pytest.raises(HybridizeError, match=r"`mxnet.rtc.create` is not provided by hybridize.runtime"):
             loaded.store()

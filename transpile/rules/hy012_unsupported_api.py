@@ -6,7 +6,7 @@ RULE = Rule(
     code="HY012",
     name="unsupported-api",
     severity=Severity.ERROR,
-    summary="an `mxnet` name the runtime does not provide (`mx.io.ImageDetRecordIter` and MXNet's other C++ "
+    summary="an `mxnet` name the runtime does not provide (`mx.io.ImageRecordUInt8Iter` and MXNet's other C++ "
             "iterators, `mx.rtc`, `mx.kvstore_server`, ...)",
     rationale=(
         "`hybridize transpile` maps `mxnet` to `hybridize.runtime`, which implements MXNet's "
@@ -22,10 +22,10 @@ RULE = Rule(
     ),
     fix_advice="Keep that code on MXNet (transpile the model and training modules only), "
                "or replace the name by what the runtime offers (`gluon.data.vision.ImageRecordDataset` and a "
-               "`DataLoader` instead of `mx.io.ImageDetRecordIter`); "
+               "`DataLoader` instead of `mx.io.ImageRecordUInt8Iter`); "
                "`--keep-going` still writes the module, with its "
                "imports mapped, the finding in its header, and a name the runtime lacks (`from mxnet.io "
-               "import MXDataIter`, `mx.io.ImageDetRecordIter`, `import mxnet.rtc as rtc`) replaced by a placeholder "
+               "import MXDataIter`, `mx.io.ImageRecordUInt8Iter`, `import mxnet.rtc as rtc`) replaced by a placeholder "
                "that raises naming it when called (or when a class derived from it is instantiated), so "
                "the package still imports: annotations and base classes that only name it evaluate.",
     events=(),
@@ -41,7 +41,7 @@ RULE = Rule(
         "def train(net, data, label):\n"
         "    trainer = gluon.Trainer(net.collect_params(), 'sgd')\n"
         "    accuracy = mx.metric.Accuracy()\n"
-        "    batches = mx.io.ImageDetRecordIter(path_imgrec=data, batch_size=2)  # expect: HY012\n"
+        "    batches = mx.io.ImageRecordUInt8Iter(path_imgrec=data, batch_size=2)  # expect: HY012\n"
         "    kernel = mx.rtc.CudaModule(label)  # expect: HY012\n"
         "    return trainer, accuracy, batches, kernel\n",
         "from mxnet.io import MXDataIter  # expect: HY012\n\n\n"
