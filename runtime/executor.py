@@ -21,6 +21,7 @@ from .context import Context, current_context
 from .graph.infer import infer_dtypes, infer_shapes
 from .graph.interpret import evaluate
 from .ndarray import NDArray
+from .ops._util import known as _known_shape
 
 __all__ = ["Executor"]
 
@@ -324,8 +325,8 @@ def simple_bind(symbol: Any, ctx: Context | None, grad_req: Any = "write", type_
             raise HybridizeError(f"simple_bind: storage type {st!r} of {name!r} is not supported (dense only)")
     shapes = {k: v for k, v in kwargs.items() if isinstance(v, tuple)}
     arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
-    unknown = [f"{n}: {s}" for n, s in zip(symbol.list_arguments(), arg_shapes) if not s or 0 in s]
-    if unknown or any(not s or 0 in s for s in aux_shapes):
+    unknown = [f"{n}: {s}" for n, s in zip(symbol.list_arguments(), arg_shapes) if not s or not _known_shape(s)]
+    if unknown or any(not s or not _known_shape(s) for s in aux_shapes):
         raise ShapeError("simple_bind error: cannot infer the shapes of " + ", ".join(unknown) +
                          " from " + ", ".join(f"{k}: {v}" for k, v in shapes.items()))
     arg_t, _, aux_t = symbol.infer_type_partial(**{k: np.dtype(v) for k, v in (type_dict or {}).items()})

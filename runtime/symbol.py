@@ -19,6 +19,7 @@ from .name import current as _current_name
 from .base import HybridizeError, NotImplementedForSymbol
 from .graph.infer import infer_shapes
 from .graph.ir import Entry, Graph, Node, topo_order
+from .ops._util import known as _known_shape
 from .ops.attrs import format_value
 from .ops.registry import OpDef, get_op
 
@@ -176,7 +177,8 @@ class Symbol:
         """(argument shapes, output shapes, auxiliary shapes), as MXNet. When some shape stays
         unknown it warns and returns ``(None, None, None)``; shapes that contradict raise."""
         arg, out, aux = self._infer_shapes(args, kwargs)
-        # a 0 in a variable's shape means "unknown" (legacy shapes); an op may compute a 0 (empty slice)
+        # an unknown dimension in a variable's shape (0 in legacy shapes, -1 with NumPy shape semantics)
+        # leaves it unknown; an op may compute a 0 (empty slice)
         if any(_incomplete_shape(s) for s in arg + aux) or any(s is None for s in out):
             import warnings
             warnings.warn("Cannot decide shape for the following arguments (0s in shape means unknown "
@@ -389,7 +391,7 @@ def _node_attrs(node: Node) -> dict[str, str]:
 
 
 def _incomplete_shape(s: Any) -> bool:
-    return s is None or any(int(d) <= 0 for d in s)
+    return not _known_shape(s)
 
 
 def _fixed_output_types(n: Node, ins: list, dt: dict) -> None:

@@ -15,11 +15,13 @@ import os
 import threading
 from typing import Any, Callable, Iterator
 
+from .ops._util import np_shape_semantics, set_np_shape_semantics
+
 __all__ = ["is_np_array", "is_np_shape", "set_np", "reset_np", "use_np", "use_np_array",
            "use_np_shape", "np_array", "np_shape", "set_np_shape", "makedirs", "getenv", "setenv",
            "get_gpu_count", "get_gpu_memory", "wraps_safely", "set_np_default_dtype", "is_np_default_dtype"]
 
-_STATE = {"shape": False}
+_STATE = {"dtype": False}
 _ARRAY = threading.local()
 
 
@@ -30,14 +32,13 @@ def is_np_array() -> bool:
 
 def is_np_shape() -> bool:
     """Whether NumPy shape semantics are on (zero-dim/zero-size shapes are real)."""
-    return _STATE["shape"]
+    return np_shape_semantics()
 
 
 def set_np_shape(active: bool) -> bool:
-    """Turns NumPy shape semantics on or off; returns the previous state."""
-    prev = _STATE["shape"]
-    _STATE["shape"] = bool(active)
-    return prev
+    """Turns NumPy shape semantics on or off; returns the previous state. The flag lives with the
+    operators (``ops._util``): their shape rules and graph inference read unknown dimensions by it."""
+    return set_np_shape_semantics(active)
 
 
 def _set_np_array(active: bool) -> bool:

@@ -459,8 +459,9 @@ class Parameter:
     def var(self) -> symbol.Symbol:
         """The variable standing for this parameter in traced graphs (made once, then reused)."""
         if self._var is None:
-            # the graph's own convention for an unknown dimension (0), whatever the shape semantics
-            self._var = symbol.var(self.name, shape=self._shape, dtype=self.dtype, lr_mult=self.lr_mult,
+            # unknown dimensions as the shape semantics write them (-1 with NumPy's on, where a 0 in a
+            # variable's shape is a zero-size axis), as MXNet's ``Parameter.var`` (``self.shape``)
+            self._var = symbol.var(self.name, shape=self.shape, dtype=self.dtype, lr_mult=self.lr_mult,
                                    wd_mult=self.wd_mult, init=self.init, stype=self._stype)
         return self._var
 

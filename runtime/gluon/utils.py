@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import ndarray
-from ..util import is_np_shape
+from ..ops._util import known
 
 __all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "download", "replace_file",
            "HookHandle", "shape_is_known"]
@@ -163,18 +163,10 @@ class HookHandle:
 
 
 def shape_is_known(shape: Any) -> bool:
-    """Whether every dimension of ``shape`` is known (0 means unknown in MXNet's classic mode)."""
-    if shape is None:
-        return False
-    unknown_dim_size = -1 if is_np_shape() else 0
-    if len(shape) == 0:
-        return unknown_dim_size == -1
-    for dim_size in shape:
-        if dim_size == unknown_dim_size:
-            return False
-        assert dim_size > unknown_dim_size, ("shape dimension size cannot be less than {}, while "
-                                             "received {}".format(unknown_dim_size, dim_size))
-    return True
+    """Whether every dimension of ``shape`` is known (0 means unknown in MXNet's classic mode, -1 with
+    NumPy shape semantics on); ``()`` is known only with NumPy shape semantics, as in MXNet. The
+    runtime's one definition (``ops._util.known``) decides."""
+    return known(shape, scalar=False)
 
 
 def _check_same_symbol_type(symbols: list) -> type:

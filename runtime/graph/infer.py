@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..base import ShapeError
+from ..ops._util import dim_known, np_shape_semantics
 from ..ops._util import known as _known
 from .interpreter import Interpreter
 from .ir import Entry, Graph, Meta, Node
@@ -27,14 +28,18 @@ __all__ = ["infer_shapes", "infer_dtypes", "var_shape_hint", "var_dtype_hint", "
 
 
 def var_shape_hint(node: Node) -> tuple | None:
-    """The ``__shape__`` annotation of a variable, if any (0 = unknown dimension; -1, MXNet's unknown
-    dimension with NumPy shape semantics on, is read as 0)."""
+    """The ``__shape__`` annotation of a variable, if any, its unknown dimensions written as the
+    current shape semantics write them (``ops._util.unknown_dim``): MXNet 1.x's 0 and NumPy shape
+    semantics' -1 are both unknown, except that with NumPy shape semantics on a 0 is a zero-size axis."""
     text = node.extra.get("__shape__")
     if not text:
         return None
     from ..ops.attrs import parse_literal
     v = parse_literal(text)
-    return tuple(max(int(d), 0) for d in (v if isinstance(v, tuple) else (v,)))
+    dims = tuple(int(d) for d in (v if isinstance(v, tuple) else (v,)))
+    if np_shape_semantics():
+        return tuple(d if d >= 0 else -1 for d in dims)
+    return tuple(max(d, 0) for d in dims)
 
 
 def var_dtype_hint(node: Node) -> np.dtype | None:
@@ -49,14 +54,15 @@ def _merge(old: tuple | None, new: tuple | None, what: str) -> tuple | None:
     if new is None:
         return old
     if old is None or len(old) != len(new):
-        if old is not None and len(old) != len(new) and 0 not in old:
+        if old is not None and len(old) != len(new) and all(dim_known(d) for d in old):
             raise ShapeError(f"{what}: shape {tuple(old)} does not match inferred {tuple(new)}")
         return tuple(new)
     merged = []
     for a, b in zip(old, new):
-        if a and b and a != b:
+        ka, kb = dim_known(a), dim_known(b)
+        if ka and kb and a != b:
             raise ShapeError(f"{what}: expected shape {tuple(old)}, got {tuple(new)}")
-        merged.append(a or b)
+        merged.append(a if ka else b)
     return tuple(merged)
 
 
@@ -69,7 +75,7 @@ def _variable_shape(n: Node, known: dict[str, tuple], override_hints: bool) -> t
         return hint
     s = tuple(int(d) for d in s)
     if (not override_hints and hint is not None and len(hint) == len(s)
-            and any(h and h != d for h, d in zip(hint, s))):
+            and any(dim_known(h) and h != d for h, d in zip(hint, s))):
         raise ShapeError(f"variable {n.name}: expected shape {hint}, got {s}")
     return s
 
@@ -183,7 +189,7 @@ def complete_shape_attrs(graph: Graph, shapes: Mapping[Entry, tuple | None]) -> 
         if n.op is None or n.inputs or n.op.param("shape") is None:
             continue
         attr = n.attrs.get("shape")
-        if attr is None or not len(attr) or all(int(d) > 0 for d in attr):
+        if attr is None or not len(attr) or all(dim_known(d) for d in attr):
             continue
         s = shapes.get(Entry(n, 0))
         if not _known(s) or len(s) != len(attr):
@@ -198,7 +204,7 @@ def needs_shape_completion(graph: Graph) -> bool:
     for n in graph.nodes:
         if n.op is not None and not n.inputs and n.op.param("shape") is not None:
             attr = n.attrs.get("shape")
-            if attr is not None and len(attr) and any(int(d) <= 0 for d in attr):
+            if attr is not None and len(attr) and not all(dim_known(d) for d in attr):
                 return True
     return False
 

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..base import ShapeError
+from ._util import dim_known
 from .attrs import AttrError, AttrType, format_value, parse_literal
 
 __all__ = ["c_round", "is_training", "merge_shape", "spatial_params", "conv_out_dim", "windows",
@@ -31,7 +32,8 @@ def is_training() -> bool:
 
 
 def merge_shape(old: Any, new: Sequence[int], what: str) -> tuple:
-    """``new`` with its 0 dimensions filled from ``old``; raises if two known dimensions disagree."""
+    """``new`` with its unknown dimensions (``_util.dim_known``) filled from ``old``; raises if two known
+    dimensions disagree."""
     new = tuple(int(d) for d in new)
     if old is None or len(old) == 0:
         return new
@@ -40,9 +42,10 @@ def merge_shape(old: Any, new: Sequence[int], what: str) -> tuple:
         raise ShapeError(f"{what}: expected shape {new}, got {old}")
     out = []
     for a, b in zip(old, new):
-        if a and b and a != b:
+        ka, kb = dim_known(a), dim_known(b)
+        if ka and kb and a != b:
             raise ShapeError(f"{what}: expected shape {new}, got {old}")
-        out.append(a or b)
+        out.append(a if ka else b)
     return tuple(out)
 
 

@@ -8,23 +8,59 @@ import numpy as np
 from ..base import ShapeError
 from .attrs import AttrError, AttrType, format_value, parse_literal
 
-__all__ = ["known", "ndim_known", "norm_axis", "norm_axes", "reduce_axes", "OptIntTuple",
+__all__ = ["known", "ndim_known", "dim_known", "unknown_dim", "np_shape_semantics", "set_np_shape_semantics", "norm_axis", "norm_axes", "reduce_axes", "OptIntTuple",
            "shape_fn", "dtype_of", "const_type", "first_type", "prod"]
 
 
+_NP_SHAPE = {"on": False}
+
+
+def np_shape_semantics() -> bool:
+    """Are NumPy shape semantics on (``npx.set_np()``)? Then -1 marks an unknown dimension, 0 is a real
+    (zero-size) one and ``()`` a real zero-dim shape; off (MXNet 1.x), 0 marks an unknown dimension."""
+    return _NP_SHAPE["on"]
+
+
+def set_np_shape_semantics(active: bool) -> bool:
+    """Turns NumPy shape semantics on or off (``mx.util.set_np_shape`` is the public switch); returns
+    the previous state."""
+    prev = _NP_SHAPE["on"]
+    _NP_SHAPE["on"] = bool(active)
+    return prev
+
+
+def unknown_dim() -> int:
+    """The dimension that means "unknown": -1 with NumPy shape semantics on, else 0."""
+    return -1 if _NP_SHAPE["on"] else 0
+
+
+def dim_known(d: Any) -> bool:
+    """Is dimension ``d`` known: positive, or 0 with NumPy shape semantics on (a zero-size axis)?"""
+    d = int(d)
+    return d > 0 or (d == 0 and _NP_SHAPE["on"])
+
+
 def known(s: Any, *, scalar: bool = True) -> bool:
-    """Is shape ``s`` fully known: not ``None``, no 0 dimension (MXNet 1.x marks unknown dimensions
-    with 0)? The one definition, used by the operators' shape rules, graph inference and the compiler.
+    """Is shape ``s`` fully known: not ``None``, no unknown dimension (0 in MXNet 1.x, -1 with NumPy
+    shape semantics on, where 0 is a zero-size axis)? The one definition, used by the operators' shape
+    rules, graph inference, Gluon and the compiler.
 
     A 0-d shape ``()`` is a known scalar shape; ``scalar=False`` reads it as MXNet 1.x's legacy
-    shape functions do for operators that only take tensors (linalg, detection): ndim 0 = unknown.
+    shape functions do for operators that only take tensors (linalg, detection): ndim 0 = unknown
+    (with NumPy shape semantics on ``()`` is always a real 0-d shape).
     """
-    return s is not None and (scalar or len(s) > 0) and all(int(d) > 0 for d in s)
+    if s is None:
+        return False
+    np_on = _NP_SHAPE["on"]
+    if not (scalar or np_on or len(s) > 0):
+        return False
+    return all(int(d) > 0 or (np_on and int(d) == 0) for d in s)
 
 
 def ndim_known(s: Any) -> bool:
-    """Is the rank of shape ``s`` known (its dimensions may not be)? ndim 0 = unknown, as in MXNet 1.x."""
-    return s is not None and len(s) > 0
+    """Is the rank of shape ``s`` known (its dimensions may not be)? ndim 0 = unknown in MXNet 1.x;
+    with NumPy shape semantics on ``()`` is a real 0-d shape."""
+    return s is not None and (len(s) > 0 or _NP_SHAPE["on"])
 
 
 def prod(dims: Any) -> int:

@@ -12,6 +12,7 @@ from ..base import ShapeError
 from .attrs import Bool, Dtype, Int, Param
 from .registry import OpDef, register
 from ._nnutil import matmul, merge_shape
+from ._util import dim_known, known, unknown_dim
 
 
 # -- FullyConnected ------------------------------------------------------------------------------
@@ -24,11 +25,11 @@ def _fc_shape(attrs, in_shapes):
     nh = attrs.num_hidden
     d = ins[0]
     out = None
-    in_units = 0
+    in_units = unknown_dim()
     if d is not None and len(d) > 0:
         if attrs.flatten:
             rest = d[1:]
-            in_units = int(np.prod(rest)) if all(rest) else 0
+            in_units = int(np.prod(rest)) if known(rest) else unknown_dim()
             out = (d[0], nh)
         else:
             in_units = d[-1]
@@ -36,9 +37,9 @@ def _fc_shape(attrs, in_shapes):
     ins[1] = merge_shape(ins[1], (nh, in_units), "FullyConnected weight")
     if not attrs.no_bias:
         ins[2] = merge_shape(ins[2], (nh,), "FullyConnected bias")
-    if out is not None and in_units and ins[1][1] != in_units:
+    if out is not None and dim_known(in_units) and ins[1][1] != in_units:
         raise ShapeError(f"weight shape {ins[1]} does not match input units {in_units}")
-    if d is not None and len(d) > 0 and not in_units and ins[1][1]:
+    if d is not None and len(d) > 0 and not dim_known(in_units) and dim_known(ins[1][1]):
         # the data's feature size is known from the weight (reverse inference)
         if not attrs.flatten:
             ins[0] = tuple(d[:-1]) + (ins[1][1],)
@@ -54,16 +55,16 @@ def _fc_shape_backward(attrs, in_shapes, out_shapes):
     if d is None or out is None or not len(d):
         return ins
     if attrs.flatten:
-        ins[0] = (d[0] or out[0],) + tuple(d[1:])
+        ins[0] = (d[0] if dim_known(d[0]) else out[0],) + tuple(d[1:])
     elif len(out) == len(d):
-        ins[0] = tuple(a or b for a, b in zip(d[:-1], out[:-1])) + (d[-1],)
+        ins[0] = tuple(a if dim_known(a) else b for a, b in zip(d[:-1], out[:-1])) + (d[-1],)
     return ins
 
 
 def _fc(attrs, x, w, b=None):
     """FullyConnected: ``y = x W^T + b``; ``flatten`` collapses all but the first axis of ``x``."""
     if attrs.flatten:
-        x2 = x.reshape(x.shape[0], -1)
+        x2 = x.reshape(x.shape[0], w.shape[1])   # not -1: a batch of no rows has no size to divide
         out = matmul(x2, w.T)
     else:
         out = matmul(x.reshape(-1, x.shape[-1]), w.T).reshape(x.shape[:-1] + (w.shape[0],))
@@ -113,7 +114,7 @@ from .registry import defgrad
 
 def _backward_fc(attrs, g, x, w):
     """(d data, d weight[, d bias]) of FullyConnected, as MXNet's ``_backward_FullyConnected``."""
-    x2 = x.reshape(x.shape[0], -1) if attrs.flatten else x.reshape(-1, x.shape[-1])
+    x2 = x.reshape(x.shape[0], w.shape[1]) if attrs.flatten else x.reshape(-1, x.shape[-1])
     g2 = g.reshape(-1, g.shape[-1])
     dx = matmul(g2, w).reshape(x.shape).astype(x.dtype, copy=False)
     dw = matmul(g2.T, x2).astype(w.dtype, copy=False)

@@ -879,7 +879,7 @@ register(OpDef("_npi_svd", _float_out(_svd), inputs=("A",), num_outputs=3))
 register(OpDef("_npi_eigh", _float_out(_eigh), inputs=("A",), params=(Param("UPLO", Str, "L"),), num_outputs=2))
 register(OpDef("_npi_eigvalsh", _float_out(lambda at, a: np.linalg.eigvalsh(a, UPLO=at.UPLO)), inputs=("A",),
                params=(Param("UPLO", Str, "L"),)))
-register(OpDef("_npi_eig", _float_out(lambda at, a: tuple(np.real(np.linalg.eig(a)))), inputs=("A",),
+register(OpDef("_npi_eig", _float_out(lambda at, a: tuple(np.real(o) for o in np.linalg.eig(a))), inputs=("A",),
                num_outputs=2))
 register(OpDef("_npi_eigvals", _float_out(lambda at, a: np.real(np.linalg.eigvals(a))), inputs=("A",)))
 register(OpDef("_npi_cholesky", _float_out(lambda at, a: np.linalg.cholesky(a)), inputs=("A",)))

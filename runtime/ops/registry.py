@@ -44,6 +44,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from ..base import OperatorTypeError, ShapeError, UnknownOpError
+from ._util import known
 from .attrs import REQUIRED, AttrError, Param, format_value
 
 __all__ = ["OpDef", "Attrs", "register", "get_op", "find_op", "all_ops", "same_shape", "ShapeFn", "ZERO_GRAD",
@@ -313,12 +314,13 @@ class OpDef:
 
     # -- inference ------------------------------------------------------------------------
     def shapes(self, attrs: Attrs, in_shapes: list) -> tuple[list, list]:
-        """(completed input shapes, output shapes). Unknown input shapes are ``None`` or contain 0."""
+        """(completed input shapes, output shapes). Unknown input shapes are ``None`` or have an unknown
+        dimension (``_util.known``: 0 in MXNet 1.x, -1 with NumPy shape semantics on)."""
         if self.infer_shape is not None:
             ins, outs = self.infer_shape(attrs, list(in_shapes))
             return [None if s is None else tuple(int(d) for d in s) for s in ins], \
                    [None if s is None else tuple(int(d) for d in s) for s in outs]
-        if any(s is None or 0 in s for s in in_shapes):
+        if not all(known(s) for s in in_shapes):
             raise ShapeError(f"operator {self.name}: cannot infer shapes from unknown inputs {in_shapes}")
         outs = self._run_on_zeros(attrs, in_shapes, None)
         return list(in_shapes), [o.shape for o in outs]

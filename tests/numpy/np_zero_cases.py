@@ -1,0 +1,60 @@
+"""Hybridized np-mode blocks on zero-dim and zero-size inputs: the cases, shared by the recorder
+(tools/numpy_zero/record.py, run with MXNet 1.9.1) and tests/numpy/test_np_zero_shapes.py.
+
+Each case is ``name -> (body, input shapes)``: ``body(F, *xs)`` is a ``hybrid_forward`` written once
+for both libraries; the inputs are ``arange`` values of those shapes (float32). The library is
+passed in, so this module imports neither.
+"""
+from __future__ import annotations
+
+import numpy as onp
+
+CASES = {
+    # zero-dim: () is a real shape with NumPy shape semantics
+    "scalar_add": (lambda F, x: x * 2 + 1, [()]),
+    "scalar_clip": (lambda F, x: F.np.clip(x, 0.5, 1.5), [()]),
+    "scalar_sum": (lambda F, x: F.np.sum(x), [()]),
+    "scalar_broadcast": (lambda F, x, y: x + y, [(), (2, 3)]),
+    "reduce_to_scalar": (lambda F, x: F.np.sum(x), [(2, 3)]),
+    "scalar_expand": (lambda F, x: F.np.expand_dims(x, 0), [()]),
+    # zero-size: a 0 in a shape is a real (empty) axis
+    "empty_identity": (lambda F, x: x, [(2, 0, 3)]),
+    "empty_unary": (lambda F, x: F.np.exp(x) + 1, [(0,)]),
+    "empty_sum_axis": (lambda F, x: F.np.sum(x, axis=1), [(2, 0, 3)]),
+    "empty_sum_all": (lambda F, x: F.np.sum(x), [(0, 4)]),
+    "empty_any": (lambda F, x: F.np.any(x, axis=0), [(0, 4)]),
+    "empty_all": (lambda F, x: F.np.all(x), [(3, 0)]),
+    "empty_swapaxes": (lambda F, x: F.np.swapaxes(x, 0, 2), [(2, 0, 3)]),
+    "empty_tile": (lambda F, x: F.np.tile(x, (2, 1)), [(0, 3)]),
+    "empty_full_like": (lambda F, x: F.np.full_like(x, 7), [(3, 0)]),
+    "empty_concat": (lambda F, x, y: F.np.concatenate([x, y], axis=0), [(0, 3), (2, 3)]),
+    "empty_reshape": (lambda F, x: F.np.reshape(x, (0, 2, 3)), [(3, 0, 2)]),
+    "empty_dot": (lambda F, x, y: F.np.dot(x, y), [(2, 0), (0, 3)]),
+    "empty_eigvalsh": (lambda F, x: F.np.linalg.eigvalsh(x), [(0, 0)]),
+    "empty_chain": (lambda F, x: F.np.transpose(F.npx.relu(x * 3 - 1)) + 2, [(4, 0)]),
+}
+
+
+def inputs(shapes: list) -> list:
+    """The case's input values: ``arange`` over each shape, float32, offset per input."""
+    out = []
+    for i, s in enumerate(shapes):
+        n = int(onp.prod(s)) if s else 1
+        out.append((onp.arange(n, dtype=onp.float32) / 4 + i + 0.75).reshape(s))
+    return out
+
+
+def block(nn, body):
+    """A HybridBlock of the given library whose ``hybrid_forward`` is ``body``."""
+    class Case(nn.HybridBlock):
+        def hybrid_forward(self, F, *xs):
+            return body(F, *xs)
+    return Case()
+
+
+def dense_block(nn):
+    """``Dense(3)`` without ``in_units``: its weight's input size is learnt from the first batch,
+    which here has no rows; then ``Dense`` on a zero-dim batch axis must still be initialized."""
+    net = nn.HybridSequential()
+    net.add(nn.Dense(3))
+    return net
