@@ -313,6 +313,18 @@ def _normalized_grad(g, xhat, invstd, red):
     return invstd * (g - g.mean(axis=red, keepdims=True) - xhat * (g * xhat).mean(axis=red, keepdims=True))
 
 
+def _channel_dot(a, b, ax, red):
+    """Per-channel ``sum(a * b)`` (``sum(a)`` when ``b`` is None) over the axes ``red``: for a
+    channel-first contiguous array one batched BLAS dot per (sample, channel) row, no temporary."""
+    if ax == 1 and a.ndim >= 3 and a.flags.c_contiguous and (b is None or b.flags.c_contiguous) \
+            and a.dtype in (np.float32, np.float64):
+        N, C = a.shape[:2]
+        rows = a.reshape(N, C, 1, -1)
+        other = np.ones((rows.shape[-1], 1), a.dtype) if b is None else b.reshape(N, C, -1, 1)
+        return np.matmul(rows, other).reshape(N, C).sum(axis=0)
+    return a.sum(axis=red) if b is None else (a * b).sum(axis=red)
+
+
 def _backward_batch_norm(attrs, g, x, gamma, beta, moving_mean, moving_var):
     """BatchNorm's (d data, d gamma, d beta), as MXNet's CPU kernel: batch statistics when the forward
     ran in training mode (``is_train``) without ``use_global_stats``, and then, as MXNet does in its
@@ -326,22 +338,30 @@ def _backward_batch_norm(attrs, g, x, gamma, beta, moving_mean, moving_var):
     batch = attrs.is_train and not attrs.use_global_stats
     if batch:
         mean = xa.mean(axis=red, dtype=acc)
-        var = np.square(xa - mean.reshape(bshape)).mean(axis=red, dtype=acc)
+        xc = xa - mean.reshape(bshape)
+        var = np.square(xc).mean(axis=red, dtype=acc)
     else:
         mean, var = moving_mean.astype(acc), moving_var.astype(acc)
+        xc = xa - mean.reshape(bshape)
     invstd = 1 / np.sqrt(var + acc.type(attrs.eps))
-    xhat = (xa - mean.reshape(bshape)) * invstd.reshape(bshape)
     gam = np.ones_like(invstd) if attrs.fix_gamma else gamma.astype(acc, copy=False)
-    dxhat = ga * gam.reshape(bshape)
+    # per-channel sums, then two passes over the data: dx = gamma * invstd * (g - mean(g) - xhat *
+    # mean(g * xhat)) with xhat = xc * invstd, folded into per-channel coefficients
+    sum_g = _channel_dot(ga, None, ax, red)
+    sum_gxc = _channel_dot(ga, xc, ax, red) if batch or not attrs.fix_gamma else None
+    scale = (gam * invstd).reshape(bshape)
     if batch:
-        dx = _normalized_grad(dxhat, xhat, invstd.reshape(bshape), red)
+        count = acc.type(x.size // x.shape[ax])
+        dx = ga - (sum_g / count).reshape(bshape)
+        dx -= xc * (invstd * invstd * sum_gxc / count).reshape(bshape)
+        dx *= scale
         m = acc.type(attrs.momentum)
         moving_mean[...] = (moving_mean * m + mean * (1 - m)).astype(moving_mean.dtype)
         moving_var[...] = (moving_var * m + var * (1 - m)).astype(moving_var.dtype)
     else:
-        dx = dxhat * invstd.reshape(bshape)
-    dgamma = np.zeros_like(gamma) if attrs.fix_gamma else (ga * xhat).sum(axis=red).astype(gamma.dtype)
-    dbeta = ga.sum(axis=red).astype(beta.dtype)
+        dx = ga * scale
+    dgamma = np.zeros_like(gamma) if attrs.fix_gamma else (sum_gxc * invstd).astype(gamma.dtype)
+    dbeta = sum_g.astype(beta.dtype)
     return dx.astype(x.dtype, copy=False), dgamma, dbeta
 
 
