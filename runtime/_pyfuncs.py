@@ -228,7 +228,7 @@ def _stateful_update(op: Any, math: Callable, mutated: Any, array: Callable,
         except AttrError as e:
             raise TypeError(str(e)) from None
         mut = mutated(attrs) if callable(mutated) else mutated
-        values = [a.asnumpy() for a in arrays]
+        values = [a._data for a in arrays] if getattr(math, "reads_only", False) else [a.asnumpy() for a in arrays]
         # an op whose result depends on the output aliasing the weight (MXNet's kernel reads the
         # weight after writing it) says so with ``math.in_place``
         run = getattr(math, "in_place", math) if out is not None and arrays and out is arrays[0] else math

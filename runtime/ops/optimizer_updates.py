@@ -455,6 +455,20 @@ def _multi_sgd_math(momentum: bool, mp: bool, preloaded: bool) -> Callable:
             mom = group[2] if momentum else mt.type(0)
             lr, wd = mt.type(lrs[i]), mt.type(wds[i])
             g = grad.astype(mt, copy=False)
+            if momentum and attrs.clip_gradient < 0 and mt == np.float32 and isinstance(mom, np.ndarray) \
+                    and mom.dtype == mt and w.dtype == mt:
+                # the expression below, evaluated in the same order with two buffers (same roundings)
+                new_mom = mom * mt.type(attrs.momentum)
+                tmp = w * (lr * wd)
+                new_mom -= tmp
+                np.multiply(g, lr * mt.type(attrs.rescale_grad), out=tmp)
+                new_mom -= tmp
+                w = w + new_mom
+                outs.append(w if weight.dtype == mt and not mp else w.astype(weight.dtype))
+                moms.append(new_mom)
+                if mp:
+                    masters.append(w)
+                continue
             if attrs.clip_gradient >= 0:
                 step = _clip(mt.type(attrs.rescale_grad) * g, mt.type(attrs.clip_gradient))
                 mom = mt.type(attrs.momentum if momentum else 0) * mom - lr * wd * w - lr * step
@@ -469,6 +483,7 @@ def _multi_sgd_math(momentum: bool, mp: bool, preloaded: bool) -> Callable:
             if mp:
                 masters.append(w)
         return (*outs, *moms, *masters)
+    math.reads_only = True          # never writes its inputs: callers may pass their arrays uncopied
     return math
 
 
