@@ -459,4 +459,6 @@ def _ensure_loaded() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
-        from . import _families  # noqa: F401  (imports every op family module)
+        from ._families import import_all
+
+        import_all()
