@@ -64,7 +64,7 @@ from ..ndarray import norm as NDnorm
 from ..ndarray.contrib import multi_lamb_update, multi_mp_lamb_update
 from ..ndarray.random import normal
 from ..util import is_np_array
-from . import _states
+from ._states import dumps as _dump_states, loads as _load_states
 
 __all__ = [
     'DCASGD',
@@ -2166,7 +2166,7 @@ class Updater:
         """Sets updater states from :meth:`get_states`' bytes (the runtime's format: nothing runs when
         it is read). MXNet's pickled states load only with ``allow_pickle=True`` (or the environment
         variable ``HYBRIDIZE_ALLOW_PICKLE_STATES=1``): loading a pickle runs code from the file."""
-        states, optimizer, _ = _states.loads(states, allow_pickle=allow_pickle)
+        states, optimizer, _ = _load_states(states, allow_pickle=allow_pickle)
         if optimizer is not None:
             self.states, self.optimizer = states, optimizer
         else:
@@ -2184,7 +2184,7 @@ class Updater:
         params : list of [name, shape], optional
             The parameters by index, recorded so that loading into other parameters fails clearly.
         """
-        return _states.dumps(self.states, self.optimizer if dump_optimizer else None, params)
+        return _dump_states(self.states, self.optimizer if dump_optimizer else None, params)
 
 
 def get_updater(optimizer):
