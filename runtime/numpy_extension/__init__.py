@@ -1,8 +1,9 @@
 """``mx.npx``: MXNet 1.9.1's NumPy extensions: the semantics switches, devices, files, seeding and the
 neural-network operators on ``mx.np`` arrays (``npx.relu``, ``npx.fully_connected``, ``npx.batch_norm``,
 ``npx.reshape`` with MXNet's codes -2..-6, ...). The operator functions are built from the np table
-(``runtime/_numpy_table.py``, entries with ``space="npx"``) by ``mx.np``'s builder: importing this
-package imports ``mx.np`` too.
+(``runtime/_numpy_table.py``, entries with ``space="npx"``) by ``mx.np``'s builder, which imports
+this package to fill it: the first name looked up here that ``mx.np`` has not installed yet loads
+``mx.np`` (this module's ``__getattr__``), so ``mx.npx`` never imports ``mx.np`` while loading.
 """
 from __future__ import annotations
 
@@ -99,17 +100,32 @@ def load(file: str) -> Any:
 
 
 from .. import ndarray as _nd
-from .. import numpy as _np_pkg
+
+
+def _np_pkg() -> types.ModuleType:
+    """``mx.np`` (loaded on first use: loading it fills this namespace)."""
+    from .. import numpy as np_pkg
+    return np_pkg
+
+
+def __getattr__(attr: str) -> Any:
+    # the table's functions (npx.relu, npx.batch_norm, ...) are installed here by mx.np's builder
+    if not attr.startswith("__"):
+        _np_pkg()
+        if attr in globals():
+            return globals()[attr]
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
 class _NdWithNp(types.ModuleType):
     """``mx.nd`` with ``.np``/``.npx`` being ``mx.np``/``mx.npx``: ``F`` of an imperative np-mode
     ``hybrid_forward`` (``mx.nd``'s own ``np`` attribute is the NumPy it computes with)."""
 
-    np = _np_pkg
     npx = sys.modules[__name__]
 
     def __getattr__(self, attr: str) -> Any:
+        if attr == "np":
+            return _np_pkg()
         return getattr(_nd, attr)
 
 
@@ -122,7 +138,7 @@ def _bernoulli(prob: Any = None, logit: Any = None, size: Any = None, dtype: Any
     if (prob is None) == (logit is None):
         raise ValueError("Either `prob` or `logit` must be specified, but not both. "
                          f"Received prob={prob}, logit={logit}")
-    return _np_pkg.random.bernoulli(prob=prob, logit=logit, size=size, dtype=dtype, ctx=ctx, out=out)
+    return _np_pkg().random.bernoulli(prob=prob, logit=logit, size=size, dtype=dtype, ctx=ctx, out=out)
 
 
 def _sample_n(name: str) -> Any:
@@ -131,7 +147,7 @@ def _sample_n(name: str) -> Any:
         batch = () if batch_shape is None else ((batch_shape,) if isinstance(batch_shape, int) else tuple(batch_shape))
         import numpy as onp
         pshape = onp.broadcast_shapes(getattr(a, "shape", ()), getattr(b, "shape", ()))
-        return getattr(_np_pkg.random, name)(a, b, size=batch + tuple(pshape), dtype=dtype, ctx=ctx)
+        return getattr(_np_pkg().random, name)(a, b, size=batch + tuple(pshape), dtype=dtype, ctx=ctx)
     fn.__name__ = name + "_n"
     return fn
 
