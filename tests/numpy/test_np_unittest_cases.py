@@ -31,7 +31,8 @@ def np_mode():
 
 def run(code):
     scope = {"mx": mx, "np": np, "npx": npx, "onp": onp, "autograd": autograd, "HybridBlock": HybridBlock}
-    exec(code, scope)
+    with mx.name.NameManager():  # symbols are named as in a fresh MXNet process (exponential0)
+        exec(code, scope)
     return scope["out"]
 
 
