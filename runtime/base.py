@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MXNetError", "HybridizeError", "ShapeError", "InvalidGraphError", "LoadError", "UnknownOpError", "NoGradientError", "NotImplementedForSymbol",
+__all__ = ["MXNetError", "HybridizeError", "ShapeError", "InvalidGraphError", "LoadError", "UnknownOpError", "NoGradientError", "NotImplementedForSymbol", "OutOfMemoryError",
            "OperatorError", "OperatorArgumentError", "CustomOpError",
            "DataFileError", "DatasetFileNotFoundError", "DataLoaderWorkerError",
            "py_str", "data_dir",
@@ -113,6 +113,27 @@ class UnknownOpError(HybridizeError, KeyError):
 class InvalidGraphError(HybridizeError):
     """A compiler stage left a graph that breaks the IR's rules (a compiler bug; found by the
     verifier between stages, ``HYBRIDIZE_VERIFY=1``)."""
+
+
+class OutOfMemoryError(HybridizeError, MemoryError):
+    """Memory ran out computing one node of a graph: names the node and the bytes the allocation
+    that failed asked for (a MemoryError too, so ``except MemoryError`` still catches it)."""
+
+    @classmethod
+    def at(cls, name: str, op: str, error: BaseException, when: str = "") -> "OutOfMemoryError":
+        """The error for node ``name`` (operator ``op``) whose computation raised ``error``;
+        ``when``: what the program was doing (e.g. "precomputing constants")."""
+        shape, dtype, size = getattr(error, "shape", None), getattr(error, "dtype", None), \
+            getattr(error, "_total_size", None)       # numpy's _ArrayMemoryError says what it asked for
+        from ..messages import printable
+        where = f"out of memory at node {printable(repr(name))} ({op})" + (f" while {when}" if when else "")
+        if isinstance(size, int):
+            from .graph.load_limit import fmt_bytes
+            what = f"an array of shape {tuple(shape)} {dtype}" if shape is not None else "an array"
+            return cls(f"{where}: it needed {fmt_bytes(size)} ({size} bytes) for {what}, "
+                       "more than the memory this process may use")
+        detail = str(error).strip()
+        return cls(f"{where}: the size it needed was not reported" + (f" ({detail})" if detail else ""))
 
 
 class LoadError(HybridizeError):

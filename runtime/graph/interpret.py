@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..base import HybridizeError
+from ..base import HybridizeError, OutOfMemoryError
 from .interpreter import Interpreter
 from .ir import Graph, Node
 
@@ -29,7 +29,12 @@ class _Evaluator(Interpreter):
         return self.values[n.name]
 
     def apply(self, n: Node, args: list) -> list:
-        out = n.op.compute(n.resolved, *args)  # type: ignore[union-attr]
+        try:
+            out = n.op.compute(n.resolved, *args)  # type: ignore[union-attr]
+        except OutOfMemoryError:
+            raise
+        except MemoryError as e:
+            raise OutOfMemoryError.at(n.name, n.op.name, e) from None  # type: ignore[union-attr]
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         if self.monitor is not None:
             self.monitor(n, args, outs[:n.num_outputs])

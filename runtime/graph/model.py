@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..base import HybridizeError, LoadError, ShapeError
+from ..base import HybridizeError, LoadError, OutOfMemoryError, ShapeError
 from . import executors, mxnet_json
 from . import params as _params
 from .pair import check_pair
@@ -229,6 +229,8 @@ class Model:
             self._programs[key] = prog
         try:
             return list(prog(**values))
+        except OutOfMemoryError:
+            raise
         except MemoryError as e:
             raise HybridizeError(f"out of memory running the model ({e})") from None
 

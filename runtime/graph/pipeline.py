@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Callable
 
+from ..base import OutOfMemoryError
 from .emit.program import generate
 from .ir import Graph
 from .passes import (
@@ -89,7 +90,13 @@ def run(graph: Graph, ctx: PassContext, *, optimize: bool = True, passes: list[s
                 continue
             if p.inference_only and ctx.training:
                 continue
-            graph = p(graph, ctx)
+            try:
+                graph = p(graph, ctx)
+            except OutOfMemoryError:
+                raise
+            except MemoryError as e:
+                raise OutOfMemoryError(f"out of memory compiling the graph (pass {p.name}): "
+                                       f"{e}") from None
         if check:
             verify(graph, ctx, stage.name)
     return graph

@@ -21,7 +21,7 @@ _ALIGN = 64
 
 
 class _VBuf:
-    __slots__ = ("index", "shape", "dtype", "nbytes", "first", "last", "offset", "scratch", "name")
+    __slots__ = ("index", "shape", "dtype", "nbytes", "first", "last", "offset", "scratch", "name", "node")
 
     def __init__(self, index: int, shape: tuple, dtype: np.dtype, first: int, scratch: bool):
         self.index, self.shape, self.dtype = index, tuple(int(d) for d in shape), np.dtype(dtype)
@@ -30,6 +30,7 @@ class _VBuf:
         self.offset = 0
         self.scratch = scratch
         self.name = ""
+        self.node: tuple[str, str] = ("", "")    # (name, op) of the node whose step asked for it
 
 
 def _aligned(nbytes: int) -> int:
@@ -82,6 +83,7 @@ class Planner:
         self.vbufs: list[_VBuf] = []
         self.owners: dict[Entry, frozenset[int]] = {}
         self.step = 0
+        self.node: tuple[str, str] = ("", "")    # the node being emitted: (name, op)
         self.parallel = False      # some kernel runs row chunks on the thread pool
         self.augmented: dict[Entry, str] = {}      # entry -> a (1, n + 1) buffer holding it and a 1 (_hy_dense)
         self.slots: dict[tuple, str] = {}          # (buffer, offset, width) -> a view made with the buffers
@@ -91,6 +93,7 @@ class Planner:
 
     def new(self, shape: tuple, dtype: Any, scratch: bool = False) -> _VBuf:
         vb = _VBuf(len(self.vbufs), shape, dtype, self.step, scratch)
+        vb.node = self.node
         vb.name = self.names.make(f"_s{vb.index}" if scratch else f"_b{vb.index}", internal=True)
         self.vbufs.append(vb)
         return vb
@@ -142,8 +145,19 @@ class Planner:
         slots = list(self.slots.items())
         tls = self.glob["_tls"]
 
+        largest = max(self.vbufs, key=lambda v: v.nbytes)
+
         def alloc() -> tuple:
-            arena = np.empty(total, np.uint8)
+            try:
+                arena = np.empty(total, np.uint8)
+            except MemoryError:
+                from ...base import OutOfMemoryError
+                from ...messages import printable
+                from ..load_limit import fmt_bytes
+                raise OutOfMemoryError(
+                    f"out of memory allocating the compiled program's buffers: they need {fmt_bytes(total)} "
+                    f"({total} bytes), the largest {largest.nbytes} bytes for node {printable(repr(largest.node[0]))} "
+                    f"({largest.node[1]}); more than the memory this process may use") from None
             bufs = tuple(arena[o:o + n].view(d).reshape(s) for o, n, d, s in layout)
             bufs += tuple(bufs[i][..., off:off + w] for (i, off, w), _ in slots)
             tls.bufs = bufs

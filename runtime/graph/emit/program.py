@@ -8,6 +8,7 @@ by keeping ``[A-Za-z0-9_]`` only, and node names appear in comments through ``re
 """
 from __future__ import annotations
 
+import ast
 import contextlib
 import re
 import threading
@@ -16,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...base import HybridizeError, ShapeError
+from ...base import HybridizeError, OutOfMemoryError, ShapeError
 from ..interpreter import Interpreter
 from ..ir import Entry, Graph, Node
 from ..kernels.fastpath import new_binding
@@ -82,6 +83,9 @@ def _bad_input(name: str, expected_shape: tuple, expected_dtype: Any, got: Any) 
 # ------------------------------------------------------------------------------------------
 # the program
 # ------------------------------------------------------------------------------------------
+_SOURCE_NAME = "<hybridize compiled graph>"     # the forward function's file name in tracebacks
+
+
 class CompiledProgram:
     """A compiled graph; see the module docstring for the API."""
 
@@ -146,10 +150,32 @@ class CompiledProgram:
         if len(args) != len(self.input_names):
             raise HybridizeError(f"compiled program takes {len(self.input_names)} input(s) "
                                  f"({', '.join(self.input_names)}), got {len(args)}")
-        if self.parallel:
-            with self._blas1:
-                return self._forward(consts, *args)
-        return self._forward(consts, *args)
+        try:
+            if self.parallel:
+                with self._blas1:
+                    return self._forward(consts, *args)
+            return self._forward(consts, *args)
+        except MemoryError as e:
+            raise self._out_of_memory(e) from None
+
+    def _out_of_memory(self, e: MemoryError) -> MemoryError:
+        """The node of the generated code running when memory ran out: the comment opening its
+        lines (``# op 'name'``) above the line the traceback was at, in the forward function."""
+        if isinstance(e, OutOfMemoryError):
+            return e
+        lineno = None
+        tb = e.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == _SOURCE_NAME:
+                lineno = tb.tb_lineno
+            tb = tb.tb_next
+        if lineno is None:
+            return e
+        for line in reversed(self.code.splitlines()[:lineno]):
+            m = re.fullmatch(r"\s*# (\S+) ('.*'|\".*\")", line)
+            if m:
+                return OutOfMemoryError.at(ast.literal_eval(m.group(2)), m.group(1), e)
+        return e
 
     def direct(self) -> tuple[Callable, Any]:
         """``(fn, consts)`` with ``fn(consts, *inputs) == self(*inputs)`` for positional inputs: the
@@ -214,13 +240,19 @@ class _Emitter(Interpreter):
         nout = n.num_outputs
         outs = [names.make(n.name) if nout == 1 else names.make(f"{n.name}_{i}") for i in range(nout)]
         body.append(_comment(n))
+        plan.node = (n.name, n.op.name)  # type: ignore[union-attr]
         emit = EMITTERS.get(n.op)
         if emit is not None:
             em = Emit(plan, self.graph, node=n, args=args, outs=outs, in_shapes=in_shapes, in_dtypes=in_dtypes,
                       out_shapes=[meta[Entry(n, i)].shape for i in range(nout)],
                       out_dtypes=[meta[Entry(n, i)].dtype for i in range(nout)],
                       is_output=[Entry(n, i) in self.out_entries for i in range(nout)])
-            lines = emit(em)
+            try:
+                lines = emit(em)
+            except OutOfMemoryError:
+                raise
+            except MemoryError as e:     # emitters make their constants (zeros, masks) now
+                raise OutOfMemoryError.at(n.name, n.op.name, e, "compiling") from None  # type: ignore[union-attr]
             body.extend(em.pre + lines)
             for i in range(nout):
                 plan.define(Entry(n, i), em.owners.get(i, frozenset()))
@@ -323,7 +355,7 @@ def generate(g: Graph, ctx: Any) -> Graph:
     prelude = plan.finish(ctx.stats)
     body[len(const_lines):len(const_lines)] = prelude
     src = "def forward(_c, " + ", ".join(arg_names) + "):\n" + "\n".join("    " + line for line in body) + "\n"
-    code_obj = compile(src, "<hybridize compiled graph>", "exec")
+    code_obj = compile(src, _SOURCE_NAME, "exec")
     exec(code_obj, glob)
     forward = glob["forward"]
     out_shapes = [meta[e].shape for e in g.outputs]
@@ -396,7 +428,12 @@ def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx:
     pooled = num_threads() > 1 and bool(pool_levels)
 
     def run_step(env: dict, n: Node, kern: Callable) -> None:
-        r = kern(*[env[(id(e.node), e.index)] for e in n.inputs])
+        try:
+            r = kern(*[env[(id(e.node), e.index)] for e in n.inputs])
+        except OutOfMemoryError:
+            raise
+        except MemoryError as e:
+            raise OutOfMemoryError.at(n.name, n.op.name, e, "precomputing constants") from None  # type: ignore[union-attr]
         if isinstance(r, (tuple, list)):
             for i, v in enumerate(r):
                 env[(id(n), i)] = v
