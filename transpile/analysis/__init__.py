@@ -124,9 +124,7 @@ def analyze_index(index: ModuleIndex) -> ModuleAnalysis:
     for pass_no in range(MAX_PASSES):
         evidence = Evidence()
         if decided is not None:  # evidence only grows: keep what earlier passes saw
-            evidence.tensor.update(decided.tensor)
-            evidence.strong_container |= decided.strong_container
-            evidence.weak_container |= decided.weak_container
+            evidence.merge(decided)
         interp = Interpreter(index, evidence, decided, emit=pass_no > 0, init_ndarrays=init_ndarrays,
                              init_params=init_params, init_layers=init_layers)
         for cls, span in targets:

@@ -142,12 +142,28 @@ class Evidence:
     argument of an ``F`` operator, a multi-dimensional index. *Strong container* evidence: list
     methods, list concatenation. *Weak container* evidence: iteration or unpacking (weak because
     iterating a tensor is itself one of the mistakes this tool reports).
+
+    ``inputs``: the inputs of ``hybrid_forward`` itself, which MXNet documents as tensors ("x: the
+    first input tensor", "*args: additional input tensors"); one is decided a tensor unless the
+    code gives evidence that it is something else: strong container evidence, or a *hedge*: the
+    code allows for, or walks, a list or tuple (``hedged``: ``v is None``, ``isinstance(v, ..)``,
+    ``type(v)``, ``len(v)``, ``a, b = v``, ``*v``, ``v[i] = ..``, ``v = v[0]``, ``v[-1]`` (the last
+    feature map or layer), ``zip(self.blocks, v)``; ``positions``: ``v[0]`` *and* ``v[1]``; and
+    ``computed_index``: ``v[i + 1]`` on an input that is never iterated). A hedge on an element
+    (``f[-1] for f in v``) hedges ``v``. A hedged input (and one with a ``None`` default or a
+    list annotation, never in ``inputs``) is decided by its uses as any other undecided value.
+    Iterating an input or reading one literal row (``x[0]``) is no such evidence: on a tensor it
+    is the mistake HY005/HY010 report.
     """
 
     def __init__(self) -> None:
         self.tensor: dict[Any, tuple[ast.AST, Site]] = {}
         self.strong_container: set = set()
         self.weak_container: set = set()
+        self.inputs: set = set()
+        self.hedged: set = set()
+        self.positions: dict[Any, set] = {}
+        self.computed_index: set = set()
 
     def saw_tensor(self, value: Value, node: ast.AST, site: Site) -> None:
         for key in value.keys:
@@ -157,15 +173,54 @@ class Evidence:
         target = self.strong_container if strong else self.weak_container
         target.update(value.keys)
 
+    def saw_hedge(self, value: Value) -> None:
+        for key in value.keys:
+            while isinstance(key, tuple) and len(key) >= 2 and key[1] in ("item", "unpack"):
+                self.hedged.add(key)
+                key = key[0]  # an element's hedge is its container's
+            self.hedged.add(key)
+
+    def saw_index(self, value: Value, position: Any) -> None:
+        """``v[0]`` (``position`` the literal int) or ``v[i]`` (``position`` ``None``)."""
+        for key in value.keys:
+            if position is None:
+                self.computed_index.add(key)
+            else:
+                self.positions.setdefault(key, set()).add(position)
+
+    def _hedged(self, key: Any) -> bool:
+        return key in self.hedged or len(self.positions.get(key, ())) >= 2 or (
+            key in self.computed_index and key not in self.weak_container)
+
     def decide(self, key: Any) -> str:
         """``"tensor"``, ``"container"`` or ``"unknown"`` for one key."""
         if key in self.strong_container:
             return "container"
         if key in self.tensor:
             return "tensor"
+        if key in self.inputs and not self._hedged(key):
+            return "tensor"  # an input of hybrid_forward: a tensor by MXNet's contract
         if key in self.weak_container:
             return "container"
         return "unknown"
 
+    def by_contract(self, key: Any) -> bool:
+        """Is ``key`` decided a tensor only because it is an input (no use said so)?"""
+        return key not in self.tensor and key not in self.strong_container and key in self.inputs \
+            and not self._hedged(key)
+
+    def merge(self, other: "Evidence") -> None:
+        """Keep what an earlier pass saw (evidence only grows)."""
+        self.tensor.update(other.tensor)
+        self.strong_container |= other.strong_container
+        self.weak_container |= other.weak_container
+        self.inputs |= other.inputs
+        self.hedged |= other.hedged
+        for key, seen in other.positions.items():
+            self.positions.setdefault(key, set()).update(seen)
+        self.computed_index |= other.computed_index
+
     def snapshot(self) -> tuple:
-        return (frozenset(self.tensor), frozenset(self.strong_container), frozenset(self.weak_container))
+        return (frozenset(self.tensor), frozenset(self.strong_container), frozenset(self.weak_container),
+                frozenset(self.hedged), frozenset((k, frozenset(v)) for k, v in self.positions.items()),
+                frozenset(self.computed_index))

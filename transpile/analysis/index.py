@@ -107,6 +107,23 @@ class ModuleIndex:
         return None
 
 
+    def derives_from(self, cls: ClassInfo, names: frozenset, _seen: Optional[set] = None) -> bool:
+        """Does ``cls`` derive from a class whose name is one of ``names``, directly or through
+        bases defined in this file?"""
+        seen = _seen if _seen is not None else set()
+        if cls.name in seen:
+            return False
+        seen.add(cls.name)
+        for base in cls.bases:
+            last = base.rsplit(".", 1)[-1]
+            if last in names:
+                return True
+            base_cls = self.classes.get(last)
+            if base_cls is not None and self.derives_from(base_cls, names, seen):
+                return True
+        return False
+
+
 def _dotted(node: ast.AST) -> Optional[str]:
     parts: list[str] = []
     while isinstance(node, ast.Attribute):

@@ -17,6 +17,7 @@ analysing them costs a fraction of building libcst trees, and their nodes carry 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, Union
 
 from . import knowledge as K
@@ -34,6 +35,10 @@ _SELF = Value(Kind.STATIC, qual="<self>")
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 _ORDERING = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
 _IDENTITY = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
+#: Annotations saying an input is a container (or optional): ``List[Tensor]``, ``Tuple[..]``, ``Optional[..]``.
+_CONTAINER_ANNOTATION = re.compile(r"\b(List|Tuple|Sequence|Iterable|Dict|Mapping|Optional|Union|list|tuple|dict)\b")
+#: Builtins whose use on an input says the code allows for it not being a tensor (see ``saw_hedge``).
+HEDGING_BUILTINS = frozenset({"isinstance", "type", "len"})
 
 
 class Arg(NamedTuple):
@@ -218,6 +223,12 @@ class Interpreter:
         if value.keys:
             self.evidence.saw_container(value, strong)
 
+    def saw_hedge(self, value: Value) -> None:
+        """``v is None``, ``isinstance(v, ..)``, ``len(v)``: the code allows for ``v`` being
+        something other than a tensor, so an input is decided by its uses, not by the contract."""
+        if value.keys and value.kind is not Kind.STATIC:
+            self.evidence.saw_hedge(value)
+
     @staticmethod
     def _undecided(value: Value) -> bool:
         return value.kind is Kind.MAYBE or (bool(value.keys) and value.kind is not Kind.SEQ)
@@ -226,12 +237,15 @@ class Interpreter:
     def run_hybrid_forward(self, cls: ClassInfo, fn: ast.FunctionDef, site: Site) -> None:
         ctx = FunctionContext(site, cls, "hybrid_forward")
         self.ctx = ctx
-        bound = self._bind_entry_params(fn)
+        cell = self.index.derives_from(cls, K.RECURRENT_CELLS)
+        bound = self._bind_entry_params(fn, states_at=3 if cell else None)
         self.run_function(fn, ctx, bound, Env())
         self._drain_nested()
 
-    def _bind_entry_params(self, fn: ast.FunctionDef) -> dict[str, Value]:
-        """``self`` -> self; ``F`` -> the F namespace; every other parameter is an input."""
+    def _bind_entry_params(self, fn: ast.FunctionDef, states_at: Optional[int] = None) -> dict[str, Value]:
+        """``self`` -> self; ``F`` -> the F namespace; every other parameter is an input (a tensor
+        by contract, see ``Evidence``), except a recurrent cell's ``states`` (position ``states_at``),
+        a list by the cell's contract, decided by its uses."""
         args = fn.args
         positional = list(args.posonlyargs) + list(args.args)
         defaults: dict[str, ast.expr] = {}
@@ -247,7 +261,7 @@ class Interpreter:
             elif i == 1:
                 bound[param.arg] = Value(Kind.FNS, names=frozenset({"F"}))
             else:
-                bound[param.arg] = self._input_param(fn, param, defaults.get(param.arg))
+                bound[param.arg] = self._input_param(fn, param, defaults.get(param.arg), contract=i != states_at)
         for param in args.kwonlyargs:
             bound[param.arg] = self._input_param(fn, param, defaults.get(param.arg))
         for star in (args.vararg, args.kwarg):
@@ -258,11 +272,17 @@ class Interpreter:
                 bound[star.arg] = Value(Kind.SEQ, origin=org, item=item, keys=frozenset({key}))
         return bound
 
-    def _input_param(self, fn: ast.FunctionDef, param: ast.arg, default: Optional[ast.expr]) -> Value:
+    def _input_param(self, fn: ast.FunctionDef, param: ast.arg, default: Optional[ast.expr],
+                     contract: bool = True) -> Value:
         if default is not None and not (isinstance(default, ast.Constant) and default.value is None):
             # ``epsilon=1e-08``: a Python value unless the caller passes a tensor.
             return STATIC
-        return self.maybe(("param", id(fn), param.arg), self.origin(Category.INPUT, param))
+        key = ("param", id(fn), param.arg)
+        if param.annotation is not None and _CONTAINER_ANNOTATION.search(ast.unparse(param.annotation)):
+            contract = False  # ``states: List[Tensor]``: the code says it is a list
+        if default is None and contract:  # (a ``None`` default: may be absent, decided by its uses)
+            self.evidence.inputs.add(key)
+        return self.maybe(key, self.origin(Category.INPUT, param))
 
     # ------------------------------------------------------------------ functions
     def run_function(self, fn: FunctionNode, ctx: FunctionContext, bound: dict[str, Value], parent: Env) -> Value:
@@ -469,6 +489,8 @@ class Interpreter:
         elif isinstance(target, ast.Subscript):
             container = self.eval(target.value)
             self.eval_index(target.slice)
+            if container.kind is not Kind.SEQ:
+                self.saw_hedge(container)  # ``v[i] = ..`` into an input: a list of values
             self.emit(EventKind.SUBSCRIPT_STORE, target, value=container, subject=target.value, construct=op,
                       extra={"rhs": rhs, "env": dict(self.env.names),
                              "escaped": id(container) in self.escaped})
@@ -715,6 +737,11 @@ class Interpreter:
     # ------------------------------------------------------------------ assignment
     def assign(self, target: ast.expr, value: Value, source: ast.AST) -> None:
         if isinstance(target, ast.Name):
+            if isinstance(source, ast.Subscript) and isinstance(source.value, ast.Name) \
+                    and source.value.id == target.id and not isinstance(source.slice, (ast.Slice, ast.Tuple)):
+                old = self.env.lookup(target.id)
+                if old is not None:
+                    self.saw_hedge(old)  # ``v = v[0]``: an element stands for the container
             self.env.names[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             self.unpack(target, value, source)
@@ -727,6 +754,8 @@ class Interpreter:
         elif isinstance(target, ast.Subscript):
             container = self.eval(target.value)
             self.eval_index(target.slice)
+            if container.kind is not Kind.SEQ:
+                self.saw_hedge(container)  # ``v[i] = ..`` into an input: a list of values
             if container.kind is Kind.STATIC and container.qual.startswith("self.") and value.holds_tensor:
                 self.escape(value)
                 self.emit(EventKind.SELF_STORE, target, value=value, subject=source,
@@ -748,6 +777,7 @@ class Interpreter:
                 for element, meta in zip(target.elts, dims):
                     self.assign(element, Value(Kind.STATIC, meta=meta), source)
                 return
+        self.saw_hedge(value)  # ``a, b = v``: a tuple of values
         items = self.unpacked_items(value, len(target.elts), source, "unpacking")
         for element, item in zip(target.elts, items):
             if isinstance(element, ast.Starred):
@@ -961,6 +991,12 @@ class Interpreter:
             isinstance(index, ast.Constant) and (index.value is None or index.value is Ellipsis))
         if multi:
             self.saw_tensor(base, node)
+        elif base.keys and base.kind is not Kind.SEQ and not isinstance(index, ast.Slice):
+            position = _int_literal(index)
+            if position is not None and position < 0:
+                self.saw_hedge(base)  # ``v[-1]``: the last of a list of feature maps or layers
+            else:
+                self.evidence.saw_index(base, position)
         self.emit(EventKind.SUBSCRIPT_LOAD, node, value=base, subject=node.value)
         if base.kind is Kind.TENSOR:
             result = tensor(self.origin(Category.DERIVED, node, base.origin))
@@ -1084,9 +1120,14 @@ class Interpreter:
 
     def eval_Compare(self, node: ast.Compare) -> Value:
         prev = self.eval(node.left)
+        prev_node = node.left
         result = STATIC
         for op, comparator in zip(node.ops, node.comparators):
             right = self.eval(comparator)
+            if isinstance(op, (ast.Is, ast.IsNot)):  # ``v is None``: the code allows for no tensor
+                for operand, other_node in ((prev, comparator), (right, prev_node)):
+                    if isinstance(other_node, ast.Constant) and other_node.value is None:
+                        self.saw_hedge(operand)
             if not isinstance(op, _IDENTITY):
                 for operand in (prev, right):
                     if isinstance(op, _ORDERING) and self._undecided(operand):
@@ -1100,7 +1141,7 @@ class Interpreter:
                                 and other.kind is Kind.STATIC:
                             result = replace(result, dims=BC.keep(operand))  # ``x > 0``
                         break
-            prev = right
+            prev, prev_node = right, comparator
         return result
 
     def eval_IfExp(self, node: ast.IfExp) -> Value:
@@ -1143,7 +1184,9 @@ class Interpreter:
         starred = False
         for element in node.elts:
             if isinstance(element, ast.Starred):
-                values.append(self.iterate(self.eval(element.value), element.value, "star-unpacking"))
+                star = self.eval(element.value)
+                self.saw_hedge(star)  # ``[*v]``: a sequence of values
+                values.append(self.iterate(star, element.value, "star-unpacking"))
                 starred = True
             else:
                 values.append(self.eval(element))
@@ -1389,6 +1432,8 @@ class Interpreter:
                 self.in_isinstance -= 1
         else:
             args = self.eval_args(node)
+        if name in HEDGING_BUILTINS and args:
+            self.saw_hedge(args[0][1])
         self.emit(EventKind.CALL, node, name=f"builtins.{name}", args=tuple((v, a.node) for a, v in args),
                   extra={"tensors": tuple(self.trace[start:]), "uses": self.meta_uses})
         if name == "len" and len(args) == 1 and self.emitting:
@@ -1426,6 +1471,9 @@ class Interpreter:
             iterated = args[1:]
         elif name == "zip":
             iterated = args
+            if any(not v.holds_tensor for a, v in args if not a.star):  # ``zip(self.blocks, v)``
+                for a, v in args:
+                    self.saw_hedge(v)
         else:
             iterated = args[:1]
         items = [self.iterate(v, a.node, f"`{name}()`") for a, v in iterated if a.keyword is None and not a.star]
@@ -1499,6 +1547,7 @@ class Interpreter:
             if variadic and arg.keyword is None and not arg.star and self._undecided(value):
                 self.saw_tensor(value, node)  # ``F.concat(a, b)``: each of a, b is one tensor
             if arg.star == "*":
+                self.saw_hedge(value)  # ``f(*v)``: a sequence of arguments
                 self.iterate(value, arg.node, "star-unpacking")
             elif arg.star == "**":
                 continue

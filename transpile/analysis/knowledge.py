@@ -94,6 +94,17 @@ PARAMETER_FACTORIES = frozenset({"get", "get_constant", "Parameter", "Constant"}
 #: NDArray methods that need the concrete value (HY001).
 CONCRETE_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist", "wait_to_read"})
 
+#: MXNet 1.9.1's recurrent cells (``gluon.rnn``, ``gluon.contrib.rnn``): ``hybrid_forward(self, F,
+#: inputs, states, ...)`` receives ``states`` as a *list* of tensors (``RecurrentCell.forward``'s
+#: contract), the one documented exception to "inputs of ``hybrid_forward`` are tensors".
+RECURRENT_CELLS = frozenset({
+    "RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell", "SequentialRNNCell",
+    "HybridSequentialRNNCell", "DropoutCell", "ModifierCell", "ZoneoutCell", "ResidualCell",
+    "BidirectionalCell", "VariationalDropoutCell", "LSTMPCell",
+    "Conv1DRNNCell", "Conv2DRNNCell", "Conv3DRNNCell", "Conv1DLSTMCell", "Conv2DLSTMCell",
+    "Conv3DLSTMCell", "Conv1DGRUCell", "Conv2DGRUCell", "Conv3DGRUCell",
+})
+
 #: Tensor metadata that a Symbol does not have (HY006).
 METADATA_ATTRS = frozenset({"shape", "size", "ndim", "dtype", "context", "ctx", "stype"})
 

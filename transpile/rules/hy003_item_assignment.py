@@ -40,7 +40,7 @@ RULE = Rule(
     fixable=True,
     valid=(
         example("outs = [F.relu(x), F.sigmoid(x)]\nouts[0] = outs[0] * 2\nreturn F.concat(*outs, dim=1)"),
-        example("states = list(x)\nstates[0] = states[0] + 1\nreturn states"),
+        example("parts = list(F.split(x, num_outputs=2))\nparts[0] = parts[0] + 1\nreturn parts"),
     ),
     invalid=(
         example("a = F.relu(x)\nb = F.sigmoid(x)\na[:] = a + b  # expect: HY003\nreturn a"),

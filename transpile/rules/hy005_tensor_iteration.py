@@ -56,8 +56,18 @@ RULE = Rule(
     valid=(
         example("a, b = F.split(x, num_outputs=2)\nouts = [F.relu(p) for p in F.split(x, num_outputs=3)]\n"
                 "for layer in self.layers:\n    a = layer(a)\nreturn a + b", init="self.layers = []"),
+        # inputs the code itself treats as lists: zipped with the children, unpacked, `len()`, `is None`
+        example("outs = [blk(xi) for blk, xi in zip(self._children.values(), x)]\nreturn F.concat(*outs, dim=1)"),
+        example("h, c = states\nreturn x + h + c", signature="self, F, x, states"),
+        example("if extra is None:\n    return x\nreturn F.concat(x, *[F.relu(e) for e in extra], dim=1)",
+                signature="self, F, x, extra=None"),
     ),
     invalid=(
+        # an input of hybrid_forward is a tensor (MXNet's contract): a loop over it runs once, hybridized
+        example("out = []\nfor row in x:  # expect: HY005\n    out.append(self.fc(row))\nreturn F.stack(*out)",
+                init="self.fc = nn.Dense(3)"),
+        example("return F.concat(*[F.one_hot(t, 4) for t in target], dim=0)  # expect: HY005",
+                signature="self, F, x, target"),
         example("y = F.relu(x)\nfor row in y:  # expect: HY005\n    pass\nreturn y"),
         example("y = F.relu(x)\nfor i, row in enumerate(y):  # expect: HY005\n    pass\nreturn y"),
         example("y = F.relu(x)\nfirst, second = y  # expect: HY005\nreturn first"),

@@ -64,6 +64,9 @@ RULE = Rule(
         example("print('x: ', x)  # expect: HY008\nreturn x"),
         "import logging\n" + example("y = F.relu(x)\nlogging.info('y=%s', y)  # expect: HY008\nreturn y"),
         example("y = F.relu(x)\nself.last = y  # expect: HY008\nself.history.append(y)  # expect: HY008\nreturn y"),
+        # every store is a finding: each keeps a Symbol of the trace
+        example("self.features.append(self.a(x))  # expect: HY008\nself.features.append(self.b(x))  # expect: HY008\n"
+                "return x", init="self.a = nn.Dense(4)\nself.b = nn.Dense(4)\nself.features = []"),
         "import numpy as np\nfrom mxnet import autograd\n" + example(
             "y = self.body(x)\nif autograd.is_training():\n"
             "    keep = np.random.binomial(n=1, p=0.8)  # expect: HY008\n"

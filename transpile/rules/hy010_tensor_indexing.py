@@ -72,11 +72,17 @@ RULE = Rule(
     np_fixable=True,  # (np-mode reports carry only the np conversion below)
     valid=(
         example("parts = F.split(x, num_outputs=2, axis=1)\nreturn parts[0] + parts[1]"),
+        # read at several literal positions, at `[-1]` or at a loop's position: a list or tuple input
         example("return states[0] + states[1]", signature="self, F, x, states"),
+        example("return F.contrib.BilinearResize2D(x, height=size[0], width=size[1])", signature="self, F, x, size"),
+        example("y = self.up(feats[-1])\nfor i in range(3):\n    y = y + feats[i]\nreturn y",
+                signature="self, F, feats", init="self.up = nn.Conv2D(4, 1)"),
         np_example("y = F.npx.relu(x)\nreturn y[0] + y[1, :, ::2].sum() + y[:, -1, 1:3].mean()"),
     ),
     invalid=(
         example("y = F.relu(x)\nreturn y[0]  # expect: HY010"),
+        # an input of hybrid_forward is a tensor (MXNet's contract): hybridized, `x[0]` is `x` itself
+        example("return x[0] * 2  # expect: HY010"),
         example("return x[:, :2]  # expect: HY010"),
         example("y = x * 2\nk = 1\nk += 1\nreturn y[0] * k  # expect: HY010"),
         example("return x[:, self.k]  # expect: HY010", init="self.k = 1"),
