@@ -37,6 +37,7 @@ from ..util import is_np_array
 from .parameter import _GENERATION, _load_error
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, ParameterNotInitializedError,
                         load_arrays, save_arrays)
+from .static_graph import ImperativeOnlyWarning, describe, imperative_only_block
 from .utils import HookHandle, _brief_print_list, _indent
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "TraceError"]
@@ -603,6 +604,11 @@ class Block:
 # ------------------------------------------------------------------------------------------
 # tracing errors
 # ------------------------------------------------------------------------------------------
+#: Depth of nested ``HybridBlock.hybridize`` calls (the recursion into children): only the
+#: outermost call warns about imperative-only descendants.
+_HYBRIDIZING = [0]
+
+
 def _imperative_F() -> Any:
     """``F`` of an imperative ``hybrid_forward``: ``mx.nd``, or with NumPy array semantics on
     (``npx.set_np()``) ``mx.nd`` whose ``F.np``/``F.npx`` are ``mx.np``/``mx.npx``."""
@@ -1028,7 +1034,13 @@ class HybridBlock(Block):
         if backend is not None:
             raise HybridizeError(f"hybridize(backend={backend!r}): partitioning backends are not supported")
         self._backend = backend
-        self._active = active
+        blocker = imperative_only_block(self) if active else None
+        if blocker is not None and not _HYBRIDIZING[0]:  # (the outermost call speaks, once)
+            where = "it" if blocker[0] is self else f"its descendant {describe(blocker[0])}"
+            warnings.warn(f"{describe(self)} stays imperative: {where} cannot be hybridized (hybridize transpile "
+                          f"left it imperative because of {blocker[1]}); the blocks that can be are hybridized",
+                          ImperativeOnlyWarning, stacklevel=2)
+        self._active = active and blocker is None
         self._fast = None
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape),
                        ("inline_limit", inline_limit)]
@@ -1042,8 +1054,13 @@ class HybridBlock(Block):
             warnings.warn('"{block}" is being hybridized while still having forward hook/pre-hook. If "{block}" '
                           "is a child of HybridBlock, the hooks will not take effect.".format(block=self),
                           stacklevel=2)
-        super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape, inline_limit=inline_limit,
-                          forward_bulk_size=forward_bulk_size, backward_bulk_size=backward_bulk_size)
+        _HYBRIDIZING[0] += 1
+        try:
+            super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape,
+                              inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
+                              backward_bulk_size=backward_bulk_size)
+        finally:
+            _HYBRIDIZING[0] -= 1
 
     def cast(self, dtype: Any) -> None:
         self._clear_cached_op()
@@ -1083,6 +1100,11 @@ class HybridBlock(Block):
         ``path-%04d.pair.json`` first, the digests that let a reader tell an interrupted export from
         a pair (:mod:`..graph.pair`)."""
         if not self._cached_graph:
+            blocker = imperative_only_block(self)
+            if blocker is not None:
+                where = "it" if blocker[0] is self else f"its descendant {describe(blocker[0])}"
+                raise HybridizeError(f"{describe(self)} cannot be exported: {where} runs only imperatively "
+                                     f"(hybridize transpile left it imperative because of {blocker[1]})")
             raise RuntimeError("Please first call block.hybridize() and then run forward with this block at least "
                                "once before calling export.")
         sym = self._cached_graph[1]

@@ -14,21 +14,61 @@ imported module (``mx.io.DataIter``) become placeholders the same way, so annota
 values and base classes that only *name* it still evaluate; a class derived from a placeholder is
 defined, and creating an instance of it raises.
 
-An ``@imperative_only`` method runs unchanged with NDArrays; building its graph (the first call
-after ``hybridize()``, or an export) raises :class:`~hybridize.runtime.base.HybridizeError` naming
-the finding that kept the transpiler from converting it, instead of tracing code known to be wrong.
+An ``@imperative_only`` method runs unchanged with NDArrays; building its graph raises
+:class:`~hybridize.runtime.base.HybridizeError` naming the finding that kept the transpiler from
+converting it, instead of tracing code known to be wrong.
 
-This module belongs to the transpiler's output; it relies only on ``HybridBlock._call_cached_op``.
+A block whose subtree holds an ``@imperative_only`` block (a converted ``Net`` holding a refused
+``Gate``: ``transpile --keep-going`` converts module by module) cannot be one graph, so:
+
+* called with NDArrays it runs imperatively, its ``@static_graph`` body with ``F = nd`` (the body is
+  the graph construction written out, which runs with either ``F``, as MXNet's ``hybrid_forward``
+  does), each child running its own way: ``Gate`` imperatively, a converted child its graph;
+* ``hybridize()`` hybridizes what can be, as MXNet users do by hybridizing children: every block
+  whose subtree holds no imperative-only block is hybridized; the imperative-only blocks and the
+  blocks holding them stay imperative, and one :class:`ImperativeOnlyWarning` line names the first
+  such descendant and its finding, before the first call. ``export()`` of such a block raises
+  naming it (there is no graph to export).
+
+This module belongs to the transpiler's output; it relies only on ``HybridBlock._call_cached_op``
+and ``_children``.
 """
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
-from .. import ndarray
+from .. import ndarray, symbol
 from ..base import HybridizeError
 
-__all__ = ["static_graph", "is_static_graph", "imperative_only", "unsupported_api"]
+__all__ = ["static_graph", "is_static_graph", "imperative_only", "unsupported_api", "ImperativeOnlyWarning",
+           "imperative_only_block"]
+
+
+class ImperativeOnlyWarning(UserWarning):
+    """``hybridize()`` left a block imperative because its subtree holds an ``@imperative_only`` block."""
+
+
+def imperative_only_block(block: Any) -> Optional[tuple[Any, str]]:
+    """The first block of ``block``'s subtree (``block`` itself first, then its children depth
+    first) whose ``hybrid_forward`` is marked ``@imperative_only``, with the marker's reason; or ``None``."""
+    stack = [block]
+    seen: set = set()
+    while stack:
+        blk = stack.pop()
+        if id(blk) in seen:
+            continue
+        seen.add(id(blk))
+        reason = getattr(getattr(type(blk), "hybrid_forward", None), "__imperative_only__", None)
+        if reason is not None:
+            return blk, reason
+        stack.extend(reversed(list(getattr(blk, "_children", {}).values())))
+    return None
+
+
+def describe(block: Any) -> str:
+    """``Gate 'net0_gate0'``: how messages name a block."""
+    return f"{type(block).__name__} '{getattr(block, 'name', '')}'"
 
 
 def static_graph(fn: Callable) -> Callable:
@@ -38,9 +78,10 @@ def static_graph(fn: Callable) -> Callable:
     def hybrid_forward(self: Any, F: Any, *args: Any, **params: Any) -> Any:
         if F is ndarray and type(self).hybrid_forward is hybrid_forward:
             run_graph = getattr(self, "_call_cached_op", None)
-            if run_graph is not None:
+            if run_graph is not None and (getattr(self, "_cached_op", None) is not None
+                                          or imperative_only_block(self) is None):
                 return run_graph(*args)
-        return fn(self, F, *args, **params)
+        return fn(self, F, *args, **params)  # traced, or imperatively: a descendant is imperative-only
 
     hybrid_forward.__static_graph__ = True  # type: ignore[attr-defined]
     return hybrid_forward
@@ -59,12 +100,12 @@ def imperative_only(reason: str) -> Callable[[Callable], Callable]:
     def mark(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def hybrid_forward(self: Any, F: Any, *args: Any, **params: Any) -> Any:
-            if F is not ndarray:
+            if F is symbol:
                 from .block import TraceError  # (block imports this module's users, not this module)
 
                 name = getattr(self, "name", "")
                 problem = HybridizeError(reason)
-                raise TraceError(f"{type(self).__name__} '{name}' cannot be hybridized: hybridize transpile "
+                raise TraceError(f"{describe(self)} cannot be hybridized: hybridize transpile "
                                  f"left it imperative because of {reason}", name, None, None, problem)
             return fn(self, F, *args, **params)
 

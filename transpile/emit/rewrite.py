@@ -3,10 +3,13 @@
 The design (what a reader of the output sees):
 
 * Every ``hybrid_forward`` method gets the ``@static_graph`` marker
-  (``hybridize.runtime.gluon.static_graph``): the method is *only* ever run with
+  (``hybridize.runtime.gluon.static_graph``): the method is run with
   ``F = hybridize.runtime.symbol``, once per input signature, to build the graph; calls
   with NDArrays run the compiled graph (imperatively called blocks are compiled on first use, as if
-  ``hybridize()`` had been called). The body is the graph construction, written out:
+  ``hybridize()`` had been called), except in a block whose subtree holds a block of a refused
+  module (``@imperative_only``, ``--keep-going``): that one runs its body with ``F = nd`` and
+  ``hybridize()`` hybridizes only the parts that can be (the marker module's docstring). The body is
+  the graph construction, written out:
   - tensor-independent control flow (``if self.use_bias:``, ``for blk in self.layers:``) is kept: it
     is Python that runs while the graph is built;
   - trace-only side effects (``print``/logging of a tensor, HY008) are turned into comments, since
@@ -187,7 +190,8 @@ def _reason(finding: Finding, total: int) -> str:
 def _finding_notes(errors: Sequence[Finding], methods: bool) -> list[str]:
     if not errors:
         return []
-    head = ("NOT CONVERTED: hybrid_forward left imperative (@imperative_only: hybridizing raises) because of:"
+    head = ("NOT CONVERTED: hybrid_forward left imperative (@imperative_only: hybridize() leaves it, and the "
+            "blocks holding it, imperative) because of:"
             if methods else "NOT CONVERTED: written as is (imports mapped) because of:")
     if all(f.code == UNSUPPORTED for f in errors):
         head = "UNSUPPORTED APIs: hybridize.runtime does not provide these names; the module fails where it uses them:"
