@@ -210,18 +210,17 @@ class Executor:
 
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
         """Gradients of the last forward into ``grad_arrays`` (as each grad_req says). After an
-        inference forward (``is_train=False``) MXNet differentiates that inference graph: the forward
-        is recorded then, in inference mode, so inference alone stays off the tape. ``out_grads``: the
-        head gradients (one per output; loss outputs ignore theirs)."""
+        inference forward (``is_train=False``) MXNet differentiates that inference graph, and without
+        any forward its backward still runs on the bound arguments: the forward is recorded then (in
+        inference mode after an inference forward), so inference alone stays off the tape.
+        ``out_grads``: the head gradients (one per output; loss outputs ignore theirs)."""
         heads = getattr(self, "_heads", None)
         needed = any(r != "null" and g is not None for r, g in zip(self._grad_req.values(), self.grad_arrays))
-        if heads is None and needed and getattr(self, "_inference_ran", False):
-            self._forward_recorded(train=False)
+        if not needed:
+            return  # nothing to compute (MXNet: a no-op, e.g. a Module without parameters)
+        if heads is None:  # no recorded forward: record one now (as inference if that is what ran last)
+            self._forward_recorded(train=is_train and not getattr(self, "_inference_ran", False))
             heads = self._heads
-        if heads is None:
-            if not needed:
-                return  # nothing to compute (MXNet: a no-op, e.g. a Module without parameters)
-            raise HybridizeError("Executor.backward needs a forward first")
         if out_grads is not None and not isinstance(out_grads, NDArray) and len(out_grads) == 0:
             out_grads = None  # the Module's executor group passes [] for "no head gradients"
         if out_grads is not None:
@@ -229,7 +228,8 @@ class Executor:
                 out_grads = [out_grads]
             elif isinstance(out_grads, Mapping):
                 out_grads = [out_grads[n] for n in self._symbol.list_outputs()]
-            out_grads = [g if isinstance(g, NDArray) else NDArray(np.asarray(g)) for g in out_grads]
+            # one per visible output: MXNet ignores extra head gradients (a test passes one for a hidden output)
+            out_grads = [g if isinstance(g, NDArray) else NDArray(np.asarray(g)) for g in out_grads][:len(heads)]
         autograd.backward(heads, out_grads, train_mode=is_train)
         self._heads = None
 
@@ -307,8 +307,7 @@ def bind(symbol: Any, ctx: Context | None, args: Any, args_grad: Any = None, gra
         grads: list = [None] * len(arg_names)
     else:
         grads = _as_arrays("args_grad", args_grad, arg_names, True)
-    reqs = _grad_reqs(grad_req, arg_names)
-    grads = [None if reqs[n] == "null" else g for n, g in zip(arg_names, grads)]
+    reqs = _grad_reqs(grad_req, arg_names)  # an array given for a 'null' one stays bound, never written (MXNet)
     aux_arrays = _as_arrays("aux_states", [] if aux_states is None and not aux_names else
                             (aux_states if aux_states is not None else {}), aux_names, False)
     return Executor(symbol, ctx, arg_arrays, grads, reqs, aux_arrays, group2ctx)

@@ -390,8 +390,11 @@ def _backward_layer_norm(attrs, g, x, gamma, beta):
     xhat = (xa - mean) * invstd
     dx = _normalized_grad(ga * gamma.astype(acc).reshape(bshape), xhat, invstd, (ax,))
     other = tuple(i for i in range(x.ndim) if i != ax)
-    return (dx.astype(x.dtype, copy=False), (ga * xhat).sum(axis=other).astype(gamma.dtype),
-            ga.sum(axis=other).astype(beta.dtype))
+    # gamma's and beta's gradients sum over every other axis (thousands of rows in a transformer):
+    # accumulated in float64, as MXNet's safe accumulation, since numpy sums a strided axis naively
+    wide = np.float64 if acc == np.float32 else acc
+    return (dx.astype(x.dtype, copy=False), (ga * xhat).sum(axis=other, dtype=wide).astype(gamma.dtype),
+            ga.sum(axis=other, dtype=wide).astype(beta.dtype))
 
 
 backward_op("_backward_LayerNorm", _backward_layer_norm, ("ograd", "data", "gamma", "beta"), like=(1, 2, 3),

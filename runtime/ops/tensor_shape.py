@@ -667,7 +667,8 @@ def _backward_concat(attrs, g, *xs):
     """Concat's input gradients: the output gradient split along ``dim`` at the inputs' sizes."""
     ax = norm_axis(attrs.dim, g.ndim)
     cuts = np.cumsum([x.shape[ax] for x in xs])[:-1]
-    return tuple(np.ascontiguousarray(p) for p in np.split(g, cuts, axis=ax))
+    parts = tuple(np.ascontiguousarray(p) for p in np.split(g, cuts, axis=ax))
+    return parts if len(parts) > 1 else parts[0]  # one input: one output, not a tuple of one
 
 
 register(OpDef("_backward_Concat", _backward_concat, params=(Param("num_args", Int), Param("dim", Int, 1)),

@@ -37,3 +37,22 @@ def test_backward_after_an_inference_forward_differentiates_it() -> None:
     exe.backward(mx.nd.ones((2, 3)))
     assert (exe.grad_dict["x"].asnumpy() == 2).all()
     assert (exe.outputs[0].asnumpy() == 2).all()
+
+
+def test_a_gradient_array_bound_with_grad_req_null_stays_bound_and_untouched() -> None:
+    x, y = mx.sym.var("x"), mx.sym.var("y")
+    held = mx.nd.full((2,), 7.0)
+    exe = (x * y).bind(mx.cpu(), args={"x": mx.nd.ones((2,)), "y": mx.nd.ones((2,)) * 3},
+                       args_grad={"x": mx.nd.zeros((2,)), "y": held}, grad_req={"x": "write", "y": "null"})
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones((2,)))
+    assert exe.grad_dict["y"] is held and (held.asnumpy() == 7).all()
+    assert (exe.grad_dict["x"].asnumpy() == 3).all()
+
+
+def test_backward_without_a_forward_and_with_extra_head_gradients_as_mxnet() -> None:
+    x = mx.sym.var("x")
+    grad = mx.nd.zeros((2, 2))
+    exe = mx.sym.Concat(x, dim=0).bind(mx.cpu(), args=[mx.nd.ones((2, 2))], args_grad=[grad])
+    exe.backward([mx.nd.full((2, 2), 2.0), mx.nd.ones((3,))])  # no forward; the extra head gradient ignored
+    assert (grad.asnumpy() == 2).all()
