@@ -32,7 +32,10 @@ import numpy as np
 
 from ...base import HybridizeError
 from ..ir import Entry, Graph, Node
-from . import Pass, PassContext
+from . import Pass, PassContext, registry_op
+
+# run by the host (subgraphs, Python callbacks): the tape differentiates them op by op
+_HOST_OPS = tuple(registry_op(n) for n in ("_foreach", "_while_loop", "_cond", "Custom"))
 
 __all__ = ["Backward", "NotDifferentiable", "PASS"]
 
@@ -61,7 +64,7 @@ def _reject(n: Node) -> str | None:
         return f"{op.name} has no gradient rule"
     if op.has("random"):
         return f"{op.name} draws random numbers"
-    if getattr(op, "subgraphs", None) or op.name in ("_foreach", "_while_loop", "_cond", "Custom"):
+    if getattr(op, "subgraphs", None) or any(op is host for host in _HOST_OPS):
         return f"{op.name} is a subgraph or custom operator"
     return None
 
