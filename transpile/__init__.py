@@ -18,6 +18,9 @@ Public API of the checker (stable; the transpiler builds on it):
     Apply fixes until none apply (idempotent).
 ``check.config.load_config(start=None, explicit=None, isolated=False) -> Config``
     ``[tool.hybridize-check]`` of the nearest ``pyproject.toml``; ``ConfigError`` if invalid.
+``check.config.Resolver(load_config())``
+    Each file's own nearest table (``.for_path(path) -> Config``); ``check_paths`` takes it as
+    ``config`` (what ``hybridize-check`` does).
 ``analysis.analyze_text(text) -> ModuleAnalysis``
     The tensor dataflow itself: ``.functions`` (each analysed ``hybrid_forward``),
     ``.value_of(ast_node)`` / ``.value_at(row, col, end_row, end_col)`` -> ``Value`` (is this

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
-from .config import Config
+from .config import AnyConfig, Config
 from ..diagnostics import Applicability, Edit, Finding, Fix, Location, Severity, sorted_findings
 from ..rules import META_UNUSED_NOQA, PARSE_ERROR
 from ..source import SourceError, decode_source, mentions_hybrid_forward, parse_python, split_lines
@@ -570,37 +570,42 @@ def _process_notebook(path: str, data: bytes, config: Config, mode: str, unsafe:
     return result
 
 
-def collect_files(paths: Sequence[str], config: Config, force_exclude: bool = False) -> tuple[list[str], list[str]]:
+def collect_files(paths: Sequence[str], config: AnyConfig, force_exclude: bool = False) -> tuple[list[str], list[str]]:
     """Expand ``paths`` into files to check. Returns (files, errors for missing paths).
 
-    Directory walks skip excluded and (``respect_gitignore``) git-ignored files; files named
-    explicitly are always checked unless ``force_exclude``, as in ruff."""
+    Directory walks skip excluded and (``respect_gitignore``) git-ignored files, each directory's
+    entries judged by that directory's configuration (``config.for_path``: a :class:`Resolver`
+    finds the nearest ``pyproject.toml``); files named explicitly are always checked unless
+    ``force_exclude``, as in ruff."""
+    from .gitignore import is_ignored
+
     files: list[str] = []
     errors: list[str] = []
     seen: set[str] = set()
-    gitignored = None
-    if config.respect_gitignore:
-        from .gitignore import is_ignored as gitignored
     for given in paths:
         if not os.path.exists(given):
             errors.append(f"{given}: no such file or directory")
             continue
         if os.path.isdir(given):
-            if force_exclude and config.is_excluded(given) and os.path.abspath(given) != os.path.abspath(config.root):
+            own = config.for_path(given)
+            if force_exclude and own.is_excluded(given) and os.path.abspath(given) != os.path.abspath(own.root):
                 continue
             for dirpath, dirnames, filenames in os.walk(given):
-                dirnames[:] = sorted(d for d in dirnames if not config.is_excluded(os.path.join(dirpath, d), name_only=True)
+                here = config.for_path(dirpath)
+                gitignored = is_ignored if here.respect_gitignore else None
+                dirnames[:] = sorted(d for d in dirnames if not here.is_excluded(os.path.join(dirpath, d), name_only=True)
                                      and not (gitignored and gitignored(os.path.join(dirpath, d), True)))
                 for name in sorted(filenames):
                     if name.endswith(SOURCE_SUFFIXES):
                         full = os.path.join(dirpath, name)
                         full = full[2:] if full.startswith("./") else full
-                        if (not config.is_excluded(full, name_only=True) and full not in seen
+                        if (not here.is_excluded(full, name_only=True) and full not in seen
                                 and not (gitignored and gitignored(full, False))):
                             seen.add(full)
                             files.append(full)
         else:
-            if force_exclude and (config.is_excluded(given) or (gitignored and gitignored(given, False))):
+            own = config.for_path(given)
+            if force_exclude and (own.is_excluded(given) or (own.respect_gitignore and is_ignored(given, False))):
                 continue
             if given not in seen:
                 seen.add(given)
@@ -608,9 +613,9 @@ def collect_files(paths: Sequence[str], config: Config, force_exclude: bool = Fa
     return files, errors
 
 
-def _worker(args: tuple[list[str], Config, str, bool, bool]) -> list[FileResult]:
-    paths, config, mode, unsafe, with_edits = args
-    return [_safe_process(p, config, mode, unsafe, with_edits) for p in paths]
+def _worker(args: tuple[list[tuple[str, Config]], str, bool, bool]) -> list[FileResult]:
+    todo, mode, unsafe, with_edits = args
+    return [_safe_process(p, config, mode, unsafe, with_edits) for p, config in todo]
 
 
 def _safe_process(path: str, config: Config, mode: str, unsafe: bool, with_edits: bool) -> FileResult:
@@ -624,9 +629,10 @@ def _safe_process(path: str, config: Config, mode: str, unsafe: bool, with_edits
         return FileResult(path, io_error=f"{path}: internal error: {type(exc).__name__}: {exc}")
 
 
-def _prefilter(files: list[str], config: Config) -> tuple[list[str], list[FileResult]]:
-    """Split into files worth a worker and immediately known results (skipped or unreadable)."""
-    todo: list[str] = []
+def _prefilter(files: list[str], config: AnyConfig) -> tuple[list[tuple[str, Config]], list[FileResult]]:
+    """Split into files worth a worker, each with its configuration, and immediately known
+    results (skipped or unreadable)."""
+    todo: list[tuple[str, Config]] = []
     done: list[FileResult] = []
     for path in files:
         try:
@@ -634,10 +640,11 @@ def _prefilter(files: list[str], config: Config) -> tuple[list[str], list[FileRe
         except OSError as exc:
             done.append(FileResult(path, io_error=f"{path}: cannot read: {exc.strerror or exc}"))
             continue
+        own = config.for_path(path)
         if mentions_hybrid_forward(data):
-            todo.append(path)
+            todo.append((path, own))
         else:
-            done.append(_unmarked(path, data, config))
+            done.append(_unmarked(path, data, own))
     return todo, done
 
 
@@ -660,11 +667,12 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def check_paths(paths: Sequence[str], config: Optional[Config] = None, jobs: int = 0, mode: str = "check",
+def check_paths(paths: Sequence[str], config: Optional[AnyConfig] = None, jobs: int = 0, mode: str = "check",
                 unsafe: bool = False, force_exclude: bool = False, with_edits: bool = False) -> CheckResult:
     """Check files and directories (see the module docstring). ``mode`` is ``"check"``, ``"fix"``
     (write fixes in place) or ``"diff"`` (compute them only); ``with_edits`` fills fix edits in
-    check mode (JSON output shows them)."""
+    check mode (JSON output shows them). ``config`` is one :class:`Config` for every file or a
+    :class:`~.config.Resolver` (each file's nearest ``pyproject.toml``)."""
     config = config or Config()
     files, errors = collect_files(paths, config, force_exclude)
     todo, results = _prefilter(files, config)
@@ -677,9 +685,9 @@ def check_paths(paths: Sequence[str], config: Optional[Config] = None, jobs: int
             # loaded here, once, not in each forked worker (without .pyc files that is ~0.1 s of
             # compiling per worker).
             rules.ALL_RULES  # noqa: B018
-            results.extend(_run_parallel(todo, config, mode, unsafe, jobs, with_edits))
+            results.extend(_run_parallel(todo, mode, unsafe, jobs, with_edits))
         else:
-            results.extend(_worker((todo, config, mode, unsafe, with_edits)))
+            results.extend(_worker((todo, mode, unsafe, with_edits)))
     results.sort(key=lambda r: r.path)
     return CheckResult(results, errors)
 
@@ -704,11 +712,11 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*old)
 
 
-def _run_parallel(todo: list[str], config: Config, mode: str, unsafe: bool, jobs: int,
+def _run_parallel(todo: list[tuple[str, Config]], mode: str, unsafe: bool, jobs: int,
                   with_edits: bool) -> list[FileResult]:
     # Big files first, dealt round-robin: chunks of similar total work, one task per worker
     # chunk keeps the pickling overhead negligible.
-    by_size = sorted(todo, key=lambda p: -_size(p))
+    by_size = sorted(todo, key=lambda item: -_size(item[0]))
     nchunks = min(len(by_size), jobs * 4)
     chunks = [by_size[i::nchunks] for i in range(nchunks)]
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
@@ -716,7 +724,7 @@ def _run_parallel(todo: list[str], config: Config, mode: str, unsafe: bool, jobs
     out: list[FileResult] = []
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
                              initargs=(os.getpid(),)) as pool:
-        for batch in pool.map(_worker, [(chunk, config, mode, unsafe, with_edits) for chunk in chunks]):
+        for batch in pool.map(_worker, [(chunk, mode, unsafe, with_edits) for chunk in chunks]):
             out.extend(batch)
     for result in out:  # the workers computed the fixes; only this process writes them
         if result.pending_write is not None:

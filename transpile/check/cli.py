@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 import click
 
 from .checker import CheckResult, FileResult, check_paths, process_data, write_atomic
-from .config import ConfigError, load_config, parse_per_file_ignores, validate_selectors
+from .config import AnyConfig, Config, ConfigError, parse_per_file_ignores, resolver, validate_selectors
 from ..diagnostics import Severity
 from .formats import FORMATS, RenderOptions
 from .. import rules
@@ -178,7 +178,7 @@ def _statistics(result: CheckResult, fmt: str = "concise") -> str:
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None,
               help="Skip files ignored by .gitignore / .git/info/exclude in directory walks (default: on).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
-              help="Read [tool.hybridize-check] from this file instead of the nearest pyproject.toml.")
+              help="Read [tool.hybridize-check] from this file for every file, instead of each file's nearest pyproject.toml.")
 @click.option("--isolated", is_flag=True, help="Ignore configuration files.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0 = one per CPU).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary line.")
@@ -192,6 +192,9 @@ def _statistics(result: CheckResult, fmt: str = "concise") -> str:
               help="Exit 1 if any file was changed by --fix, even when no findings remain.")
 @click.option("--fix-only", is_flag=True,
               help="Apply fixes (implies --fix) without reporting, or failing on, the findings that remain.")
+@click.option("--show-settings", is_flag=True,
+              help="Show the settings the first file of PATHS is checked with, and where they come from.")
+@click.option("--show-files", is_flag=True, help="List the files PATHS expand to, each with the pyproject.toml it is checked with.")
 @click.version_option(__version__, "--version", prog_name="hybridize-check", message="%(prog)s %(version)s")
 @click.pass_context
 def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[str], output_file: Optional[str],
@@ -200,13 +203,15 @@ def check(ctx: click.Context, paths: tuple[str, ...], output_format: Optional[st
           per_file_ignores: tuple[str, ...], exclude: tuple[str, ...], extend_exclude: tuple[str, ...],
           force_exclude: bool, respect_gitignore: Optional[bool], config_file: Optional[str], isolated: bool, jobs: int, quiet: bool,
           explain: Optional[str], add_noqa: bool, show_fixes: bool, stdin_filename: Optional[str],
-          exit_non_zero_on_warning: bool, exit_non_zero_on_fix: bool, fix_only: bool) -> None:
+          exit_non_zero_on_warning: bool, exit_non_zero_on_fix: bool, fix_only: bool, show_settings: bool,
+          show_files: bool) -> None:
     """Find constructs in hybrid_forward that break or change meaning under hybridize()."""
     try:
         code = _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_fixes, diff,
                     select, extend_select, ignore, per_file_ignores, exclude, extend_exclude, force_exclude,
                     config_file, isolated, jobs, quiet, explain, show_fixes, stdin_filename,
-                    exit_non_zero_on_warning, add_noqa, respect_gitignore, exit_non_zero_on_fix, fix_only)
+                    exit_non_zero_on_warning, add_noqa, respect_gitignore, exit_non_zero_on_fix, fix_only,
+                    show_settings, show_files)
     except click.exceptions.Exit:
         raise
     except ConfigError as exc:
@@ -224,25 +229,31 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
          extend_select, ignore, per_file_ignores, exclude, extend_exclude, force_exclude, config_file,
          isolated, jobs, quiet, explain, show_fixes=False, stdin_filename=None,
          exit_non_zero_on_warning=False, add_noqa=False, respect_gitignore=None, exit_non_zero_on_fix=False,
-         fix_only=False) -> int:
+         fix_only=False, show_settings=False, show_files=False) -> int:
     if explain:
         click.echo(_explain(explain), nl=False)
         return EXIT_CLEAN
-    config = load_config(explicit=config_file, isolated=isolated)
+    # the flags, validated once, then applied on top of each file's configuration
+    flags: dict = {}
     if select:
-        config = replace(config, select=validate_selectors(_split(select), "--select"))
-    if extend_select:
-        config = replace(config, extend_select=config.extend_select + validate_selectors(_split(extend_select), "--extend-select"))
-    if ignore:
-        config = replace(config, ignore=config.ignore + validate_selectors(_split(ignore), "--ignore"))
-    if per_file_ignores:
-        config = replace(config, per_file_ignores=config.per_file_ignores + parse_per_file_ignores(per_file_ignores))
+        flags["select"] = validate_selectors(_split(select), "--select")
+    extra_select = validate_selectors(_split(extend_select), "--extend-select") if extend_select else ()
+    extra_ignore = validate_selectors(_split(ignore), "--ignore") if ignore else ()
+    extra_pfi = parse_per_file_ignores(per_file_ignores) if per_file_ignores else ()
     if exclude:
-        config = replace(config, exclude=tuple(_split(exclude)))
-    if extend_exclude:
-        config = replace(config, extend_exclude=config.extend_exclude + tuple(_split(extend_exclude)))
+        flags["exclude"] = tuple(_split(exclude))
+    extra_exclude = tuple(_split(extend_exclude))
     if respect_gitignore is not None:
-        config = replace(config, respect_gitignore=respect_gitignore)
+        flags["respect_gitignore"] = respect_gitignore
+
+    def with_flags(found: Config) -> Config:
+        return replace(found, extend_select=found.extend_select + extra_select, ignore=found.ignore + extra_ignore,
+                       per_file_ignores=found.per_file_ignores + extra_pfi,
+                       extend_exclude=found.extend_exclude + extra_exclude, **flags)
+
+    config = resolver(explicit=config_file, isolated=isolated, overrides=with_flags)
+    if show_settings or show_files:
+        return _show(list(paths) or ["."], config, force_exclude, show_settings)
     if output_file is not None:
         parent = os.path.dirname(os.path.abspath(output_file))
         if not os.path.isdir(parent):
@@ -330,15 +341,53 @@ def _run(paths, output_format, output_file, statistics, exit_zero, fix, unsafe_f
     return code
 
 
-def _check_stdin(path: str, config, mode: str, unsafe: bool, with_edits: bool) -> CheckResult:
+def _check_stdin(path: str, config: AnyConfig, mode: str, unsafe: bool, with_edits: bool) -> CheckResult:
     """Source from standard input, checked as if it were ``path`` (``--stdin-filename``): the
     path decides per-file ignores and how the findings are labelled; nothing is written."""
     data = click.get_binary_stream("stdin").read()
+    config = config.for_path(path)
     if path != "-" and config.is_excluded(path):
         return CheckResult([FileResult(path, skipped=True)], [])
     result = process_data(path, data, config, "check" if mode == "diff" else mode, unsafe, with_edits,
                           write_back=False)
     return CheckResult([result], [])
+
+
+def _show(paths: list[str], config: AnyConfig, force_exclude: bool, settings: bool) -> int:
+    """``--show-files`` (each file PATHS expand to, tab, the configuration file it is checked
+    with) and ``--show-settings`` (the resolved settings of the first of those files), as ruff's."""
+    from .checker import collect_files
+
+    files, errors = collect_files(paths, config, force_exclude)
+    for message in errors:
+        click.echo(f"hybridize-check: error: {message}", err=True)
+    if errors:
+        return EXIT_ERROR
+    if not settings:
+        for path in files:
+            click.echo(f"{path}\t{config.for_path(path).source or '(defaults)'}")
+        return EXIT_CLEAN
+    if not files:
+        raise _fail("no file to show the settings of")
+    own = config.for_path(files[0])
+
+    def strings(values) -> str:
+        return "[" + ", ".join(f'"{v}"' for v in values) + "]"
+
+    lines = [f"Resolved settings for: {files[0]}",
+             f"Settings path: {own.source or '(defaults: no pyproject.toml with [tool.hybridize-check])'}",
+             "",
+             f'root = "{own.root}"',
+             f"select = {strings(own.select)}",
+             f"extend-select = {strings(own.extend_select)}",
+             f"ignore = {strings(own.ignore)}",
+             "per-file-ignores = {" + ", ".join(f'"{p}" = {strings(c)}' for p, c in own.per_file_ignores) + "}",
+             f"exclude = {strings(own.exclude)}",
+             f"extend-exclude = {strings(own.extend_exclude)}",
+             f"respect-gitignore = {'true' if own.respect_gitignore else 'false'}",
+             f"rules for this file = {strings(sorted(own.codes_for(files[0])))}"]
+    click.echo("\n".join(lines))
+    return EXIT_CLEAN
 
 
 def _emit(text: str, output_file: Optional[str], color: bool = False) -> None:

@@ -1,4 +1,5 @@
-"""``[tool.hybridize-check]`` in the nearest ``pyproject.toml``, merged with command-line flags.
+"""``[tool.hybridize-check]`` in the ``pyproject.toml`` nearest each checked file, merged with
+command-line flags.
 
 Keys follow ruff: ``select``, ``extend-select``, ``ignore``, ``per-file-ignores`` (glob -> codes),
 ``exclude`` (replaces the default excludes), ``extend-exclude``, ``respect-gitignore`` (default true). Selectors are rule codes or
@@ -6,9 +7,13 @@ prefixes of them (``"HY"``, ``"HY00"``, ``"HY002"``) or ``"ALL"``. Unknown keys,
 wrong types raise :class:`ConfigError` (the CLI prints one line and exits 2): a typo in a config
 must not silently disable a check.
 
-The configuration is found by walking up from the current directory to the first
-``pyproject.toml`` that has a ``[tool.hybridize-check]`` table; patterns in it are relative to
-that file's directory.
+Configuration is hierarchical, as ruff's: each file is checked with the settings of the first
+``pyproject.toml`` with a ``[tool.hybridize-check]`` table found walking up from the file's own
+directory (:class:`Resolver`); patterns in it (excludes, per-file-ignores) are relative to that
+file's directory. Settings are never merged across files; a file with no such table above it
+uses the one found from the current directory (or the defaults). ``--config FILE`` and
+``--isolated`` give every file one configuration; command-line flags apply on top of whichever
+configuration a file gets.
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, Union
 
 from ..rules import rule_codes
 
@@ -47,6 +52,10 @@ class Config:
     respect_gitignore: bool = True
     root: str = field(default_factory=os.getcwd)
     source: Optional[str] = None
+
+    def for_path(self, path: str) -> "Config":
+        """The configuration of ``path``: this one (a :class:`Resolver` answers per file)."""
+        return self
 
     # -- rule selection ---------------------------------------------------------------------
     def enabled_codes(self) -> frozenset[str]:
@@ -213,6 +222,63 @@ def load_config(start: Optional[str] = None, explicit: Optional[str] = None, iso
     if found is None:
         return Config()
     return from_table(_read_toml(found)["tool"][SECTION], found)
+
+
+class Resolver:
+    """The configuration of each file: the nearest ``pyproject.toml`` with our table above it
+    (ruff's hierarchical discovery), or ``fallback`` (the one found from the current directory)
+    when there is none; ``overrides`` (the command-line flags) is applied to each. Tables are read
+    once per file and lookups are cached per directory."""
+
+    def __init__(self, fallback: Config, overrides: Callable[[Config], Config] = lambda c: c):
+        self.fallback = overrides(fallback)
+        self._overrides = overrides
+        self._by_dir: dict[str, Config] = {}
+        self._by_file: dict[Path, Config] = {}
+
+    @property
+    def root(self) -> str:
+        return self.fallback.root
+
+    @property
+    def respect_gitignore(self) -> bool:
+        return self.fallback.respect_gitignore
+
+    def for_path(self, path: str) -> Config:
+        """The configuration of a file (or of a directory's entries, for a directory)."""
+        absolute = os.path.abspath(path)
+        return self.for_directory(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+
+    def for_directory(self, directory: str) -> Config:
+        cached = self._by_dir.get(directory)
+        if cached is not None:
+            return cached
+        candidate = Path(directory) / "pyproject.toml"
+        config: Optional[Config] = None
+        if candidate.is_file():
+            config = self._by_file.get(candidate)
+            if config is None:
+                data = _read_toml(candidate)
+                if SECTION in data.get("tool", {}):
+                    config = self._by_file[candidate] = self._overrides(from_table(data["tool"][SECTION], candidate))
+        if config is None:
+            parent = os.path.dirname(directory)
+            config = self.fallback if parent == directory else self.for_directory(parent)
+        self._by_dir[directory] = config
+        return config
+
+
+AnyConfig = Union[Config, Resolver]
+
+
+def resolver(explicit: Optional[str] = None, isolated: bool = False,
+             overrides: Callable[[Config], Config] = lambda c: c) -> AnyConfig:
+    """What the CLI checks with: one configuration for every file with ``--config`` or
+    ``--isolated``, else a :class:`Resolver` (each file's nearest table, this directory's as the
+    fallback)."""
+    if isolated or explicit is not None:
+        return overrides(load_config(explicit=explicit, isolated=isolated))
+    return Resolver(load_config(), overrides)
 
 
 def parse_per_file_ignores(items: Iterable[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
