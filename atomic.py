@@ -28,6 +28,12 @@ temporary file is created with ``os.open(..., 0o666)`` so the kernel applies the
 (``--fix`` must not change a source file's mode). New directories get ``0o777`` minus the umask.
 A symbolic link at the final path of a file is written through (its target is replaced).
 
+SIGTERM: the commands (``hybridize ...``, ``hybridize-check``) call :func:`discard_on_sigterm` first, so
+a SIGTERM (``kill``, a CI timeout, systemd stopping a job) raises ``SystemExit(143)`` in the main thread:
+the writes under way discard their temporaries and staging directories on the way out, and the
+process exits with the status a default SIGTERM gives (143 = 128 + 15). SIGKILL cannot be caught:
+its leftovers are swept as below.
+
 Leftovers of a killed writer (hidden ``.hy-<pid>-`` temporaries whose process is gone) are removed
 by the next write into the same directory. Temporary names never collide between processes, so
 concurrent writers of one path each write a complete file or tree and the last rename wins.
@@ -48,7 +54,8 @@ import sys
 import time
 from typing import IO, Iterator, Optional, Union
 
-__all__ = ["write_bytes", "write_text", "open_for_write", "StagedFile", "StagedTree", "replace_tree"]
+__all__ = ["write_bytes", "write_text", "open_for_write", "StagedFile", "StagedTree", "replace_tree",
+           "discard_on_sigterm"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -414,3 +421,23 @@ class StagedTree:
 def replace_tree(final: PathLike) -> StagedTree:
     """``with replace_tree(out) as tree: tree.write_text("pkg/mod.py", code)`` (see :class:`StagedTree`)."""
     return StagedTree(final)
+
+
+def discard_on_sigterm() -> None:
+    """For a command's process: SIGTERM raises ``SystemExit(143)`` in the main thread instead of
+    ending the process where it stands, so that staged writes under way remove their temporaries
+    (their ``with`` blocks and ``commit``'s handler discard them). A second SIGTERM ends the process
+    at once. Left alone when called off the main thread or when SIGTERM already has a handler."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminate)

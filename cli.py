@@ -41,6 +41,8 @@ class _LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="hybridize")
 def main() -> None:
     """Check, transpile and run MXNet-Gluon hybrid code as static graphs on numpy."""
+    from .atomic import discard_on_sigterm
+    discard_on_sigterm()
 
 
 def check_main() -> None:
@@ -48,7 +50,10 @@ def check_main() -> None:
     explains a rule, as ``ruff rule``; a path named ``rule`` is still checked as ``./rule``)."""
     import sys
 
+    from .atomic import discard_on_sigterm
     from .transpile.check.cli import check, rule
+
+    discard_on_sigterm()
 
     if sys.argv[1:2] == ["rule"]:
         rule(args=sys.argv[2:], prog_name="hybridize-check rule")

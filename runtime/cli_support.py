@@ -32,7 +32,10 @@ def one_line(text: str) -> str:
 
 
 def emit(prog: str, file: str | None, problem: str) -> None:
-    click.echo((f"{prog}: {file}: " if file else f"{prog}: ") + one_line(problem), err=True)
+    """The one line: newlines inside the problem become spaces, then every character that is not
+    printable (a NUL or a bidi override in a node name or a file name) is escaped."""
+    from ..messages import printable
+    click.echo(printable((f"{prog}: {file}: " if file else f"{prog}: ") + one_line(problem)), err=True)
 
 
 def exit_with(code: int) -> NoReturn:

@@ -21,6 +21,7 @@ import re
 import click
 
 from .cli_support import Fail, command_class, guard, parse_shape
+from ..messages import printable
 
 __all__ = ["graph"]
 
@@ -88,7 +89,7 @@ def _graph(graph: str, output: str, specs: tuple[str, ...], title: str | None, s
         raise _Fail(output, f"cannot write: {e.strerror or e}") from None
     except RuntimeError as e:  # dot itself failed
         raise _Fail(output, str(e)) from None
-    click.echo(f"wrote {written}")
+    click.echo(printable(f"wrote {written}"))
     if os.path.abspath(written) != os.path.abspath(output):
         # the format asked for was not produced: say how to get it, and fail (a script must notice)
         raise _Fail(output, f"cannot be rendered without Graphviz (its dot program and the graphviz package: "

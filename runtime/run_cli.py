@@ -36,6 +36,7 @@ import click
 import numpy as np
 
 from .cli_support import Fail, command_class, guard, one_line
+from ..messages import printable
 
 __all__ = ["run"]
 
@@ -155,7 +156,7 @@ def _run(graph: str, params_file: str | None, input_specs: tuple[str, ...], outp
             lines.append(f"{label} {name}: shape {_fmt_shape(arr.shape)}, dtype {arr.dtype.name}")
             results[f"out{i}_{k}" if count > 1 else f"out{i}"] = arr
     for line in lines:
-        click.echo(line)
+        click.echo(printable(line))
     if output:
         try:
             if output.lower().endswith(".npy"):
@@ -177,8 +178,8 @@ def _note_casts(model: Any, items: dict[str, list[tuple[np.ndarray, str]]]) -> N
         for arr, file in pairs:
             if arr.dtype != want and (file, arr.dtype) not in seen:
                 seen.add((file, arr.dtype))
-                click.echo(f"{PROG}: note: {file}: input {name!r} is {arr.dtype.name}; the model takes "
-                           f"{want.name}, so it is cast to {want.name}", err=True)
+                click.echo(printable(f"{PROG}: note: {file}: input {name!r} is {arr.dtype.name}; the model takes "
+                                     f"{want.name}, so it is cast to {want.name}"), err=True)
 
 
 def _run_one(model: Any, graph: str, arrays: dict[str, np.ndarray], files: dict[str, str],

@@ -19,6 +19,7 @@ import click
 
 from ..cli_support import Fail as _Fail
 from ..cli_support import command_class, guard, parse_shape
+from ...messages import printable
 
 PROG = "hybridize export-onnx"
 __all__ = ["export_onnx", "parse_shape"]
@@ -104,4 +105,4 @@ def _export(graph: str, params_file: str | None, output: str, opset: int | None,
 def export_onnx(graph: str, params_file: str | None, output: str, opset: int | None, dynamic_batch: bool,
                 inputs: tuple[str, ...]) -> None:
     """Export an MXNet model (GRAPH-symbol.json + parameters) to an ONNX file."""
-    click.echo(guard(PROG, graph, lambda: _export(graph, params_file, output, opset, dynamic_batch, inputs)))
+    click.echo(printable(guard(PROG, graph, lambda: _export(graph, params_file, output, opset, dynamic_batch, inputs))))

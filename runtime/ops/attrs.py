@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["AttrType", "Param", "REQUIRED", "parse_literal", "format_value", "Int", "Float", "Bool",
+__all__ = ["AttrType", "Param", "REQUIRED", "parse_literal", "format_value", "Int", "PositiveInt", "Float", "Bool",
            "Str", "Shape", "IntOrNone", "FloatOrNone", "ShapeOrNone", "Axis", "Dtype", "DtypeOrNone",
            "Enum", "Raw", "AttrError"]
 
@@ -220,6 +220,16 @@ def Enum(*choices: str) -> AttrType:
 
 
 Int = AttrType("int", _int)
+
+
+def _positive_int(v: Any) -> int:
+    n = _int(v)
+    if n < 1:
+        raise AttrError(f"value {n} should be greater equal to 1")   # dmlc's set_lower_bound(1), as MXNet says it
+    return n
+
+
+PositiveInt = AttrType("int>=1", _positive_int)   # e.g. FullyConnected's num_hidden: MXNet refuses 0 on creation and load
 Float = AttrType("float", _float)
 Bool = AttrType("bool", _bool)
 Str = AttrType("str", _str)

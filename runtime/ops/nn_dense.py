@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import ShapeError
-from .attrs import Bool, Dtype, Int, Param
+from .attrs import Bool, Dtype, Int, Param, PositiveInt
 from .registry import OpDef, register
 from ._nnutil import matmul, merge_shape
 from ._util import dim_known, known, unknown_dim
@@ -75,7 +75,7 @@ def _fc(attrs, x, w, b=None):
 
 register(OpDef(
     "FullyConnected", _fc, same_dtype="all",
-    params=(Param("num_hidden", Int), Param("no_bias", Bool, False), Param("flatten", Bool, True)),
+    params=(Param("num_hidden", PositiveInt), Param("no_bias", Bool, False), Param("flatten", Bool, True)),
     inputs=_fc_inputs, infer_shape=_fc_shape, infer_shape_backward=_fc_shape_backward,
     infer_type=lambda attrs, dts: [np.dtype(dts[0] or np.float32)],
 ))

@@ -23,6 +23,7 @@ from typing import Optional
 
 import click
 
+from ...messages import printable
 from .output import Input, Report, TranspileError, check_outdir, plan_inputs, transpile_file, transpile_inputs, write_report
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
@@ -30,7 +31,7 @@ PROG = "hybridize transpile"
 
 
 def _fail(message: str) -> click.exceptions.Exit:
-    click.echo(f"{PROG}: error: {message}", err=True)
+    click.echo(printable(f"{PROG}: error: {message}"), err=True)
     return click.exceptions.Exit(EXIT_ERROR)
 
 
@@ -119,8 +120,8 @@ def _run(paths, outdir, keep_going, show, diff, output_format, config_file, isol
     inputs = plan_inputs(paths, follow_links)
     for inp in inputs:
         for link, target in inp.skipped_links:
-            click.echo(f"{PROG}: {inp.label(link)}: a symbolic link leaving the tree (to {target}): "
-                       "not followed (--follow-links follows it)", err=True)
+            click.echo(printable(f"{PROG}: {inp.label(link)}: a symbolic link leaving the tree (to {target}): "
+                                 "not followed (--follow-links follows it)"), err=True)
     if outdir is not None:
         check_outdir(outdir, inputs)
     config = _config(config_file, isolated)
@@ -129,7 +130,7 @@ def _run(paths, outdir, keep_going, show, diff, output_format, config_file, isol
     if report.refused:
         click.echo(_render_findings(report, output_format), nl=False)
     for o in report.errors:
-        click.echo(f"{PROG}: error: {o.error}", err=True)
+        click.echo(printable(f"{PROG}: error: {o.error}"), err=True)
     failed = bool(report.refused or report.errors)
     written = []
     if diff:
@@ -138,7 +139,7 @@ def _run(paths, outdir, keep_going, show, diff, output_format, config_file, isol
     elif report.to_write(keep_going) and (keep_going or not failed):
         written = write_report(report, inputs, outdir, keep_going)
     if not quiet:
-        click.echo(_summary(report, outdir, bool(written), keep_going, diff), err=True)
+        click.echo(printable(_summary(report, outdir, bool(written), keep_going, diff)), err=True)
     if report.errors:
         return EXIT_ERROR
     return EXIT_REFUSED if report.refused else EXIT_OK
@@ -197,7 +198,8 @@ def _show(show: str, paths, diff: bool, output_format, config_file, isolated, co
     if result.refused:
         report = Report(None, [outcome])
         click.echo(_render_findings(report, output_format), nl=False)
-        click.echo(f"{show}: refused ({len(result.blocking)} error-level findings); nothing to show.", err=True)
+        click.echo(printable(f"{show}: refused ({len(result.blocking)} error-level findings); nothing to show."),
+                   err=True)
         return EXIT_REFUSED
     if diff:
         click.echo(_diff(file, show, result.code), nl=False)  # type: ignore[arg-type]

@@ -37,6 +37,7 @@ from typing import Optional, Sequence
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from ...messages import printable
 from ..diagnostics import Finding, Severity
 from ..source import parse_module_cst
 from .imports import Tree, package_of, plan_from_import, plan_import
@@ -132,7 +133,7 @@ def rewrite_source(text: str, path: str, tree: Optional[Tree] = None, label: Opt
                             unsupported=_unsupported_sites(text, package, tree))
     out = module.visit(transformer)
     code = out.code
-    compile(code, label or path, "exec")  # the output must compile; a failure here is a bug of ours
+    compile(code, printable(label or path), "exec")  # the output must compile; a failure here is a bug of ours
     return Rewritten(label or path, code, list(findings), transformer.graph_methods, transformer.commented,
                      transformer.resolved_guards, transformer.mapped_imports)
 
@@ -659,7 +660,7 @@ class _Rewriter(cst.CSTTransformer):
                 header[keep].comment.value.startswith("#!") or _CODING.match(header[keep].comment.value)):
             keep += 1
         ours = [cst.EmptyLine(comment=cst.Comment(
-            f"# Transpiled by hybridize {tool_version()} (hybridize transpile) from {self.label}"))]
+            f"# Transpiled by hybridize {tool_version()} (hybridize transpile) from {printable(self.label)}"))]
         if self.graph_methods and self.imperative is None:
             ours.append(cst.EmptyLine(comment=cst.Comment(
                 "# hybrid_forward methods marked @static_graph build a static graph: F is hybridize.runtime.symbol")))
