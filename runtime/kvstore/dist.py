@@ -22,6 +22,8 @@ What the server does is what MXNet's ``kvstore_dist_server.h`` does:
 
 A worker that raises stops the job: the server fails every waiting call, so no worker waits forever
 for a peer, and :func:`run` raises one :class:`DistributedTrainingError` naming the rank.
+:func:`launch` (``python -m hybridize.runtime.kvstore.dist -n 2 train.py``) runs an unchanged
+script as the ranks, as MXNet's ``tools/launch.py`` does.
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ from ..base import DistributedTrainingError
 from ..ndarray import NDArray
 from . import KVStoreBase, _pairs
 
-__all__ = ["DistKVStore", "ParameterServer", "run", "current_rank"]
+__all__ = ["DistKVStore", "ParameterServer", "run", "launch", "current_rank"]
 
 _ABORTED = "the data-parallel job was stopped: "
 
@@ -405,3 +407,68 @@ def _raise_first_failure(futures: list) -> None:
     err = DistributedTrainingError(f"rank {rank} raised {type(exc).__name__}: {line}" if own else line)
     err.rank = rank
     raise err from exc
+
+
+def _run_script(source: str, path: str, argv: list) -> None:
+    """One rank of ``launch``: the script's code run as ``__main__`` with its arguments."""
+    import os
+    import sys
+
+    code = compile(source, path, "exec")
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [path] + list(argv)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        exec(code, {"__name__": "__main__", "__file__": path, "__builtins__": __builtins__})
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+
+
+def launch(argv: list | None = None) -> int:
+    """``python -m hybridize.runtime.kvstore.dist -n N [--scheduler ADDRESS] script.py [args ...]``:
+    runs an unchanged training script as the N ranks of one job, as MXNet's ``tools/launch.py -n N
+    python script.py`` does; without ``--scheduler`` on a local cluster of N processes (one thread
+    each) whose output is this terminal's. The script is read here and sent to the workers."""
+    import argparse
+    import logging
+    import sys
+
+    import distributed
+
+    # as `python -m`, this file is __main__: reach the functions through the importable module,
+    # whose globals (the job a rank runs in) are the ones mx.kv.create reads on the workers
+    from . import dist as this
+
+    parser = argparse.ArgumentParser(prog="python -m hybridize.runtime.kvstore.dist",
+                                     description="Run a training script as the ranks of a data-parallel job on Dask.")
+    parser.add_argument("-n", "--num-workers", type=int, required=True, help="number of ranks (worker processes)")
+    parser.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
+    parser.add_argument("--kvstore", default="dist_sync", help="dist_sync (default) or dist_async")
+    parser.add_argument("script")
+    parser.add_argument("args", nargs=argparse.REMAINDER)
+    opts = parser.parse_args(argv)
+    try:
+        with open(opts.script, encoding="utf-8") as f:
+            source = f.read()
+    except OSError as e:
+        print(f"error: {opts.script}: {e.strerror}", file=sys.stderr)
+        return 2
+    try:
+        if opts.scheduler:
+            with distributed.Client(opts.scheduler) as client:
+                this.run(this._run_script, source, opts.script, opts.args, client=client,
+                         num_workers=opts.num_workers, kvstore=opts.kvstore)
+        else:   # the failing rank is reported below in one line: not by the workers' logs as well
+            with distributed.LocalCluster(n_workers=opts.num_workers, threads_per_worker=1, processes=True,
+                                          dashboard_address=None, silence_logs=logging.CRITICAL) as cluster, \
+                    distributed.Client(cluster) as client:
+                this.run(this._run_script, source, opts.script, opts.args, client=client,
+                         num_workers=opts.num_workers, kvstore=opts.kvstore)
+    except DistributedTrainingError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(launch())

@@ -5,6 +5,7 @@ batch (Gluon ``Trainer`` in the README's recipe, ``Module.fit`` here). A rank th
 stops the job with one clear error, and the cluster runs the next job."""
 from __future__ import annotations
 
+import logging
 import os
 import re
 import runpy
@@ -27,7 +28,8 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the workers cann
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None, env={"HYBRIDIZE_THREADS": "1"}) as cluster, \
+                                  dashboard_address=None, env={"HYBRIDIZE_THREADS": "1"},
+                                  silence_logs=logging.CRITICAL) as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
@@ -122,6 +124,48 @@ def test_a_rank_that_raises_stops_every_rank_with_one_line(client) -> None:
 def test_the_store_outside_a_job_is_one_clear_error() -> None:
     with pytest.raises(DistributedTrainingError, match=r"'dist_sync' needs a data-parallel job: .*dist\.run"):
         mx.kv.create("dist_sync")
+
+
+SCRIPT = """\
+import sys
+from pathlib import Path
+
+import hybridize.runtime as mx
+
+kv = mx.kv.create("dist_sync")
+kv.init(0, mx.nd.zeros((2,)))
+kv.push(0, mx.nd.ones((2,)) * (kv.rank + 1))
+out = mx.nd.zeros((2,))
+kv.pull(0, out=out)
+if sys.argv[2:] == ["--fail"] and kv.rank == 1:
+    raise ValueError("rank one fails")
+Path(sys.argv[1], f"rank{kv.rank}.txt").write_text(f"{kv.rank} {kv.num_workers} {out.asnumpy().tolist()}")
+"""
+
+
+def test_the_launcher_runs_an_unchanged_script_as_every_rank(client, tmp_path, capsys):
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    argv = ["-n", "2", "--scheduler", client.scheduler.address, str(script), str(tmp_path)]
+    assert dist.launch(argv) == 0
+    assert sorted(p.read_text() for p in tmp_path.glob("rank*.txt")) == ["0 2 [3.0, 3.0]", "1 2 [3.0, 3.0]"]
+    assert dist.launch(argv + ["--fail"]) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "error: rank 1 raised ValueError: rank one fails"
+
+
+def _async_sgd() -> list:
+    kv = mx.kv.create("dist_async")
+    kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.5, rescale_grad=0.25))
+    kv.init(0, mx.nd.ones((2,)))
+    kv.push(0, mx.nd.ones((2,)) * (kv.rank + 1))     # applied at once, in arrival order
+    kv._barrier()
+    out = mx.nd.zeros((2,))
+    kv.pull(0, out=out)
+    return out.asnumpy().tolist()
+
+
+def test_dist_async_applies_every_push_as_it_arrives(client) -> None:
+    assert dist.run(_async_sgd, client=client, kvstore="dist_async") == [[0.625, 0.625]] * 2   # 1 - 0.5 * 0.25 * (1 + 2)
 
 
 def _die_on_rank_1() -> None:
