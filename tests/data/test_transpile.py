@@ -55,3 +55,32 @@ def test_a_data_and_metrics_script_transpiles_and_runs(tmp_path):
     assert names == ["accuracy", "cross-entropy"]
     np.testing.assert_allclose(values, [0.5, 0.6943967342376709], rtol=1e-6)
     assert lines[1:] == ["[0, 2]", "7", "(3, 2, 2)"]
+
+
+NAMES_SCRIPT = textwrap.dedent("""\
+    import mxnet as mx
+    from mxnet import gluon
+    from mxnet.io import ImageDetRecordIter, LibSVMIter, MNISTIter
+
+
+    def batches(path):
+        return (MNISTIter(image=path, label=path, batch_size=2), LibSVMIter(data_libsvm=path, data_shape=(3,)),
+                ImageDetRecordIter(path_imgrec=path, data_shape=(3, 8, 8), batch_size=2))
+
+
+    def trainer(net):
+        kv = mx.kv.create("dist_sync")
+        return gluon.Trainer(net.collect_params(), "sgd", kvstore=kv), kv.rank, kv.num_workers
+""")
+
+
+def test_file_iterators_and_the_distributed_store_transpile_without_hy012(tmp_path):
+    from hybridize.transpile.emit.cli import transpile
+
+    src = tmp_path / "src" / "loaders.py"
+    src.parent.mkdir()
+    src.write_text(NAMES_SCRIPT)
+    res = CliRunner().invoke(transpile, [str(src.parent), "-o", str(tmp_path / "out"), "--format", "concise"],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.stdout + res.stderr
+    assert "HY012" not in res.stdout

@@ -26,12 +26,20 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the workers cann
 
 
 @pytest.fixture(scope="module")
-def client():
+def cluster_client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None, env={"HYBRIDIZE_THREADS": "1"},
                                   silence_logs=logging.CRITICAL) as cluster, \
             distributed.Client(cluster) as c:
         yield c
+
+
+@pytest.fixture
+def client(cluster_client):
+    """The module's client once both workers are up (a worker killed by a test is restarted by its
+    nanny; under pytest-xdist the module's tests may run in any order)."""
+    cluster_client.wait_for_workers(2, timeout=60)
+    return cluster_client
 
 
 def test_readme_recipe_trains_on_two_workers_as_one_process_on_the_global_batch(client, tmp_path, capsys,
@@ -66,7 +74,7 @@ def _store_ops() -> dict:
 
 
 def test_the_store_keeps_rank_0s_init_and_sums_every_workers_push(client) -> None:
-    ranks = dist.run(_store_ops, client=client)
+    ranks = dist.run(_store_ops, client=client, num_workers=2)
     for r, got in enumerate(ranks):
         assert (got["rank"], got["num_workers"], got["type"]) == (r, 2, "dist_sync")
         np.testing.assert_array_equal(got["init"], [1, 1])
@@ -97,7 +105,7 @@ def _fit_module(kvstore: str, seed: int | None = None, epochs: int = 2) -> dict:
 
 
 def test_module_fit_on_two_workers_equals_one_process_on_the_global_batch(client) -> None:
-    ranks = dist.run(_fit_module, "dist_sync", client=client)
+    ranks = dist.run(_fit_module, "dist_sync", client=client, num_workers=2)
     one = _fit_module("local", seed=0)
     assert sorted(one) == ["fc1_bias", "fc1_weight", "fc2_bias", "fc2_weight"]
     for name, value in one.items():
@@ -115,10 +123,10 @@ def _raise_on_rank_1() -> None:
 
 def test_a_rank_that_raises_stops_every_rank_with_one_line(client) -> None:
     with pytest.raises(DistributedTrainingError) as e:
-        dist.run(_raise_on_rank_1, client=client)
+        dist.run(_raise_on_rank_1, client=client, num_workers=2)
     assert str(e.value) == "rank 1 raised ValueError: bad batch 7"
     assert e.value.rank == 1 and isinstance(e.value.__cause__, ValueError)
-    assert dist.run(os.getpid, client=client)                  # the cluster runs the next job
+    assert dist.run(os.getpid, client=client, num_workers=2)                  # the cluster runs the next job
 
 
 def test_the_store_outside_a_job_is_one_clear_error() -> None:
@@ -165,7 +173,7 @@ def _async_sgd() -> list:
 
 
 def test_dist_async_applies_every_push_as_it_arrives(client) -> None:
-    assert dist.run(_async_sgd, client=client, kvstore="dist_async") == [[0.625, 0.625]] * 2   # 1 - 0.5 * 0.25 * (1 + 2)
+    assert dist.run(_async_sgd, client=client, num_workers=2, kvstore="dist_async") == [[0.625, 0.625]] * 2   # 1 - 0.5 * 0.25 * (1 + 2)
 
 
 def _die_on_rank_1() -> None:
@@ -177,8 +185,5 @@ def _die_on_rank_1() -> None:
 
 
 def test_a_rank_killed_by_a_signal_stops_the_job(client) -> None:
-    victim = sorted(client.scheduler_info()["workers"])[1]
-    nanny = next(n for n in client.cluster.workers.values() if n.worker_address == victim)
-    nanny.close_gracefully()     # not restarted (the module's last test): the cluster closes sooner
     with pytest.raises(DistributedTrainingError, match=r"^rank 1's Dask worker tcp://\S+ left the cluster"):
-        dist.run(_die_on_rank_1, client=client)
+        dist.run(_die_on_rank_1, client=client, num_workers=2)
