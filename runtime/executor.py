@@ -230,6 +230,8 @@ class Executor:
                 out_grads = [out_grads[n] for n in self._symbol.list_outputs()]
             # one per visible output: MXNet ignores extra head gradients (a test passes one for a hidden output)
             out_grads = [g if isinstance(g, NDArray) else NDArray(np.asarray(g)) for g in out_grads][:len(heads)]
+            # copied into the output's own gradient buffer, as MXNet's executor does: its dtype
+            out_grads = [g if g.dtype == h.dtype else g.astype(h.dtype) for g, h in zip(out_grads, heads)]
         autograd.backward(heads, out_grads, train_mode=is_train)
         self._heads = None
 

@@ -56,3 +56,13 @@ def test_backward_without_a_forward_and_with_extra_head_gradients_as_mxnet() -> 
     exe = mx.sym.Concat(x, dim=0).bind(mx.cpu(), args=[mx.nd.ones((2, 2))], args_grad=[grad])
     exe.backward([mx.nd.full((2, 2), 2.0), mx.nd.ones((3,))])  # no forward; the extra head gradient ignored
     assert (grad.asnumpy() == 2).all()
+
+
+def test_a_head_gradient_is_copied_into_the_outputs_dtype() -> None:
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    c = mx.sym.cast(a, dtype="float64") % mx.sym.cast(b, dtype="float64")
+    ga, gb = mx.nd.zeros((3,)), mx.nd.zeros((3,))
+    exe = c.bind(mx.cpu(), args={"a": mx.nd.array([5, 7, 9]), "b": mx.nd.array([2, 2, 4])}, args_grad=[ga, gb])
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.array([1, 2, 3])])  # float32 for a float64 output
+    assert ga.asnumpy().tolist() == [1, 2, 3] and gb.asnumpy().tolist() == [-2, -6, -6]
