@@ -248,12 +248,15 @@ def _pool_backward_cf(attrs, x, y, g):
             xp = pad_spatial(x, pad, after, pl["fill"])
             y = y.astype(x.dtype, copy=False)
             found = np.zeros(y.shape, dtype=bool)
+            hit = np.empty(y.shape, dtype=bool)
+            part = np.empty(g.shape, dtype=np.result_type(g.dtype, buf.dtype))
             for tap in itertools.product(*(range(k) for k in kernel)):
                 sl = tap_slices(tap, stride, osp)
-                hit = xp[sl] == y
-                hit &= ~found
+                np.equal(xp[sl], y, out=hit)
+                np.greater(hit, found, out=hit)         # a maximum, and the window's first
                 found |= hit
-                buf[sl] += np.where(hit, g, g.dtype.type(0))
+                np.multiply(g, hit, out=part)
+                buf[sl] += part
         elif t == "max":
             xp = pad_spatial(x, pad, after, pl["fill"])
             win = windows(xp, kernel, stride, (1,) * nsp, osp)

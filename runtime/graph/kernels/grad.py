@@ -6,7 +6,8 @@ gradient is itself a convolution (the output gradient with the weight flipped an
 which the compiler's fast convolution kernels run. So the stage splits it:
 
 - ``_hy_conv_wgrad(ograd, data, weight)``: the weight (and bias) gradients only, as the registry
-  kernel computes them (same operations, same numbers); ``weight`` is read for its shape;
+  kernel computes them (im2col, one GEMM per sample, summed), the samples split over the thread
+  pool when the work is large; ``weight`` is read for its shape;
 - ``_hy_conv_flip(weight)``: ``(F, C, kh, kw) -> (C, F, kh, kw)`` flipped in both spatial axes,
   static (evaluated at ``bind_params``), for ``Convolution(ograd, flipped, pad=k-1-pad)``.
 """
@@ -16,6 +17,7 @@ import numpy as np
 
 from ...ops._nnutil import matmul, pad_spatial, windows
 from .common import _internal, _p
+from .parallel import chunks_for, run_chunks
 
 __all__ = ["CONV_FLIP", "CONV_WGRAD"]
 
@@ -31,9 +33,26 @@ def _wgrad(attrs, g, x, w):
     K = (x.shape[1] // groups) * int(np.prod(kernel))
     v = windows(pad_spatial(x, pad, pad), kernel, stride, dil, osp)
     perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
-    cols = v.transpose(perm).reshape(N, groups, K, O)
-    g4 = g.reshape(N, groups, F // groups, O)
-    dw = matmul(g4, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(w.shape).astype(w.dtype, copy=False)
+
+    def part(lo: int, hi: int) -> np.ndarray:
+        """The samples ``lo:hi``'s share of the weight gradient: their columns (im2col), one GEMM each."""
+        cols = v[lo:hi].transpose(perm).reshape(hi - lo, groups, K, O)
+        return matmul(g[lo:hi].reshape(hi - lo, groups, F // groups, O), cols.transpose(0, 1, 3, 2)).sum(axis=0)
+
+    n = min(chunks_for(float(N) * F * K * O, N), N)
+    if n <= 1:
+        dw = part(0, N)
+    else:                               # samples split over the pool's threads (BLAS is single-threaded)
+        bounds = [N * i // n for i in range(n + 1)]
+        parts: list = [None] * n
+
+        def run(i: int) -> None:
+            parts[i] = part(bounds[i], bounds[i + 1])
+        run_chunks(run, n)
+        dw = parts[0]
+        for p in parts[1:]:
+            dw += p
+    dw = dw.reshape(w.shape).astype(w.dtype, copy=False)
     if attrs.no_bias:
         return (dw,)
     return dw, g.sum(axis=(0,) + tuple(range(2, g.ndim))).astype(g.dtype, copy=False)

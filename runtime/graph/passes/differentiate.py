@@ -163,6 +163,7 @@ def differentiate(graph: Graph, ctx: PassContext) -> Graph:
         return Entry(v, 0)
 
     backward_nodes = [n for n in joint.nodes if id(n) not in forward_ids]
+    _read_less(backward_nodes)
     for n in backward_nodes:
         if n.op is None:
             continue
@@ -184,6 +185,17 @@ def differentiate(graph: Graph, ctx: PassContext) -> Graph:
     if len(fwd_outputs) == len(graph.outputs):
         return graph
     return Graph(fwd_outputs)
+
+
+def _read_less(nodes: list[Node]) -> None:
+    """Backward kernels given an input they never read get another one of the same shape that is
+    saved anyway, so the forward keeps fewer activations: ``_backward_Activation`` reads only the
+    output (softsign excepted), not the input (e.g. a BatchNorm's output before ReLU)."""
+    from ...ops.registry import find_op
+    bact = find_op("_backward_Activation")
+    for n in nodes:
+        if n.op is bact and n.resolved.act_type != "softsign":
+            n.inputs = [n.inputs[0], n.inputs[2], n.inputs[2]]
 
 
 def _split_conv_grads(g: Graph, ctx: PassContext, shape_of, stats: dict) -> Graph:
