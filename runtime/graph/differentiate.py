@@ -46,13 +46,15 @@ class TrainingProgram:
         self.backward.bind_params(params)
 
     def memory(self) -> dict:
-        """Planned peak bytes of the step (forward buffers, the saved activations kept between the
-        calls, then backward buffers) and the liveness bound (the same, with each program's bound)."""
+        """Planned bytes of the step: the saved activations (alive from the forward into the
+        backward) plus the larger of the two programs' planned buffers; the liveness bound is the
+        same sum with each program's lower bound. Reference kernels' own temporaries are not
+        planned (``tracemalloc`` sees them)."""
         fwd, bwd = self.forward.stats.get("memory", {}), self.backward.stats.get("memory", {})
         saved = sum(int(np.prod(self.spec.shapes[n])) * np.dtype(self.spec.dtypes[n]).itemsize
                     for n, (kind, _) in zip(self.spec.saved_names, self.spec.saved_from) if kind == "output")
-        return {"peak_bytes": max(fwd.get("peak_bytes", 0), saved + bwd.get("peak_bytes", 0)),
-                "lower_bound_bytes": max(fwd.get("lower_bound_bytes", 0), saved + bwd.get("lower_bound_bytes", 0)),
+        return {"peak_bytes": saved + max(fwd.get("peak_bytes", 0), bwd.get("peak_bytes", 0)),
+                "lower_bound_bytes": saved + max(fwd.get("lower_bound_bytes", 0), bwd.get("lower_bound_bytes", 0)),
                 "saved_bytes": saved}
 
     def run(self, data: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
