@@ -6,20 +6,25 @@ gradient is itself a convolution (the output gradient with the weight flipped an
 which the compiler's fast convolution kernels run. So the stage splits it:
 
 - ``_hy_conv_wgrad(ograd, data, weight)``: the weight (and bias) gradients only, as the registry
-  kernel computes them (im2col, one GEMM per sample, summed), the samples split over the thread
+  kernel does (im2col) but as one GEMM over all the samples, the samples split over the thread
   pool when the work is large; ``weight`` is read for its shape;
+- ``_hy_conv_dgrad(ograd, weight, data)``: the data gradient of a strided, dilated or grouped
+  convolution: the weight's transpose times the output gradient, scattered back tap by tap
+  (col2im), as the registry kernel does; ``data`` is read for its shape;
 - ``_hy_conv_flip(weight)``: ``(F, C, kh, kw) -> (C, F, kh, kw)`` flipped in both spatial axes,
   static (evaluated at ``bind_params``), for ``Convolution(ograd, flipped, pad=k-1-pad)``.
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
-from ...ops._nnutil import matmul, pad_spatial, windows
+from ...ops._nnutil import matmul, pad_spatial, tap_slices, windows
 from .common import _internal, _p
 from .parallel import chunks_for, run_chunks
 
-__all__ = ["CONV_FLIP", "CONV_WGRAD"]
+__all__ = ["CONV_DGRAD", "CONV_FLIP", "CONV_WGRAD"]
 
 
 def _wgrad(attrs, g, x, w):
@@ -32,12 +37,17 @@ def _wgrad(attrs, g, x, w):
     F = w.shape[0]
     K = (x.shape[1] // groups) * int(np.prod(kernel))
     v = windows(pad_spatial(x, pad, pad), kernel, stride, dil, osp)
-    perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
+    # (groups, C/groups, *kernel, sample, *positions) of the windows split by group
+    perm = (1, 2) + tuple(range(3 + nsp, 3 + 2 * nsp)) + (0,) + tuple(range(3, 3 + nsp))
 
     def part(lo: int, hi: int) -> np.ndarray:
-        """The samples ``lo:hi``'s share of the weight gradient: their columns (im2col), one GEMM each."""
-        cols = v[lo:hi].transpose(perm).reshape(hi - lo, groups, K, O)
-        return matmul(g[lo:hi].reshape(hi - lo, groups, F // groups, O), cols.transpose(0, 1, 3, 2)).sum(axis=0)
+        """The samples ``lo:hi``'s share of the weight gradient: their columns (im2col) laid out
+        ``(groups, K, samples * positions)``, one GEMM per group over all the samples at once."""
+        n = hi - lo
+        vg = v[lo:hi].reshape((n, groups, x.shape[1] // groups) + v.shape[2:])
+        cols = vg.transpose(perm).reshape(groups, K, n * O)          # one copy
+        gg = g[lo:hi].reshape(n, groups, F // groups, O).transpose(1, 2, 0, 3).reshape(groups, F // groups, n * O)
+        return matmul(gg, cols.transpose(0, 2, 1))
 
     n = min(chunks_for(float(N) * F * K * O, N), N)
     if n <= 1:
@@ -74,3 +84,27 @@ def _flip(attrs, w):
 CONV_FLIP = _internal("_hy_conv_flip", _flip, (), ("weight",),
                       lambda a, s: (list(s), [(s[0][1], s[0][0]) + tuple(s[0][2:])]),
                       infer_type=lambda a, d: [d[0]])
+
+
+def _dgrad(attrs, g, w, x):
+    N, C = x.shape[:2]
+    kernel, stride, dil, pad, groups = (tuple(attrs.kernel), tuple(attrs.stride), tuple(attrs.dilate),
+                                        tuple(attrs.pad), attrs.num_group)
+    osp = g.shape[2:]
+    F = w.shape[0]
+    K = (C // groups) * int(np.prod(kernel))
+    dcols = matmul(w.reshape(groups, F // groups, K).transpose(0, 2, 1), g.reshape(N, groups, F // groups, -1))
+    dcols = dcols.reshape((N, C) + kernel + osp)
+    buf = np.zeros((N, C) + tuple(n + 2 * p for n, p in zip(x.shape[2:], pad)), dtype=np.result_type(x.dtype, g.dtype))
+    for tap in itertools.product(*(range(k) for k in kernel)):
+        buf[tap_slices([t * d for t, d in zip(tap, dil)], stride, osp)] += dcols[(slice(None), slice(None)) + tap]
+    dx = buf[(Ellipsis,) + tuple(slice(p, p + n) for p, n in zip(pad, x.shape[2:]))]
+    return np.ascontiguousarray(dx, dtype=x.dtype)
+
+
+CONV_DGRAD = _internal(
+    "_hy_conv_dgrad", _dgrad,
+    (_p("kernel"), _p("stride"), _p("dilate"), _p("pad"), _p("num_group", 1)),
+    ("ograd", "weight", "data"),
+    lambda a, s: (list(s), [tuple(s[2])]),
+    infer_type=lambda a, d: [d[2]])

@@ -201,10 +201,10 @@ def _read_less(nodes: list[Node]) -> None:
 def _split_conv_grads(g: Graph, ctx: PassContext, shape_of, stats: dict) -> Graph:
     """Each 2-D channel-first ``_backward_Convolution`` becomes ``_hy_conv_wgrad`` (weight and bias
     gradients) plus, when the data's gradient is read, a stride-1 ``Convolution`` of the output
-    gradient with the flipped weight (lowered to the fast kernels like any forward convolution);
-    a strided, dilated or grouped one whose data gradient is read stays as it is."""
+    gradient with the flipped weight (lowered to the fast kernels like any forward convolution),
+    or ``_hy_conv_dgrad`` for a strided, dilated or grouped one."""
     from ...ops.registry import find_op
-    from ..kernels.grad import CONV_FLIP, CONV_WGRAD
+    from ..kernels.grad import CONV_DGRAD, CONV_FLIP, CONV_WGRAD
     bconv, conv = find_op("_backward_Convolution"), find_op("Convolution")
     used: set[Entry] = set(g.outputs)
     for n in g.nodes:
@@ -223,8 +223,6 @@ def _split_conv_grads(g: Graph, ctx: PassContext, shape_of, stats: dict) -> Grap
         pad = tuple(a.pad) or (0, 0)
         need_dx = Entry(n, 0) in used
         direct = stride == (1, 1) and dil == (1, 1) and a.num_group == 1 and all(p <= kk - 1 for p, kk in zip(pad, k))
-        if need_dx and not direct:
-            continue
         gin, x, w = n.inputs[:3]
         wg = Node(CONV_WGRAD, ctx.fresh(n.name + "_wgrad"), {"kernel": k, "stride": stride, "dilate": dil, "pad": pad,
                                                              "num_group": a.num_group, "no_bias": a.no_bias}, [gin, x, w])
@@ -232,7 +230,11 @@ def _split_conv_grads(g: Graph, ctx: PassContext, shape_of, stats: dict) -> Grap
         if not a.no_bias:
             remap[Entry(n, 2)] = Entry(wg, 1)
         split += 1
-        if need_dx:
+        if need_dx and not direct:
+            remap[Entry(n, 0)] = Entry(Node(CONV_DGRAD, ctx.fresh(n.name + "_dgrad"),
+                                            {"kernel": k, "stride": stride, "dilate": dil, "pad": pad,
+                                             "num_group": a.num_group}, [gin, w, x]), 0)
+        elif need_dx:
             wt = Node(CONV_FLIP, ctx.fresh(n.name + "_flip"), {}, [w])
             attrs = conv.coerce_attrs({"kernel": k, "num_filter": int(shape_of(w)[1]),
                                        "pad": tuple(kk - 1 - p for kk, p in zip(k, pad)), "no_bias": True})
