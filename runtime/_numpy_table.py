@@ -343,8 +343,19 @@ def _c_zeros_like(F, a, dtype=None, order="C", ctx=None, out=None):
     return F.np.full_like(a, 0, dtype=dtype, out=out)
 
 
+def _c_linspace(F, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None):
+    if isinstance(num, float) or num < 0:   # MXNet's operator refuses these (an MXNetError)
+        from .base import MXNetError
+        raise MXNetError(f"Number of sequence should be non-negative and an integer, got num={num}")
+    arr = F.np._linspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, ctx=ctx)
+    if not retstep:
+        return arr
+    div = (num - 1) if endpoint else num
+    return arr, (float(stop) - float(start)) / div if div > 0 else float("nan")
+
+
 def _c_divide(F, x1, x2, out=None, **kwargs):
-    return F.np.true_divide(x1, x2, out=out)
+    return F.np.true_divide(x1, x2, out=out, **kwargs)
 
 
 def _c_square_sum(F, a, axis=None, keepdims=False):
@@ -807,9 +818,9 @@ TABLE: list[NpFunction] = [
     NpFunction("eye", "_npi_eye", "N, M=None, k=0, dtype=None, ctx=None", creation=True),
     NpFunction("arange", "_npi_arange", "start, stop=None, step=1, dtype=None, ctx=None", prepare=_arange_prepare,
                creation=True),
-    NpFunction("linspace", "_npi_linspace", "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, "
-               "ctx=None", prepare=lambda v: {k: x for k, x in v.items() if k not in ("retstep", "axis")},
-               creation=True),
+    NpFunction("linspace", None, "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None",
+               compose=_c_linspace),
+    NpFunction("_linspace", "_npi_linspace", "start, stop, num=50, endpoint=True, dtype=None, ctx=None", creation=True),
     NpFunction("logspace", "_npi_logspace", "start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, "
                "ctx=None", prepare=lambda v: {k: x for k, x in v.items() if k != "axis"}, creation=True),
     NpFunction("indices", "_npi_indices", "dimensions, dtype='int32', ctx=None", creation=True),
@@ -1106,6 +1117,18 @@ def _c_pinv(F, a, rcond=1e-15, hermitian=False):
     return F.np.linalg._pinv(a, rcond, hermitian=hermitian)
 
 
+def _sample_n(name: str, op: str, p1: str, d1: float, p2: str, d2: float) -> NpFunction:
+    """npx.random.uniform_n / normal_n: ``batch_shape`` samples of the parameters' broadcast shape."""
+    inner = _two_sampler(name, op, p1, d1, p2, d2)
+
+    def prepare(values: dict) -> dict:
+        bs = values.pop("batch_shape", None)
+        values["size"] = (int(bs),) if isinstance(bs, (int, _onp.integer)) else (None if bs is None else tuple(bs))
+        return inner.prepare(values)
+    return NpFunction(name, op, f"{p1}={d1}, {p2}={d2}, batch_shape=None, dtype=None, ctx=None", inner.inputs,
+                      prepare=prepare, creation=True, space="npx")
+
+
 TABLE[:] = [e for e in TABLE if (e.space, e.name) not in {("np", "average"), ("np", "hsplit"), ("np", "full"),
                                                         ("np", "linalg.pinv")}]
 TABLE.extend([
@@ -1155,6 +1178,10 @@ TABLE.extend([
     NpFunction("linalg.pinv", None, "a, rcond=1e-15, hermitian=False", compose=_c_pinv),
     NpFunction("linalg._pinv_scalar_rcond", "_npi_pinv_scalar_rcond", "a, rcond=1e-15, hermitian=False", ("a",)),
     NpFunction("linalg._pinv", "_npi_pinv", "a, rcond, hermitian=False", ("a", "rcond")),
+    _sample_n("random.uniform_n", "_npi_uniform_n", "low", 0.0, "high", 1.0),
+    _sample_n("random.normal_n", "_npi_normal_n", "loc", 0.0, "scale", 1.0),
+    NpFunction("random.bernoulli", "_npi_bernoulli", "prob=None, logit=None, size=None, dtype=None, ctx=None, out=None",
+               ("_t_prob",), prepare=_bernoulli_prepare, creation=True, space="npx"),
     NpFunction("constraint_check", "_npx_constraint_check", "input, msg='Constraint violated.'", ("input",),
                space="npx"),
 ])

@@ -188,8 +188,8 @@ def complete_shape_attrs(graph: Graph, shapes: Mapping[Entry, tuple | None]) -> 
     for n in graph.nodes:
         if n.op is None or n.inputs or n.op.param("shape") is None:
             continue
-        attr = n.attrs.get("shape")
-        if attr is None or not len(attr) or all(dim_known(d) for d in attr):
+        attr = n.attrs.get("shape")   # a number is another parameter so named (np.random.gamma's)
+        if not isinstance(attr, (tuple, list)) or not attr or all(dim_known(d) for d in attr):
             continue
         s = shapes.get(Entry(n, 0))
         if not _known(s) or len(s) != len(attr):
@@ -204,7 +204,7 @@ def needs_shape_completion(graph: Graph) -> bool:
     for n in graph.nodes:
         if n.op is not None and not n.inputs and n.op.param("shape") is not None:
             attr = n.attrs.get("shape")
-            if attr is not None and len(attr) and not all(dim_known(d) for d in attr):
+            if isinstance(attr, (tuple, list)) and attr and not all(dim_known(d) for d in attr):
                 return True
     return False
 

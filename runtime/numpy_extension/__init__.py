@@ -51,7 +51,18 @@ def seed(seed: int, ctx: Any = "all") -> None:  # noqa: A001 - MXNet's parameter
     _seed(seed, ctx)
 
 
-random = types.ModuleType(__name__ + ".random")
+class _Random(types.ModuleType):
+    """``npx.random``: its table samplers (``uniform_n``, ``normal_n``) are installed by mx.np's builder."""
+
+    def __getattr__(self, attr: str) -> Any:
+        if not attr.startswith("__"):
+            _np_pkg()
+            if attr in self.__dict__:
+                return self.__dict__[attr]
+        raise AttributeError(f"module {self.__name__!r} has no attribute {attr!r}")
+
+
+random = _Random(__name__ + ".random")
 random.seed = seed  # type: ignore[attr-defined]
 random.__doc__ = "npx.random: seed, bernoulli, uniform_n, normal_n."
 sys.modules.setdefault(__name__ + ".random", random)
@@ -141,17 +152,5 @@ def _bernoulli(prob: Any = None, logit: Any = None, size: Any = None, dtype: Any
     return _np_pkg().random.bernoulli(prob=prob, logit=logit, size=size, dtype=dtype, ctx=ctx, out=out)
 
 
-def _sample_n(name: str) -> Any:
-    def fn(a: Any = 0.0, b: Any = 1.0, batch_shape: Any = None, dtype: Any = None, ctx: Any = None) -> Any:
-        """npx.random.uniform_n / normal_n: ``batch_shape`` + the parameters' broadcast shape samples."""
-        batch = () if batch_shape is None else ((batch_shape,) if isinstance(batch_shape, int) else tuple(batch_shape))
-        import numpy as onp
-        pshape = onp.broadcast_shapes(getattr(a, "shape", ()), getattr(b, "shape", ()))
-        return getattr(_np_pkg().random, name)(a, b, size=batch + tuple(pshape), dtype=dtype, ctx=ctx)
-    fn.__name__ = name + "_n"
-    return fn
-
-
 random.bernoulli = _bernoulli  # type: ignore[attr-defined]
-random.uniform_n = _sample_n("uniform")  # type: ignore[attr-defined]
-random.normal_n = _sample_n("normal")  # type: ignore[attr-defined]
+# uniform_n / normal_n come from the np table (runtime/_numpy_table.py), as their symbolic twins

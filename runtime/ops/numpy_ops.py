@@ -700,9 +700,7 @@ _creation("_npi_arange", _np_arange,
 
 def _np_linspace(attrs, dt):
     vals = np.linspace(attrs.start, attrs.stop, attrs.num, endpoint=attrs.endpoint)
-    if dt.kind in "iu":
-        vals = np.floor(vals)
-    return vals.astype(dt)
+    return vals.astype(dt)   # integers truncate toward zero as MXNet's kernel casts (NumPy 2 floors)
 
 
 _creation("_npi_linspace", _np_linspace,
@@ -742,8 +740,21 @@ def _rng():
     return tensor_random.generator()
 
 
-def _two_param_sampler(name: str, p1: str, p2: str, draw, defaults=(0.0, 1.0)) -> None:
-    """``name(input1?, input2?; p1, p2, size, ctx, dtype)``: a parameter given as None is a tensor input."""
+def _sampler_shape(batch: bool):
+    """A sampler's output shape without drawing (a draw on zeros may be refused: pareto's a <= 0)."""
+    def infer(attrs, in_shapes):
+        if attrs.size is not None and not batch:
+            return list(in_shapes), [_size(attrs)]
+        if any(s is None for s in in_shapes):
+            return list(in_shapes), [None]
+        pshape = tuple(np.broadcast_shapes(*[tuple(s) for s in in_shapes])) if in_shapes else ()
+        return list(in_shapes), [_size(attrs) + pshape]
+    return infer
+
+
+def _two_param_sampler(name: str, p1: str, p2: str, draw, defaults=(0.0, 1.0), batch: bool = False) -> None:
+    """``name(input1?, input2?; p1, p2, size, ctx, dtype)``: a parameter given as None is a tensor input.
+    ``batch`` (MXNet's ``_n`` samplers): ``size`` is a batch shape put before the parameters' shape."""
     def inputs(attrs):
         return [n for n, p in (("input1", p1), ("input2", p2)) if attrs.get(p) is None]
 
@@ -751,11 +762,12 @@ def _two_param_sampler(name: str, p1: str, p2: str, draw, defaults=(0.0, 1.0)) -
         it = iter(arrays)
         a = next(it) if attrs.get(p1) is None else attrs.get(p1)
         b = next(it) if attrs.get(p2) is None else attrs.get(p2)
-        shape = _size(attrs) if attrs.size is not None else np.broadcast_shapes(np.shape(a), np.shape(b))
+        pshape = np.broadcast_shapes(np.shape(a), np.shape(b))
+        shape = pshape if attrs.size is None else _size(attrs) + (tuple(pshape) if batch else ())
         dt = np.dtype(attrs.dtype if attrs.dtype not in (None, "None") else "float32")
         return np.asarray(draw(_rng(), a, b, shape)).astype(dt)
     compute.__doc__ = f"{name}: samples with parameters {p1}, {p2} (numbers or tensors), ``size`` of them."
-    register(OpDef(name, compute, inputs=inputs,
+    register(OpDef(name, compute, inputs=inputs, infer_shape=_sampler_shape(batch),
                    params=(Param(p1, FloatOrNone, defaults[0]), Param(p2, FloatOrNone, defaults[1]),
                            Param("size", ShapeOrNone, None), _CTX, Param("dtype", DtypeOrNone, "float32")),
                    infer_type=lambda a, d: [np.dtype(a.dtype if a.dtype not in (None, "None") else "float32")],
@@ -773,8 +785,8 @@ def _gamma_draw(g, a, b, s):
 
 
 _two_param_sampler("_npi_gamma", "shape", "scale", _gamma_draw, defaults=(1.0, 1.0))
-add_twins("_npi_uniform", "_npi_uniform_n")  # own operators in MXNet 1.9.1 (written so)
-add_twins("_npi_normal", "_npi_normal_n")
+_two_param_sampler("_npi_uniform_n", "low", "high", lambda g, a, b, s: g.uniform(a, b, s), batch=True)
+_two_param_sampler("_npi_normal_n", "loc", "scale", lambda g, a, b, s: g.normal(a, b, s), batch=True)
 
 
 def _one_param_sampler(name: str, p: str, draw, default=1.0) -> None:
@@ -788,7 +800,7 @@ def _one_param_sampler(name: str, p: str, draw, default=1.0) -> None:
         shape = _size(attrs) if attrs.size is not None else np.shape(a)
         return np.asarray(draw(_rng(), a, shape)).astype(np.float32)
     compute.__doc__ = f"{name}: samples with parameter {p} (a number or a tensor), ``size`` of them."
-    register(OpDef(name, compute, inputs=inputs,
+    register(OpDef(name, compute, inputs=inputs, infer_shape=_sampler_shape(False),
                    params=(Param(p, FloatOrNone, default), Param("size", ShapeOrNone, None), _CTX),
                    infer_type=lambda a, d: [_F32], traits=("random",)))
 

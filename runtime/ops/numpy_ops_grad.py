@@ -203,10 +203,12 @@ for _kind in ("concatenate", "stack", "vstack", "hstack", "dstack", "column_stac
 
 
 # -- extended binary math (np_elemwise_broadcast_op_extended.cc, np_elemwise_broadcast_op.cc) -------------
-def _binary_backward(slopes):
+def _binary_backward(slopes, int_zero: bool = False):
     """A backward kernel ``(og, a, b) -> (da, db)`` from the elementwise partial derivatives, each reduced
-    back to its input's (broadcast) shape."""
+    back to its input's (broadcast) shape (zero for integer inputs with ``int_zero``: MXNet's mod)."""
     def run(attrs, og, a, b):
+        if int_zero and a.dtype.kind in "iu" and b.dtype.kind in "iu":
+            return np.zeros(a.shape, a.dtype), np.zeros(b.shape, b.dtype)
         a64, b64, g = a.astype(np.float64), b.astype(np.float64), og.astype(np.float64)
         with np.errstate(all="ignore"):
             da, db = slopes(a64, b64)
@@ -229,7 +231,8 @@ _BINARY = {
 }
 _BACKWARD_NAME = {"mod": "_backward_npi_broadcast_mod"}   # MXNet's names of these kernels
 for _name, _slopes in _BINARY.items():
-    backward_op(_BACKWARD_NAME.get(_name, f"_backward_npi_{_name}"), _binary_backward(_slopes), ("ograd", "lhs", "rhs"),
+    backward_op(_BACKWARD_NAME.get(_name, f"_backward_npi_{_name}"), _binary_backward(_slopes, _name == "mod"),
+                ("ograd", "lhs", "rhs"),
                 like=(1, 2), num_outputs=2)
 
     @defgrad(f"_npi_{_name}")

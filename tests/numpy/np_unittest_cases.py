@@ -133,4 +133,33 @@ with autograd.record():
 z.backward()
 out = (x.grad, y.grad)
 """,
+    "sample_n_puts_the_batch_shape_first_hybridized": """
+class Net(HybridBlock):
+    def hybrid_forward(self, F, lo, hi):
+        return F.npx.random.uniform_n(lo, hi, batch_shape=(3,)), F.npx.random.normal_n(lo, hi, batch_shape=2)
+net = Net(); net.hybridize()
+u, n = net(np.zeros((2, 2)), np.ones((2, 2)))
+out = (u.shape, n.shape, npx.random.uniform_n(batch_shape=(4,)).shape)
+""",
+    "samplers_hybridized_with_number_parameters": """
+class Net(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return x + F.np.random.gamma(1, size=(2,)), x + F.np.random.pareto(1.0, size=(2,))
+net = Net(); net.hybridize()
+out = tuple(o.shape for o in net(np.ones(())))
+""",
+    "linspace_integers_truncate_and_retstep": """
+out = (np.linspace(-2, 4, 7, dtype='int32'), np.linspace(0, 1, 10, dtype='int32'),
+       np.linspace(0.0, 1.0, 5, retstep=True)[0])
+""",
+    "linspace_refuses_a_negative_num": "out = np.linspace(0, 10, -1)",
+    "divide_refuses_where": "out = np.divide(np.ones((2,)), np.ones((2,)), where=False)",
+    "integer_mod_has_a_zero_gradient": """
+a = np.array(onp.array([7, 9], dtype='int32')); b = np.array(onp.array([2, 4], dtype='int32'))
+a.attach_grad(); b.attach_grad()
+with autograd.record():
+    y = np.mod(a, b)
+y.backward()
+out = (y, a.grad, b.grad)
+""",
 }
