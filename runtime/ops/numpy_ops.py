@@ -745,7 +745,8 @@ def _sampler_shape(batch: bool):
     def infer(attrs, in_shapes):
         if attrs.size is not None and not batch:
             return list(in_shapes), [_size(attrs)]
-        if any(s is None for s in in_shapes):
+        from ._util import known
+        if not all(known(s) for s in in_shapes):
             return list(in_shapes), [None]
         pshape = tuple(np.broadcast_shapes(*[tuple(s) for s in in_shapes])) if in_shapes else ()
         return list(in_shapes), [_size(attrs) + pshape]
