@@ -1180,8 +1180,6 @@ TABLE.extend([
     NpFunction("linalg._pinv", "_npi_pinv", "a, rcond, hermitian=False", ("a", "rcond")),
     _sample_n("random.uniform_n", "_npi_uniform_n", "low", 0.0, "high", 1.0),
     _sample_n("random.normal_n", "_npi_normal_n", "loc", 0.0, "scale", 1.0),
-    NpFunction("random.bernoulli", "_npi_bernoulli", "prob=None, logit=None, size=None, dtype=None, ctx=None, out=None",
-               ("_t_prob",), prepare=_bernoulli_prepare, creation=True, space="npx"),
     NpFunction("constraint_check", "_npx_constraint_check", "input, msg='Constraint violated.'", ("input",),
                space="npx"),
 ])
