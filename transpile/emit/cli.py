@@ -12,7 +12,9 @@ or output (a path that does not exist, a syntax error, an output that is a file,
 inside an input tree), one line on stderr. Without ``--keep-going`` nothing is written unless every
 module converted; with it, the whole package is written: refused modules with their imports
 mapped and ``hybrid_forward`` left imperative (``@imperative_only``). Non-Python files of an input
-directory are copied. Output is staged beside its final place and swapped in atomically.
+directory are copied. Output is staged beside its final place and swapped in atomically, each
+target ``OUTDIR/<name>`` as a whole once every target is staged (per target, not as a set: a kill
+while they are swapped may leave one new and another old; docs/guarantees.md).
 """
 from __future__ import annotations
 

@@ -334,7 +334,9 @@ def write_report(report: Report, inputs: Sequence[Input], outdir: str, keep_goin
     Each input's output (``OUTDIR/<name>``, a tree or one module) is staged beside its final path
     and swapped in as a whole (:mod:`hybridize.atomic`): a kill or a full disk at any moment
     leaves every target holding its old content or its complete new content. Nothing is swapped
-    in until every input's output is fully staged."""
+    in until every input's output is fully staged; then the targets are swapped one after the
+    other, so a kill in that last phase may leave some targets new and the others old (each whole):
+    atomic per target, not as a set (docs/guarantees.md)."""
     from ...atomic import StagedFile, StagedTree
 
     outdir_abs = os.path.abspath(outdir)
