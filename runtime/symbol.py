@@ -457,6 +457,16 @@ def _entry(v: Symbol, op: OpDef | None, slot: str) -> Entry:
     return v._outputs[0]
 
 
+# MXNet's FSetInputVarAttrOnCompose: the initializer an operator gives a variable input (by input index)
+# that has none of its own, so Module.init_params / export-then-load initialize it as MXNet does
+_INPUT_VAR_INIT = {
+    "LeakyReLU": {1: '["Constant", {"value": 0.25}]'},
+    "IdentityAttachKLSparseReg": {1: '["zero", {}]'},
+    **{bn: {3: '["zero", {}]', 4: '["one", {}]'}
+       for bn in ("BatchNorm", "BatchNorm_v1", "_contrib_BatchNormWithReLU", "_contrib_SyncBatchNorm")},
+}
+
+
 def create(op: OpDef, inputs: list, given: dict, name: str | None, hint: str,
            attr: dict | None = None, input_names: list[str] | None = None) -> Symbol:
     """Adds one op node (plus variables for missing inputs) and returns its outputs."""
@@ -479,6 +489,11 @@ def create(op: OpDef, inputs: list, given: dict, name: str | None, hint: str,
                                      f"got the output of {entry.node.op.name} '{entry.node.name}' "
                                      f"(MXNet: Mutation target can only be Variable)")
             entries.append(entry)
+    for index, init in _INPUT_VAR_INIT.get(op.name, {}).items():
+        if index < len(entries) and entries[index].node.op is None:
+            var = entries[index].node
+            if "__init__" not in var.extra:
+                var.extra = {**var.extra, "__init__": init}  # its own dict: auto-created variables share one
     node = Node(op, node_name, given, entries, extra)
     return Symbol([Entry(node, i) for i in range(node.num_outputs)])
 
