@@ -172,7 +172,11 @@ def differentiate(graph: Graph, ctx: PassContext) -> Graph:
     split_stats: dict = {}
     bgraph = _split_conv_grads(Graph(outputs), ctx, lambda e: meta[e].shape if e in meta else shapes[e.node.name],
                                split_stats)
-    for i, name in zip(head_outputs, head_names):
+    # an output whose gradient the backward never reads (a comparison's is zero) takes no head input
+    used = {v.name for v in bgraph.variables()}
+    kept = [(i, name) for i, name in zip(head_outputs, head_names) if name in used]
+    head_outputs, head_names = [i for i, _ in kept], [name for _, name in kept]
+    for i, name in kept:
         e = graph.outputs[i]
         shapes[name], dtypes[name] = tuple(meta[e].shape), np.dtype(meta[e].dtype)
     for v in bgraph.variables():
