@@ -166,6 +166,8 @@ def _softmax_core(attrs, x, length, *, log: bool, negate: bool):
         idx = np.arange(n).reshape((n,) + (1,) * (x.ndim - 1 - ax))
         mask = idx < np.expand_dims(length.astype(np.int64), ax)
         z = np.where(mask, z, -np.inf)
+    if z.size == 0:   # no element to normalize (NumPy's max has no identity)
+        return z.astype(out_dt, copy=False)
     z -= z.max(axis=ax, keepdims=True)
     if log:
         with np.errstate(divide="ignore"):

@@ -40,6 +40,7 @@ from . import (  # noqa: F401  # noqa: F401  (their ops get aliases here)
     tensor_shape,
 )
 from ._grad import backward_op, internal
+from ._util import dim_known, known
 from .attrs import (
     AttrType,
     Bool,
@@ -592,7 +593,15 @@ register(OpDef("_np_moveaxis", lambda a, x: np.moveaxis(x, a.source, a.destinati
 register(OpDef("_np_roll", lambda a, x: np.roll(x, a.shift if a.shift is None or len(a.shift) > 1 else a.shift[0],
                                                  axis=a.axis),
                params=(Param("shift", ShapeOrNone, None), Param("axis", ShapeOrNone, None))))
-register(OpDef("_npi_broadcast_to", lambda a, x: np.broadcast_to(x, a.shape).copy(), inputs=("array",),
+def _broadcast_to(attrs, x):
+    """_npi_broadcast_to: a -2 in the target shape keeps the input's (right-aligned) dimension, as
+    MXNet's ``npx`` broadcast_to."""
+    lead = len(attrs.shape) - x.ndim
+    shape = tuple(x.shape[i - lead] if d == -2 and i >= lead else d for i, d in enumerate(attrs.shape))
+    return np.broadcast_to(x, shape).copy()
+
+
+register(OpDef("_npi_broadcast_to", _broadcast_to, inputs=("array",),
                params=(Param("shape", Shape),)))
 register(OpDef("_np_copy", lambda a, x: x.copy(), inputs=("a",), infer_shape=same_shape,
                traits=("elementwise", "identity")))
@@ -630,7 +639,28 @@ def _matmul_like(fn):
     return compute
 
 
-register(OpDef("_np_dot", _matmul_like(np.dot), inputs=("a", "b"),
+def _dot_shape(attrs, in_shapes):
+    """np.dot's shapes; the contracted dimension of one operand completes the other's (a deferred
+    parameter ``w`` in ``x.dot(w)`` learns its rows from ``x``, as MXNet's NumpyDotShape)."""
+    a, b = (None if s is None else list(s) for s in in_shapes)
+    if a and b and len(b) >= 1:
+        kb = len(b) - 2 if len(b) >= 2 else 0
+        if dim_known(a[-1]) and not dim_known(b[kb]):
+            b[kb] = a[-1]
+        elif dim_known(b[kb]) and not dim_known(a[-1]):
+            a[-1] = b[kb]
+    ins = [None if s is None else tuple(s) for s in (a, b)]
+    if not (known(ins[0]) and known(ins[1])):
+        return ins, [None]
+    sa, sb = ins
+    if not sa or not sb:
+        return ins, [sb if not sa else sa]
+    if sa[-1] != sb[len(sb) - 2 if len(sb) >= 2 else 0]:
+        raise ShapeError(f"np.dot: shapes {sa} and {sb} not aligned")
+    return ins, [sa[:-1] + sb[:-2] + sb[-1:] if len(sb) >= 2 else sa[:-1]]
+
+
+register(OpDef("_np_dot", _matmul_like(np.dot), inputs=("a", "b"), infer_shape=_dot_shape,
                infer_type=lambda a, d: [promote(d[0] or _F32, d[1] or _F32)]))
 register(OpDef("_npi_matmul", _matmul_like(np.matmul), inputs=("a", "b"),
                infer_type=lambda a, d: [promote(d[0] or _F32, d[1] or _F32)]))

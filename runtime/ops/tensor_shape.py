@@ -418,7 +418,7 @@ def _split_v2_shape(attrs, s):
     outs = []
     for b, e in bounds:
         t = list(s)
-        t[ax] = max(0, e - b)
+        t[ax] = max(0, min(e, s[ax]) - min(b, s[ax]))   # as the kernel's slice: bounds clipped to the axis
         if attrs.squeeze_axis:
             del t[ax]
         outs.append(tuple(t) or (1,))
