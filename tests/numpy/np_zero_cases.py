@@ -32,7 +32,32 @@ CASES = {
     "empty_dot": (lambda F, x, y: F.np.dot(x, y), [(2, 0), (0, 3)]),
     "empty_eigvalsh": (lambda F, x: F.np.linalg.eigvalsh(x), [(0, 0)]),
     "empty_chain": (lambda F, x: F.np.transpose(F.npx.relu(x * 3 - 1)) + 2, [(4, 0)]),
+    "empty_split": (lambda F, x: F.np.split(x, (1, 3), axis=0), [(0, 4)]),
+    "empty_softmax": (lambda F, x: F.npx.softmax(x, axis=1), [(3, 0, 4)]),
+    # -2 in broadcast_to's target keeps the input's dimension (MXNet's extension)
+    "broadcast_keep": (lambda F, x: F.np.broadcast_to(x, (2, 3, -2)), [(3, 4)]),
 }
+
+
+def dot_block(nn):
+    """``x.dot(w)`` with ``w``'s rows unknown (deferred): np.dot's shape rule completes them from ``x``."""
+    class Dot(nn.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.w = self.params.get("w", shape=(0, 5), allow_deferred_init=True)
+
+        def hybrid_forward(self, F, x, w):
+            return x.dot(w)
+    return Dot()
+
+
+def compare_block(nn):
+    """Two outputs, the second a comparison: its gradient is zero, so the backward reads no head
+    gradient for it."""
+    class Compare(nn.HybridBlock):
+        def hybrid_forward(self, F, x, y):
+            return x * y, x > y
+    return Compare()
 
 
 def inputs(shapes: list) -> list:

@@ -8,10 +8,10 @@ import os
 
 import numpy as onp
 import pytest
-from hybridize.runtime import init, np, npx, sym
+from hybridize.runtime import autograd, init, np, npx, sym
 from hybridize.runtime.gluon import nn
 from hybridize.runtime.ops._util import known, ndim_known
-from np_zero_cases import CASES, block, dense_block, inputs
+from np_zero_cases import CASES, block, compare_block, dense_block, dot_block, inputs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDED = onp.load(os.path.join(HERE, "fixtures", "np_zero_shapes.npz"))
@@ -58,10 +58,13 @@ def test_hybridized_block_equals_mxnet(np_mode, name):
     xs = [np.array(x) for x in inputs(shapes)]
     for _ in range(2):   # the compiling call, then the compiled program's
         y = net(*xs)
-        want = RECORDED[name]
-        assert isinstance(y, np.ndarray)
-        assert (y.shape, y.dtype) == (want.shape, want.dtype)
-        onp.testing.assert_allclose(y.asnumpy(), want, rtol=1e-6)
+        ys, keys = (y, [f"{name}/{i}" for i in range(len(y))]) if isinstance(y, list) else ([y], [name])
+        assert all(k in RECORDED for k in keys)
+        for yi, key in zip(ys, keys):
+            want = RECORDED[key]
+            assert isinstance(yi, np.ndarray)
+            assert (yi.shape, yi.dtype) == (want.shape, want.dtype)
+            onp.testing.assert_allclose(yi.asnumpy(), want, rtol=1e-6)
 
 
 def test_deferred_dense_learns_its_input_size_from_an_empty_batch(np_mode):
@@ -72,6 +75,28 @@ def test_deferred_dense_learns_its_input_size_from_an_empty_batch(np_mode):
     y = net(np.zeros((0, 4)))
     assert net[0].weight.shape == tuple(RECORDED["dense/weight_shape"])
     assert y.shape == RECORDED["dense/y"].shape
+
+
+def test_dot_completes_a_deferred_operand(np_mode):
+    net = dot_block(nn)
+    net.initialize(init.Constant(0.25))
+    net.hybridize()
+    x, = inputs([(4, 3)])
+    y = net(np.array(x))
+    assert net.w.shape == tuple(RECORDED["dot/w_shape"])
+    onp.testing.assert_allclose(y.asnumpy(), RECORDED["dot/y"], rtol=1e-6)
+
+
+def test_recorded_block_with_a_comparison_output_differentiates_the_other(np_mode):
+    net = compare_block(nn)
+    net.hybridize()
+    x, y = (np.array(v) for v in inputs([(2, 3), (2, 3)]))
+    x.attach_grad()
+    with autograd.record():
+        prod, greater = net(x, y)
+    prod.backward()
+    onp.testing.assert_array_equal(greater.asnumpy(), RECORDED["compare/greater"])
+    onp.testing.assert_allclose(x.grad.asnumpy(), RECORDED["compare/x_grad"], rtol=1e-6)
 
 
 def test_legacy_shapes_still_read_zero_as_unknown():
