@@ -531,7 +531,8 @@ def _cvcopymakeborder(attrs, x):
     if min(attrs.top, attrs.bot, attrs.left, attrs.right) < 0:
         raise ShapeError("_cvcopyMakeBorder: border sizes must not be negative")
     pads = ((attrs.top, attrs.bot), (attrs.left, attrs.right), (0, 0))
-    if attrs.type == 0:
+    border = attrs.type & ~16     # cv::BORDER_ISOLATED (16) only matters for a view into a larger image
+    if border == 0:
         vals = as_tuple(attrs.values)
         per = [vals[c] if c < len(vals) else 0.0 for c in range(x.shape[2])] if vals else [attrs.value] * x.shape[2]
         out = np.empty((x.shape[0] + attrs.top + attrs.bot, x.shape[1] + attrs.left + attrs.right, x.shape[2]),
@@ -539,10 +540,10 @@ def _cvcopymakeborder(attrs, x):
         out[...] = np.asarray([_cv_border_value(v, x.dtype) for v in per]).astype(x.dtype)
         out[attrs.top:attrs.top + x.shape[0], attrs.left:attrs.left + x.shape[1]] = x
         return out
-    if attrs.type not in _BORDERS:
+    if border not in _BORDERS:
         raise ShapeError(f"_cvcopyMakeBorder: unknown border type {attrs.type} (0-4: constant, replicate, "
-                         "reflect, wrap, reflect_101)")
-    return np.pad(x, pads, mode=_BORDERS[attrs.type])
+                         "reflect, wrap, reflect_101; + 16, isolated)")
+    return np.pad(x, pads, mode=_BORDERS[border])
 
 
 def _cvcopymakeborder_shape(attrs, in_shapes):
