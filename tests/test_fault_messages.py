@@ -135,3 +135,14 @@ def test_sigterm_while_staging_leaves_no_staging_directory(tmp_path) -> None:
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert sorted(os.listdir(out)) == ["two"]                       # no .one.hy-*.tmp, no .two.hy-*.tmp
     assert os.listdir(out / "two") == ["old.py"]
+
+
+def test_a_refused_module_with_a_newline_in_its_name_is_reported_on_one_line(tmp_path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "ref\nused.py").write_text(MODULE.replace("return F.relu(x)", "return x.asnumpy()"))
+    r = _cli("transpile", pkg, "-o", tmp_path / "OUT", "--output-format", "concise")
+    assert r.exit_code == 1
+    assert "/pkg/ref\\nused.py:6:16: HY001 " in r.stdout
+    assert r.stdout.count("\n") == 1
+    assert "1 refused: " in r.stderr and "ref\\nused.py (HY001)" in r.stderr and r.stderr.count("\n") == 1

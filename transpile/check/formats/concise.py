@@ -1,6 +1,8 @@
 """``concise``: one line per finding, ``path:row:col: CODE [*] message`` (ruff's concise)."""
 from __future__ import annotations
 
+from ....messages import printable
+
 from ...diagnostics import Finding
 from . import RenderOptions
 from ._style import Style
@@ -11,7 +13,7 @@ NAME = "concise"
 def header(f: Finding, style: Style) -> str:
     mark = " [*]" if f.fixable else ""
     cell = f"cell {f.cell}{style.cyan(':')}" if f.cell is not None else ""
-    return (f"{style.bold(f.path)}{style.cyan(':')}{cell}{f.start.row}{style.cyan(':')}{f.start.column}"
+    return (f"{style.bold(printable(f.path))}{style.cyan(':')}{cell}{f.start.row}{style.cyan(':')}{f.start.column}"
             f"{style.cyan(':')} {style.code(f.code, f.severity.value)}{mark} {f.message}")
 
 

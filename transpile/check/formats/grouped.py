@@ -1,6 +1,8 @@
 """``grouped``: findings under one heading per file (``path:``), ``  row:col CODE [*] message``."""
 from __future__ import annotations
 
+from ....messages import printable
+
 from itertools import groupby
 
 from ...diagnostics import Finding
@@ -15,7 +17,7 @@ def render(findings: list[Finding], options: RenderOptions) -> str:
     out = []
     for path, group in groupby(findings, key=lambda f: f.path):
         rows = list(group)
-        out.append(style.bold(path) + style.cyan(":") + "\n")
+        out.append(style.bold(printable(path)) + style.cyan(":") + "\n")
         width = max(len(f"{f.start.row}:{f.start.column}") for f in rows)
         for f in rows:
             cell = f"cell {f.cell}:" if f.cell is not None else ""
