@@ -112,8 +112,10 @@ def _transpose2d_shape(attrs, in_shapes):
     return list(in_shapes), [tuple(reversed(in_shapes[0]))]
 
 
-TRANSPOSE2D = _internal("_hy_transpose2d", lambda attrs, w: np.ascontiguousarray(w.T), (), ("weight",),
-                        _transpose2d_shape)
+TRANSPOSE2D = _internal("_hy_transpose2d", lambda attrs, w: np.ascontiguousarray(w.T) if attrs.copy else w.T,
+                        (_p("copy", True),), ("weight",), _transpose2d_shape)
+"""``W^T`` for a dense layer's matmul: contiguous (copied once per bind), or with ``copy=False`` a
+view (BLAS multiplies it as well): training programs rebind after every update."""
 
 
 # ------------------------------------------------------------------------------------------

@@ -209,7 +209,7 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
             count("dense")
             return Node(K.DENSE, n.name, {"num_hidden": int(a.num_hidden), "flatten": bool(a.flatten),
                                           "has_bias": False, "act": (), "aug": True}, [x, wa.entry()]), False
-        wt = Node(K.TRANSPOSE2D, ctx.fresh(n.name + "_wt"), {}, [ins[1]])
+        wt = Node(K.TRANSPOSE2D, ctx.fresh(n.name + "_wt"), {"copy": not ctx.training}, [ins[1]])
         count("dense")
         return Node(K.DENSE, n.name, {"num_hidden": int(a.num_hidden), "flatten": bool(a.flatten),
                                       "has_bias": has_bias, "act": ()},
