@@ -354,6 +354,12 @@ def _c_linspace(F, start, stop, num=50, endpoint=True, retstep=False, dtype=None
     return arr, (float(stop) - float(start)) / div if div > 0 else float("nan")
 
 
+def _c_nan_to_num(F, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """copy=False writes into ``x`` (imperatively; a traced call returns the new values)."""
+    out = x if not copy and not hasattr(x, "list_arguments") else None
+    return F.np._nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf, out=out)
+
+
 def _c_divide(F, x1, x2, out=None, **kwargs):
     return F.np.true_divide(x1, x2, out=out, **kwargs)
 
@@ -721,7 +727,8 @@ TABLE: list[NpFunction] = [
     NpFunction("around", "_npi_around", "x, decimals=0, out=None, **kwargs", ("x",)),
     NpFunction("round", None, "x, decimals=0, out=None, **kwargs", compose=_c_round),
     NpFunction("round_", None, "x, decimals=0, out=None, **kwargs", compose=_c_round),
-    NpFunction("nan_to_num", "_npi_nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None", ("x",)),
+    NpFunction("nan_to_num", None, "x, copy=True, nan=0.0, posinf=None, neginf=None", compose=_c_nan_to_num),
+    NpFunction("_nan_to_num", "_npi_nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None, out=None", ("x",)),
     NpFunction("clip", None, "a, a_min, a_max, out=None", compose=_c_clip),
     NpFunction("_clip", "_npi_clip", "a, a_min, a_max, out=None", ("a",)),
     NpFunction("where", None, "condition, x=None, y=None", compose=_c_where),

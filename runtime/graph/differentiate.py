@@ -40,6 +40,7 @@ class TrainingProgram:
     def __init__(self, forward, backward, spec, wrt: list[str], n_outputs: int):
         self.forward, self.backward, self.spec = forward, backward, spec
         self.wrt, self.n_outputs = list(wrt), n_outputs
+        self.keep: list[int] | None = None
 
     def bind_params(self, params: Mapping[str, np.ndarray]) -> None:
         self.forward.bind_params(params)
@@ -71,8 +72,11 @@ class TrainingProgram:
         for i, name in zip(self.spec.head_outputs, self.spec.head_names):
             g = np.asarray(getattr(out_grads[i], "_data", out_grads[i]))
             heads.append(g.astype(self.spec.dtypes[name], copy=False))
+        args = [*heads, *saved]
+        if self.keep is not None:   # inputs the backward graph does not read (a zero gradient's head)
+            args = [args[i] for i in self.keep]
         with blas_single_threaded():
-            return self.backward(*heads, *saved)
+            return self.backward(*args)
 
 
 def compile_training(graph: Graph, input_names: list[str], shapes: Mapping[str, tuple], dtypes: Mapping[str, object],
@@ -84,11 +88,16 @@ def compile_training(graph: Graph, input_names: list[str], shapes: Mapping[str, 
     fwd = compile_graph(graph, input_names=input_names, shapes=shapes, dtypes=dtypes,
                         params={k: v for k, v in params.items() if k in var_names}, training=training, wrt=wrt)
     spec = fwd.backward
-    bwd = compile_graph(spec.graph, input_names=spec.head_names + spec.saved_names,
-                        shapes={k: spec.shapes[k] for k in spec.head_names + spec.saved_names},
-                        dtypes={k: spec.dtypes[k] for k in spec.head_names + spec.saved_names},
+    names = spec.head_names + spec.saved_names
+    present = {n.name for n in spec.graph.variables()}
+    used = [k for k in names if k in present]
+    bwd = compile_graph(spec.graph, input_names=used, shapes={k: spec.shapes[k] for k in used},
+                        dtypes={k: spec.dtypes[k] for k in used},
                         params={k: params[k] for k in spec.params}, training=training)
-    return TrainingProgram(fwd, bwd, spec, wrt, len(graph.outputs))
+    prog = TrainingProgram(fwd, bwd, spec, wrt, len(graph.outputs))
+    if len(used) != len(names):
+        prog.keep = [i for i, k in enumerate(names) if k in present]
+    return prog
 
 
 def run_recorded(graph: Graph, values: Mapping[str, object], monitor=None) -> list:

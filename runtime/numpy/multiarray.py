@@ -264,6 +264,10 @@ class ndarray(NDArray):
         if _autograd.is_recording() and in_graph is not None and in_graph(self):
             raise HybridizeError("Assignment to an array recorded by autograd is not supported (MXNet: "
                                  "Inplace operations (+=, -=, x[:]=, etc) are not supported when recording)")
+        if _autograd.is_recording() and isinstance(value, NDArray) and in_graph is not None and in_graph(value):
+            # MXNet 1.9.1 refuses it too (its slice assignment writes an output already in the graph)
+            raise HybridizeError("Check failed: AGInfo::IsNone(*output): Inplace operations (+=, -=, x[:]=, etc) "
+                                 "are not supported when recording with autograd.")
         v = value._data if isinstance(value, NDArray) else value
         self._data[_np_index(key)] = v
 

@@ -346,6 +346,8 @@ def _mean_dtype(dt, given):
 def _mean(a, ax, at, dt):
     if a.size == 0:  # MXNet 1.9.1: the mean of nothing is 0, not NaN
         return np.sum(a, axis=ax, keepdims=at.keepdims, dtype=dt)
+    if dt.kind in "iu":   # an integer dtype accumulates in itself (wrapping), as MXNet and NumPy
+        return np.mean(a, axis=ax, dtype=dt, keepdims=at.keepdims)
     return np.mean(a, axis=ax, dtype=np.float64 if dt.itemsize < 8 else dt, keepdims=at.keepdims)
 
 
@@ -879,6 +881,7 @@ def _choice(attrs, *arrays):
 
 register(OpDef("_npi_choice", _choice,
                inputs=lambda a: (["input1"] if a.a is None else []) + (["input2"] if a.weighted else []),
+               infer_shape=lambda a, ss: (list(ss), [_size(a)]),
                params=(Param("a", IntOrNone, None), Param("size", ShapeOrNone, None), _CTX,
                        Param("replace", Bool, True), Param("weighted", Bool, False)),
                traits=("random",)))
@@ -888,6 +891,8 @@ def _multinomial(attrs, *arrays):
     """_npi_multinomial: ``n`` trials over ``pvals``, ``size`` experiments (int64 counts)."""
     pvals = arrays[0] if arrays else np.asarray(attrs.pvals, np.float64)
     pvals = np.asarray(pvals, np.float64)
+    if pvals.size == 0:   # MXNet: no categories, no counts (NumPy refuses)
+        return np.zeros(_size(attrs) + (0,), np.int64)
     return _rng().multinomial(attrs.n, pvals / pvals.sum(), size=_size(attrs) or None).astype(np.int64)
 
 

@@ -162,4 +162,40 @@ with autograd.record():
 y.backward()
 out = (y, a.grad, b.grad)
 """,
+    "mean_in_an_integer_dtype_accumulates_in_it": """
+x = np.array(onp.array([[100, 120], [90, -5]], dtype='int8'))
+out = (np.mean(x, dtype='int8'), np.mean(x, axis=0, dtype='int8'), np.mean(x, dtype='int32'))
+""",
+    "nan_to_num_without_copy_writes_in_place": """
+x = np.array([onp.nan, onp.inf, -1.0])
+np.nan_to_num(x, copy=False, nan=5.0, posinf=9.0)
+out = x
+""",
+    "weighted_choice_hybridized": """
+class Net(HybridBlock):
+    def hybrid_forward(self, F, a, p):
+        return F.np.random.choice(a, size=(3,), p=p)
+net = Net(); net.hybridize()
+out = net(np.array([1., 2., 3.]), np.array([0., 1., 0.]))
+""",
+    "multinomial_of_no_categories": "out = np.random.multinomial(5, [])",
+    "setitem_of_a_recorded_value_is_recorded": """
+x = np.zeros((2, 3)); y = np.array([1., 2., 3.]); y.attach_grad()
+with autograd.record():
+    x[1] = y
+    z = (x * np.array([[1., 1., 1.], [2., 3., 4.]])).sum()
+z.backward()
+out = y.grad
+""",
+    "hybridized_comparison_in_a_recorded_graph": """
+class Net(HybridBlock):
+    def hybrid_forward(self, F, a, b):
+        return a > b
+net = Net(); net.hybridize()
+a = np.array([1., 2.]); b = np.array([2., 1.]); a.attach_grad(); b.attach_grad()
+with autograd.record():
+    y = net(a, b)
+y.backward()
+out = (y, a.grad, b.grad)
+""",
 }
