@@ -504,6 +504,9 @@ def _make_function(op: OpDef, called_as: str):
 
     def fn(*args: Any, **kwargs: Any) -> Symbol:
         hidden = {k: kwargs.pop(k) for k in HIDDEN_KEYS if k in kwargs and op.param(k) is None}
+        # ``__layout__='TNC'`` and other ``__key__`` arguments are node attributes, as MXNet's creator keeps them
+        hidden.update({k: kwargs.pop(k) for k in [k for k in kwargs if k.startswith("__") and k.endswith("__")]
+                       if not _is_tensor(kwargs[k])})
         call = _bind_call(op, args, kwargs, _is_tensor)
         attr = {**(call.attr or {}), **{k: str(v) for k, v in hidden.items()}} if hidden else call.attr
         return create(op, call.inputs, call.given, call.name, hint, attr, call.input_names)

@@ -1,7 +1,8 @@
 """Operators give some variable inputs their initializer, as MXNet 1.9.1's FSetInputVarAttrOnCompose:
 BatchNorm's moving statistics (zero, one), LeakyReLU's prelu gamma (0.25), IdentityAttachKLSparseReg's
 moving average (zero), unless the variable has its own. The attributes below are what MXNet 1.9.1's
-``attr_dict()`` prints for the same symbols; ``Module.init_params`` then initializes from them."""
+``attr_dict()`` prints for the same symbols; ``Module.init_params`` then initializes from them. Node
+attributes given as ``__key__`` keyword arguments (``__layout__``, which the Module reads) are kept."""
 from __future__ import annotations
 
 import hybridize.runtime as mx
@@ -28,3 +29,9 @@ def test_module_init_params_follows_them() -> None:
     mod.init_params()
     aux = mod.get_params()[1]
     assert (aux["bn_moving_var"].asnumpy() == 1).all() and not np.any(aux["bn_moving_mean"].asnumpy())
+
+
+def test_dunder_keyword_arguments_are_node_attributes_as_mxnet() -> None:
+    s = mx.sym.Activation(data=mx.sym.var("data"), act_type="relu", __layout__="TNC")
+    assert s.attr("__layout__") == "TNC"  # MXNet 1.9.1: attr_dict {'activation0': {'act_type': 'relu', '__layout__': 'TNC'}}
+    assert s.attr_dict()[s.name] == {"act_type": "relu", "__layout__": "TNC"}
