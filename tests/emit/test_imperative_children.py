@@ -28,6 +28,8 @@ def gated(tmp_path, transpile_cmd, package_loader):
     res = transpile_cmd(str(src), "-o", str(out), "--keep-going")
     assert res.exit_code == 1, res.output  # the gate's module is refused, the package written
     assert "Transpiled 2 of 3 modules" in res.stderr and f"{src / 'gate.py'} (HY001)" in res.stderr
+    assert ("1 converted block holds an imperative-only block and runs imperatively (hybridize() hybridizes "
+            f"the rest): {src / 'model.py'}: Net (Gate)") in res.stderr
     assert "@static_graph" in (out / "gated" / "model.py").read_text()
     assert "@imperative_only('HY001 at " in (out / "gated" / "gate.py").read_text()
     name = "transpiled_gated_under_test"
@@ -92,3 +94,24 @@ def test_the_refused_block_itself_stays_imperative_and_cannot_be_exported(gated,
     assert np.isfinite(expected).all() and not net.gate._active
     with pytest.raises(HybridizeError, match=rf"^Net '{net.name}' cannot be exported: its descendant Gate "):
         net.export(str(tmp_path / "net"))
+
+
+def test_the_summary_names_blocks_holding_a_refused_block_through_others(tmp_path, transpile_cmd):
+    src = tmp_path / "src" / "deep"
+    src.mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    shutil.copy(FIXTURE / "gated" / "gate.py", src / "gate.py")
+    (src / "stage.py").write_text(
+        "from mxnet.gluon import nn\n\nfrom .gate import Gate\n\n\nclass Stage(nn.HybridBlock):\n"
+        "    def __init__(self, **kwargs):\n        super(Stage, self).__init__(**kwargs)\n        self.gate = Gate()\n\n"
+        "    def hybrid_forward(self, F, x):\n        return self.gate(x)\n\n\n"
+        "class Plain(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x)\n")
+    (src / "net.py").write_text(
+        "from mxnet.gluon import nn\n\nfrom . import stage\n\n\nclass Net(nn.HybridBlock):\n"
+        "    def __init__(self, **kwargs):\n        super(Net, self).__init__(**kwargs)\n"
+        "        self.body = stage.Stage()\n        self.tail = stage.Plain()\n\n"
+        "    def hybrid_forward(self, F, x):\n        return self.tail(self.body(x))\n")
+    res = transpile_cmd(str(src), "-o", str(tmp_path / "out"), "--keep-going")
+    assert res.exit_code == 1
+    assert (f"2 converted blocks hold an imperative-only block and run imperatively (hybridize() hybridizes the "
+            f"rest): {src / 'net.py'}: Net (Gate), {src / 'stage.py'}: Stage (Gate)") in res.stderr

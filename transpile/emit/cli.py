@@ -11,10 +11,12 @@ checker's format, and the summary names every refused module and unsupported API
 or output (a path that does not exist, a syntax error, an output that is a file, unwritable or
 inside an input tree), one line on stderr. Without ``--keep-going`` nothing is written unless every
 module converted; with it, the whole package is written: refused modules with their imports
-mapped and ``hybrid_forward`` left imperative (``@imperative_only``). Non-Python files of an input
-directory are copied. Output is staged beside its final place and swapped in atomically, each
-target ``OUTDIR/<name>`` as a whole once every target is staged (per target, not as a set: a kill
-while they are swapped may leave one new and another old; docs/guarantees.md).
+mapped and ``hybrid_forward`` left imperative (``@imperative_only``), and the summary names the
+converted blocks that hold one of theirs (they run imperatively: ``runtime/gluon/static_graph.py``).
+Non-Python files of an input directory are copied. Output is staged beside its final place and
+swapped in atomically, each target ``OUTDIR/<name>`` as a whole once every target is staged (per
+target, not as a set: a kill while they are swapped may leave one new and another old;
+docs/guarantees.md).
 """
 from __future__ import annotations
 
@@ -166,6 +168,12 @@ def _summary(report: Report, outdir: Optional[str], wrote: bool, keep_going: boo
                           for o in report.refused)
         how = " (written anyway, see their headers: --keep-going)" if keep_going and (wrote or diff) else ""
         parts.append(f"{len(report.refused)} refused{how}: {names}")
+    holders = report.imperative_holders() if report.refused and (wrote or diff) else []
+    if holders:
+        named = ", ".join(f"{label}: {name} ({held})" for label, name, held in holders)
+        one = len(holders) == 1
+        parts.append(f"{len(holders)} converted block{'' if one else 's'} hold{'s' if one else ''} an imperative-only "
+                     f"block and run{'s' if one else ''} imperatively (hybridize() hybridizes the rest): {named}")
     apis = report.unsupported_apis
     if apis:
         parts.append(f"unsupported APIs (HY012): {', '.join(apis)}")

@@ -12,13 +12,15 @@
 """
 from __future__ import annotations
 
+import ast
+
 import contextlib
 import os
 import stat
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from .imports import Tree, package_of
+from .imports import Tree, package_of, resolve_relative
 from .rewrite import Rewritten, analyse_for_transpile, blocking, imperative_source, rewrite_source
 
 SKIP_DIRS = ("__pycache__",)
@@ -112,6 +114,112 @@ class Report:
     @property
     def converted(self) -> int:
         return sum(f.result.converted for f in self.files if f.result is not None)
+
+    def imperative_holders(self) -> list[tuple[str, str, str]]:
+        """(module label, class, the imperative-only class it holds) for every block class of a
+        converted module that builds, directly or through other classes of the tree, a block of a
+        refused module (whose ``hybrid_forward`` is ``@imperative_only``). The runtime runs those
+        blocks imperatively and ``hybridize()`` leaves them imperative
+        (``runtime/gluon/static_graph.py``); the summary names them. A call is followed only where
+        the module's imports (or its own classes) bind the called name to a class of the tree."""
+        modules: dict[str, tuple[FileOutcome, ast.Module]] = {}
+        for f in self.files:
+            if f.result is None:
+                continue
+            try:
+                modules[_module_name(f.file)] = (f, ast.parse(_read(f.file)))
+            except (SyntaxError, ValueError, OSError):
+                continue
+        bindings = {name: _bindings(name, tree, modules) for name, (_, tree) in modules.items()}
+
+        def resolve(target: tuple, depth: int = 0) -> Optional[tuple[str, str]]:
+            kind, mod, name = target
+            if kind != "class" or depth > 8:
+                return None
+            again = bindings.get(mod, {}).get(name)
+            if again is not None and again != target:
+                return resolve(again, depth + 1)  # a re-export (``from .gate import Gate`` in ``__init__``)
+            return (mod, name) if mod in modules else None
+
+        holds: dict[tuple[str, str], str] = {}
+        for mod, (f, tree) in modules.items():
+            if f.result is not None and f.result.refused:
+                for cls in _block_classes(tree):
+                    holds[(mod, cls.name)] = cls.name
+        found: dict[tuple[str, str], str] = {}
+        changed = True
+        while changed:  # a block holding a block that holds an imperative-only one: to a fixpoint
+            changed = False
+            for mod, (f, tree) in modules.items():
+                for cls in _block_classes(tree):
+                    if (mod, cls.name) in holds:
+                        continue
+                    for call in _calls(cls):
+                        key = _call_target(call, bindings[mod])
+                        key = resolve(key) if key is not None else None
+                        if key is not None and key in holds:
+                            holds[(mod, cls.name)] = holds[key]
+                            if f.ok:
+                                found[(f.label, cls.name)] = holds[key]
+                            changed = True
+                            break
+        return sorted((label, name, held) for (label, name), held in found.items())
+
+
+def _module_name(file: str) -> str:
+    package = package_of(file)
+    stem = os.path.splitext(os.path.basename(file))[0]
+    if stem == "__init__":
+        return package or stem
+    return f"{package}.{stem}" if package else stem
+
+
+def _bindings(mod: str, tree: ast.Module, modules: dict) -> dict[str, tuple]:
+    """Top-level names of module ``mod`` that stand for a class or a module of the tree:
+    ``name -> ("class", module, class name)`` or ``("module", module, "")``."""
+    package = mod if modules.get(mod) and os.path.basename(modules[mod][0].file) == "__init__.py" \
+        else mod.rpartition(".")[0] or None
+    out: dict[str, tuple] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            out[node.name] = ("class", mod, node.name)
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_relative(package, node.level, node.module)
+            if base is None:
+                continue
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                full = f"{base}.{alias.name}"
+                out[bound] = ("module", full, "") if full in modules else ("class", base, alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name in modules:
+                    out[alias.asname] = ("module", alias.name, "")
+    return out
+
+
+def _block_classes(tree: Optional[ast.Module]) -> list[ast.ClassDef]:
+    """Classes defining ``hybrid_forward`` (Gluon blocks) at any depth of ``tree``."""
+    if tree is None:
+        return []
+    return [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+            and any(isinstance(b, ast.FunctionDef) and b.name == "hybrid_forward" for b in node.body)]
+
+
+def _calls(cls: ast.ClassDef) -> list[ast.Call]:
+    return [node for node in ast.walk(cls) if isinstance(node, ast.Call)]
+
+
+def _call_target(call: ast.Call, bindings: dict[str, tuple]) -> Optional[tuple]:
+    """What ``Gate()`` or ``gate.Gate()`` calls, by the module's bindings."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return bindings.get(func.id)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        owner = bindings.get(func.value.id)
+        if owner is not None and owner[0] == "module":
+            return ("class", owner[1], func.attr)
+    return None
 
 
 def _is_within(path: str, parent: str) -> bool:
