@@ -149,6 +149,11 @@ def _run(paths, outdir, keep_going, show, diff, output_format, config_file, isol
     return EXIT_REFUSED if report.refused else EXIT_OK
 
 
+#: How many converted blocks holding an imperative-only one the summary names (a large package
+#: whose shared building blocks were refused holds hundreds).
+_HOLDERS_NAMED = 20
+
+
 def _summary(report: Report, outdir: Optional[str], wrote: bool, keep_going: bool, diff: bool) -> str:
     """One paragraph on stderr: counts, every refused module with its codes, every unsupported API."""
     total = len(report.files)
@@ -170,7 +175,9 @@ def _summary(report: Report, outdir: Optional[str], wrote: bool, keep_going: boo
         parts.append(f"{len(report.refused)} refused{how}: {names}")
     holders = report.imperative_holders() if report.refused and (wrote or diff) else []
     if holders:
-        named = ", ".join(f"{label}: {name} ({held})" for label, name, held in holders)
+        named = ", ".join(f"{label}: {name} ({held})" for label, name, held in holders[:_HOLDERS_NAMED])
+        if len(holders) > _HOLDERS_NAMED:
+            named += f" and {len(holders) - _HOLDERS_NAMED} more"
         one = len(holders) == 1
         parts.append(f"{len(holders)} converted block{'' if one else 's'} hold{'s' if one else ''} an imperative-only "
                      f"block and run{'s' if one else ''} imperatively (hybridize() hybridizes the rest): {named}")
