@@ -112,7 +112,7 @@ class NDArray:
     def asscalar(self) -> Any:
         if self._data.size != 1:
             raise ValueError("The current array is not a scalar")
-        return self._data.reshape(()).item() if False else self._data.reshape(-1)[0]
+        return self._data.reshape(-1)[0]
 
     def item(self) -> Any:
         return self._data.item()

@@ -102,7 +102,7 @@ def _make(name: str, params: tuple, lpdf):
         if vector and sample.ndim == 1:
             out = out.reshape(1)
         return out
-    compute.__doc__ = f"random_pdf_{name}: {'log ' if False else ''}density of the samples (see the module docstring)."
+    compute.__doc__ = f"random_pdf_{name}: density of the samples (see the module docstring)."
 
     def infer(attrs, in_shapes):
         s = in_shapes[0]
