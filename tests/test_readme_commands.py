@@ -22,3 +22,13 @@ def test_ci_runs_readme_commands_verbatim() -> None:
           if ln.strip() and not ln.strip().startswith("#")]
     for cmd in _readme_commands():
         assert cmd in ci, f"`{cmd}` is in README.md but .ci/run does not run it"
+
+
+def test_ci_lints_the_project_before_the_tests() -> None:
+    # ruff, then vulture (dead code: [tool.vulture] of pyproject.toml, whitelist in tools/), then pytest
+    ci = [ln.strip() for ln in (REPO / ".ci" / "run").read_text().splitlines()
+          if ln.strip() and not ln.strip().startswith("#")]
+    tests = ci.index("python -m pytest")
+    assert ci.index("ruff check .") < tests and ci.index("vulture") < tests
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert "[tool.vulture]" in pyproject and '"vulture>=' in pyproject   # configured, in the test extra
