@@ -56,6 +56,11 @@ def runs(tmp_path_factory) -> dict[tuple[str, str], tuple[int, str]]:
         "step": _symbol(d / "step-symbol.json", [
             {"op": "tile", "name": "wide", "attrs": {"reps": str(BIG)}, "inputs": [[0, 0, 0]]},
             {"op": "sum", "name": "total", "inputs": [[1, 0, 0]]}]),
+        # a step writing into the compiled program's planned buffers (one arena made on the first call)
+        "buffers": _symbol(d / "buffers-symbol.json", [
+            {"op": "broadcast_to", "name": "wide", "attrs": {"shape": str(BIG)}, "inputs": [[0, 0, 0]]},
+            {"op": "sigmoid", "name": "act", "inputs": [[1, 0, 0]]},
+            {"op": "sum", "name": "total", "inputs": [[2, 0, 0]]}]),
     }
     cases = [(m, ex) for m in models for ex in ("compiled", "interpret")]
     args = [[str(models[m]), "-i", str(d / "x.npy"), "--executor", ex] for m, ex in cases]
@@ -79,3 +84,12 @@ def test_out_of_memory_names_the_node_and_the_bytes(runs, model, node, op, execu
 
 def test_the_compiled_prologue_says_when(runs) -> None:
     assert "while precomputing constants" in runs[("constant", "compiled")][1]
+
+
+def test_the_compiled_programs_buffers_name_their_largest_node(runs) -> None:
+    code, err = runs[("buffers", "compiled")]
+    assert code == 1 and err.count("\n") == 1, err
+    assert "out of memory allocating the compiled program's buffers: they need 1.5 GiB (1600000000 bytes), " \
+           "the largest 1600000000 bytes for node 'act'" in err, err
+    code, err = runs[("buffers", "interpret")]
+    assert code == 1 and "out of memory at node 'act' (sigmoid): it needed " + NEEDED in err, err

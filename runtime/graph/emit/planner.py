@@ -152,7 +152,7 @@ class Planner:
                 arena = np.empty(total, np.uint8)
             except MemoryError:
                 from ...base import OutOfMemoryError
-                from ...messages import printable
+                from ....messages import printable
                 from ..load_limit import fmt_bytes
                 raise OutOfMemoryError(
                     f"out of memory allocating the compiled program's buffers: they need {fmt_bytes(total)} "
