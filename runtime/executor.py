@@ -97,7 +97,9 @@ class Executor:
         self._monitor: Callable | None = None
         self._monitor_all = False
         self.outputs: list[NDArray] = self._allocate_outputs()
-        if any(r != "null" for r in grad_req.values()):
+        # an argument without a gradient array gets none (MXNet binds it as 'null')
+        if any(grad_req.get(n, "null") != "null" and g is not None
+               for n, g in zip(symbol.list_arguments(), grad_arrays)):
             _check_differentiable(symbol.graph())
 
     # -- construction ---------------------------------------------------------------------------

@@ -66,3 +66,9 @@ def test_a_head_gradient_is_copied_into_the_outputs_dtype() -> None:
     exe.forward(is_train=True)
     exe.backward([mx.nd.array([1, 2, 3])])  # float32 for a float64 output
     assert ga.asnumpy().tolist() == [1, 2, 3] and gb.asnumpy().tolist() == [-2, -6, -6]
+
+
+def test_binding_without_gradient_arrays_needs_no_gradient() -> None:
+    exe = mx.sym.all_finite(mx.sym.var("data")).bind(mx.cpu(), {"data": mx.nd.array([[0, 0]])})
+    exe.forward(is_train=False)
+    assert exe.outputs[0].asnumpy()[0] == 1
