@@ -240,10 +240,6 @@ class Resolver:
     def root(self) -> str:
         return self.fallback.root
 
-    @property
-    def respect_gitignore(self) -> bool:
-        return self.fallback.respect_gitignore
-
     def for_path(self, path: str) -> Config:
         """The configuration of a file (or of a directory's entries, for a directory)."""
         absolute = os.path.abspath(path)
