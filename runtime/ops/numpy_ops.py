@@ -822,14 +822,15 @@ _two_param_sampler("_npi_uniform_n", "low", "high", lambda g, a, b, s: g.uniform
 _two_param_sampler("_npi_normal_n", "loc", "scale", lambda g, a, b, s: g.normal(a, b, s), batch=True)
 
 
-def _one_param_sampler(name: str, p: str, draw, default=1.0) -> None:
+def _one_param_sampler(name: str, p: str, draw, default=1.0, positive: bool = False) -> None:
     def inputs(attrs):
         return ["input1"] if attrs.get(p) is None else []
 
     def compute(attrs, *arrays):
         a = arrays[0] if attrs.get(p) is None else attrs.get(p)
-        if np.any(np.asarray(a) < 0):
-            raise ValueError(f"{name}: {p} must be non-negative (MXNet 1.9.1: ValueError)")
+        if np.any(np.asarray(a) <= 0) if positive else np.any(np.asarray(a) < 0):
+            raise ValueError(f"{name}: {p} must be {'positive' if positive else 'non-negative'} (MXNet 1.9.1: "
+                             "ValueError)")
         shape = _size(attrs) if attrs.size is not None else np.shape(a)
         return np.asarray(draw(_rng(), a, shape)).astype(np.float32)
     compute.__doc__ = f"{name}: samples with parameter {p} (a number or a tensor), ``size`` of them."
@@ -840,9 +841,9 @@ def _one_param_sampler(name: str, p: str, draw, default=1.0) -> None:
 
 _one_param_sampler("_npi_exponential", "scale", lambda g, a, s: g.exponential(a, s))
 _one_param_sampler("_npi_rayleigh", "scale", lambda g, a, s: g.rayleigh(a, s))
-_one_param_sampler("_npi_pareto", "a", lambda g, a, s: g.pareto(a, s))
-_one_param_sampler("_npi_weibull", "a", lambda g, a, s: g.weibull(a, s))
-_one_param_sampler("_npi_powerd", "a", lambda g, a, s: g.power(a, s))
+_one_param_sampler("_npi_pareto", "a", lambda g, a, s: g.pareto(a, s), positive=True)
+_one_param_sampler("_npi_weibull", "a", lambda g, a, s: g.weibull(a, s), positive=True)
+_one_param_sampler("_npi_powerd", "a", lambda g, a, s: g.power(a, s), positive=True)
 
 
 def _bernoulli(attrs, *arrays):
@@ -1012,14 +1013,15 @@ def _subtract_grad(F, attrs, inputs, outputs, out_grads):
 @defgrad("_npi_multiply")
 def _multiply_grad(F, attrs, inputs, outputs, out_grads):
     g, (a, b) = out_grads[0], inputs
-    return [_sum_to(F, F.broadcast_mul(g, b), a), _sum_to(F, F.broadcast_mul(g, a), b)]
+    mul = internal(F, "_npi_multiply")   # promotes mixed dtypes as the forward did
+    return [_sum_to(F, mul(g, b), a), _sum_to(F, mul(g, a), b)]
 
 
 @defgrad("_npi_true_divide")
 def _true_divide_grad(F, attrs, inputs, outputs, out_grads):
     g, (a, b) = out_grads[0], inputs
-    return [_sum_to(F, F.broadcast_div(g, b), a),
-            _sum_to(F, F.negative(F.broadcast_div(F.broadcast_mul(g, outputs[0]), b)), b)]
+    mul, div = internal(F, "_npi_multiply"), internal(F, "_npi_true_divide")   # mixed dtypes promote
+    return [_sum_to(F, div(g, b), a), _sum_to(F, F.negative(div(mul(g, outputs[0]), b)), b)]
 
 
 @defgrad("_npi_power")
@@ -1174,14 +1176,28 @@ def _matmul_grad(F, attrs, inputs, outputs, out_grads):
     return [ga, gb]
 
 
+def _dot_backward(attrs, og, a, b):
+    """np.dot's backward for any ranks: ``dot(a, b)`` contracts a's last axis with b's second-to-last
+    (its only one for 1-D), a number operand scales."""
+    g, a64, b64 = og.astype(np.float64), a.astype(np.float64), b.astype(np.float64)
+    if a.ndim == 0 or b.ndim == 0:
+        ga = np.sum(g * b64) if a.ndim == 0 else g * b64
+        gb = np.sum(g * a64) if b.ndim == 0 else g * a64
+        return np.asarray(ga).astype(a.dtype), np.asarray(gb).astype(b.dtype)
+    kb = max(b.ndim - 2, 0)
+    bt = np.moveaxis(b64, kb, -1)                       # (b's free axes..., K)
+    ga = np.tensordot(g, bt, axes=(list(range(a.ndim - 1, g.ndim)), list(range(b.ndim - 1))))
+    gb = np.moveaxis(np.tensordot(a64, g, axes=(list(range(a.ndim - 1)), list(range(a.ndim - 1)))), 0, kb)
+    return ga.reshape(a.shape).astype(a.dtype), gb.reshape(b.shape).astype(b.dtype)
+
+
+backward_op("_backward_np_dot", _dot_backward, ("ograd", "a", "b"), like=(1, 2), num_outputs=2)
+
+
 @defgrad("_np_dot")
 def _dot_grad(F, attrs, inputs, outputs, out_grads):
-    a, b = inputs
-    if getattr(a, "ndim", 2) <= 2 and getattr(b, "ndim", 2) <= 2:
-        ga, gb = internal(F, "_backward_np_matmul")(out_grads[0], a, b)
-        return [ga, gb]
-    raise NotImplementedError("np.dot's gradient for operands of more than two dimensions (use np.matmul or "
-                              "np.tensordot)")
+    ga, gb = internal(F, "_backward_np_dot")(out_grads[0], inputs[0], inputs[1])
+    return [ga, gb]
 
 
 def _where_backward(attrs, og, c, x, y):

@@ -62,9 +62,19 @@ def _np_broadcast_to_grad(F, attrs, inputs, outputs, out_grads):
     return [_reduce_to(F, out_grads[0], inputs[0])]
 
 
+def _backward_tril(attrs, og, x):
+    """tril's backward: the output gradient's lower triangle; a 1-D input (broadcast to rows by tril)
+    gets each column's sum of it."""
+    g = np.tril(og, attrs.k)
+    return (g.sum(axis=0) if x.ndim == 1 else g).astype(x.dtype)
+
+
+backward_op("_backward_tril", _backward_tril, ("ograd", "data"), params=(Param("k", Int, 0),))
+
+
 @defgrad("_npi_tril")
 def _tril_grad(F, attrs, inputs, outputs, out_grads):
-    return [internal(F, "_npi_tril")(out_grads[0], k=attrs.k)]
+    return [internal(F, "_backward_tril")(out_grads[0], inputs[0], k=attrs.k)]
 
 
 @defgrad("_npi_rot90")

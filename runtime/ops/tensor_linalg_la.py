@@ -452,7 +452,7 @@ def _slogdet_parts(name: str, a):
     _check_float(name, a.dtype)
     _square(name, a.shape)
     sign, logdet = np.linalg.slogdet(a)
-    shape = a.shape[:-2] or (1,)
+    shape = a.shape[:-2] or _one_matrix_shape()
     return (np.asarray(sign, dtype=a.dtype).reshape(shape), np.asarray(logdet, dtype=a.dtype).reshape(shape))
 
 
@@ -473,8 +473,14 @@ def _det_shape(name: str, n: int):
         if s is None or len(s) == 0:
             return list(in_shapes), [None] * n
         _square(name, s)
-        return list(in_shapes), [tuple(s[:-2]) or (1,)] * n
+        return list(in_shapes), [tuple(s[:-2]) or _one_matrix_shape()] * n
     return infer
+
+
+def _one_matrix_shape() -> tuple:
+    """The shape of one matrix's determinant: (1,) in MXNet 1.x, zero-dim with NumPy shape semantics."""
+    from ._util import _NP_SHAPE
+    return () if _NP_SHAPE["on"] else (1,)
 
 
 register(_NamedOutputs("_linalg_det", _det, inputs=("A",), infer_shape=_det_shape("linalg.det", 1),

@@ -198,4 +198,26 @@ with autograd.record():
 y.backward()
 out = (y, a.grad, b.grad)
 """,
+    "dot_gradient_for_higher_ranks": """
+a = np.arange(24).reshape(2, 3, 4) / 10; b = np.arange(40).reshape(2, 4, 5) / 10
+v = np.array([1., 2., 3., 4.])
+for t in (a, b, v):
+    t.attach_grad()
+with autograd.record():
+    y = (np.dot(a, b) * 2).sum() + np.dot(a, v).sum()
+y.backward()
+out = (a.grad, b.grad, v.grad)
+""",
+    "tril_gradient_of_a_vector": """
+x = np.array([1., 2., 3.]); x.attach_grad()
+with autograd.record():
+    y = (np.tril(x, -1) * np.array(onp.arange(9.).reshape(3, 3))).sum()   # float32 * float64
+y.backward()
+out = x.grad
+""",
+    "slogdet_and_det_of_one_matrix_are_zero_dim": """
+m = np.array([[2., 1.], [1., 3.]])
+out = (np.linalg.slogdet(m)[0].shape, np.linalg.det(m).shape)
+""",
+    "weibull_refuses_a_zero_parameter": "out = np.random.weibull(a=0)",
 }
