@@ -65,6 +65,8 @@ by keeping ``[A-Za-z0-9_]`` only, and node names appear in comments through ``re
 """
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -74,7 +76,7 @@ from ..base import HybridizeError, ShapeError
 from ..ops._util import known
 from .emit.program import CompiledProgram, _Names  # noqa: F401  (_Names: the generated code's identifiers)
 from .infer import complete_shape_attrs, var_shape_hint
-from .ir import Graph
+from .ir import Graph, no_cyclic_gc
 from .passes import PassContext
 
 __all__ = ["compile_graph", "CompiledProgram"]
@@ -143,6 +145,16 @@ def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[s
     if params is not None:
         prog.bind_params(p_arrays)
     return prog
+
+
+
+_compile_graph = compile_graph
+
+
+@functools.wraps(_compile_graph)
+def compile_graph(graph: Graph, **kwargs: Any) -> CompiledProgram:  # noqa: F811  (the same, without cyclic GC)
+    with no_cyclic_gc():
+        return _compile_graph(graph, **kwargs)
 
 
 def _recompile(graph: Graph, recipe: dict, params: dict | None) -> CompiledProgram:

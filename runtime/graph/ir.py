@@ -17,6 +17,8 @@ give a :meth:`Graph.copy`.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 from typing import Any, Iterable, Iterator, NamedTuple
 
 import numpy as np
@@ -284,3 +286,19 @@ class Graph:
         lines.append("return " + ", ".join("%" + e.node.name + (f"[{e.index}]" if e.index else "")
                                            for e in self.outputs))
         return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def no_cyclic_gc() -> Iterator[None]:
+    """Building or compiling a graph allocates a few objects per node and frees almost none until
+    the end: the cyclic collector's passes over that growing heap were a third of compiling a
+    40k-node chain. It is off inside (garbage with cycles is collected after), and turned back on
+    only by the caller that turned it off (nested or concurrent compiles leave it to the outermost)."""
+    was = gc.isenabled()
+    if was:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

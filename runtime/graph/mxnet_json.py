@@ -22,7 +22,7 @@ from ..base import LoadError
 from ..ops.attrs import AttrError, format_value
 from ..ops.registry import find_op
 from .infer import var_dtype_hint, var_shape_hint
-from .ir import Entry, Graph, Node, topo_order
+from .ir import Entry, Graph, Node, no_cyclic_gc, topo_order
 
 __all__ = ["loads", "load", "dumps", "save", "MXNET_VERSION", "mx_num_outputs"]
 
@@ -317,7 +317,8 @@ def loads(text: str, path: str | os.PathLike | None = None) -> Graph:
         raise LoadError(path, "not a symbol JSON (nested too deeply)") from None
     if not isinstance(doc, dict) or "nodes" not in doc:
         raise LoadError(path, "not a symbol JSON (missing 'nodes')")
-    return _graph(doc, path)[0]
+    with no_cyclic_gc():
+        return _graph(doc, path)[0]
 
 
 def _graph(doc: Any, path: Any, depth: int = 0) -> tuple[Graph, list[Node]]:
