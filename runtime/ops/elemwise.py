@@ -308,7 +308,11 @@ def _where(attrs, cond, x, y):
     """where: x where condition is non-zero else y; a 1-D condition selects whole rows."""
     c = cond != 0
     if c.ndim == 1 and x.ndim > 1:
+        if c.shape[0] != x.shape[0]:  # MXNet's shape check; numpy would broadcast a length-1 axis
+            raise ShapeError(f"where: condition of shape {c.shape} does not match x of shape {x.shape}")
         c = c.reshape((-1,) + (1,) * (x.ndim - 1))
+    elif c.shape != x.shape or x.shape != y.shape:
+        raise ShapeError(f"where: condition, x and y need one shape, got {c.shape}, {x.shape} and {y.shape}")
     return np.where(c, x, y).astype(x.dtype, copy=False)
 
 
