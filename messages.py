@@ -20,3 +20,12 @@ def printable(text: object) -> str:
     if s.isprintable():
         return s
     return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in s)
+
+
+def fmt_bytes(n: int) -> str:
+    """``4294967296`` -> ``"4 GiB"``; exact byte counts below 1 KiB."""
+    for unit, size in (("PiB", 1024 ** 5), ("TiB", 1024 ** 4), ("GiB", 1024 ** 3), ("MiB", 1024 ** 2), ("KiB", 1024)):
+        if n >= size:
+            v = n / size
+            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
+    return f"{n} bytes"

@@ -125,10 +125,9 @@ class OutOfMemoryError(HybridizeError, MemoryError):
         ``when``: what the program was doing (e.g. "precomputing constants")."""
         shape, dtype, size = getattr(error, "shape", None), getattr(error, "dtype", None), \
             getattr(error, "_total_size", None)       # numpy's _ArrayMemoryError says what it asked for
-        from ..messages import printable
+        from ..messages import fmt_bytes, printable   # a leaf: imports nothing of the package
         where = f"out of memory at node {printable(repr(name))} ({op})" + (f" while {when}" if when else "")
         if isinstance(size, int):
-            from .graph.load_limit import fmt_bytes
             what = f"an array of shape {tuple(shape)} {dtype}" if shape is not None else "an array"
             return cls(f"{where}: it needed {fmt_bytes(size)} ({size} bytes) for {what}, "
                        "more than the memory this process may use")

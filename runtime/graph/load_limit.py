@@ -18,6 +18,7 @@ import os
 import re
 from typing import Optional, Union
 
+from ...messages import fmt_bytes  # noqa: F401 - re-exported: the loaders' messages
 from ..base import LoadError
 
 __all__ = ["ENV", "DEFAULT", "max_load_bytes", "parse_size", "fmt_bytes", "Budget"]
@@ -55,15 +56,6 @@ def max_load_bytes(override: Optional[Union[str, int]] = None) -> int:
         except ValueError as e:
             raise LoadError(None, f"{ENV}: {e}") from None
     return DEFAULT
-
-
-def fmt_bytes(n: int) -> str:
-    """``4294967296`` -> ``"4 GiB"``; exact byte counts below 1 KiB."""
-    for unit, size in (("PiB", 1024 ** 5), ("TiB", 1024 ** 4), ("GiB", 1024 ** 3), ("MiB", 1024 ** 2), ("KiB", 1024)):
-        if n >= size:
-            v = n / size
-            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
-    return f"{n} bytes"
 
 
 class Budget:

@@ -91,6 +91,7 @@ def _type_string(p: Param) -> str:
         return head + (", required" if required else f",optional, default='{d}'")
     head, dflt = {
         "int": ("int", lambda v: f"'{v}'"),
+        "int>=1": ("int", lambda v: f"'{v}'"),       # dmlc declares it an int with a lower bound
         "int-or-None": ("int or None", lambda v: f"'{v}'"),
         "float": ("float", _float),
         "float-or-None": ("float or None", lambda v: "None" if v is None else _float(v)),

@@ -186,7 +186,9 @@ def test_running_out_of_memory_is_one_line_not_an_internal_error(tmp_path) -> No
     r = _run_limited(["-c", "from hybridize.cli import main; main()", "run", "big-symbol.json",
                       "--input", "x.npy", "--executor", "interpret"], cwd=tmp_path)
     assert r.returncode == 1 and len(r.stderr.splitlines()) == 1, r.stderr
-    assert r.stderr.startswith("hybridize run: big-symbol.json: out of memory running the model"), r.stderr
+    # the node whose array did not fit, and what it asked for
+    assert r.stderr.startswith("hybridize run: big-symbol.json: out of memory at node 'a1' (broadcast_add): "
+                               "it needed 1 GiB (1073741824 bytes)"), r.stderr
 
 
 def test_block_load_of_a_garbled_model_file_is_a_load_error(tmp_path) -> None:
