@@ -931,8 +931,16 @@ register(OpDef("_npi_eigvalsh", _float_out(lambda at, a: np.linalg.eigvalsh(a, U
 register(OpDef("_npi_eig", _float_out(lambda at, a: tuple(np.real(o) for o in np.linalg.eig(a))), inputs=("A",),
                num_outputs=2))
 register(OpDef("_npi_eigvals", _float_out(lambda at, a: np.real(np.linalg.eigvals(a))), inputs=("A",)))
-register(OpDef("_npi_cholesky", _float_out(lambda at, a: np.linalg.cholesky(a)), inputs=("A",)))
-register(OpDef("_npi_solve", _float_out(lambda at, a, b: np.linalg.solve(a, b)), inputs=("A", "B")))
+def _shape_of_input(i: int):
+    """An output shaped like input ``i`` (inferred without running the kernel: zeros are singular)."""
+    from ._util import known
+    return lambda a, ss: (list(ss), [tuple(ss[i]) if known(ss[i]) else None])
+
+
+register(OpDef("_npi_cholesky", _float_out(lambda at, a: np.linalg.cholesky(a)), inputs=("A",),
+               infer_shape=_shape_of_input(0)))
+register(OpDef("_npi_solve", _float_out(lambda at, a, b: np.linalg.solve(a, b)), inputs=("A", "B"),
+               infer_shape=_shape_of_input(1)))
 register(OpDef("_npi_pinv", _float_out(lambda at, a, r: np.linalg.pinv(a, r, hermitian=at.hermitian)),
                inputs=("A", "rcond"), params=(Param("hermitian", Bool, False),)))
 register(OpDef("_npi_pinv_scalar_rcond", _float_out(lambda at, a: np.linalg.pinv(a, at.rcond, hermitian=at.hermitian)),

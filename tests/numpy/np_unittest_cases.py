@@ -220,4 +220,11 @@ m = np.array([[2., 1.], [1., 3.]])
 out = (np.linalg.slogdet(m)[0].shape, np.linalg.det(m).shape)
 """,
     "weibull_refuses_a_zero_parameter": "out = np.random.weibull(a=0)",
+    "solve_and_cholesky_hybridized": """
+class Net(HybridBlock):
+    def hybrid_forward(self, F, a, b):
+        return F.np.linalg.solve(a, b), F.np.linalg.cholesky(a)
+net = Net(); net.hybridize()
+out = tuple(net(np.array([[4., 1.], [1., 3.]]), np.array([[1.], [2.]])))
+""",
 }
