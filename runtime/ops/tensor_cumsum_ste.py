@@ -13,6 +13,7 @@ import numpy as np
 from ..base import ShapeError
 from ._grad import backward_op, internal
 from ._nnutil import OptEnum
+from ._util import known
 from .attrs import IntOrNone, Param
 from .registry import OpDef, defgrad, register, same_shape
 
@@ -43,7 +44,7 @@ def _cumsum(attrs, a):
 
 def _cumsum_shape(attrs, in_shapes):
     s = in_shapes[0]
-    if s is None or len(s) == 0 or not all(s):
+    if not known(s, scalar=False):
         return list(in_shapes), [None]
     if attrs.axis is None:
         return list(in_shapes), [(int(np.prod(s)),)]

@@ -33,6 +33,10 @@ CASES = {
     "empty_eigvalsh": (lambda F, x: F.np.linalg.eigvalsh(x), [(0, 0)]),
     "empty_chain": (lambda F, x: F.np.transpose(F.npx.relu(x * 3 - 1)) + 2, [(4, 0)]),
     "empty_split": (lambda F, x: F.np.split(x, (1, 3), axis=0), [(0, 4)]),
+    "empty_cumsum": (lambda F, x: F.np.cumsum(x, axis=1), [(2, 0, 3)]),
+    "scalar_cumsum": (lambda F, x: F.np.cumsum(x), [()]),
+    # a single matrix's determinant is zero-dim with NumPy shape semantics on
+    "matrix_slogdet": (lambda F, x: F.np.linalg.slogdet(x), [(2, 2)]),
     "empty_softmax": (lambda F, x: F.npx.softmax(x, axis=1), [(3, 0, 4)]),
     # -2 in broadcast_to's target keeps the input's dimension (MXNet's extension)
     "broadcast_keep": (lambda F, x: F.np.broadcast_to(x, (2, 3, -2)), [(3, 4)]),

@@ -105,3 +105,10 @@ def test_legacy_shapes_still_read_zero_as_unknown():
     args, outs, _ = net.infer_shape_partial()
     assert dict(zip(net.list_arguments(), args)) == {"data": (0, 5), "fc_weight": (3, 5), "fc_bias": (3,)}
     assert outs == [(0, 3)]
+
+
+def test_legacy_determinant_of_one_matrix_has_shape_one():
+    """MXNet's DetShape: ``(1,)`` without NumPy shape semantics (``()`` with them, recorded above)."""
+    from hybridize.runtime import nd
+    sign, logdet = nd.linalg.slogdet(nd.array([[0.75, 1.0], [1.25, 1.5]]))
+    assert sign.shape == logdet.shape == (1,)
