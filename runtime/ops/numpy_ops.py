@@ -397,7 +397,8 @@ def _arg(fn):
     def compute(attrs, a):
         if a.dtype.kind == "b":
             raise OperatorTypeError("argmax/argmin: bool input is not supported (MXNet 1.9.1: Unknown type enum 7)")
-        if a.size == 0:
+        if a.size == 0 and (attrs.axis is None or (a.ndim and a.shape[attrs.axis % a.ndim] == 0)):
+            # an empty reduced extent; the other axes of a zero-size array may be reduced
             raise ShapeError("attempt to get argmax/argmin of an empty sequence")
         if attrs.axis is None:
             out = np.asarray(fn(a))

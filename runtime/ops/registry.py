@@ -43,7 +43,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..base import OperatorTypeError, ShapeError, UnknownOpError
+from ..base import HybridizeError, OperatorTypeError, ShapeError, UnknownOpError
 from ._util import known
 from .attrs import REQUIRED, AttrError, Param, format_value
 
@@ -322,7 +322,13 @@ class OpDef:
                    [None if s is None else tuple(int(d) for d in s) for s in outs]
         if not all(known(s) for s in in_shapes):
             raise ShapeError(f"operator {self.name}: cannot infer shapes from unknown inputs {in_shapes}")
-        outs = self._run_on_zeros(attrs, in_shapes, None)
+        try:
+            outs = self._run_on_zeros(attrs, in_shapes, None)
+        except HybridizeError:
+            raise
+        except (ValueError, IndexError, TypeError, ZeroDivisionError) as e:
+            # inputs the kernel refuses (numpy's AxisError ...): MXNet's shape inference raises MXNetError
+            raise ShapeError(f"operator {self.name}: {type(e).__name__}: {e} (input shapes: {in_shapes})") from e
         return list(in_shapes), [o.shape for o in outs]
 
     def shapes_from_outputs(self, attrs: Attrs, in_shapes: list, out_shapes: list) -> list | None:

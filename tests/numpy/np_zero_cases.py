@@ -37,6 +37,7 @@ CASES = {
     "scalar_cumsum": (lambda F, x: F.np.cumsum(x), [()]),
     # a single matrix's determinant is zero-dim with NumPy shape semantics on
     "matrix_slogdet": (lambda F, x: F.np.linalg.slogdet(x), [(2, 2)]),
+    "empty_argmax": (lambda F, x: F.np.argmax(x, axis=0), [(5, 0, 3)]),
     "empty_softmax": (lambda F, x: F.npx.softmax(x, axis=1), [(3, 0, 4)]),
     # -2 in broadcast_to's target keeps the input's dimension (MXNet's extension)
     "broadcast_keep": (lambda F, x: F.np.broadcast_to(x, (2, 3, -2)), [(3, 4)]),

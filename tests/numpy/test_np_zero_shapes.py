@@ -99,6 +99,14 @@ def test_recorded_block_with_a_comparison_output_differentiates_the_other(np_mod
     onp.testing.assert_allclose(x.grad.asnumpy(), RECORDED["compare/x_grad"], rtol=1e-6)
 
 
+def test_an_axis_a_zero_dim_input_lacks_is_an_mxnet_error_when_compiling(np_mode):
+    from hybridize.runtime.base import MXNetError
+    net = block(nn, lambda F, x: F.np.argmax(x, axis=1))
+    net.hybridize()
+    with pytest.raises(MXNetError, match="_npi_argmax"):
+        net(np.array(inputs([()])[0]))
+
+
 def test_legacy_shapes_still_read_zero_as_unknown():
     data = sym.var("data", shape=(0, 5))
     net = sym.FullyConnected(data, num_hidden=3, name="fc")
