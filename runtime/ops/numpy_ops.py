@@ -40,7 +40,7 @@ from . import (  # noqa: F401  # noqa: F401  (their ops get aliases here)
     tensor_shape,
 )
 from ._grad import backward_op, internal
-from ._util import dim_known, known
+from ._util import dim_known, known, shape_fn
 from .attrs import (
     AttrType,
     Bool,
@@ -932,6 +932,15 @@ register(OpDef("_npi_eigvalsh", _float_out(lambda at, a: np.linalg.eigvalsh(a, U
 register(OpDef("_npi_eig", _float_out(lambda at, a: tuple(np.real(o) for o in np.linalg.eig(a))), inputs=("A",),
                num_outputs=2))
 register(OpDef("_npi_eigvals", _float_out(lambda at, a: np.real(np.linalg.eigvals(a))), inputs=("A",)))
+
+
+def _tensorsolve_shape(attrs, a, b):
+    """tensorsolve's result: ``a``'s trailing dimensions past ``b``'s (``a_axes`` moved to the end first)."""
+    moved = np.moveaxis(np.broadcast_to(np.float32(0), a), attrs.a_axes, range(len(a) - len(attrs.a_axes), len(a))) \
+        if attrs.a_axes else np.broadcast_to(np.float32(0), a)
+    return tuple(moved.shape[len(b):])
+
+
 def _shape_of_input(i: int):
     """An output shaped like input ``i`` (inferred without running the kernel: zeros are singular)."""
     from ._util import known
@@ -949,7 +958,7 @@ register(OpDef("_npi_pinv_scalar_rcond", _float_out(lambda at, a: np.linalg.pinv
 register(OpDef("_npi_tensorinv", _float_out(lambda at, a: np.linalg.tensorinv(a, at.ind)), inputs=("a",),
                params=(Param("ind", Int, 2),)))
 register(OpDef("_npi_tensorsolve", _float_out(lambda at, a, b: np.linalg.tensorsolve(a, b, at.a_axes or None)),
-               inputs=("a", "b"), params=(Param("a_axes", Shape, ()),)))
+               inputs=("a", "b"), params=(Param("a_axes", Shape, ()),), infer_shape=shape_fn(_tensorsolve_shape)))
 
 def _nonzero(attrs, x):
     """_npx_nonzero: the indices of the nonzero elements, one row per element (int64, shape (N, ndim))."""

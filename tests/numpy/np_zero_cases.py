@@ -38,6 +38,9 @@ CASES = {
     # a single matrix's determinant is zero-dim with NumPy shape semantics on
     "matrix_slogdet": (lambda F, x: F.np.linalg.slogdet(x), [(2, 2)]),
     "empty_argmax": (lambda F, x: F.np.argmax(x, axis=0), [(5, 0, 3)]),
+    # shapes from rules, not from the kernel on zeros (a zero matrix is singular)
+    "matrix_cholesky": (lambda F, x: F.np.linalg.cholesky(F.np.dot(x, F.np.transpose(x))), [(2, 2)]),
+    "matrix_solve": (lambda F, a, b: F.np.linalg.solve(a, b), [(2, 2), (2, 3)]),
     "empty_softmax": (lambda F, x: F.npx.softmax(x, axis=1), [(3, 0, 4)]),
     # -2 in broadcast_to's target keeps the input's dimension (MXNet's extension)
     "broadcast_keep": (lambda F, x: F.np.broadcast_to(x, (2, 3, -2)), [(3, 4)]),
