@@ -170,3 +170,30 @@ def test_convolution_gradients_split_into_weight_and_data_programs():
     assert tp.forward.stats["differentiate"]["conv_dgrad_as_conv"] == 2
     for a, b in zip(*grads):                        # float32 rounding, other summation orders
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5 * float(np.abs(a).max()))
+
+
+def test_a_kernel_as_large_as_the_image_takes_its_data_gradient_by_col2im():
+    """A 12x12 kernel over a 12x12 image (MXNet's test_conv2d_16c runs 224 over 224): the flipped
+    convolution would build every input position's 12x12 window of a 1x1 output gradient (224^4
+    values there), so the data gradient is scattered back from the output instead."""
+    def build():
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(3, 12, in_channels=2))
+        net.initialize(mx.init.Xavier())
+        return net
+    x = mx.nd.array(np.random.default_rng(2).uniform(-1, 1, (2, 2, 12, 12)))
+    grads = []
+    for hybrid in (False, True):
+        net = build()
+        net[0].weight.set_data(mx.nd.array(np.random.default_rng(3).uniform(-1, 1, (3, 2, 12, 12))))
+        if hybrid:
+            net.hybridize()
+        xi = x.copy()
+        xi.attach_grad()
+        with autograd.record():
+            total = (net(xi) ** 2).sum()
+        total.backward()
+        grads.append(xi.grad.asnumpy())
+    [tp] = _programs(net)
+    assert tp.forward.stats["differentiate"]["conv_dgrad_as_conv"] == 0
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-4, atol=1e-5 * float(np.abs(grads[0]).max()))

@@ -226,8 +226,15 @@ def _split_conv_grads(g: Graph, ctx: PassContext, shape_of, stats: dict) -> Grap
         dil = tuple(a.dilate) or (1, 1)
         pad = tuple(a.pad) or (0, 0)
         need_dx = Entry(n, 0) in used
-        direct = stride == (1, 1) and dil == (1, 1) and a.num_group == 1 and all(p <= kk - 1 for p, kk in zip(pad, k))
         gin, x, w = n.inputs[:3]
+        # the flipped convolution reads every input position's k*k window of the output gradient:
+        # worth it only while the output is about as large as the input (a kernel as large as the
+        # image, 224x224 onto 1x1, would build 224^4 columns; col2im scatters 1x1 outputs instead)
+        direct = stride == (1, 1) and dil == (1, 1) and a.num_group == 1 and all(p <= kk - 1 for p, kk in zip(pad, k))
+        if direct:
+            insp = shape_of(x)[2:]
+            outsp = [n_ + 2 * p - kk + 1 for n_, p, kk in zip(insp, pad, k)]     # stride 1, no dilation
+            direct = int(np.prod(insp)) <= 2 * int(np.prod(outsp))
         wg = Node(CONV_WGRAD, ctx.fresh(n.name + "_wgrad"), {"kernel": k, "stride": stride, "dilate": dil, "pad": pad,
                                                              "num_group": a.num_group, "no_bias": a.no_bias}, [gin, x, w])
         remap[Entry(n, 1)] = Entry(wg, 0)
