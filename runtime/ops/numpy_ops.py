@@ -1045,8 +1045,11 @@ def _true_divide_grad(F, attrs, inputs, outputs, out_grads):
 @defgrad("_npi_power")
 def _power_grad(F, attrs, inputs, outputs, out_grads):
     g, (a, b), out = out_grads[0], inputs, outputs[0]
-    da = F.broadcast_mul(g, F.broadcast_mul(b, F.broadcast_power(a, F._internal._minus_scalar(b, scalar=1.0))))
-    db = F.broadcast_mul(g, F.broadcast_mul(out, F.log(a)))
+    # the np operators, which promote mixed dtypes (a bool base with a float16 exponent) as the forward did
+    mul, pw = internal(F, "_npi_multiply"), internal(F, "_npi_power")
+    bm1 = internal(F, "_npi_subtract_scalar")(b, scalar=1.0, is_int=False)
+    da = mul(g, mul(b, pw(a, bm1)))
+    db = mul(g, mul(out, internal(F, "_npi_log")(internal(F, "_npi_multiply_scalar")(a, scalar=1.0, is_int=False))))
     return [_sum_to(F, da, a), _sum_to(F, db, b)]
 
 
