@@ -454,17 +454,8 @@ def npx_reshape_target(shape: tuple, newshape: tuple, reverse: bool = False) -> 
     be -1); ``reverse`` reads both from the right."""
     src = list(shape)[::-1] if reverse else list(shape)
     spec = list(newshape)
-    if reverse:
-        # reverse the spec, keeping each -6's two following values attached
-        groups, i = [], 0
-        while i < len(spec):
-            if spec[i] == -6:
-                groups.append([-6, spec[i + 2], spec[i + 1]])
-                i += 3
-            else:
-                groups.append([spec[i]])
-                i += 1
-        spec = [v for g in groups[::-1] for v in g]
+    if reverse:   # MXNet reverses the shape and the codes alike (np_matrix_op.cc): a -6's values precede it
+        spec = spec[::-1]
     out: list = []
     infer = -1
     i = j = 0

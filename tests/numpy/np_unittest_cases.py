@@ -227,4 +227,8 @@ class Net(HybridBlock):
 net = Net(); net.hybridize()
 out = tuple(net(np.array([[4., 1.], [1., 3.]]), np.array([[1.], [2.]])))
 """,
+    "npx_reshape_reverse_reads_a_split_from_the_right": """
+x = np.zeros((8, 5, 4, 6))
+out = (npx.reshape(x, (-4, -1, 3, -6), reverse=True).shape, npx.reshape(np.zeros((64,)), (-6, 16, -1)).shape)
+""",
 }
