@@ -11,6 +11,7 @@ import re
 import runpy
 import signal
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -185,5 +186,16 @@ def _die_on_rank_1() -> None:
 
 
 def test_a_rank_killed_by_a_signal_stops_the_job(client) -> None:
+    before = set(client.scheduler_info()["workers"])
     with pytest.raises(DistributedTrainingError, match=r"^rank 1's Dask worker tcp://\S+ left the cluster"):
         dist.run(_die_on_rank_1, client=client, num_workers=2)
+    # the nanny restarts the killed worker: the module's next test needs the scheduler to have
+    # dropped the dead one and registered its successor, not merely to count two workers
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        workers = set(client.scheduler_info()["workers"])
+        if len(workers) == 2 and workers != before:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"the killed worker was not replaced: {sorted(workers)}")
