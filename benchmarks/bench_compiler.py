@@ -288,7 +288,11 @@ def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
                     continue      # the interpreter is slow; 3 samples are enough for its column
                 if "loop" in protocols:
                     # the seed chapter's way: calls back to back, then one wait for all of them;
-                    # MXNet's OpenMP workers stay awake from call to call (the peer at its best)
+                    # MXNet's OpenMP workers stay awake from call to call (the peer at its best).
+                    # The pause lets the previous system's spinning threads sleep (they would steal
+                    # this system's cores); the untimed calls wake this system's own threads.
+                    time.sleep(args.settle)
+                    systems[k](min(calls[k], 3))
                     samples["loop", k].append(systems[k](calls[k]))
                 if "latency" in protocols:
                     # idle, then one call: every system pays its wake-up (MXNet's spinning
@@ -365,8 +369,9 @@ def markdown(rows: list[dict], env: dict, argv: list[str]) -> str:
              + "Medians over rounds in one process session, systems alternating round by round. "
              "Two protocols, measured in the same rounds: **loop** (the seed chapter's way: N calls "
              "back to back, then `waitall`; N = 1000 for the MLP, about `--sample` seconds of calls "
-             "for vision models; MXNet's OpenMP workers stay awake between calls, so the peer is at its "
-             "best) and **latency** (an idle pause of `--settle` seconds, then one call: every system "
+             "for vision models, after an idle pause (the other system's threads sleep) and three "
+             "untimed calls (this system's threads wake); MXNet's OpenMP workers stay awake between "
+             "calls, so the peer is at its best) and **latency** (an idle pause of `--settle` seconds, then one call: every system "
              "pays its wake-up). "
              "A ratio below 1.00x means ours is faster.", "",
              "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
