@@ -38,13 +38,13 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
 
 import numpy as np
+from _peer import PeerWorker, mxnet_python
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -88,37 +88,6 @@ MX_WORKER = textwrap.dedent('''
         mx.nd.waitall()
         print(json.dumps({"seconds": (time.perf_counter() - t) / n}), flush=True)
 ''')
-
-
-class MXWorker:
-    def __init__(self, python: str, model: str, batch: int, mode: str):
-        self.proc = subprocess.Popen([python, "-c", MX_WORKER, model, str(batch), mode], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"MXNet worker for {model} failed to start")
-        self.version = json.loads(line)["ready"]
-
-    def __call__(self, calls: int) -> float:
-        self.proc.stdin.write(json.dumps({"calls": calls}) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())["seconds"]
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(timeout=30)
-
-
-def mxnet_python() -> str | None:
-    py = os.environ.get("HYBRIDIZE_MXNET_PYTHON")
-    if not py:
-        return None
-    try:
-        subprocess.run([py, "-c", "import mxnet"], check=True, capture_output=True, timeout=120)
-    except (OSError, subprocess.SubprocessError):
-        print(f"warning: {py} cannot import mxnet; MXNet columns left out", file=sys.stderr)
-        return None
-    return py
 
 
 # --------------------------------------------------------------------------------------------
@@ -269,7 +238,7 @@ def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
         if py:
             modes = ["imperative", "hybrid"] if mlp else ["hybrid"]
             for mode in modes:
-                w = MXWorker(py, name, batch, mode)
+                w = PeerWorker(py, MX_WORKER, [name, str(batch), mode], what=name, key="calls")
                 env["mxnet"] = w.version
                 workers.append(w)
                 systems["mxnet imperative" if mode == "imperative" else "mxnet hybridized"] = w

@@ -35,7 +35,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import textwrap
 import time
@@ -43,6 +42,7 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+from _peer import PeerWorker, mxnet_python
 
 HERE = Path(__file__).resolve().parent
 
@@ -106,42 +106,6 @@ MX_WORKER = NETS + textwrap.dedent('''
         mx.nd.waitall()
         print(json.dumps({"seconds": (time.perf_counter() - t) / n}), flush=True)
 ''')
-
-
-class MXWorker:
-    """One MXNet subprocess training one workload, timed on request."""
-
-    def __init__(self, python: str, name: str, batch: int, shape: tuple, classes: int):
-        self.proc = subprocess.Popen([python, "-c", MX_WORKER, name, str(batch), str(classes), json.dumps(shape)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     text=True)
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"MXNet worker for {name} failed to start")
-        ready = json.loads(line)
-        self.version, self.first = ready["ready"], ready["first"]
-
-    def __call__(self, steps: int) -> float:
-        self.proc.stdin.write(json.dumps({"steps": steps}) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())["seconds"]
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
-
-
-def mxnet_python() -> str | None:
-    py = os.environ.get("HYBRIDIZE_MXNET_PYTHON") or ("/tmp/mxnet-venv/bin/python"
-                                                       if os.path.exists("/tmp/mxnet-venv/bin/python") else None)
-    if not py:
-        return None
-    try:
-        subprocess.run([py, "-c", "import mxnet"], check=True, capture_output=True, timeout=120)
-    except (OSError, subprocess.SubprocessError):
-        print(f"warning: {py} cannot import mxnet; MXNet columns left out", file=sys.stderr)
-        return None
-    return py
 
 
 class Ours:
@@ -211,7 +175,7 @@ def training_plan(net) -> dict | None:
 
 
 def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
-    py = mxnet_python()
+    py = mxnet_python(default="/tmp/mxnet-venv/bin/python")
     env = {"python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
            "cpus": os.cpu_count(), "mxnet": None, "load_start": os.getloadavg()}
     rows = []
@@ -222,7 +186,8 @@ def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
         ours = Ours(name, batch, shape, classes)
         systems = {"ours": ours}
         if py:
-            mxw = MXWorker(py, name, batch, shape, classes)
+            mxw = PeerWorker(py, MX_WORKER, [name, str(batch), str(classes), json.dumps(shape)], what=name, key="steps")
+            mxw.first = mxw.ready["first"]
             env["mxnet"] = mxw.version
             systems["mxnet"] = mxw
         times: dict[str, list[float]] = {k: [] for k in systems}
