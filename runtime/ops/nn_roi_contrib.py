@@ -21,6 +21,8 @@ All three loop over the output bins (a small fixed count) and are vectorized ove
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from ..base import ShapeError
@@ -241,11 +243,13 @@ def _dpsroi_check(attrs, dshape, rshape, tshape) -> None:
                          f"{attrs.output_dim * g * g} are needed")
 
 
-def _deformable_psroi_pooling(attrs, data, rois, trans=None):
-    """DeformablePSROIPooling: position-sensitive pooling of bins shifted by learned offsets
-    (``trans``), each bin the mean of ``sample_per_part**2`` bilinear samples inside the map."""
-    _dpsroi_check(attrs, data.shape, rois.shape, None if attrs.no_trans else trans.shape)
-    N, C, H, W = data.shape
+def _dpsroi_bins(attrs, data, rois, trans):
+    """The sampling grid DeformablePSROIPooling's forward and backward both walk (MXNet's kernels
+    compute it the same way in both): per output bin ``(ph, pw)``, the data channels it pools
+    (``chans``, per output channel), where its samples start (``wstart``/``hstart``, ``(R, OD)``,
+    shifted by ``trans``) and the offset part it reads. Yields one ``SimpleNamespace`` per bin;
+    the first carries the per-roi geometry too (``b``, ``rw``, ``rh``, ``sbw``, ``sbh``, ``class_id``)."""
+    N = data.shape[0]
     R = rois.shape[0]
     dt = data.dtype.type
     P, OD, G = attrs.pooled_size, attrs.output_dim, attrs.group_size
@@ -264,14 +268,8 @@ def _deformable_psroi_pooling(attrs, data, rois, trans=None):
     bh, bw = rh / dt(P), rw / dt(P)
     sbh, sbw = bh / dt(S), bw / dt(S)
     ctop = np.arange(OD)
-    if attrs.no_trans:
-        num_classes, per_class = 1, OD
-    else:
-        num_classes = trans.shape[1] // 2
-        per_class = OD // num_classes
+    per_class = OD if attrs.no_trans else OD // (trans.shape[1] // 2)
     class_id = ctop // per_class                                                  # (OD,)
-    out = np.zeros((R, OD, P, P), dtype=data.dtype)
-    flat = data.reshape(N, C, H * W)
     for ph in range(P):
         part_h = int(np.floor(dt(ph) / dt(P) * dt(PS)))
         gh = min(max(int(np.floor(dt(ph) * dt(G) / dt(P))), 0), G - 1)
@@ -283,29 +281,46 @@ def _deformable_psroi_pooling(attrs, data, rois, trans=None):
             else:
                 tx = trans[:, class_id * 2, part_h, part_w] * dt(attrs.trans_std)       # (R, OD)
                 ty = trans[:, class_id * 2 + 1, part_h, part_w] * dt(attrs.trans_std)
-            wstart = (dt(pw) * bw + x1)[:, None] + tx * rw[:, None]
-            hstart = (dt(ph) * bh + y1)[:, None] + ty * rh[:, None]
-            chans = (ctop * G + gh) * G + gw
-            src = flat[b[:, None], chans[None, :]]                                   # (R, OD, H*W)
-            total = np.zeros((R, OD), dtype=data.dtype)
-            count = np.zeros((R, OD), dtype=np.int64)
-            for ih in range(S):
-                for iw in range(S):
-                    w = wstart + dt(iw) * sbw[:, None]
-                    h = hstart + dt(ih) * sbh[:, None]
-                    ok = ~((w < -0.5) | (w > W - 0.5) | (h < -0.5) | (h > H - 0.5))
-                    w = np.minimum(np.maximum(w, dt(0)), dt(W - 1))
-                    h = np.minimum(np.maximum(h, dt(0)), dt(H - 1))
-                    xa, xb = np.floor(w).astype(np.int64), np.ceil(w).astype(np.int64)
-                    ya, yb = np.floor(h).astype(np.int64), np.ceil(h).astype(np.int64)
-                    dx, dy = w - xa.astype(data.dtype), h - ya.astype(data.dtype)
-                    pick = lambda yy, xx: np.take_along_axis(src, (yy * W + xx)[..., None], axis=2)[..., 0]  # noqa: E731
-                    val = ((dt(1) - dx) * (dt(1) - dy) * pick(ya, xa) + (dt(1) - dx) * dy * pick(yb, xa)
-                           + dx * (dt(1) - dy) * pick(ya, xb) + dx * dy * pick(yb, xb))
-                    total += np.where(ok, val, dt(0))
-                    count += ok
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[:, :, ph, pw] = np.where(count == 0, dt(0), total / count.astype(data.dtype))
+            yield SimpleNamespace(
+                ph=ph, pw=pw, part_h=part_h, part_w=part_w, chans=(ctop * G + gh) * G + gw,
+                wstart=(dt(pw) * bw + x1)[:, None] + tx * rw[:, None],
+                hstart=(dt(ph) * bh + y1)[:, None] + ty * rh[:, None],
+                b=b, rw=rw, rh=rh, sbw=sbw, sbh=sbh, class_id=class_id, S=S)
+
+
+def _deformable_psroi_pooling(attrs, data, rois, trans=None):
+    """DeformablePSROIPooling: position-sensitive pooling of bins shifted by learned offsets
+    (``trans``), each bin the mean of ``sample_per_part**2`` bilinear samples inside the map."""
+    _dpsroi_check(attrs, data.shape, rois.shape, None if attrs.no_trans else trans.shape)
+    N, C, H, W = data.shape
+    R = rois.shape[0]
+    dt = data.dtype.type
+    OD, P = attrs.output_dim, attrs.pooled_size
+    flat = data.reshape(N, C, H * W)
+    out = np.zeros((R, OD, P, P), dtype=data.dtype)
+    for bin_ in _dpsroi_bins(attrs, data, rois, trans):
+        ph, pw, chans, wstart, hstart = bin_.ph, bin_.pw, bin_.chans, bin_.wstart, bin_.hstart
+        b, S, sbw, sbh = bin_.b, bin_.S, bin_.sbw, bin_.sbh
+        src = flat[b[:, None], chans[None, :]]                                   # (R, OD, H*W)
+        total = np.zeros((R, OD), dtype=data.dtype)
+        count = np.zeros((R, OD), dtype=np.int64)
+        for ih in range(S):
+            for iw in range(S):
+                w = wstart + dt(iw) * sbw[:, None]
+                h = hstart + dt(ih) * sbh[:, None]
+                ok = ~((w < -0.5) | (w > W - 0.5) | (h < -0.5) | (h > H - 0.5))
+                w = np.minimum(np.maximum(w, dt(0)), dt(W - 1))
+                h = np.minimum(np.maximum(h, dt(0)), dt(H - 1))
+                xa, xb = np.floor(w).astype(np.int64), np.ceil(w).astype(np.int64)
+                ya, yb = np.floor(h).astype(np.int64), np.ceil(h).astype(np.int64)
+                dx, dy = w - xa.astype(data.dtype), h - ya.astype(data.dtype)
+                pick = lambda yy, xx: np.take_along_axis(src, (yy * W + xx)[..., None], axis=2)[..., 0]  # noqa: E731
+                val = ((dt(1) - dx) * (dt(1) - dy) * pick(ya, xa) + (dt(1) - dx) * dy * pick(yb, xa)
+                       + dx * (dt(1) - dy) * pick(ya, xb) + dx * dy * pick(yb, xb))
+                total += np.where(ok, val, dt(0))
+                count += ok
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[:, :, ph, pw] = np.where(count == 0, dt(0), total / count.astype(data.dtype))
     return out
 
 
@@ -385,73 +400,42 @@ def _backward_dpsroi_pooling(attrs, og, data, rois, trans=None):
     N, C, H, W = data.shape
     R = rois.shape[0]
     dt = data.dtype.type
-    P, OD, G = attrs.pooled_size, attrs.output_dim, attrs.group_size
-    PS = attrs.part_size if attrs.part_size > 0 else P
-    S = attrs.sample_per_part
-    ss = dt(attrs.spatial_scale)
-    r = rois.astype(data.dtype, copy=False)
-    b = _batch_index("DeformablePSROIPooling", r, N)
-    half = lambda v: (v.astype(np.float64) - 0.5).astype(data.dtype)  # noqa: E731 - as the forward pass
-    x1 = half(c_round(r[:, 1]).astype(data.dtype) * ss)
-    y1 = half(c_round(r[:, 2]).astype(data.dtype) * ss)
-    x2 = half((c_round(r[:, 3].astype(np.float64)) + 1.0).astype(data.dtype) * ss)
-    y2 = half((c_round(r[:, 4].astype(np.float64)) + 1.0).astype(data.dtype) * ss)
-    rw = np.maximum(x2 - x1, dt(0.1))
-    rh = np.maximum(y2 - y1, dt(0.1))
-    bh, bw = rh / dt(P), rw / dt(P)
-    sbh, sbw = bh / dt(S), bw / dt(S)
-    ctop = np.arange(OD)
-    if attrs.no_trans:
-        num_classes, per_class = 1, OD
-    else:
-        num_classes = trans.shape[1] // 2
-        per_class = OD // num_classes
-    class_id = ctop // per_class
+    OD = attrs.output_dim
     gdata = np.zeros((N, C, H * W))
     gtrans = None if trans is None else np.zeros(trans.shape)
     flat = data.reshape(N, C, H * W).astype(np.float64)
     rr = np.arange(R)[:, None]
-    for ph in range(P):
-        part_h = int(np.floor(dt(ph) / dt(P) * dt(PS)))
-        gh = min(max(int(np.floor(dt(ph) * dt(G) / dt(P))), 0), G - 1)
-        for pw in range(P):
-            part_w = int(np.floor(dt(pw) / dt(P) * dt(PS)))
-            gw = min(max(int(np.floor(dt(pw) * dt(G) / dt(P))), 0), G - 1)
-            if attrs.no_trans:
-                tx = ty = np.zeros((R, OD), dtype=data.dtype)
-            else:
-                tx = trans[:, class_id * 2, part_h, part_w] * dt(attrs.trans_std)
-                ty = trans[:, class_id * 2 + 1, part_h, part_w] * dt(attrs.trans_std)
-            wstart = (dt(pw) * bw + x1)[:, None] + tx * rw[:, None]
-            hstart = (dt(ph) * bh + y1)[:, None] + ty * rh[:, None]
-            chans = (ctop * G + gh) * G + gw
-            src = flat[b[:, None], chans[None, :]]
-            count = np.zeros((R, OD), dtype=np.int64)
-            samples = []
-            for ih in range(S):
-                for iw in range(S):
-                    w = wstart + dt(iw) * sbw[:, None]
-                    h = hstart + dt(ih) * sbh[:, None]
-                    ok = ~((w < -0.5) | (w > W - 0.5) | (h < -0.5) | (h > H - 0.5))
-                    count += ok
-                    samples.append((ok, np.minimum(np.maximum(h, dt(0)), dt(H - 1)).astype(np.float64),
-                                    np.minimum(np.maximum(w, dt(0)), dt(W - 1)).astype(np.float64)))
-            share = np.where(count > 0, og[:, :, ph, pw].astype(np.float64) / np.maximum(count, 1), 0.0)
-            for ok, h, w in samples:
-                xa, xb = np.floor(w).astype(np.int64), np.ceil(w).astype(np.int64)
-                ya, yb = np.floor(h).astype(np.int64), np.ceil(h).astype(np.int64)
-                dx, dy = w - xa, h - ya
-                g = np.where(ok, share, 0.0)
-                for yy, xx, wgt in ((ya, xa, (1 - dx) * (1 - dy)), (yb, xa, (1 - dx) * dy), (ya, xb, dx * (1 - dy)),
-                                    (yb, xb, dx * dy)):
-                    np.add.at(gdata, (b[:, None], chans[None, :], yy * W + xx), g * wgt)
-                if gtrans is not None:
-                    pick = lambda yy, xx: np.take_along_axis(src, (yy * W + xx)[..., None], axis=2)[..., 0]  # noqa: E731
-                    u00, u01, u10, u11 = pick(ya, xa), pick(yb, xa), pick(ya, xb), pick(yb, xb)
-                    slope_x = (u11 * dy + u10 * (1 - dy) - u01 * dy - u00 * (1 - dy)) * attrs.trans_std * g
-                    slope_y = (u11 * dx + u01 * (1 - dx) - u10 * dx - u00 * (1 - dx)) * attrs.trans_std * g
-                    np.add.at(gtrans, (rr, class_id[None, :] * 2, part_h, part_w), slope_x * rw[:, None])
-                    np.add.at(gtrans, (rr, class_id[None, :] * 2 + 1, part_h, part_w), slope_y * rh[:, None])
+    for bin_ in _dpsroi_bins(attrs, data, rois, trans):
+        ph, pw, chans, wstart, hstart = bin_.ph, bin_.pw, bin_.chans, bin_.wstart, bin_.hstart
+        part_h, part_w, class_id, rw, rh = bin_.part_h, bin_.part_w, bin_.class_id, bin_.rw, bin_.rh
+        b, S, sbw, sbh = bin_.b, bin_.S, bin_.sbw, bin_.sbh
+        src = flat[b[:, None], chans[None, :]]
+        count = np.zeros((R, OD), dtype=np.int64)
+        samples = []
+        for ih in range(S):
+            for iw in range(S):
+                w = wstart + dt(iw) * sbw[:, None]
+                h = hstart + dt(ih) * sbh[:, None]
+                ok = ~((w < -0.5) | (w > W - 0.5) | (h < -0.5) | (h > H - 0.5))
+                count += ok
+                samples.append((ok, np.minimum(np.maximum(h, dt(0)), dt(H - 1)).astype(np.float64),
+                                np.minimum(np.maximum(w, dt(0)), dt(W - 1)).astype(np.float64)))
+        share = np.where(count > 0, og[:, :, ph, pw].astype(np.float64) / np.maximum(count, 1), 0.0)
+        for ok, h, w in samples:
+            xa, xb = np.floor(w).astype(np.int64), np.ceil(w).astype(np.int64)
+            ya, yb = np.floor(h).astype(np.int64), np.ceil(h).astype(np.int64)
+            dx, dy = w - xa, h - ya
+            g = np.where(ok, share, 0.0)
+            for yy, xx, wgt in ((ya, xa, (1 - dx) * (1 - dy)), (yb, xa, (1 - dx) * dy), (ya, xb, dx * (1 - dy)),
+                                (yb, xb, dx * dy)):
+                np.add.at(gdata, (b[:, None], chans[None, :], yy * W + xx), g * wgt)
+            if gtrans is not None:
+                pick = lambda yy, xx: np.take_along_axis(src, (yy * W + xx)[..., None], axis=2)[..., 0]  # noqa: E731
+                u00, u01, u10, u11 = pick(ya, xa), pick(yb, xa), pick(ya, xb), pick(yb, xb)
+                slope_x = (u11 * dy + u10 * (1 - dy) - u01 * dy - u00 * (1 - dy)) * attrs.trans_std * g
+                slope_y = (u11 * dx + u01 * (1 - dx) - u10 * dx - u00 * (1 - dx)) * attrs.trans_std * g
+                np.add.at(gtrans, (rr, class_id[None, :] * 2, part_h, part_w), slope_x * rw[:, None])
+                np.add.at(gtrans, (rr, class_id[None, :] * 2 + 1, part_h, part_w), slope_y * rh[:, None])
     grads = [gdata.reshape(data.shape).astype(data.dtype), np.zeros_like(rois)]
     if gtrans is not None:
         grads.append(gtrans.astype(trans.dtype))
