@@ -34,6 +34,16 @@ the writes under way discard their temporaries and staging directories on the wa
 process exits with the status a default SIGTERM gives (143 = 128 + 15). SIGKILL cannot be caught:
 its leftovers are swept as below.
 
+* **A set of files and trees in one directory** (:func:`commit_all`, ``hybridize transpile A B -o
+  OUT``): every member is staged first (as above), then a journal ``.commit.hy-<pid>-<hex>.journal``
+  naming each member's final path, staging name and identity (device and inode of the staged file
+  or tree) is written atomically beside them: that write is the commit point. The members are then
+  swapped in one by one, the old ones removed, and the journal deleted. A kill before the journal
+  exists leaves every final path old (the staging leftovers are swept); a kill after it is completed
+  by the next write into that directory (or :func:`recover`), which swaps in every member whose
+  final path does not yet hold the journal's identity. So a reader after the next run sees the
+  whole set old or the whole set new, never a mixture.
+
 Leftovers of a killed writer (hidden ``.hy-<pid>-`` temporaries whose process is gone) are removed
 by the next write into the same directory. Temporary names never collide between processes, so
 concurrent writers of one path each write a complete file or tree and the last rename wins.
@@ -46,6 +56,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import json
 import os
 import secrets
 import shutil
@@ -55,7 +66,7 @@ import time
 from typing import IO, Iterator, Optional, Union
 
 __all__ = ["write_bytes", "write_text", "open_for_write", "StagedFile", "StagedTree", "replace_tree",
-           "discard_on_sigterm"]
+           "commit_all", "recover", "discard_on_sigterm"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -129,7 +140,9 @@ def _pid_alive(pid: int) -> bool:
 
 
 def _sweep(folder: str, base: Optional[str] = None) -> None:
-    """Removes temporaries left in ``folder`` by killed writers (never a live process's)."""
+    """Removes temporaries left in ``folder`` by killed writers (never a live process's), after
+    completing their interrupted set commits (whose staged members are such temporaries)."""
+    recover(folder)
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -314,6 +327,7 @@ class StagedTree:
         self.final = os.path.abspath(os.fspath(final))
         folder, base = os.path.split(self.final)
         os.makedirs(folder, exist_ok=True)
+        recover(folder)           # before putting an old tree back: a set commit may need the new one
         _restore_old(self.final)
         _sweep(folder, base)
         for _ in range(100):
@@ -421,6 +435,132 @@ class StagedTree:
 def replace_tree(final: PathLike) -> StagedTree:
     """``with replace_tree(out) as tree: tree.write_text("pkg/mod.py", code)`` (see :class:`StagedTree`)."""
     return StagedTree(final)
+
+
+# -- sets: several files and trees of one directory, all old or all new ---------------------------
+_JOURNAL_SUFFIX = ".journal"
+_JOURNAL_CAP = 1 << 20
+
+
+def _identity(path: str) -> Optional[tuple[int, int]]:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _is_ours(path: str) -> bool:
+    name = os.path.basename(path)
+    return name.startswith(".") and _TAG in name and name.endswith((".tmp", ".old"))
+
+
+def _prepare(item: Union[StagedFile, StagedTree]) -> str:
+    """Makes a staged member durable without committing it; its staging path."""
+    if isinstance(item, StagedFile):
+        item.handle.flush()
+        os.fsync(item.handle.fileno())
+        item.handle.close()
+        _keep_mode(item.final, item.temp)
+        return item.temp
+    _fsync_tree(item.path)
+    return item.path
+
+
+def commit_all(items: "list[Union[StagedFile, StagedTree]]") -> None:
+    """Commits staged files and trees whose final paths share one directory as a set (see the module
+    docstring): after a kill at any moment, the next write into that directory (or :func:`recover`)
+    leaves all of them old or all of them new. A failure before the commit point discards every
+    member and changes no final path; after it, the commit is completed, or left for the next run
+    to complete when even that fails (the error is raised)."""
+    items = [item for item in items if not item._done]
+    if len(items) <= 1:
+        for item in items:
+            item.commit()
+        return
+    folders = {os.path.dirname(item.final) for item in items}
+    if len(folders) != 1:
+        raise ValueError("commit_all: the final paths must share one directory")
+    folder = folders.pop()
+    try:
+        targets = []
+        for item in items:
+            staged = _prepare(item)
+            ident = _identity(staged)
+            if ident is None:
+                raise FileNotFoundError(errno.ENOENT, "staged output vanished", staged)
+            targets.append({"final": os.path.basename(item.final), "staged": os.path.basename(staged),
+                            "backup": os.path.basename(_temp_name(item.final, ".old")),
+                            "dev": ident[0], "ino": ident[1]})
+        journal = os.path.join(folder, f".commit{_TAG}{os.getpid()}-{secrets.token_hex(4)}{_JOURNAL_SUFFIX}")
+        write_text(journal, json.dumps({"version": 1, "targets": targets}, indent=1))
+    except BaseException:
+        for item in items:
+            item.discard()
+        raise
+    for item in items:          # past the commit point: the staged members belong to the journal
+        item._done = True
+    try:
+        _complete(journal)
+    except BaseException:       # SIGTERM's SystemExit or a failed rename: finish now if we can
+        with contextlib.suppress(Exception):
+            _complete(journal)
+        raise
+
+
+def _complete(journal: str) -> None:
+    """Rolls a written journal forward: swaps in each member not yet in place, removes the old
+    contents, deletes the journal. Idempotent, so it resumes wherever a killed writer stopped."""
+    from .readers import read_capped
+
+    folder = os.path.dirname(journal)
+    try:
+        targets = json.loads(read_capped(journal, _JOURNAL_CAP, "a commit journal"))["targets"]
+        names = [(os.path.join(folder, os.path.basename(t["final"])),
+                  os.path.join(folder, os.path.basename(t["staged"])),
+                  os.path.join(folder, os.path.basename(t["backup"])),
+                  (int(t["dev"]), int(t["ino"]))) for t in targets]
+        if not all(_is_ours(staged) and _is_ours(backup) and os.path.basename(final) not in ("", ".", "..")
+                   for final, staged, backup, _new in names):
+            return              # a journal naming anything but our temporaries is never acted on
+    except FileNotFoundError:
+        return                  # completed meanwhile
+    except (OSError, ValueError, KeyError, TypeError):
+        return                  # not ours or damaged: never acted on
+    for final, staged, backup, new in names:
+        if _identity(final) == new or _identity(staged) != new:
+            continue            # in place already (or taken away by another writer: nothing to do)
+        if not os.path.lexists(final):
+            os.rename(staged, final)
+        elif not _exchange(staged, final):
+            os.rename(final, backup)
+            os.rename(staged, final)
+    _fsync_dir(folder)
+    for _final, staged, backup, new in names:
+        for leftover in (staged, backup):
+            ident = _identity(leftover)
+            if ident is not None and ident != new:
+                _remove(leftover)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(journal)
+    _fsync_dir(folder)
+
+
+def recover(folder: PathLike) -> None:
+    """Completes the set commits in ``folder`` whose writer was killed (its journal is left and
+    its process gone); a live writer's commit is left to it."""
+    folder = os.path.abspath(os.fspath(folder))
+    try:
+        names = [e.name for e in os.scandir(folder) if e.name.endswith(_JOURNAL_SUFFIX) and _TAG in e.name]
+    except OSError:
+        return
+    for name in sorted(names):
+        try:
+            pid = int(name.rsplit(_TAG, 1)[1].split("-", 1)[0])
+        except (ValueError, IndexError):
+            continue
+        if not _pid_alive(pid):
+            _complete(os.path.join(folder, name))
 
 
 def discard_on_sigterm() -> None:

@@ -14,8 +14,8 @@ module converted; with it, the whole package is written: refused modules with th
 mapped and ``hybrid_forward`` left imperative (``@imperative_only``), and the summary names the
 converted blocks that hold one of theirs (they run imperatively: ``runtime/gluon/static_graph.py``).
 Non-Python files of an input directory are copied. Output is staged beside its final place and
-swapped in atomically, each target ``OUTDIR/<name>`` as a whole once every target is staged (per
-target, not as a set: a kill while they are swapped may leave one new and another old;
+swapped in atomically, the targets ``OUTDIR/<name>`` as one set once every target is staged (a
+kill while they are swapped is completed by the next run into OUTDIR: all old or all new;
 docs/guarantees.md).
 """
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Optional
 
 import click
 
+from ...atomic import recover
 from ...messages import printable
 from .output import Input, Report, TranspileError, check_outdir, plan_inputs, transpile_file, transpile_inputs, write_report
 
@@ -128,6 +129,8 @@ def _run(paths, outdir, keep_going, show, diff, output_format, config_file, isol
                                  "not followed (--follow-links follows it)"), err=True)
     if outdir is not None:
         check_outdir(outdir, inputs)
+        if os.path.isdir(outdir):
+            recover(outdir)       # complete what a killed run left half committed, even if this run writes nothing
     config = _config(config_file, isolated)
     report = transpile_inputs(inputs, config, stop_early=not keep_going, convert=convert)
     report.outdir = outdir

@@ -6,8 +6,8 @@
   files; hidden directories and ``__pycache__`` are skipped).
 * :func:`transpile_inputs` checks and rewrites every module (in sorted order, so output and
   messages are deterministic) and returns a :class:`Report`.
-* :func:`write_report` stages what was transpiled next to each final path and then swaps each input's
-  tree (or module) into place atomically (:mod:`hybridize.atomic`). Without ``keep_going`` it writes nothing unless every
+* :func:`write_report` stages what was transpiled next to each final path and then swaps every input's
+  tree (or module) into place as one set (:func:`hybridize.atomic.commit_all`). Without ``keep_going`` it writes nothing unless every
   module succeeded; with it, the modules that succeeded are written, the others left out.
 """
 from __future__ import annotations
@@ -440,12 +440,11 @@ def write_report(report: Report, inputs: Sequence[Input], outdir: str, keep_goin
     every input directory's other files under ``outdir``; returns the targets written.
 
     Each input's output (``OUTDIR/<name>``, a tree or one module) is staged beside its final path
-    and swapped in as a whole (:mod:`hybridize.atomic`): a kill or a full disk at any moment
-    leaves every target holding its old content or its complete new content. Nothing is swapped
-    in until every input's output is fully staged; then the targets are swapped one after the
-    other, so a kill in that last phase may leave some targets new and the others old (each whole):
-    atomic per target, not as a set (docs/guarantees.md)."""
-    from ...atomic import StagedFile, StagedTree
+    and the targets are committed as a set (:func:`hybridize.atomic.commit_all`): nothing is
+    swapped in until every input's output is fully staged and a journal names them all; a kill at
+    any moment leaves either every target old or, once the next run into ``outdir`` (or any
+    write there) has completed the journal, every target new (docs/guarantees.md)."""
+    from ...atomic import StagedFile, StagedTree, commit_all, recover
 
     outdir_abs = os.path.abspath(outdir)
     created = not os.path.exists(outdir_abs)
@@ -454,6 +453,7 @@ def write_report(report: Report, inputs: Sequence[Input], outdir: str, keep_goin
     try:
         try:
             os.makedirs(outdir_abs, exist_ok=True)
+            recover(outdir_abs)   # a set commit a killed run left half done is finished first
             by_input: dict[str, list[FileOutcome]] = {}
             for outcome in report.to_write(keep_going):
                 by_input.setdefault(outcome.input.name, []).append(outcome)
@@ -476,14 +476,11 @@ def write_report(report: Report, inputs: Sequence[Input], outdir: str, keep_goin
                     single.write(outcomes[0].code(keep_going).encode("utf-8"))  # type: ignore[union-attr]
         except OSError as exc:
             raise TranspileError(f"cannot write {current}: {exc.strerror or exc}") from None
-        moved: list[str] = []
-        for item in staged:
-            try:
-                item.commit()
-            except OSError as exc:
-                raise TranspileError(f"cannot write {item.final}: {exc.strerror or exc}") from None
-            moved.append(item.final)
-        return moved
+        try:
+            commit_all(staged)
+        except OSError as exc:
+            raise TranspileError(f"cannot write {exc.filename or outdir_abs}: {exc.strerror or exc}") from None
+        return [item.final for item in staged]
     except BaseException:
         for item in staged:
             item.discard()
