@@ -21,6 +21,8 @@ GEOMETRIES = [
     ((3, 13, 13, 16), 8, (3, 3), (1, 1), (1, 1)),     # several bands / chunks on the pool
     ((2, 6, 7, 4), 16, (1, 1), (0, 0), (1, 1)),       # 1x1 expansions: the bias as a weight row
     ((1, 5, 5, 3), 13, (1, 1), (0, 0), (1, 1)),
+    ((2, 9, 8, 1), 6, (5, 5), (2, 2), (1, 1)),        # one input channel: gemm's patches tap-major
+    ((2, 9, 9, 1), 4, (3, 3), (1, 1), (2, 2)),
 ]
 EPILOGUES = [((), False, False), (("relu",), True, False), (("relu",), True, True), (("clip", 0.0, 6.0), True, True),
              ((), True, True)]
@@ -87,6 +89,31 @@ def test_every_algorithm_equals_a_direct_convolution(xs, Kf, kern, pad, dil):
             tol = 1e-4 if algo.startswith("wino") else 2e-5
             np.testing.assert_allclose(got, ref, rtol=tol, atol=tol * max(1.0, float(np.abs(ref).max())),
                                        err_msg=f"{algo} {act} bias={hb} residual={hr}")
+
+
+@pytest.mark.parametrize("C,kern,stride,pad", [(1, (5, 5), (1, 1), (0, 0)), (1, (3, 3), (2, 2), (1, 1)),
+                                               (3, (3, 3), (2, 1), (1, 1)), (4, (1, 1), (2, 2), (0, 0))])
+def test_gemm_row_chunks_that_split_samples(C, kern, stride, pad, monkeypatch):
+    """Row chunks on the pool that start and end inside a sample (the patches of ``(n, oh)`` rows
+    are copied without merging the two axes), strided, one or several input channels."""
+    from hybridize.runtime.graph.kernels.conv import gemm
+    monkeypatch.setenv("HYBRIDIZE_THREADS", "3")
+    monkeypatch.setattr(gemm, "GEMM_PARALLEL_WORK", 1.0)
+    rng = np.random.default_rng(C)
+    x = rng.standard_normal((2, 9, 8, C)).astype(np.float32)
+    w = (rng.standard_normal((5, C) + kern) * 0.2).astype(np.float32)
+    b = rng.standard_normal(5).astype(np.float32)
+    a = types.SimpleNamespace(kernel=kern, stride=stride, pad=pad, dilate=(1, 1), num_filter=5, groups=1,
+                              algo="gemm", act=("relu",), has_bias=True, has_res=False, has_pre=False, pre_act=(),
+                              pre_fold=False)
+    spec = CV.ConvSpec.of(a, x.shape, np.float32)
+    fn, scratch = CV.build_conv(a, x.shape, np.float32)
+    assert fn.split == "rows"
+    bufs = [np.full(s_, np.nan, d) for s_, d in scratch]
+    o = np.full((2, spec.OH, spec.OW, 5), np.nan, np.float32)
+    fn(x, CV.conv_weight(w, "gemm", 1), o, *bufs, bias=b)
+    ref = direct(x, w, pad, (1, 1), b, act=("relu",))[:, ::stride[0], ::stride[1]]
+    np.testing.assert_allclose(o, ref, rtol=2e-5, atol=2e-5 * max(1.0, float(np.abs(ref).max())))
 
 
 @pytest.mark.parametrize("algo", ["gemm", "wino", "wino4"])

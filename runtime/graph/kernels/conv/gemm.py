@@ -2,7 +2,9 @@
 
 1x1 stride-1 unpadded convolutions are a single matmul of the NHWC input viewed as ``(N*H*W, C)``
 by the ``(C, K)`` weights; other kernels first copy a strided view of the (zero-padded) input into a
-patch matrix ``(N*OH*OW, KH*KW*C)`` (im2col without index tables). Work is split across threads by
+patch matrix ``(N*OH*OW, KH*KW*C)`` (im2col without index tables; with one input channel the patch
+matrix is laid out tap-major, ``(KH*KW, N*OH*OW)``, so that every copy runs along an output row
+instead of KW floats at a time, and the matmul reads it transposed). Work is split across threads by
 output rows (one chunk per thread: each chunk packs the weights again inside BLAS), or by output
 channels when there are fewer rows than channels (deep layers at small batch), so that no thread
 re-reads the weights. The only algorithm with a fused input affine (``prologue``): a per-channel
@@ -106,6 +108,14 @@ def build(s: ConvSpec) -> Callable:
         sN, sH, sW, sC = src.strides
         return as_strided(src, (N, OH, OW, kh, kw, src.shape[3]), (sN, sH * sh, sW * sw, sH * dh, sW * dw, sC))
 
+    # one input channel: the patch matrix tap-major (kh*kw, M), one copy per tap along output rows
+    tapmajor = not pointwise and C == 1
+
+    def tap_views(src):
+        sN, sH, sW, _ = src.strides
+        return [as_strided(src[:, i * dh:, j * dw:, 0], (N, OH, OW), (sN, sH * sh, sW * sw))
+                for i in range(kh) for j in range(kw)]
+
     KK = kh * kw * C
     R = N * OH                                   # output rows (n, oh); chunks are row ranges
     # below ~1e7 multiply-adds (~0.2 ms on one core) a split matmul loses more to smaller
@@ -179,22 +189,36 @@ def build(s: ConvSpec) -> Callable:
                         np.add(Xc, ps, out=P)
                         np.maximum(P, pt[0], out=P)
                         np.minimum(P, pt[1], out=P)
+        elif tapmajor:
+            taps = tap_views(src)
+            colt = col.reshape(kh * kw, M)
+            colv = colt.reshape(kh * kw, N, OH, OW)
         elif pointwise:
-            view = src[:, ::sh, ::sw].reshape(R, OW, C)
-            colv = col.reshape(R, OW, C)
+            # (N, OH) stay two axes: merging them is a copy whenever OH * stride != H
+            view = src[:, ::sh, ::sw]
+            colv = col.reshape(N, OH, OW, C)
         else:
-            view = patches(src).reshape(R, OW, kh, kw, C)
-            colv = col.reshape(R, OW, kh, kw, C)
+            view = patches(src)
+            colv = col.reshape(N, OH, OW, kh, kw, C)
+
+        def copy_rows(r0: int, r1: int) -> None:
+            """The patch rows of output rows ``r0:r1`` (``(n, oh)`` pairs, n-major)."""
+            if tapmajor:
+                for t, v in enumerate(taps):
+                    _copy_rows(colv[t], v, r0, r1, OH)
+            else:
+                _copy_rows(colv, view, r0, r1, OH)
 
         if by_cols:
             def copy_chunk(i):
-                r0, r1 = bounds[i]
-                np.copyto(colv[r0:r1], view[r0:r1])
+                copy_rows(*bounds[i])
+
+            A_cols = A_all if direct else colt.T if tapmajor else col
 
             def col_chunk(i):
                 k0, k1 = kbounds[i]
                 oc = o2[:, k0:k1]
-                product(A_all if direct else col, w[:, k0:k1], out=oc)
+                _product(product, A_cols, w[:, k0:k1], oc)
                 _epilogue(oc, oc, None if b is None else b[k0:k1], None if r2 is None else r2[:, k0:k1], act)
             if not direct:
                 run_chunks(copy_chunk, nch)
@@ -226,15 +250,42 @@ def build(s: ConvSpec) -> Callable:
                     prologue(m0, m1)
                 A = A_all[m0:m1]
             else:
-                np.copyto(colv[r0:r1], view[r0:r1])
-                A = col[m0:m1]
+                copy_rows(r0, r1)
+                A = colt[:, m0:m1].T if tapmajor else col[m0:m1]
             oc = o2[m0:m1]
-            product(A, w, out=oc)
+            _product(product, A, w, oc)
             _epilogue(oc, oc, b, None if r2 is None else r2[m0:m1], act, tile_out)
         run_chunks(chunk, nch)
     run.parallel = nch > 1 or nkch > 1
     run.split = "columns" if by_cols else "rows" if nch > 1 else None
     return run
+
+
+def _copy_rows(dst: np.ndarray, src: np.ndarray, r0: int, r1: int, OH: int) -> None:
+    """``dst[rows] = src[rows]`` for the flat rows ``r0:r1`` of their two leading axes ``(N, OH)``,
+    which are not merged (a reshape of the strided source would copy it whole): at most three
+    copies, a partial first sample, whole samples, a partial last one."""
+    n0, h0 = divmod(r0, OH)
+    n1, h1 = divmod(r1, OH)
+    if n0 == n1:
+        np.copyto(dst[n0, h0:h1], src[n0, h0:h1])
+        return
+    if h0:
+        np.copyto(dst[n0, h0:], src[n0, h0:])
+        n0 += 1
+    if n1 > n0:
+        np.copyto(dst[n0:n1], src[n0:n1])
+    if h1:
+        np.copyto(dst[n1, :h1], src[n1, :h1])
+
+
+def _product(product: Callable, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """``product(a, b, out=out)``; a transposed (tap-major) ``a`` cannot go to the direct BLAS
+    call, so an accumulation is a matmul and an add."""
+    if product is accumulate and a.strides[-1] != a.itemsize:
+        np.add(out, np.matmul(a, b), out=out)
+    else:
+        product(a, b, out=out)
 
 
 ALGO = register(ConvAlgo("gemm", 10, eligible, weight, weight_shape, scratch, build, tunable=True,
