@@ -9,7 +9,8 @@ comparisons return 0/1 in the input's dtype, and ``a += b`` updates ``a`` in pla
 from __future__ import annotations
 
 import sys
-from typing import Any, Iterator
+import weakref
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -24,6 +25,27 @@ __all__ = ["NDArray", "array", "zeros", "ones", "full", "empty", "arange", "wait
            "concatenate"]
 
 _CPU = cpu()
+
+# Arrays whose in-place writes (``x[:] = v``, ``x += v``, ``y.copyto(x)``) other state depends on:
+# Gluon parameters' values, which compiled programs bind and derive constants from. Keyed by identity
+# rather than marked by a subclass, so such an array keeps its exact type (``type(p.data()) is
+# NDArray`` or ``mx.np.ndarray``, as in MXNet). id -> callback run after each write.
+_WRITE_WATCH: dict[int, Callable[[], None]] = {}
+
+
+def watch_writes(arr: "NDArray", callback: Callable[[], None]) -> "NDArray":
+    """Runs ``callback`` after every in-place write to ``arr`` (until ``arr`` is collected); returns ``arr``."""
+    key = id(arr)
+    if key not in _WRITE_WATCH:
+        weakref.finalize(arr, _WRITE_WATCH.pop, key, None).atexit = False
+    _WRITE_WATCH[key] = callback
+    return arr
+
+
+def _written(arr: "NDArray") -> None:
+    cb = _WRITE_WATCH.get(id(arr))
+    if cb is not None:
+        cb()
 
 
 class NDArray:
@@ -144,6 +166,7 @@ class NDArray:
             if other.shape != self.shape:
                 raise ValueError(f"copyto: shape mismatch {self.shape} vs {other.shape}")
             other._data[...] = self._data
+            _written(other)
             return other
         return NDArray(self._data.copy(), _placed(other))
 
@@ -391,6 +414,7 @@ class NDArray:
             if not isinstance(v, np.ndarray) or extra <= 0 or any(d != 1 for d in v.shape[:extra]):
                 raise
             self._data[idx] = v.reshape(v.shape[extra:])
+        _written(self)
 
     # -- pickling: MXNet's state, ``{'handle': bytearray}`` holding the array in the format of
     # ``nd.save`` (one array, no list header), so pickles move between MXNet and this runtime
@@ -621,6 +645,7 @@ def _inplace(name: str):
             node, k = res._ag
             node.out_data[k] = self._data
             self._ag = res._ag
+        _written(self)
         return self
     return method
 

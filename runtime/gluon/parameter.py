@@ -39,63 +39,19 @@ def _bump() -> None:
     _GENERATION[0] += 1
 
 
-class _ParamArray(NDArray):
-    """The NDArray holding a parameter's value: in-place writes (``p.data()[:] = v``, ``+=``)
-    bump the generation so that compiled programs rebind, as MXNet's in-place updates take effect."""
-
-    __slots__ = ()
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        NDArray.__setitem__(self, key, value)
-        _GENERATION[0] += 1
-
-    def copy(self) -> NDArray:
-        return NDArray.copy(self)
+def _watched(arr: NDArray) -> NDArray:
+    """``arr`` (a parameter's value), its in-place writes (``p.data()[:] = v``, ``+=``, ``copyto``)
+    bumping the generation so that compiled programs rebind, as MXNet's in-place updates take effect.
+    The array keeps its exact class (NDArray, or mx.np.ndarray in np mode), as MXNet's."""
+    return ndarray.watch_writes(arr, _bump)
 
 
-_NP_PARAM_ARRAY: list = []
-
-
-def _np_param_array() -> type:
-    """The np-mode ``_ParamArray``: an ``mx.np.ndarray`` whose in-place writes bump the generation."""
-    if not _NP_PARAM_ARRAY:
-        from ..numpy import ndarray as np_ndarray
-
-        class _NpParamArray(_ParamArray, np_ndarray):
-            __slots__ = ()
-
-            def __setitem__(self, key: Any, value: Any) -> None:
-                np_ndarray.__setitem__(self, key, value)
-                _GENERATION[0] += 1
-
-            def copy(self) -> Any:  # type: ignore[override]
-                return np_ndarray.copy(self)
-        _NP_PARAM_ARRAY.append(_NpParamArray)
-    return _NP_PARAM_ARRAY[0]
-
-
-def _grad_array_class(data: Any) -> type:
-    """The class of a parameter's gradient buffer: mx.np.ndarray for an np-mode parameter, else NDArray."""
-    if _NP_PARAM_ARRAY and isinstance(data, _NP_PARAM_ARRAY[0]):
+def _value_class() -> type:
+    """The class of a new parameter value: mx.np.ndarray with NumPy array semantics on, else NDArray."""
+    if is_np_array():
         from ..numpy import ndarray as np_ndarray
         return np_ndarray
     return NDArray
-
-
-def _inplace_bumping(name: str):
-    base = getattr(NDArray, name)
-
-    def method(self: NDArray, other: Any) -> Any:
-        res = base(self, other)
-        _GENERATION[0] += 1
-        return res
-    method.__name__ = name
-    return method
-
-
-for _name in ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__imod__", "__ipow__"):
-    if hasattr(NDArray, _name):
-        setattr(_ParamArray, _name, _inplace_bumping(_name))
 
 
 class DeferredInitializationError(HybridizeError):
@@ -299,8 +255,8 @@ class Parameter:
             dev_list[ctx.device_id] = i
         arr = data._data if isinstance(data, NDArray) else np.asarray(data)
         # NumPy array semantics on (npx.set_np()): the value is an mx.np.ndarray, as in MXNet
-        cls = _np_param_array() if is_np_array() else _ParamArray
-        self._data = [cls(np.array(arr, dtype=arr.dtype, copy=True), _placed(c)) for c in self._ctx_list]
+        cls = _value_class()
+        self._data = [_watched(cls(np.array(arr, dtype=arr.dtype, copy=True), _placed(c))) for c in self._ctx_list]
         self._init_grad()
         _bump()
 
@@ -324,7 +280,7 @@ class Parameter:
                 d._ag = None
             return
         # np-mode parameters get mx.np gradient buffers (MXNet: zeros of the data's array kind)
-        self._grad_buf = [_grad_array_class(d)(np.zeros_like(d._data), d._ctx) for d in self._data]
+        self._grad_buf = [type(d)(np.zeros_like(d._data), d._ctx) for d in self._data]
         autograd.mark_variables(list(self._data), self._grad_buf, self.grad_req)
 
     @property
@@ -471,7 +427,7 @@ class Parameter:
         self._var = None
         if self._data is None:
             return
-        self._data = [type(d)(d._data.astype(np.dtype(dtype)), d._ctx) for d in self._data]
+        self._data = [_watched(type(d)(d._data.astype(np.dtype(dtype)), d._ctx)) for d in self._data]
         _bump()
         self._init_grad()
 

@@ -158,6 +158,7 @@ class ndarray(NDArray):
     def copyto(self, other: Any) -> Any:
         if isinstance(other, NDArray):
             other._data[...] = self._data
+            _nd._written(other)
             return other
         return ndarray(self._data.copy(), _nd._placed(other))
 
@@ -270,6 +271,7 @@ class ndarray(NDArray):
                                  "are not supported when recording with autograd.")
         v = value._data if isinstance(value, NDArray) else value
         self._data[_np_index(key)] = v
+        _nd._written(self)
 
     # -- arithmetic ------------------------------------------------------------------------------
     def __add__(self, other: Any) -> Any:
@@ -366,6 +368,7 @@ class ndarray(NDArray):
             raise HybridizeError("In-place operations (+=, -=, ...) on an array recorded by autograd are not "
                                  "supported (as in MXNet)")
         self._data[...] = res._data.astype(self._data.dtype, copy=False)
+        _nd._written(self)
         return self
 
     def __iadd__(self, other: Any) -> ndarray:

@@ -283,18 +283,35 @@ def test_dropout_training_mode_under_autograd_record():
     np.testing.assert_array_equal(d(x).asnumpy(), x.asnumpy())
 
 
-def test_inplace_parameter_writes_take_effect_after_hybridize():
-    net = nn.HybridSequential()
-    net.add(nn.Dense(3, in_units=4), nn.Dense(2, in_units=3))
-    net.initialize(init.Normal(1.0))
-    x = nd.ones((1, 4))
-    net.hybridize()
-    net(x)
-    net[1].weight.data()[:] = 0
-    np.testing.assert_allclose(net(x).asnumpy(), [[0.0, 0.0]])
-    b = net[1].bias.data()
-    b += 1.5
-    np.testing.assert_allclose(net(x).asnumpy(), [[1.5, 1.5]])
+@pytest.mark.parametrize("np_mode", [False, True])
+def test_inplace_parameter_writes_take_effect_after_hybridize(np_mode):
+    """``p.data()`` is the parameter's own storage and of the exact class MXNet returns (NDArray, or
+    mx.np.ndarray in np mode): writes into it (``[:] =``, ``+=``, ``copyto``) reach the compiled program."""
+    from hybridize.runtime import npx
+    if np_mode:
+        npx.set_np()
+    try:
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(2, 1, in_channels=1), nn.Flatten(), nn.Dense(2, in_units=2))
+        net.initialize(init.Normal(1.0))
+        x = nd.ones((1, 1, 1, 1))
+        if np_mode:
+            x = x.as_np_ndarray()
+        net.hybridize()
+        net(x)
+        cls = mx.np.ndarray if np_mode else nd.NDArray
+        assert all(type(p.data()) is cls and type(p.grad()) is cls for p in net.collect_params().values())
+        net[2].weight.data()[:] = 0
+        np.testing.assert_allclose(net(x).asnumpy(), [[0.0, 0.0]])
+        b = net[2].bias.data()
+        b += 1.5
+        np.testing.assert_allclose(net(x).asnumpy(), [[1.5, 1.5]])
+        (net[2].weight.data() * 0 + 1).copyto(net[2].weight.data())
+        net[0].weight.data()[:] = 0
+        net[0].bias.data()[:] = 2
+        np.testing.assert_allclose(net(x).asnumpy(), [[5.5, 5.5]])
+    finally:
+        npx.reset_np()
 
 
 def test_symbolblock_feature_extraction_shares_parameters():
