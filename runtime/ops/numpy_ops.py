@@ -926,10 +926,12 @@ register(OpDef("_npi_eigvals", _float_out(lambda at, a: np.real(np.linalg.eigval
 
 
 def _tensorsolve_shape(attrs, a, b):
-    """tensorsolve's result: ``a``'s trailing dimensions past ``b``'s (``a_axes`` moved to the end first)."""
+    """tensorsolve's result: ``a``'s trailing ``a.ndim - b.ndim`` dimensions (``a_axes`` moved to the end
+    first), sliced as NumPy and MXNet slice them: ``shape[-(a.ndim - b.ndim):]``, all of ``a``'s shape
+    when the two have as many dimensions."""
     moved = np.moveaxis(np.broadcast_to(np.float32(0), a), attrs.a_axes, range(len(a) - len(attrs.a_axes), len(a))) \
         if attrs.a_axes else np.broadcast_to(np.float32(0), a)
-    return tuple(moved.shape[len(b):])
+    return tuple(moved.shape[-(len(a) - len(b)):])
 
 
 def _shape_of_input(i: int):
@@ -947,7 +949,7 @@ register(OpDef("_npi_pinv", _float_out(lambda at, a, r: np.linalg.pinv(a, r, her
 register(OpDef("_npi_pinv_scalar_rcond", _float_out(lambda at, a: np.linalg.pinv(a, at.rcond, hermitian=at.hermitian)),
                inputs=("A",), params=(Param("rcond", Float, 1e-15), Param("hermitian", Bool, False))))
 register(OpDef("_npi_tensorinv", _float_out(lambda at, a: np.linalg.tensorinv(a, at.ind)), inputs=("a",),
-               params=(Param("ind", Int, 2),)))
+               params=(Param("ind", Int, 2),), infer_shape=shape_fn(lambda at, a: tuple(a[at.ind:]) + tuple(a[:at.ind]))))
 register(OpDef("_npi_tensorsolve", _float_out(lambda at, a, b: np.linalg.tensorsolve(a, b, at.a_axes or None)),
                inputs=("a", "b"), params=(Param("a_axes", Shape, ()),), infer_shape=shape_fn(_tensorsolve_shape)))
 

@@ -3,7 +3,7 @@ out, as MXNet 1.9.1 declares them (``src/operator/numpy/**``): MakeZeroGradNodes
 reductions, ``std``/``var``, ``eig*``, ``pinv``, the non-reparameterized samplers and creators; the
 shape family (stacks, ``diag*``, ``trace``, ``tril``, ``rot90``, ``roll``, ``moveaxis``, ``pad``,
 ``diff``, ``atleast_*d``); the extended binary math (``arctan2``, ``hypot``, ``copysign``, ``ldexp``,
-``mod``); products (``tensordot``, ``einsum``) and ``solve``/``cholesky``; the location-scale samplers'
+``mod``); products (``tensordot``; ``einsum``'s is in ``numpy_linalg_grad``) and ``solve``/``cholesky``; the location-scale samplers'
 reparameterization gradients. Imported after ``numpy_ops`` (module order).
 """
 from __future__ import annotations
@@ -334,45 +334,6 @@ for _name in ("_npi_tensordot", "_npi_tensordot_int_axes"):
     def _tensordot_grad(F, attrs, inputs, outputs, out_grads, _name=_name):
         g = internal(F, f"_backward{_name}")(out_grads[0], *inputs, **attrs.as_dict())
         return [g[0], g[1]]
-
-
-def _backward_einsum(attrs, og, *xs):
-    """einsum's backward: operand i's gradient is the einsum of the output gradient with the other
-    operands into operand i's subscripts (repeated indices within one operand are not covered)."""
-    spec = attrs.subscripts.replace(" ", "")
-    ins, out = (spec.split("->") + [None])[:2]
-    ins = ins.split(",")
-    if out is None:
-        out = "".join(sorted(c for c in set("".join(ins)) if "".join(ins).count(c) == 1))
-    grads = []
-    for i, x in enumerate(xs):
-        if len(set(ins[i])) != len(ins[i]) or "." in spec:
-            raise NotImplementedError("einsum backward: repeated indices or ellipsis in one operand")
-        others = [s for j, s in enumerate(ins) if j != i]
-        arrays = [og.astype(np.float64)] + [xs[j].astype(np.float64) for j in range(len(xs)) if j != i]
-        missing = [c for c in ins[i] if c not in out and all(c not in s for s in others)]
-        g = np.einsum(",".join([out] + others) + "->" + "".join(c for c in ins[i] if c not in missing), *arrays)
-        if missing:   # an index summed only within this operand: the gradient is constant along it
-            target = [c for c in ins[i] if c not in missing]
-            g = np.expand_dims(g, tuple(k for k, c in enumerate(ins[i]) if c in missing))
-            g = np.broadcast_to(g, x.shape)
-            del target
-        grads.append(np.asarray(g).astype(x.dtype))
-    return tuple(grads) if len(grads) > 1 else grads[0]
-
-
-register(OpDef(
-    "_backward_npi_einsum", _backward_einsum, params=get_op("_npi_einsum").params,
-    inputs=lambda a: ["ograd"] + [f"arg{i}" for i in range(a.num_args)], num_outputs=lambda a: a.num_args,
-    infer_shape=lambda a, ss: (list(ss), list(ss[1:])), infer_type=lambda a, ds: [d or np.float32 for d in ds[1:]],
-    doc="einsum backward."))
-
-
-@defgrad("_npi_einsum")
-def _einsum_grad(F, attrs, inputs, outputs, out_grads):
-    g = internal(F, "_backward_npi_einsum")(out_grads[0], *inputs, **attrs.as_dict())
-    n = len(inputs)
-    return [g] if n == 1 and not isinstance(g, (list, tuple)) else [g[i] for i in range(n)]
 
 
 def _backward_solve(attrs, og, a, b, x):
