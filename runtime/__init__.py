@@ -30,7 +30,7 @@ def __getattr__(attr: str):
             "viz": ".visualization", "visualization": ".visualization",
             "optimizer": ".optimizer", "lr_scheduler": ".lr_scheduler", "kv": ".kvstore", "kvstore": ".kvstore",
             "np": ".numpy", "numpy": ".numpy", "npx": ".numpy_extension", "numpy_extension": ".numpy_extension",
-            "io": ".io", "metric": ".metric", "recordio": ".recordio", "registry": ".registry",
+            "io": ".io", "rnn": ".rnn", "metric": ".metric", "recordio": ".recordio", "registry": ".registry",
             "image": ".image", "img": ".image", "callback": ".callback", "model": ".model",
             "mod": ".module", "module": ".module", "mon": ".monitor", "monitor": ".monitor"}
     if attr in _UTIL_NAMES:  # mx.use_np_shape, mx.np_shape, ... (MXNet re-exports them from mxnet.util)

@@ -231,7 +231,11 @@ def create(init: Any, *args: Any, **kwargs: Any) -> Initializer:
         text = init.strip()
         if text.startswith("["):
             name, params = json.loads(text)
-            return create(name, **params)
+            klass = _REGISTRY.get(name.lower())
+            if klass is None:
+                raise ValueError(f"Cannot find initializer {name!r} among the registered ones: "
+                                 f"{', '.join(sorted(_REGISTRY))}")
+            return klass(**params)
         klass = _REGISTRY.get(text.lower())
         if klass is None:
             raise ValueError(f"Cannot find initializer {init!r} among the registered ones: "
@@ -452,7 +456,9 @@ class LSTMBias(Initializer):
 
 @register
 class FusedRNN(Initializer):
-    """Fused-RNN parameters initialized as unfused ones (kept for API parity)."""
+    """Fused-RNN parameters initialized as the unfused cells' weights would be: the flat vector is
+    unpacked into per-gate weights and biases, each initialized by ``init`` (else the global
+    initializer), LSTM forget-gate biases set to ``forget_bias``, then packed back."""
 
     def __init__(self, init: Any, num_hidden: int, num_layers: int, mode: str, bidirectional: bool = False,
                  forget_bias: float = 1.0):
@@ -461,6 +467,20 @@ class FusedRNN(Initializer):
         super().__init__(init=init.dumps() if init is not None else None, num_hidden=num_hidden,
                          num_layers=num_layers, mode=mode, bidirectional=bidirectional, forget_bias=forget_bias)
         self._init = init
+        self._num_hidden, self._num_layers, self._mode = num_hidden, num_layers, mode
+        self._bidirectional, self._forget_bias = bidirectional, forget_bias
 
     def _init_weight(self, desc: Any, arr: Any) -> None:
-        (self._init or Uniform())._init_weight(desc, arr)
+        from .rnn import rnn_cell
+        cell = rnn_cell.FusedRNNCell(self._num_hidden, self._num_layers, self._mode, self._bidirectional,
+                                     forget_bias=self._forget_bias, prefix="")
+        args = cell.unpack_weights({"parameters": arr})
+        for name in args:
+            arg_desc = InitDesc(name, global_init=getattr(desc, "global_init", None))
+            if self._mode == "lstm" and name.endswith("_f_bias"):
+                args[name][:] = self._forget_bias
+            elif self._init is None:
+                (arg_desc.global_init or Uniform())(arg_desc, args[name])
+            else:
+                self._init(arg_desc, args[name])
+        arr[:] = cell.pack_weights(args)["parameters"]

@@ -105,12 +105,12 @@ def run_recorded(graph: Graph, values: Mapping[str, object], monitor=None) -> li
     call recorded by autograd. ``monitor(node, inputs, outputs)`` (numpy values) after each op, as
     ``interpret.evaluate``'s (the executor's monitor callback)."""
     from ..ndarray import NDArray, invoke
-    from .infer import complete_shape_attrs, infer_shapes, needs_shape_completion
+    from .infer import complete_shape_attrs, entry_shapes, needs_shape_completion
 
     if needs_shape_completion(graph):
         graph = graph.copy()
         known = {n.name: tuple(np.shape(values[n.name])) for n in graph.variables() if n.name in values}
-        complete_shape_attrs(graph, infer_shapes(graph, known))
+        complete_shape_attrs(graph, entry_shapes(graph, known))
     env: dict = {}
     for n in graph.nodes:
         if n.op is None:
