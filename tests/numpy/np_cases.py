@@ -17,6 +17,8 @@ CASES: dict[str, tuple[str, tuple[str, ...]]] = {
     "slice": ("return x[:, :2]", ()),
     "int_tuple": ("return x[1, 2]", ()),
     "negative_int_in_tuple": ("return x[:, -1]", ()),
+    "negative_one_key": ("h = x * 2\nreturn h[-1]", ("HY010",)),
+    "negative_two_key": ("h = x * 2\nreturn h[-2]", ()),
     "step_slice": ("return x[::2]", ()),
     "none_key": ("return x[None]", ("HY010",)),
     "ellipsis_key": ("return x[..., 0]", ("HY010",)),
@@ -55,6 +57,70 @@ WARNINGS = frozenset({"HY008"})
 def module_text(body: str) -> str:
     """The whole module the checker sees (and MXNet runs) for ``body``."""
     return PRELUDE + "".join(f"        {line}\n" for line in body.splitlines())
+
+
+#: The conversions of np-mode findings (HY003, HY004, HY005, HY006): name -> (hybrid_forward body, the
+#: body ``--fix`` writes (``--unsafe-fixes`` where the flag is True), unsafe). ``tools/numpy_sym/record.py``
+#: runs the body imperatively and the converted body hybridized on MXNet 1.9.1 (``fixtures/conversions.json``,
+#: with the converted block's input gradient); ``test_np_conversions.py`` holds both sides equal, there and on
+#: the runtime.
+CONVERSIONS: dict[str, tuple[str, str, bool]] = {
+    'if_return': ('if x.sum() > 0:\n    return x * 2\nreturn -x',
+        'return F.np.where(x.sum() > 0, x * 2, -x)', False),
+    'if_elif_else': ('y = F.np.tanh(x)\nif y.sum() > 100:\n    y = y * 2\nelif y.mean() > 0.5:\n    y = -y\nelse:\n    y = F.npx.sigmoid(y)\nreturn y',
+        'y = F.np.tanh(x)\ny = F.np.where(y.sum() > 100, y * 2, F.np.where(y.mean() > 0.5, -y, F.npx.sigmoid(y)))\nreturn y', False),
+    'ifexp': ('y = F.npx.relu(x)\nreturn y * 2 if y.mean() > 5 else -y',
+        'y = F.npx.relu(x)\nreturn F.np.where(y.mean() > 5, y * 2, -y)', False),
+    'if_keepdims_condition': ('s = F.np.sum(x, axis=(0, 1, 2), keepdims=True)\nh = x - 1\nif s > 0:\n    h = F.np.abs(h)\nreturn h',
+        's = F.np.sum(x, axis=(0, 1, 2), keepdims=True)\nh = x - 1\nh = F.np.where(F.np.reshape(s > 0, ()), F.np.abs(h), h)\nreturn h', False),
+    'reshape_merge': ('b, c, h = x.shape\nreturn x.reshape((b, c * h))',
+        'return F.npx.reshape(x, (-2, -5))', False),
+    'reshape_F_np': ('n = x.shape[0]\nreturn F.np.reshape(x, (n, -1))',
+        'return F.npx.reshape(x, (-2, -1))', False),
+    'reshape_reverse': ('return x.reshape(-1, x.shape[-1])',
+        'return F.npx.reshape(x, (-1, -2), reverse=True)', False),
+    'reshape_split': ('b, c, h = x.shape\nreturn x.reshape(b, 3, c // 3, h)',
+        'return F.npx.reshape(x, (-2, -6, 3, -1, -2))', False),
+    'reshape_tail': ('return x.reshape((-1,) + x.shape[2:])',
+        'return F.npx.reshape(x, (-5, -4))', False),
+    'reshape_like': ('y = F.np.transpose(x)\nreturn y.reshape(x.shape)',
+        'y = F.np.transpose(x)\nreturn F.npx.reshape_like(y, x)', False),
+    'shape_arith': ('return x * x.shape[0]',
+        "return F.np.multiply(x, F.npx.shape_array(x)[0].astype('float32'))", True),
+    'len_arith': ('return F.np.sum(x) / len(x)',
+        "return F.np.true_divide(F.np.sum(x), F.npx.shape_array(x)[0].astype('float32'))", True),
+    'sqrt_arith': ('import math\nd = x.shape[-1]\nreturn x / math.sqrt(d)',
+        "import math\nreturn F.np.true_divide(x, F.np.sqrt(F.np.squeeze(F.npx.shape_array(x)[-1:], axis=0).astype('float64')).astype('float32'))", True),
+    'assign_row': ('h = x * 2\nh[0] = 1\nreturn h',
+        'h = x * 2\nh = F.np.concatenate([F.np.full_like(h[0:1], 1), h[1:]], axis=0)\nreturn h', False),
+    'augassign_column': ('h = x * 2\nh[:, 0] += 1\nreturn h',
+        'h = x * 2\nh = F.np.concatenate([h[:, 0:1] + 1, h[:, 1:]], axis=1)\nreturn h', False),
+    'assign_two_axes': ('h = x * 2\nh[-1, 1:] *= -0.5\nreturn h',
+        'h = x * 2\nh = F.np.concatenate([h[:-1], F.np.concatenate([h[-1:][:, :1], h[-1:][:, 1:] * -0.5], axis=1)], axis=0)\nreturn h', False),
+    'assign_whole_tensor': ('h = x * 2\nh[:] = x[0] + 1\nreturn h',
+        'h = x * 2\nh = F.npx.reshape_like(F.np.zeros_like(h) + (x[0] + 1), h)\nreturn h', False),
+    'assign_slice_tensor': ('h = x * 2\nh[:, 1:] = F.npx.sigmoid(x)[0, :2]\nreturn h',
+        'h = x * 2\nh = F.np.concatenate([h[:, :1], F.npx.reshape_like(F.np.zeros_like(h[:, 1:]) + F.npx.sigmoid(x)[0, :2], h[:, 1:])], axis=1)\nreturn h', False),
+    'assign_whole_then_divide': ('h = x * 2\nh[...] = 3\nh[:] /= x[1]\nreturn h',
+        'h = x * 2\nh = F.np.full_like(h, 3)\nh = F.npx.reshape_like(h / x[1], h)\nreturn h', False),
+    'unpack_rows': ('h = x * 2\na, b = h\nreturn a * b',
+        'h = x * 2\na, b = [F.np.squeeze(part, axis=0) for part in F.np.split(h, 2, axis=0)]\nreturn a * b', True),
+    'last_row': ('y = F.npx.relu(x)\nreturn y[-1] * 2',
+        'y = F.npx.relu(x)\nreturn F.np.squeeze(y[-1:], axis=0) * 2', False),
+}
+
+#: What the legacy conversions emit, on np-mode arrays: MXNet 1.9.1 refuses each (its control-flow
+#: operators and ``BlockGrad`` take legacy arrays only; an np-mode Symbol has no ``detach``), so
+#: loops over rows, ``F.contrib.cond``/``while_loop`` and HY001/HY009's gradient-free value keep the
+#: finding in np-mode code (recorded in ``fixtures/conversions.json``).
+UNAVAILABLE: dict[str, str] = {
+    "contrib_foreach": "out, _ = F.contrib.foreach(lambda r, s: (r * 2, s), x, [])\nreturn out",
+    "contrib_while_loop": "_, [h] = F.contrib.while_loop(lambda h: h.sum() > 1, lambda h: ([], [h / 2]), [x], "
+                          "max_iterations=5)\nreturn h",
+    "contrib_cond": "return F.contrib.cond(x.sum() > 0, lambda: x * 2, lambda: -x)",
+    "block_grad": "return F.BlockGrad(x) * 2",
+    "detach": "return x.detach() * 2",
+}
 
 
 #: Expressions traced on np-mode Symbols ``x`` and ``y`` (``mx.sym.var(...).as_np_ndarray()``, ``sym``

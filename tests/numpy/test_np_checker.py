@@ -6,6 +6,7 @@ the block imperatively and hybridized (``tools/numpy_sym/record.py``).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -92,11 +93,17 @@ def test_np_random_and_numpy_only_functions_keep_the_finding_without_fix():
     assert findings and all(f.fix is None for f in findings)
 
 
-def test_legacy_conversions_are_not_offered_in_np_mode():
-    # ``x.shape[0]`` converts to legacy F.shape_array/F.slice_axis: wrong for np-mode tensors
+def test_np_mode_conversions_emit_only_the_np_interface():
+    """A legacy operator applied to np-mode tensors is not what the code computed: every conversion
+    in np-mode code writes ``F.np``/``F.npx`` (``test_np_conversions.py`` runs them on MXNet)."""
+    for body, _ in CASES.values():
+        text, _, _ = fix_source(module_text(body), "case.py", unsafe=True)
+        legacy = re.findall(r"\bF\.(?!np\.|npx\.)\w+", text)
+        assert not legacy, (body, legacy)
+    # ``x.shape[0]`` as a number: F.npx.shape_array (unsafe: the number becomes a float32 array)
     findings = check_source(module_text(CASES["shape"][0]), "case.py")
-    assert [f.code for f in findings] == ["HY006"] and findings[0].fix is None
-    assert findings[0].severity is Severity.ERROR
+    assert [f.code for f in findings] == ["HY006"] and findings[0].severity is Severity.ERROR
+    assert "F.npx.shape_array" in findings[0].fix.edits[0].content
     # ``h += 1`` -> ``h = h + 1`` emits no operator: it stays
     text, fixed, _ = fix_source(module_text("h = x * 2\nh += 1\nreturn h"), "case.py")
     assert fixed == 1 and "h = h + 1" in text

@@ -1,11 +1,14 @@
 """Record MXNet 1.9.1's np-mode behaviour for tests/numpy (run with the MXNet venv, not in the suite).
 
-    /tmp/mxnet-venv/bin/python tools/numpy_sym/record.py
+    /tmp/mxnet-venv/bin/python tools/numpy_sym/record.py [semantics conversions traces models op_names np_operators]
 
 Writes, under tests/numpy/fixtures/:
 
 * ``semantics.json``: every case of tests/numpy/np_cases.py run imperatively and hybridized
   (``npx.set_np()``): ok + output, or the exception's type and first line.
+* ``conversions.json``: every conversion of np_cases.CONVERSIONS: the original body imperatively, the
+  converted body hybridized (output and the input's gradient of the output's sum), and the bodies
+  of np_cases.UNAVAILABLE run both ways (MXNet's refusals).
 * ``traces.json``: the nodes MXNet writes for np-mode Symbol expressions (``np_cases.TRACES``).
 * ``np_op_names.json``: every np operator name -> the name MXNet writes for its nodes.
 * ``models/<name>/``: np-mode blocks hybridized and exported by MXNet: ``model-symbol.json``,
@@ -30,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(REPO, "tests", "numpy", "fixtures")
 sys.path.insert(0, os.path.join(REPO, "tests", "numpy"))
-from np_cases import CASES, TRACES, module_text
+from np_cases import CASES, CONVERSIONS, TRACES, UNAVAILABLE, module_text
 from np_models import MODELS, set_params
 
 npx.set_np()
@@ -59,6 +62,39 @@ def record_semantics() -> None:
     record = {name: {"body": body, **run_case(body)} for name, (body, _) in CASES.items()}
     with open(os.path.join(OUT, "semantics.json"), "w") as f:
         json.dump({"mxnet": mx.__version__, "cases": record}, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def run_gradient(body: str) -> dict:
+    """The hybridized block's output and ``d sum(output) / d x`` (autograd through the graph)."""
+    from mxnet import autograd
+
+    scope: dict = {}
+    exec(compile(module_text(body), "<case>", "exec"), scope)  # noqa: S102 - the case is the program
+    net = scope["Net"]()
+    net.initialize()
+    net.hybridize()
+    x = np.array(onp.arange(24, dtype="float32").reshape(2, 3, 4) / 10)
+    x.attach_grad()
+    try:
+        with autograd.record():
+            y = net(x)
+        y.backward()
+    except Exception as e:  # noqa: BLE001
+        return {"ok": False, "error": type(e).__name__, "message": (str(e).strip().splitlines() or [""])[0][:200]}
+    return {"ok": True, "shape": list(y.shape), "dtype": str(y.dtype), "value": y.asnumpy().ravel().tolist(),
+            "grad": x.grad.asnumpy().ravel().tolist()}
+
+
+def record_conversions() -> None:
+    record = {}
+    for name, (body, converted, unsafe) in CONVERSIONS.items():
+        record[name] = {"body": body, "converted": converted, "unsafe": unsafe,
+                        "original": run_case(body)["imperative"], "hybridized": run_gradient(converted)}
+    refused = {name: {"body": body, **run_case(body)} for name, body in UNAVAILABLE.items()}
+    with open(os.path.join(OUT, "conversions.json"), "w") as f:
+        json.dump({"mxnet": mx.__version__, "conversions": record, "unavailable": refused}, f, indent=1,
+                  sort_keys=True)
         f.write("\n")
 
 
@@ -154,9 +190,9 @@ def record_np_operators() -> None:
                 f"NP_OPERATORS = frozenset({{\n{body}}})\n")
 
 
+STEPS = {"semantics": record_semantics, "conversions": record_conversions, "traces": record_traces,
+         "models": record_models, "op_names": record_op_names, "np_operators": record_np_operators}
+
 if __name__ == "__main__":
-    record_semantics()
-    record_traces()
-    record_models()
-    record_op_names()
-    record_np_operators()
+    for step in sys.argv[1:] or STEPS:
+        STEPS[step]()

@@ -95,10 +95,15 @@ def assignment_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     scalar = number_literal(value_node)
     op = type(stmt.op).__name__ if isinstance(stmt, ast.AugAssign) else None
     whole = key == [Ellipsis] or all(isinstance(c, _Slice) and c.whole for c in key)
+    np_mode = event.site.np_mode
     if scalar:
         if op is not None and (op not in _SCALAR_OPS or (op == "Div" and ast.literal_eval(value_node) == 0)):
             return None
-    elif rhs.kind is not Kind.TENSOR or not whole or (op is not None and op not in _BROADCAST_OPS):
+    elif rhs.kind is not Kind.TENSOR or (op is not None and op not in _BROADCAST_OPS):
+        return None
+    elif not whole and not (np_mode and not spans[3]):  # np mode: a tensor into slices of the array
+        return None
+    if np_mode and not whole and _np_pieces(spans) is None:
         return None
     name = target.value.id
     value = event.value
@@ -114,7 +119,9 @@ def assignment_fix(event: Event, with_edits: bool) -> Optional[Fix]:
         reasons.append("it was stored on `self` or in a container")
     applicability = Applicability.UNSAFE if reasons else Applicability.SAFE
     changes = bool(aliases) or bool(event.extra.get("escaped"))  # another live reference saw the update
-    message = f"Rebind `{name}` to a functional update (`{F}.where` over the region)"
+    how = (f"`{F}.np.concatenate` of the region and the rest" if np_mode and not whole else
+           "the whole array" if np_mode else f"`{F}.where` over the region")
+    message = f"Rebind `{name}` to a functional update ({how})"
     if reasons:
         message += " (unsafe: " + "; ".join(reasons) + ")"
     if not with_edits:
@@ -127,6 +134,10 @@ def assignment_fix(event: Event, with_edits: bool) -> Optional[Fix]:
         return None
     module, node, where = found
     v = module.code_for_node(node.value)  # a call argument, or a number after an operator
+    if np_mode:
+        new = _np_update(F, name, spans, whole, scalar, op, v if scalar or _atomic(value_node) else f"({v})")
+        replacement = cst.parse_statement(f"{name} = {new}\n").body[0]
+        return Fix(message, (_replace_edit(module, node, replacement, where),), applicability, changes)
     begin, end, step, _ = spans
     bounds = f"begin={_tuple(begin)}, end={_tuple(end)}"
     if any(s is not None for s in step):
@@ -141,3 +152,70 @@ def assignment_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     text = f"{name} = {new}"
     replacement = cst.parse_statement(text + "\n").body[0]
     return Fix(message, (_replace_edit(module, node, replacement, where),), applicability, changes)
+
+
+# ---------------------------------------------------------------------------------------------
+# np mode (``npx.set_np()``): MXNet 1.9.1's ``F.np``/``F.npx`` have no differentiable slice
+# assignment (``F.np._internal.slice_assign*`` register no gradient) and no ``BlockGrad``, but an
+# np-mode Symbol slices like NumPy; so the array is rebuilt from its pieces along each written axis:
+#
+# * ``y[1] = 3``      -> ``y = F.np.concatenate([y[:1], F.np.full_like(y[1:2], 3), y[2:]], axis=0)``
+# * ``y[:, :2] += 1`` -> ``y = F.np.concatenate([y[:, :2] + 1, y[:, 2:]], axis=1)``
+# * ``y[:, 1:] = t``  -> the region ``F.npx.reshape_like(F.np.zeros_like(y[:, 1:]) + t, y[:, 1:])``
+#   (``t`` broadcast to the region, as NumPy assignment does)
+#
+# (several written axes nest: the region of the first axis is rebuilt along the next). The whole
+# array: ``y[:] = 3`` -> ``F.np.full_like(y, 3)``, ``y[:] = t`` -> ``F.npx.reshape_like(F.np.zeros_like(y)
+# + t, y)``, ``y[:] += t`` -> ``F.npx.reshape_like(y + t, y)``. Keys with steps, tensors written
+# under an integer key (placing them needs the rank), and bounds whose pieces could overlap
+# (a non-negative start with a negative stop: ``y[1:-1]``) keep the finding.
+
+
+def _atomic(node: ast.expr) -> bool:
+    return isinstance(node, (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.Constant))
+
+
+def _np_pieces(spans: tuple[list, list, list, list[int]]) -> Optional[list[tuple[int, Optional[int], Optional[int]]]]:
+    """(axis, begin, end) of every written axis, or ``None`` when the pieces may not tile the axis."""
+    begin, end, step, _ = spans
+    out = []
+    for axis, (b, e, st) in enumerate(zip(begin, end, step)):
+        if st not in (None, 1):
+            return None
+        if b is None and e is None:
+            continue
+        if b is not None and e is not None and ((b < 0) != (e < 0) or e <= b):
+            return None
+        out.append((axis, b, e))
+    return out
+
+
+def _np_update(F: str, name: str, spans: tuple, whole: bool, scalar: bool, op: Optional[str], v: str) -> str:
+    """The np-mode value of ``name`` after the assignment (see above)."""
+    def value(region: str) -> str:
+        if scalar:
+            return f"{F}.np.full_like({region}, {v})" if op is None else f"{region} {_SCALAR_OPS[op]} {v}"
+        moved = f"{F}.np.zeros_like({region}) + {v}" if op is None else f"{region} {_SCALAR_OPS[op]} {v}"
+        return f"{F}.npx.reshape_like({moved}, {region})"
+
+    if whole:
+        return value(name)
+    pieces = _np_pieces(spans)
+    assert pieces is not None
+
+    def build(base: str, rest: list) -> str:
+        if not rest:
+            return value(base)
+        (axis, b, e), rest = rest[0], rest[1:]
+        lead = ":, " * axis
+
+        def part(lo: Optional[int], hi: Optional[int]) -> str:
+            return f"{base}[{lead}{'' if lo is None else lo}:{'' if hi is None else hi}]"
+
+        parts = [part(None, b)] if b not in (None, 0) else []
+        parts.append(build(part(b, e), rest))
+        if e is not None:
+            parts.append(part(e, None))
+        return f"{F}.np.concatenate([{', '.join(parts)}], axis={axis})"
+
+    return build(name, pieces)

@@ -41,6 +41,13 @@ or unknown functions), ``return``/``break``/``continue``/``raise`` elsewhere in 
 is needed afterwards but has no tensor value in some branch, a ``while`` loop on a tensor (its
 iteration count is not bounded statically, and ``F.contrib.while_loop`` needs ``max_iterations``).
 
+In np-mode code (``npx.set_np()``) the select is ``F.np.where(c, a, b)``: the condition is 0-d
+(a full reduction, or ``F.np.reshape(c, ())``, which demands one element as ``if c:`` does) and
+broadcasts against both sides, so it needs no ``broadcast_like``. ``F.contrib.cond`` and
+``F.contrib.while_loop`` are not offered there: MXNet 1.9.1's ``_cond``/``_while_loop``/``_foreach``
+take legacy arrays only (``TypeError`` on np-mode arrays, imperatively and hybridized), and
+``mx.npx`` has no control-flow operators before MXNet 2.0.
+
 Applicability: imperatively each branch could produce a value of a different shape; a graph has one.
 The rewrite is *safe* when every output provably has the same shape in every branch: each value is
 an elementwise expression (arithmetic with numbers, unary elementwise ``F`` operators, broadcasting
@@ -338,6 +345,9 @@ class _Converter:
         self.event = event
         self.F = F
         self.site = event.site
+        #: np-mode code (``npx.set_np()``): ``F.np.where`` on a 0-d condition; no ``F.contrib.cond``
+        #: (MXNet 1.9.1's control-flow operators take legacy arrays only)
+        self.np = event.site.np_mode
         self.fn = event.site.function.node
         self.env: dict[str, Value] = event.extra.get("env", {})
         self.values: dict = event.extra.get("values", {})
@@ -372,6 +382,8 @@ class _Converter:
 
     def mask(self, test: ast.expr, like: str) -> str:
         cond = self.src.expr(test)
+        if self.np:  # ``F.np.where`` broadcasts a 0-d condition against both sides
+            return cond if scalar_shaped(test, self.F, self.env) else f"{self.F}.np.reshape({cond}, ())"
         if not scalar_shaped(test, self.F, self.env):
             cond = f"{self.F}.reshape({cond}, shape=(-1,))"
         return f"{self.F}.broadcast_like({cond}, {like}, lhs_axes=(0,), rhs_axes=(0,))"
@@ -423,8 +435,12 @@ class _Converter:
         expr = text[-1]
         like = self.like(per)
         for branch, value in reversed(list(zip(chain[:-1], text[:-1]))):
-            expr = f"{self.F}.where({self.mask(branch.test, like)}, {value}, {expr})"  # type: ignore[arg-type]
+            expr = f"{self.where}({self.mask(branch.test, like)}, {value}, {expr})"  # type: ignore[arg-type]
         return expr
+
+    @property
+    def where(self) -> str:
+        return f"{self.F}.np.where" if self.np else f"{self.F}.where"
 
     def like(self, per: Sequence[ast.expr]) -> str:
         """What the condition is broadcast against: a value's first axis (all values share their
@@ -547,7 +563,9 @@ def _if_fix(conv: _Converter, stmt: ast.If) -> Optional[tuple[list[Edit], list[s
     if pers is not None:
         unsafe = [] if conv.same_shapes(list(pers.values())) else ["the branches' values are assumed to have one shape"]
         lines = [f"{indent}{name} = {conv.where_expr(chain, per)}" for name, per in pers.items()]
-        return [_edit(conv.site, stmt, stmt, lines)], unsafe, f"`{F}.where`"
+        return [_edit(conv.site, stmt, stmt, lines)], unsafe, f"`{conv.where}`"
+    if conv.np:
+        return None  # (no ``cond`` for np-mode arrays in MXNet 1.9.1)
     # cond: every output needs a tensor value in every branch
     for b in chain:
         last: dict[str, ast.expr] = {}
@@ -583,7 +601,9 @@ def _return_fix(conv: _Converter, stmt: ast.If, chain: list[_Branch], indent: st
         per = [b.body[-1].value for b in chain]  # type: ignore[attr-defined]
         unsafe = [] if conv.same_shapes([per]) else ["the branches' values are assumed to have one shape"]
         lines = [f"{indent}return {conv.where_expr(chain, per)}"]
-        return [_edit(conv.site, stmt, last_stmt, lines)], unsafe, f"`{F}.where`"
+        return [_edit(conv.site, stmt, last_stmt, lines)], unsafe, f"`{conv.where}`"
+    if conv.np:
+        return None
     lines = _cond_return_lines(conv, chain, indent, unit)
     return [_edit(conv.site, stmt, last_stmt, lines)], _COND_UNSAFE, f"`{F}.contrib.cond`"
 
@@ -612,8 +632,8 @@ def _ifexp_fix(conv: _Converter, node: ast.IfExp) -> Optional[tuple[list[Edit], 
     per = [node.body, node.orelse]
     if pure(node.body, F) and pure(node.orelse, F) and conv.is_tensor(node.body) and conv.is_tensor(node.orelse):
         text = conv.where_expr(chain, per)
-        how = f"`{F}.where`"
-    elif pure(node.body, F, conv.child_block) and pure(node.orelse, F, conv.child_block):
+        how = f"`{conv.where}`"
+    elif not conv.np and pure(node.body, F, conv.child_block) and pure(node.orelse, F, conv.child_block):
         text = (f"{F}.contrib.cond({conv.src.expr(node.test)}, lambda: {conv.src.expr(node.body)}, "
                 f"lambda: {conv.src.expr(node.orelse)})")
         how = f"`{F}.contrib.cond`"

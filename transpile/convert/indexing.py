@@ -251,3 +251,26 @@ def np_expand_dims_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     module, ref, where = found
     new = cst.parse_expression(f"{F}.np.expand_dims({subject}, {axis})").with_changes(lpar=ref.lpar, rpar=ref.rpar)
     return Fix(message, (_replace_edit(module, ref, new, where),), Applicability.SAFE)
+
+
+def np_last_row_fix(event: Event, with_edits: bool) -> Optional[Fix]:
+    """np-mode HY010: ``t[-1]`` -> ``F.np.squeeze(t[-1:], axis=0)``. MXNet 1.9.1's np-mode Symbol
+    turns a lone integer key ``i`` into ``slice(i, i + 1)``, for ``-1`` the empty ``slice(-1, 0)``;
+    the slice ``[-1:]`` and the squeeze are the row NumPy indexing gives. Safe (the row was a view
+    imperatively, the squeeze of a slice one too)."""
+    node = event.node
+    F = f_name(event.site)
+    if F is None:
+        return None
+    subject = event.site.source(node.value)  # type: ignore[attr-defined]
+    message = f"Use `{F}.np.squeeze(..[-1:], axis=0)`"
+    if not with_edits:
+        return Fix(message, (), Applicability.SAFE)
+    import libcst as cst
+
+    found = _locate(event.site, event.site.span(node), cst.Subscript)
+    if found is None:
+        return None
+    module, ref, where = found
+    new = cst.parse_expression(f"{F}.np.squeeze({subject}[-1:], axis=0)").with_changes(lpar=ref.lpar, rpar=ref.rpar)
+    return Fix(message, (_replace_edit(module, ref, new, where),), Applicability.SAFE)

@@ -665,7 +665,8 @@ def in_range_loop(event: Event) -> bool:
 
 
 def unpack_fix(event: Event, with_edits: bool) -> Optional[Fix]:
-    """``a, b = t`` -> ``a, b = [F.squeeze(part, axis=0) for part in F.split(t, ...)]`` (unsafe)."""
+    """``a, b = t`` -> ``a, b = [F.squeeze(part, axis=0) for part in F.split(t, ...)]`` (unsafe); in
+    np-mode code ``F.np.squeeze`` of ``F.np.split(t, n, axis=0)`` (a list on an np-mode Symbol too)."""
     scope = _scope(event)
     if scope is None:
         return None
@@ -676,7 +677,10 @@ def unpack_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     names = _target_names(stmt.targets[0])
     if not names or not pure(stmt.value, F):
         return None
-    message = (f"Split the rows with `{F}.split` (unsafe: a first axis of another length raises MXNetError "
+    np_mode = event.site.np_mode
+    split = f"{F}.np.split" if np_mode else f"{F}.split"
+    squeeze = f"{F}.np.squeeze" if np_mode else f"{F}.squeeze"
+    message = (f"Split the rows with `{split}` (unsafe: a first axis of another length raises MXNetError "
                f"instead of ValueError; the parts are no longer views)")
     # the parts were views: with tensors written in place, the copies may compute something else
     changes = writes_in_place(event.site)
@@ -685,11 +689,12 @@ def unpack_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     src = _Source(event.site)
     value = src.expr(stmt.value)
     if len(names) == 1:
-        text = f"{F}.squeeze({value}, axis=0)"
+        text = f"{squeeze}({value}, axis=0)"
     else:
         taken = _names_in(fn, ast.Store) | _names_in(fn, ast.Load)
         part = _unique("part", taken)
-        text = f"[{F}.squeeze({part}, axis=0) for {part} in {F}.split({value}, num_outputs={len(names)}, axis=0)]"
+        sections = str(len(names)) if np_mode else f"num_outputs={len(names)}"
+        text = f"[{squeeze}({part}, axis=0) for {part} in {split}({value}, {sections}, axis=0)]"
     row, col, end_row, end_col = event.site.span(stmt.value)
     if len(names) == 1:
         # ``a, = t`` -> ``a = F.squeeze(t, axis=0)``: the target loses its tuple
@@ -920,8 +925,8 @@ def _while_edits(facts: _Facts, plan: _WhilePlan, header_row: int, header_commen
 def while_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     """HY004 on ``while <tensor condition>`` bounded by a counter, or on ``if c: break`` opening a
     ``for _ in range(n)`` loop: ``F.contrib.while_loop`` (see above), or ``None``."""
-    scope = _scope(event) if event.construct in ("while", "if") else None
-    if scope is None:
+    scope = _scope(event) if event.construct in ("while", "if") and not event.site.np_mode else None
+    if scope is None:  # (np mode: MXNet 1.9.1's ``_while_loop`` takes legacy arrays only)
         return None
     F, fn = scope
     owner = next((n for n in ast.walk(fn) if isinstance(n, (ast.While, ast.If)) and n.test is event.node), None)

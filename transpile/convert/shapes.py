@@ -64,6 +64,10 @@ from .indexing import f_name, writes_in_place
 _BROADCAST = {"Add": "broadcast_add", "Sub": "broadcast_sub", "Mult": "broadcast_mul", "Div": "broadcast_div",
               "Pow": "broadcast_power"}
 _PY_OPS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "Pow": "**"}
+#: np mode: the broadcasting ``F.np`` functions of those operators
+_NP_ARITH = {"Add": "add", "Sub": "subtract", "Mult": "multiply", "Div": "true_divide", "Pow": "power"}
+#: MXNet's legacy reshape codes -> ``npx.reshape``'s (copy one, copy the rest, merge two, split one)
+_NPX_CODES = {"0": "-2", "-2": "-4", "-3": "-5", "-4": "-6"}
 #: ``F`` operators (and tensor methods) whose output has the shape of their first (data) input
 SHAPE_KEEPING_ONE_INPUT = frozenset({
     "relu", "sigmoid", "tanh", "exp", "expm1", "log", "log1p", "log2", "log10", "abs", "sqrt", "rsqrt", "cbrt",
@@ -146,6 +150,8 @@ class _Plan:
         self.values = event.values or {}
         self.uses = event.extra.get("uses") or {}
         self.F = f_name(self.site)
+        #: np-mode code: ``F.npx.reshape`` codes, ``F.npx.shape_array`` numbers (see the module doc)
+        self.np = event.site.np_mode
         self.parents: dict[int, ast.AST] = {}
         for parent in ast.walk(self.fn):
             for child in ast.iter_child_nodes(parent):
@@ -496,6 +502,8 @@ class _Plan:
         func = node.func
         if not isinstance(func, ast.Attribute):
             return None
+        if self.np:
+            return self._np_rewrite(node, func)
         if isinstance(func.value, ast.Name) and func.value.id == self.F and self.F is not None:
             op = func.attr
             if op in ("reshape", "Reshape"):
@@ -525,6 +533,22 @@ class _Plan:
             if meta is not None and meta.kind == "context" and self.metas_ok(meta):
                 return _Rewrite(node, self.text(func.value), "no context copy",
                                 ["imperatively the array is no longer copied to the other context"])
+        return None
+
+    def _np_rewrite(self, node: ast.Call, func: ast.Attribute) -> Optional[_Rewrite]:
+        """np mode: ``t.reshape(..)`` / ``F.np.reshape(t, ..)`` (NumPy's, no codes) ->
+        ``F.npx.reshape`` codes or ``F.npx.reshape_like``. Constructors, ``broadcast_to`` and
+        ``repeat`` keep the finding: ``mx.np``/``mx.npx`` 1.9.1 have no ``broadcast_like`` and
+        ``zeros_like`` takes no shape of other axes."""
+        if isinstance(func.value, ast.Attribute) and isinstance(func.value.value, ast.Name) \
+                and func.value.value.id == self.F and func.value.attr == "np" and func.attr == "reshape":
+            return self._reshape(node, self._arg(node, 0, "a"), self._arg(node, 1, "newshape"), ("a", "newshape"))
+        if not self.is_tensor(func.value):
+            return None
+        if func.attr == "reshape":
+            if len(node.args) > 1 and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
+                return self._reshape(node, func.value, node.args, (), positional=True)
+            return self._reshape(node, func.value, self._arg(node, 0, "shape"), ("shape",))
         return None
 
     def _arg(self, call: ast.Call, position: int, keyword: str) -> Optional[ast.AST]:
@@ -653,7 +677,7 @@ class _Plan:
                 else:
                     items.append(Static(arg, literal_number(arg)))
         else:
-            self._only(call, allowed, ("reverse",))
+            self._only(call, allowed, () if self.np else ("reverse",))
             for kw in call.keywords:
                 if kw.arg == "reverse" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False):
                     raise _Refuse
@@ -669,6 +693,14 @@ class _Plan:
             # ``y.reshape(x.shape)``, ``y.reshape(x.shape[:2] + y.shape[1:])``: axes of another tensor
             return self._reshape_like(call, data, items)
         codes, reverse, unsafe = solved
+        if self.np:  # the same codes renumbered (MXNet's npx.reshape: -2 copy, -4 rest, -5 merge, -6 split)
+            codes = [_NPX_CODES.get(c, c) for c in codes]
+            text = f"{self.F}.npx.reshape({self.text(data)}, {_tuple(codes)}{', reverse=True' if reverse else ''})"
+            rewrite = _Rewrite(call, text, "`npx.reshape` codes", list(unsafe))
+            if writes_in_place(self.site):  # ``npx.reshape`` copies; NumPy's reshape was a view
+                rewrite.unsafe.append("the reshaped view becomes a copy while tensors are written in place")
+                rewrite.changes = True
+            return rewrite
         shape_text = _tuple(codes) + (", reverse=True" if reverse else "")
         if method:
             text = f"{self.text(data)}.reshape({shape_text})"
@@ -731,10 +763,11 @@ class _Plan:
         if middle[3] is not None:
             args.append(f"rhs_end={middle[3]}")
         extra = "".join(", " + a for a in args)
-        rewrite = _Rewrite(call, f"{F}.reshape_like({self.text(data)}, {x}{extra})", "`reshape_like`")
+        rewrite = _Rewrite(call, f"{F}{'.npx' if self.np else ''}.reshape_like({self.text(data)}, {x}{extra})",
+                           "`reshape_like`")
         method = not (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
                       and call.func.value.id == F)
-        if method and writes_in_place(self.site):
+        if (method or self.np) and writes_in_place(self.site):
             # ``y.reshape(..)`` is a view of ``y`` (MXNDArrayReshape); ``reshape_like`` a new array:
             # an in-place write through either would no longer reach the other (found by
             # tests/convert/test_differential.py)
@@ -964,6 +997,13 @@ class _Plan:
         if not self.metas_ok(number):
             raise _Refuse
         t = self.text(tensor_node)
+        if self.np:
+            if number.kind == "value" or not number.scalar:
+                raise _Refuse
+            value = f"{self._graph_number(number, node, exact_int=True)}.astype('float32')"
+            args = f"{t}, {value}" if first else f"{value}, {t}"
+            return _Rewrite(node, f"{F}.np.{_NP_ARITH[op]}({args})", "`F.npx.shape_array` arithmetic",
+                            [f"assumes `{_short(t)}` is float32 (the number becomes a float32 array)"])
         if number.kind == "value":
             # ``x * s.asscalar()`` through a name: as HY001's direct conversion (convert/values.py)
             value = f"{F}.BlockGrad({F}.reshape({self.tensor_name(number.tensor)}, shape=(1,)))"
@@ -984,6 +1024,8 @@ class _Plan:
         if isinstance(item, Static):
             text, _ = self.static_text(item, use)
             return text
+        if self.np:
+            return self._np_graph_number(item, use, exact_int)
         if item.kind in ("dim", "size", "ndim"):
             x = self.tensor_name(item.tensor)
             if item.kind == "dim":
@@ -1001,6 +1043,28 @@ class _Plan:
             if isinstance(a, Static) and isinstance(b, Static):
                 raise _Refuse
             return f"({self._graph_number(a, use)} {_PY_OPS[item.op]} {self._graph_number(b, use)})"
+        raise _Refuse
+
+
+    def _np_graph_number(self, item: Any, use: ast.AST, exact_int: bool) -> str:
+        """np mode: ``x.shape[i]`` / ``len(x)`` is ``F.npx.shape_array(x)[i]`` (a 0-d int64 array:
+        np-mode Symbols take integer keys; ``[-1]`` as ``F.np.squeeze(..[-1:], axis=0)``), float64
+        arithmetic as Python's."""
+        F = self.F
+        if isinstance(item, Static):
+            return self.static_text(item, use)[0]
+        if item.kind == "dim":
+            shape = f"{F}.npx.shape_array({self.tensor_name(item.tensor)})"
+            # (MXNet 1.9.1's np-mode Symbol reads ``[-1]`` as the empty ``slice(-1, 0)``: fails)
+            read = f"{F}.np.squeeze({shape}[-1:], axis=0)" if item.index == -1 else f"{shape}[{item.index}]"
+            return read if exact_int else f"{read}.astype('float64')"
+        if item.kind == "expr" and item.op == "sqrt":
+            return f"{F}.np.sqrt({self._np_graph_number(item.operands[0], use, False)})"
+        if item.kind == "expr" and item.op in _PY_OPS:
+            a, b = item.operands
+            if isinstance(a, Static) and isinstance(b, Static):
+                raise _Refuse
+            return f"({self._np_graph_number(a, use, False)} {_PY_OPS[item.op]} {self._np_graph_number(b, use, False)})"
         raise _Refuse
 
 

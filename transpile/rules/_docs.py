@@ -31,9 +31,9 @@ def render() -> str:
                 f"{', fixable' if rule.fixable else ''}): {rule.summary}", "", rule.rationale, "",
                 f"Fix: {rule.fix_advice}"]
         if rule.fixable:
-            out += ["", "In np-mode code (`npx.set_np()`): " + (
+            out += ["", "In np-mode code (`npx.set_np()`): " + (rule.np_advice or (
                 "the fix applies (it emits `F.np`/`F.npx` or no operator)." if rule.np_fixable else
-                "reported without a fix (the conversion emits the legacy `F` API).")]
+                "reported without a fix (the conversion emits the legacy `F` API)."))]
         if rule.reported_by != "hybridize-check":
             out += ["", f"Reported by `{rule.reported_by}` only."]
         for title, examples in (("Invalid", rule.invalid), ("Valid", rule.valid)):

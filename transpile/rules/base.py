@@ -62,6 +62,10 @@ class Rule:
     #: ``F.X`` operator, or emits ``F.np``/``F.npx`` there). Otherwise np-mode findings of the rule
     #: carry no fix: a legacy operator applied to np-mode tensors is not what the code computed.
     np_fixable: bool = False
+    #: What ``--fix`` does with the rule's np-mode findings (the rule reference prints it), or why
+    #: they keep no fix: MXNet 1.9.1's ``F.np``/``F.npx`` forms, verified in
+    #: ``tests/numpy/test_np_conversions.py``.
+    np_advice: str = ""
 
     @property
     def doc_path(self) -> str:

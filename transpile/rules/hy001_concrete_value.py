@@ -43,6 +43,9 @@ RULE = Rule(
     events=(EventKind.METHOD_CALL, EventKind.CALL),
     check=check,
     fixable=True,
+    np_advice="reported without a fix: the conversion keeps the value out of autograd with `F.BlockGrad`, "
+              "and MXNet 1.9.1's np interface has no stop-gradient (`BlockGrad` takes legacy arrays only, "
+              "an np-mode `Symbol` has no `detach`).",
     valid=(
         example("y = self.fc(x)\nreturn F.relu(y)", init="self.fc = nn.Dense(2)"),
         example("w = self.table.item()\nreturn x * w", init="self.table = 3"),

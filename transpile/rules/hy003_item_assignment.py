@@ -38,6 +38,13 @@ RULE = Rule(
     events=(EventKind.SUBSCRIPT_STORE,),
     check=check,
     fixable=True,
+    np_fixable=True,  # (np mode: `F.np.concatenate` of the pieces; see convert/assignment.py)
+    np_advice="the array is rebuilt from its pieces along each written axis with `F.np.concatenate` (an "
+              "np-mode `Symbol` slices like NumPy; `F.np._internal.slice_assign*` register no gradient): "
+              "`y[1] = 3` -> `F.np.concatenate([y[:1], F.np.full_like(y[1:2], 3), y[2:]], axis=0)`, `y[:, :2] += 1` "
+              "-> `F.np.concatenate([y[:, :2] + 1, y[:, 2:]], axis=1)`, a tensor into slices or the whole array "
+              "`F.npx.reshape_like(F.np.zeros_like(region) + t, region)`. Steps, a tensor under an integer key and "
+              "bounds whose pieces could overlap (`y[1:-1]`) keep the finding.",
     valid=(
         example("outs = [F.relu(x), F.sigmoid(x)]\nouts[0] = outs[0] * 2\nreturn F.concat(*outs, dim=1)"),
         example("parts = list(F.split(x, num_outputs=2))\nparts[0] = parts[0] + 1\nreturn parts"),

@@ -25,10 +25,16 @@ _UNBOUNDED = ("; not converted: `F.contrib.while_loop` needs a static `max_itera
               "else) whose body only assigns names")
 
 
+_NP_NO_LOOP = ("; not converted: MXNet 1.9.1 has no `while_loop` for np-mode arrays (`F.contrib.while_loop` "
+               "takes legacy arrays only, `mx.npx` none): keep the loop imperative or bound it by a static count")
+
+
 def check(event: Event) -> Iterator[Report]:
     if event.value.is_tensor:
         what = _WORDS.get(event.construct, event.construct)
         hint = _UNBOUNDED if event.construct == "while" and while_fix(event, False) is None else ""
+        if event.site.np_mode and event.construct == "while":
+            hint = _NP_NO_LOOP
         yield Report(event.node, f"{what} on a tensor-dependent condition needs its truth value, which "
                                  f"a graph does not have; {event.why()}{hint}",
                      fix=lambda with_edits: condition_fix(event, with_edits) or while_fix(event, with_edits))
@@ -62,6 +68,10 @@ RULE = Rule(
     events=(EventKind.CONDITION,),
     check=check,
     fixable=True,
+    np_fixable=True,  # (np mode: the `F.np.where` select only; see convert/control_flow.py)
+    np_advice="the select becomes `F.np.where(c, a, b)` (the condition 0-d: a full reduction, else "
+              "`F.np.reshape(c, ())`); `cond` and `while` keep the finding: MXNet 1.9.1's `F.contrib.cond`/"
+              "`while_loop` take legacy arrays only and `mx.npx` has no control flow.",
     valid=(
         example("if self.use_bias:\n    x = x + 1\nif bias is None:\n    return F.relu(x)\nreturn F.relu(x) + bias",
                 init="self.use_bias = True", signature="self, F, x, bias=None"),

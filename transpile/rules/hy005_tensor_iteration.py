@@ -16,9 +16,11 @@ def check(event: Event) -> Iterator[Report]:
     if event.value.is_tensor:
         fix = _FIXES.get(event.construct)
         if event.site.np_mode:
+            # (loops: MXNet 1.9.1 has no ``foreach`` for np-mode arrays; unpacking splits)
             yield Report(event.node, f"iterating over tensor `{event.subject_text()}` ({event.construct}): an "
                                      f"np-mode `Symbol` is not iterable (`TypeError` when the block is "
-                                     f"hybridized); {event.why()}")
+                                     f"hybridized); {event.why()}",
+                         fix=(lambda with_edits: unpack_fix(event, with_edits)) if fix is unpack_fix else None)
             return
         yield Report(event.node, f"iterating over tensor `{event.subject_text()}` ({event.construct}): a "
                                  f"`Symbol` iterates over its outputs (one), not over rows; {event.why()}",
@@ -73,6 +75,9 @@ RULE = Rule(
         example("y = F.relu(x)\nfirst, second = y  # expect: HY005\nreturn first"),
     ),
     fixable=True,
+    np_fixable=True,  # (np mode: unpacking only, `F.np.split`; loops keep the finding)
+    np_advice="`a, b = t` becomes `F.np.squeeze` of `F.np.split(t, 2, axis=0)` (unsafe, as above); loops "
+              "over rows keep the finding: MXNet 1.9.1's `F.contrib.foreach` takes legacy arrays only.",
     fix_examples=(
         (example("h = F.relu(x)\nrows = []\nfor r in h:\n    rows.append(r * 2)\nreturn F.concat(*rows, dim=0)"),
          example("h = F.relu(x)\ndef loop_body(r, states):\n    return r * 2, []\nrows, _ = F.contrib.foreach(loop_body, h, [])\n"

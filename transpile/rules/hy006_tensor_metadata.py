@@ -12,8 +12,8 @@ from .base import Report, Rule, example
 def _fix(event: Event):
     """``for i in range(len(t))`` / ``range(t.shape[0])``: the loop's conversion (convert/loops.py);
     any other read: the shape conversions (convert/shapes.py)."""
-    if in_range_loop(event):
-        return lambda with_edits: row_loop_fix(event, with_edits)
+    if in_range_loop(event):  # (np mode: no ``foreach`` for np-mode arrays in MXNet 1.9.1)
+        return None if event.site.np_mode else lambda with_edits: row_loop_fix(event, with_edits)
     return lambda with_edits: metadata_fix(event, with_edits)
 
 
@@ -27,7 +27,7 @@ def check(event: Event) -> Iterator[Report]:
         value, node = event.args[0]
         if value.is_tensor and event.site.np_mode:
             yield Report(event.node, f"`len()` of a tensor raises `TypeError` once hybridized (an np-mode "
-                                     f"`Symbol` is not a list); {event.why(value, node)}")
+                                     f"`Symbol` is not a list); {event.why(value, node)}", fix=_fix(event))
         elif value.is_tensor:
             yield Report(event.node, f"`len()` of a tensor is its number of outputs (1) once hybridized, "
                                      f"not its first dimension; {event.why(value, node)}",
@@ -77,6 +77,12 @@ RULE = Rule(
     events=(EventKind.ATTRIBUTE, EventKind.CALL),
     check=check,
     fixable=True,
+    np_fixable=True,  # (np mode: `F.npx.reshape` codes, `F.npx.shape_array`; see convert/shapes.py)
+    np_advice="a reshape of the measured tensor becomes `F.npx.reshape` with its codes (`-2` copy, `-4` "
+              "the rest, `-5` merge, `-6` split, `reverse=True`), another tensor's shape `F.npx.reshape_like`, "
+              "arithmetic with a dimension `F.np.multiply(x, F.npx.shape_array(x)[i].astype('float32'))` "
+              "(unsafe: float32). Constructors, `broadcast_to`/`repeat` and `range(len(t))` loops keep the "
+              "finding (no `broadcast_like`, no `foreach` for np-mode arrays in MXNet 1.9.1).",
     valid=(
         example("y = F.reshape(x, (0, -1))\nz = F.zeros_like(y)\nn = len(self.layers)\nreturn y + z * n",
                 init="self.layers = []"),

@@ -46,6 +46,9 @@ RULE = Rule(
     events=(EventKind.CALL,),
     check=check,
     fixable=True,
+    np_advice="reported without a fix: the conversion keeps the value out of autograd with `F.BlockGrad`, "
+              "and MXNet 1.9.1's np interface has no stop-gradient (`BlockGrad` takes legacy arrays only, "
+              "an np-mode `Symbol` has no `detach`).",
     valid=(
         "import math\nimport numpy as np\n" + example("scale = math.sqrt(self.units)\nreturn F.exp(x) * scale * np.pi",
                                                       init="self.units = 4"),

@@ -3,7 +3,7 @@ import ast
 from typing import Iterator, Optional
 
 from ..analysis.events import Event, EventKind
-from ..convert.indexing import indexing_fix, np_expand_dims_fix
+from ..convert.indexing import indexing_fix, int_literal, np_expand_dims_fix, np_last_row_fix
 from ..diagnostics import Severity
 from .base import Report, Rule, example, np_example
 
@@ -31,6 +31,12 @@ def _np_rejected(event: Event) -> Optional[ast.AST]:
 
 def check(event: Event) -> Iterator[Report]:
     if event.site.np_mode:
+        if event.value.is_tensor and int_literal(event.node.slice) == -1:  # type: ignore[attr-defined]
+            yield Report(event.node, f"`{event.subject_text()}[-1]`: MXNet 1.9.1's np-mode `Symbol` reads a lone "
+                                     f"`-1` key as the empty `slice(-1, 0)` (the hybridized block fails); "
+                                     f"{event.why()}",
+                         fix=lambda with_edits: np_last_row_fix(event, with_edits))
+            return
         part = _np_rejected(event) if event.value.is_tensor else None
         if part is not None:
             yield Report(event.node, f"indexing tensor `{event.subject_text()}` with `{event.site.text(part, 30)}`: "
@@ -55,7 +61,8 @@ RULE = Rule(
         "slices fail). Indexing a list of tensors or a multi-output result is fine. In np-mode "
         "code (`npx.set_np()`) the Symbol is MXNet's np-mode `_Symbol`, which slices like NumPy "
         "for integers, slices and tuples of them (`_npi_slice` + `_npx_reshape`) and raises "
-        "`IndexError` for `None`, `...`, lists and tensors: only those are reported there."
+        "`IndexError` for `None`, `...`, lists and tensors: only those are reported there, and a lone "
+        "`t[-1]`, which MXNet 1.9.1 slices as `t[-1:0]` (empty: the graph fails; `t[-1, 0]` is right)."
     ),
     fix_advice="Use `F.slice_axis(t, axis=0, begin=0, end=1)`, `F.slice`, `F.take(t, idx)` or "
                "`F.split(t, num_outputs=n)`. `--fix` rewrites literal keys (integers, slices, one "
@@ -64,12 +71,15 @@ RULE = Rule(
                "`--unsafe-fixes`) when the function also updates tensors in place, because the "
                "indexed NDArray was a view and the new value is not. Keys with names, tensors, "
                "`None` or slices after `...` are left to you. In np-mode code: `F.np.expand_dims(t, 0)` "
-               "for `t[None]` (`--fix` does it where one `None` stands among full slices `:`: safe), explicit "
+               "for `t[None]` (`--fix` does it where one `None` stands among full slices `:`: safe), "
+               "`F.np.squeeze(t[-1:], axis=0)` for `t[-1]` (`--fix`: safe), explicit "
                "slices for `...`, `F.np.take(t, idx, axis=...)` for lists and tensors.",
     events=(EventKind.SUBSCRIPT_LOAD,),
     check=check,
     fixable=True,
     np_fixable=True,  # (np-mode reports carry only the np conversion below)
+    np_advice="`t[None]` among full slices becomes `F.np.expand_dims(t, axis)`, `t[-1]` "
+              "`F.np.squeeze(t[-1:], axis=0)`; other keys keep the finding.",
     valid=(
         example("parts = F.split(x, num_outputs=2, axis=1)\nreturn parts[0] + parts[1]"),
         # read at several literal positions, at `[-1]` or at a loop's position: a list or tuple input
