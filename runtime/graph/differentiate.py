@@ -93,7 +93,8 @@ def compile_training(graph: Graph, input_names: list[str], shapes: Mapping[str, 
     used = [k for k in names if k in present]
     bwd = compile_graph(spec.graph, input_names=used, shapes={k: spec.shapes[k] for k in used},
                         dtypes={k: spec.dtypes[k] for k in used},
-                        params={k: params[k] for k in spec.params}, training=training)
+                        params={k: params[k] for k in spec.params}, training=training,
+                        options={"nhwc_views": True})
     prog = TrainingProgram(fwd, bwd, spec, wrt, len(graph.outputs))
     if len(used) != len(names):
         prog.keep = [i for i, k in enumerate(names) if k in present]

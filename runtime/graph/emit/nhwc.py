@@ -58,8 +58,16 @@ def act_lines(em: Any, buf: str, act: tuple, shape: tuple | None = None, dtype: 
 
 @emitter(LAYOUT)
 def _emit_layout(em: Any) -> list[str]:
-    buf = em.out_buffer(0)
     perm = em.bind("perm", tuple(em.node.resolved.perm))
+    view = em.node.resolved.view
+    if view:
+        em.alias(0)
+        lines = [f"{em.outs[0]} = {em.args[0]}.transpose({perm})"]
+        if view == 2:
+            f = em.bind("contiguous", np.ascontiguousarray)
+            lines.append(f"if not {em.outs[0]}.flags.c_contiguous: {em.outs[0]} = {f}({em.outs[0]})")
+        return lines
+    buf = em.out_buffer(0)
     return [f"_copyto({buf}, {em.args[0]}.transpose({perm}))", f"{em.outs[0]} = {buf}"]
 
 

@@ -228,6 +228,11 @@ class _Emitter(Interpreter):
         super().__init__(env)
         self.graph, self.meta, self.plan, self.body = graph, meta, plan, body
         self.out_entries = set(graph.outputs)
+        # a view returned as an output (a training forward's saved NHWC activation, NCHW-shaped):
+        # its operand is written into a fresh array, as outputs are
+        from ..kernels.nhwc import LAYOUT
+        self.out_entries |= {n.inputs[0] for n in graph.nodes
+                             if n.op is LAYOUT and n.resolved.view == 1 and Entry(n, 0) in self.out_entries}
         self.kernels = 0
 
     def variable(self, n: Node) -> str:

@@ -30,7 +30,10 @@ def _layout_shape(attrs, in_shapes):
 
 
 LAYOUT = _internal("_hy_layout", lambda attrs, x: np.ascontiguousarray(x.transpose(attrs.perm)),
-                   (_p("perm"),), ("data",), _layout_shape)
+                   (_p("perm"), _p("view", 0)), ("data",), _layout_shape)
+"""``x.transpose(perm)``: copied into a contiguous buffer (``view=0``); with ``view=1`` a view (a
+training forward's saved activation: the NHWC array itself, NCHW-shaped, for the backward program);
+with ``view=2`` a view when it is contiguous (the backward reading such an activation), else a copy."""
 TO_NHWC = (0, 2, 3, 1)
 TO_NCHW = (0, 3, 1, 2)
 

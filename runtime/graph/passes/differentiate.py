@@ -56,6 +56,7 @@ class Backward:
     shapes: dict[str, tuple] = field(default_factory=dict)
     dtypes: dict[str, np.dtype] = field(default_factory=dict)
     params: list[str] = field(default_factory=list)  # parameters the backward reads
+    n_outputs: int = 0                               # the forward graph's own outputs (the saved follow)
 
 
 def _reject(n: Node) -> str | None:
@@ -183,7 +184,7 @@ def differentiate(graph: Graph, ctx: PassContext) -> Graph:
         if v.op is None and v.name not in shapes and v.name not in head_vars and v.name not in params:
             raise NotDifferentiable(f"backward graph reads an unknown variable {v.name!r}")
     ctx.backward = Backward(bgraph, head_outputs, head_names, saved_names, saved_from, shapes, dtypes,
-                            sorted(params))
+                            sorted(params), len(graph.outputs))
     ctx.stats["differentiate"] = {"backward_nodes": sum(1 for n in bgraph.nodes if n.op is not None),
                                   "saved": len(saved_names), **split_stats}
     if len(fwd_outputs) == len(graph.outputs):

@@ -20,12 +20,17 @@ import numpy as np
 from ..ir import Entry, Graph, Node
 from ..kernels import conv as KC
 from ..kernels import nhwc as K
+from ..kernels import train as KT
+from ..kernels.grad import CONV_DGRAD, CONV_WGRAD
 from . import Pass, PassContext, is_float, registry_op
 
 CONVOLUTION, POOLING, BATCHNORM, CONCAT, FLATTEN, FULLY_CONNECTED = (registry_op(n) for n in (
     "Convolution", "Pooling", "BatchNorm", "Concat", "Flatten", "FullyConnected"))
 ADDS = (registry_op("elemwise_add"), registry_op("broadcast_add"))       # + same shapes: _hy_add
 RELU, ACTIVATION, SIGMOID, TANH, CLIP = (registry_op(n) for n in ("relu", "Activation", "sigmoid", "tanh", "clip"))
+# gradients of training programs (the differentiate stage's nodes)
+BACKWARD_BN, BACKWARD_POOL = registry_op("_backward_BatchNorm"), registry_op("_backward_Pooling")
+ELEMENTWISE_GRADS = (registry_op("_backward_Activation"), registry_op("add_n"))   # position by position
 
 
 def act_spec(op: Any, attrs: Any) -> tuple | None:
@@ -66,21 +71,32 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
     def shape_of(e_old: Entry) -> tuple:
         return meta[e_old].shape
 
-    def convert(e: Entry, perm: tuple, hint: str) -> Entry:
-        key = (e, perm)
+    def convert(e: Entry, perm: tuple, hint: str, view: int = 0) -> Entry:
+        key = (e, perm, view)
         if key not in conv_cache:
-            n = Node(K.LAYOUT, ctx.fresh(hint), {"perm": perm}, [e])
+            n = Node(K.LAYOUT, ctx.fresh(hint), {"perm": perm, "view": view}, [e])
             conv_cache[key] = n.entry()
-            count("transposes")
+            count("views" if view else "transposes")
         return conv_cache[key]
-
-    def to_nhwc(e: Entry) -> Entry:
-        return e if e in nhwc else convert(e, K.TO_NHWC, "to_nhwc")
 
     def to_orig(e: Entry) -> Entry:
         if e not in nhwc:
             return e
         return convert(e, K.TO_NCHW, "to_nchw")
+
+    # a training program stays NHWC across its two calls: the forward returns its saved activations
+    # as NCHW-shaped views of NHWC arrays, the backward views its 4-D inputs back (no copies)
+    views = bool(ctx.options.get("nhwc_views"))
+    saved_out = set()
+    if ctx.backward is not None:
+        saved_out = {i for kind, i in ctx.backward.saved_from if kind == "output" and i >= ctx.backward.n_outputs}
+
+    def to_nhwc(e: Entry) -> Entry:
+        if e in nhwc:
+            return e
+        if views and e.node.op is None and len(meta[e].shape or ()) == 4:
+            return convert(e, K.TO_NHWC, "to_nhwc", view=2)
+        return convert(e, K.TO_NHWC, "to_nhwc")
 
     def static(e_old: Entry) -> bool:
         return id(e_old.node) not in dyn
@@ -96,16 +112,18 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
         out: Node | None = None
         out_nhwc = False
         dynamic = id(n) in dyn
-        if dynamic and not (n.op.mode_dependent and ctx.training) and n.inputs and floaty(n.inputs[0]):
+        if dynamic and not (n.op.mode_dependent and ctx.training and n.op is not BATCHNORM) and n.inputs \
+                and floaty(n.inputs[0]):
             out, out_nhwc = _lower_one(n, n.op, ins, shape_of, static, to_nhwc, to_orig, nhwc, ctx, count)
         if out is None:
             out = Node(n.op, n.name, n.attrs, [to_orig(e) for e in ins] if dynamic else ins, n.extra)
             out_nhwc = False
         for i in range(out.num_outputs):
             emap[Entry(n, i)] = Entry(out, i)
-            if out_nhwc:
+            if out_nhwc is True or isinstance(out_nhwc, tuple) and out_nhwc[i]:
                 nhwc.add(Entry(out, i))
-    outputs = [to_orig(emap[e]) for e in graph.outputs]
+    outputs = [convert(emap[e], K.TO_NCHW, "saved", view=1) if i in saved_out and emap[e] in nhwc
+               else to_orig(emap[e]) for i, e in enumerate(graph.outputs)]
     ctx.stats["layout"] = counts
     lowered = Graph(outputs)
     lowered.meta = {e: m for e, m in meta.items() if e.node.op is None}   # variables are shared
@@ -157,6 +175,9 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
                  "full": a.pooling_convention == "full", "count_include_pad": cip, "global_pool": bool(a.global_pool)}
         count("pool")
         return Node(K.POOL, n.name, attrs, [to_nhwc(ins[0])]), True
+    lowered = _lower_training(n, op, a, xs, ins, shape_of, to_nhwc, nhwc, ctx, count)
+    if lowered is not None:
+        return lowered
     if op is BATCHNORM and not ctx.training and a.axis == 1 and len(xs) in (2, 4) \
             and all(static(e) for e in n.inputs[1:5]):
         C = xs[1]
@@ -185,7 +206,7 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
         if any(e in nhwc for e in ins):
             return Node(K.CONCAT, n.name, {"axis": 3, "num_args": len(ins)}, [to_nhwc(e) for e in ins]), True
         return Node(K.CONCAT, n.name, {"axis": 1, "num_args": len(ins)}, ins), False
-    if op.has("elementwise") and n.num_outputs == 1 and any(e in nhwc for e in ins) \
+    if (op.has("elementwise") or op in ELEMENTWISE_GRADS) and n.num_outputs == 1 and any(e in nhwc for e in ins) \
             and all(tuple(shape_of(e)) == tuple(xs) for e in n.inputs):
         # position by position: computes the same in NHWC, no transpose back (and forth)
         count("elementwise")
@@ -215,6 +236,45 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
                                       "has_bias": has_bias, "act": ()},
                     [x, wt.entry()] + ([ins[2]] if has_bias else [])), False
     return None, False
+
+
+# below this many input channels a weight gradient's NHWC patches are runs too short to copy
+# fast (a first convolution over RGB): it takes the channel-first kernel
+_WGRAD_NHWC_MIN_CHANNELS = 16
+
+
+def _lower_training(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape_of, to_nhwc, nhwc: set,
+                    ctx: PassContext, count) -> tuple[Node, Any] | None:
+    """Training-mode BatchNorm and the gradients of a training program onto the NHWC kernels of
+    ``kernels/train.py``; None when the node is not one of them (or not in a form they take)."""
+    if not ctx.training or len(xs) != 4:
+        return None
+    if op is BATCHNORM and a.axis in (1, -3) and not a.use_global_stats and not a.output_mean_var:
+        count("batchnorm_train")
+        return Node(KT.BN_TRAIN, n.name, {"eps": float(a.eps), "fix_gamma": bool(a.fix_gamma)},
+                    [to_nhwc(ins[0])] + ins[1:5]), True
+    if op is BACKWARD_BN and a.axis in (1, -3) and a.is_train and not a.use_global_stats:
+        count("batchnorm_train_backward")
+        return Node(KT.BN_TRAIN_BWD, n.name, {"eps": float(a.eps), "momentum": float(a.momentum),
+                                               "fix_gamma": bool(a.fix_gamma)},
+                    [to_nhwc(ins[0]), to_nhwc(ins[1])] + ins[2:6]), (True, False, False)
+    if op is BACKWARD_POOL and a.pool_type == "max" and not a.global_pool and (a.layout or "NCHW") == "NCHW" \
+            and a.pooling_convention in ("valid", "full") and len(tuple(a.kernel)) == 2:
+        count("maxpool_backward")
+        attrs = {"kernel": _pair(a.kernel, 1), "stride": _pair(a.stride, 1), "pad": _pair(a.pad, 0)}
+        return Node(KT.MAXPOOL_BWD, n.name, attrs, [to_nhwc(e) for e in ins]), True
+    if op is CONV_WGRAD and a.num_group == 1 and len(tuple(a.kernel)) == 2 \
+            and shape_of(n.inputs[1])[1] >= _WGRAD_NHWC_MIN_CHANNELS:
+        count("conv_wgrad")
+        attrs = {k: tuple(getattr(a, k)) for k in ("kernel", "stride", "dilate", "pad")}
+        return Node(KT.WGRAD_NHWC, n.name, {**attrs, "no_bias": bool(a.no_bias)},
+                    [to_nhwc(ins[0]), to_nhwc(ins[1]), ins[2]]), False
+    if op is CONV_DGRAD and a.num_group == 1 and len(tuple(a.kernel)) == 2:
+        count("conv_dgrad")
+        N, C, H, W = shape_of(n.inputs[2])
+        attrs = {k: tuple(getattr(a, k)) for k in ("kernel", "stride", "dilate", "pad")}
+        return Node(KT.DGRAD_NHWC, n.name, {**attrs, "data_shape": (N, H, W, C)}, [to_nhwc(ins[0]), ins[1]]), True
+    return None
 
 
 PASS = Pass("layout", lower)

@@ -1,0 +1,325 @@
+"""NHWC kernels of compiled training programs: the training-mode BatchNorm forward and backward,
+max-pooling's backward, the weight gradient of a convolution and the data gradient of a strided
+one, all on channels-last tensors, so a training program stays NHWC from the first convolution
+to the last gradient (the layout pass lowers onto them; no transposes between).
+
+They compute what the registry kernels compute (``ops/nn_norm.py``, ``ops/nn_pool.py``,
+``kernels/grad.py``), element by element in the same order of operations; only the per-channel
+sums are taken in another order (two levels: along an image row, then over the rows), and the
+weight gradient's products are summed by BLAS over other chunks. Each kernel works in chunks of
+samples (or rows) on the thread pool and keeps its temporaries to a chunk: no full-size im2col
+columns, no padded copy of a whole activation.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ...ops._nnutil import matmul
+from .common import _internal, _p, _pad_rows, affine_into
+from .fastpath import RowTiling
+from .parallel import chunks_for, num_threads, run_chunks
+
+__all__ = ["BN_TRAIN", "BN_TRAIN_BWD", "MAXPOOL_BWD", "WGRAD_NHWC", "DGRAD_NHWC"]
+
+
+def _bounds(n: int, parts: int) -> list[tuple[int, int]]:
+    parts = max(1, min(parts, n))
+    return [(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
+
+
+def _row_parts(x: np.ndarray) -> int:
+    """Chunks (of image rows) for a memory-bound pass over ``x`` on the pool."""
+    return chunks_for(float(x.size) * 2, x.shape[0] * x.shape[1], min_work=1e6)
+
+
+# ------------------------------------------------------------------------------------------
+# per-channel statistics
+# ------------------------------------------------------------------------------------------
+def _channel_sum(x4: np.ndarray, acc: np.dtype) -> np.ndarray:
+    """``x4.sum(axis=(0, 1, 2))`` of an NHWC block in two levels (along each image row, then over
+    the rows), so float32 rounding grows with W + N*H, not N*H*W."""
+    N, H, W, C = x4.shape
+    rows = np.add.reduce(x4.reshape(N * H, W, C), axis=1, dtype=acc)
+    return np.add.reduce(rows, axis=0, dtype=acc)
+
+
+def _parallel_sum(fn, n_rows: int, parts: int, C: int, acc: np.dtype) -> np.ndarray:
+    """Sum over row chunks of ``fn(lo, hi)`` (per-channel partial sums), chunks on the pool."""
+    bounds = _bounds(n_rows, parts)
+    out = [None] * len(bounds)
+
+    def run(i: int) -> None:
+        out[i] = fn(*bounds[i])
+    run_chunks(run, len(bounds))
+    total = out[0]
+    for p in out[1:]:
+        total = total + p
+    return total.astype(acc, copy=False)
+
+
+def batch_stats(x: np.ndarray, acc: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """The batch mean and biased variance per channel of an NHWC tensor (BatchNorm's training
+    statistics: mean, then the mean of the squared deviations, as the registry kernel)."""
+    N, H, W, C = x.shape
+    count = acc.type(N * H * W)
+    rows = x.reshape(N * H, 1, W, C)
+    parts = _row_parts(x)
+    mean = _parallel_sum(lambda lo, hi: _channel_sum(rows[lo:hi].astype(acc, copy=False), acc),
+                         N * H, parts, C, acc) / count
+
+    def sq(lo: int, hi: int) -> np.ndarray:
+        d = np.subtract(rows[lo:hi], mean, dtype=acc)
+        np.square(d, out=d)
+        return _channel_sum(d, acc)
+    var = _parallel_sum(sq, N * H, parts, C, acc) / count
+    return mean.astype(acc, copy=False), var.astype(acc, copy=False)
+
+
+def _acc(dt: np.dtype) -> np.dtype:
+    return np.dtype(np.float32) if dt == np.float16 else np.dtype(dt)
+
+
+# ------------------------------------------------------------------------------------------
+# BatchNorm, training mode
+# ------------------------------------------------------------------------------------------
+def _bn_train(attrs, x, gamma, beta, moving_mean, moving_var):
+    """BatchNorm's training forward on NHWC data (batch statistics; the moving ones are updated by
+    the backward, as MXNet's CPU kernel does)."""
+    acc = _acc(x.dtype)
+    m, v = batch_stats(x, acc)
+    g = np.ones(x.shape[-1], dtype=acc) if attrs.fix_gamma else gamma.astype(acc, copy=False)
+    invstd = 1 / np.sqrt(v + acc.type(attrs.eps))
+    scale = g * invstd
+    shift = beta.astype(acc, copy=False) - m * scale
+    out = np.empty_like(x)
+    C = x.shape[-1]
+    rows = x.reshape(-1, C)
+    o2 = out.reshape(-1, C)
+    s, t = scale.astype(x.dtype), shift.astype(x.dtype)
+    bounds = _bounds(rows.shape[0], _row_parts(x))
+    tiling = RowTiling(C, rows.shape[0]) if len(bounds) == 1 else None
+
+    def run(i: int) -> None:
+        lo, hi = bounds[i]
+        affine_into(o2[lo:hi], rows[lo:hi], s, t, (), tiling)
+    run_chunks(run, len(bounds))
+    return out
+
+
+BN_TRAIN = _internal("_hy_bn_train", _bn_train, (_p("eps", 1e-3), _p("fix_gamma", True)),
+                     ("data", "gamma", "beta", "moving_mean", "moving_var"),
+                     lambda a, s: (list(s), [tuple(s[0])]), infer_type=lambda a, d: [d[0]])
+
+
+def _bn_train_bwd(attrs, g, x, gamma, beta, moving_mean, moving_var):
+    """BatchNorm's (d data, d gamma, d beta) in training mode on NHWC data, and the moving
+    statistics updated in place (``momentum``, biased batch variance), as ``_backward_BatchNorm``."""
+    acc = _acc(x.dtype)
+    N, H, W, C = x.shape
+    mean, var = batch_stats(x, acc)
+    invstd = 1 / np.sqrt(var + acc.type(attrs.eps))
+    gam = np.ones_like(invstd) if attrs.fix_gamma else gamma.astype(acc, copy=False)
+    xr, gr = x.reshape(N * H, 1, W, C), g.reshape(N * H, 1, W, C)
+    parts = _row_parts(x)
+
+    def sums(lo: int, hi: int) -> np.ndarray:
+        ga = gr[lo:hi].astype(acc, copy=False)
+        xc = np.subtract(xr[lo:hi], mean, dtype=acc)
+        xc *= ga
+        return np.stack([_channel_sum(ga, acc), _channel_sum(xc, acc)])
+    sum_g, sum_gxc = _parallel_sum(sums, N * H, parts, C, acc)
+    count = acc.type(N * H * W)
+    scale = (gam * invstd).astype(acc)
+    mg = (sum_g / count).astype(acc)
+    coef = (invstd * invstd * sum_gxc / count).astype(acc)
+    dx = np.empty(x.shape, x.dtype)
+    dr = dx.reshape(N * H, 1, W, C)
+
+    def grad(i: int) -> None:
+        lo, hi = bounds[i]
+        xc = np.subtract(xr[lo:hi], mean, dtype=acc)
+        xc *= coef
+        d = np.subtract(gr[lo:hi], mg, dtype=acc)
+        d -= xc
+        d *= scale
+        dr[lo:hi] = d
+    bounds = _bounds(N * H, parts)
+    run_chunks(grad, len(bounds))
+    m = acc.type(attrs.momentum)
+    moving_mean[...] = (moving_mean * m + mean * (1 - m)).astype(moving_mean.dtype)
+    moving_var[...] = (moving_var * m + var * (1 - m)).astype(moving_var.dtype)
+    dgamma = np.zeros_like(gamma) if attrs.fix_gamma else (sum_gxc * invstd).astype(gamma.dtype)
+    return dx, dgamma, sum_g.astype(beta.dtype)
+
+
+BN_TRAIN_BWD = _internal("_hy_bn_train_bwd", _bn_train_bwd,
+                         (_p("eps", 1e-3), _p("momentum", 0.9), _p("fix_gamma", True)),
+                         ("ograd", "data", "gamma", "beta", "moving_mean", "moving_var"),
+                         lambda a, s: (list(s), [tuple(s[1]), tuple(s[2]), tuple(s[3])]), num_outputs=3,
+                         infer_type=lambda a, d: [d[1], d[2], d[3]])
+
+
+# ------------------------------------------------------------------------------------------
+# max pooling's backward
+# ------------------------------------------------------------------------------------------
+def _maxpool_bwd(attrs, g, x, y):
+    """Max pooling's input gradient on NHWC tensors: each output's gradient goes to the first tap
+    (row-major) of its window equal to the window's maximum (the forward's output), as the
+    registry kernel; samples in chunks on the pool, each with its own padded scratch."""
+    (kh, kw), (sh, sw), (ph, pw) = attrs.kernel, attrs.stride, attrs.pad
+    N, H, W, C = x.shape
+    OH, OW = g.shape[1:3]
+    Hp = max(H + 2 * ph, (OH - 1) * sh + kh)
+    Wp = max(W + 2 * pw, (OW - 1) * sw + kw)
+    dx = np.empty_like(x)
+    dt = np.result_type(g.dtype, x.dtype)
+
+    def run(i: int) -> None:
+        lo, hi = bounds[i]
+        n = hi - lo
+        xp = np.full((n, Hp, Wp, C), -np.inf, x.dtype)
+        xp[:, ph:ph + H, pw:pw + W] = x[lo:hi]
+        buf = np.zeros((n, Hp, Wp, C), dt)
+        yy, gg = y[lo:hi], g[lo:hi]
+        found = np.zeros(yy.shape, bool)
+        hit = np.empty(yy.shape, bool)
+        part = np.empty(gg.shape, dt)
+        for ti in range(kh):
+            for tj in range(kw):
+                sl = (slice(None), slice(ti, ti + sh * (OH - 1) + 1, sh), slice(tj, tj + sw * (OW - 1) + 1, sw))
+                np.equal(xp[sl], yy, out=hit)
+                np.greater(hit, found, out=hit)
+                found |= hit
+                np.multiply(gg, hit, out=part)
+                buf[sl] += part
+        dx[lo:hi] = buf[:, ph:ph + H, pw:pw + W]
+    bounds = _bounds(N, chunks_for(float(g.size) * kh * kw * 5, N, min_work=1e6))
+    run_chunks(run, len(bounds))
+    return dx
+
+
+MAXPOOL_BWD = _internal("_hy_maxpool_bwd", _maxpool_bwd, (_p("kernel"), _p("stride"), _p("pad")),
+                        ("ograd", "data", "output"), lambda a, s: (list(s), [tuple(s[1])]),
+                        infer_type=lambda a, d: [d[1]])
+
+
+# ------------------------------------------------------------------------------------------
+# convolution gradients
+# ------------------------------------------------------------------------------------------
+_COLS_BYTES = 8 << 20        # im2col columns built per chunk (per thread)
+
+
+def _wgrad_nhwc(attrs, g, x, w):
+    """The weight (and bias) gradient of a 2-D convolution (one group) from the NHWC output
+    gradient ``g`` and data ``x``: ``dW[f, (i, j, c)] = sum_rows g[row, f] * x_patch[row, (i, j, c)]``,
+    one GEMM per chunk of output rows over that chunk's NHWC patches (built tap by tap, each a
+    contiguous channel run), chunks on the pool, partial sums added. ``w`` gives the shape
+    ``(F, C, kh, kw)`` of the result."""
+    (kh, kw), (sh, sw), (dh, dw_), (ph, pw) = attrs.kernel, attrs.stride, attrs.dilate, attrs.pad
+    N, H, W, C = x.shape
+    OH, OW, F = g.shape[1:]
+    K = kh * kw * C
+    T = num_threads()
+    total = N * OH
+    per_row = OW * K * x.dtype.itemsize
+    # chunks of output rows (across samples: a long reduction for BLAS), a block of consecutive
+    # chunks per thread, each summed in order: the same result whichever thread runs a block
+    n_chunks = max(-(-total * per_row // _COLS_BYTES), min(T, total))
+    n_chunks = min(total, -(-n_chunks // T) * T)
+    bounds = _bounds(total, n_chunks)
+    threads = min(T, len(bounds))
+    blocks = _bounds(len(bounds), threads)
+    parts: list = [None] * threads
+    Wp = max(W + 2 * pw, (OW - 1) * sw + (kw - 1) * dw_ + 1)
+    g2 = g.reshape(total, OW * F)
+
+    def patches(r0: int, r1: int) -> np.ndarray:
+        """Columns ``((r1 - r0) * OW, kh * kw * C)`` of the flattened output rows ``r0:r1``: per
+        sample, the padded input band they read, then one strided copy per tap."""
+        cols = np.empty((r1 - r0, OW, kh, kw, C), x.dtype)
+        r = r0
+        while r < r1:
+            n, o0 = divmod(r, OH)
+            o1 = min(OH, o0 + r1 - r)
+            m = o1 - o0
+            band = np.empty((1, (m - 1) * sh + (kh - 1) * dh + 1, Wp, C), x.dtype)
+            _pad_rows(band, x[n:n + 1], o0 * sh, ph, pw)
+            dst = cols[r - r0:r - r0 + m]
+            for i in range(kh):
+                rows = band[0, i * dh:i * dh + sh * (m - 1) + 1:sh]              # (m, Wp, C)
+                if dw_ == 1:     # taps j = 0..kw-1 of one output column: kw * C contiguous values
+                    st = rows.strides
+                    win = as_strided(rows, (m, OW, kw * C), (st[0], sw * st[1], st[2]), writeable=False)
+                    dst[:, :, i] = win.reshape(m, OW, kw, C)
+                else:
+                    for j in range(kw):
+                        dst[:, :, i, j] = rows[:, j * dw_:j * dw_ + sw * (OW - 1) + 1:sw]
+            r += m
+        return cols.reshape(-1, K)
+
+    def run(t: int) -> None:
+        acc = None
+        for i in range(*blocks[t]):
+            r0, r1 = bounds[i]
+            part = matmul(g2[r0:r1].reshape(-1, F).T, patches(r0, r1))
+            if acc is None:
+                acc = part
+            else:
+                acc += part
+        parts[t] = acc
+    run_chunks(run, threads)
+    dw = parts[0]
+    for p in parts[1:]:
+        dw = dw + p
+    dw = dw.reshape(F, kh, kw, C).transpose(0, 3, 1, 2).astype(w.dtype)
+    if attrs.no_bias:
+        return (np.ascontiguousarray(dw),)
+    return np.ascontiguousarray(dw), g.sum(axis=(0, 1, 2)).astype(g.dtype, copy=False)
+
+
+WGRAD_NHWC = _internal(
+    "_hy_wgrad_nhwc", _wgrad_nhwc,
+    (_p("kernel"), _p("stride"), _p("dilate"), _p("pad"), _p("no_bias", False)),
+    ("ograd", "data", "weight"),
+    lambda a, s: (list(s), [tuple(s[2])] + ([] if a.no_bias else [(s[2][0],)])),
+    num_outputs=lambda a: 1 if a.no_bias else 2,
+    infer_type=lambda a, d: [d[2]] * (1 if a.no_bias else 2))
+
+
+def _dgrad_nhwc(attrs, g, w):
+    """The data gradient of a strided 2-D convolution (one group) on NHWC tensors: per sample,
+    ``g[n] (OH*OW, F) @ W (F, kh*kw*C)`` gives each output position's patch gradient, added back
+    tap by tap into a padded buffer (col2im); samples in chunks on the pool. ``data_shape``: the
+    data's NHWC shape."""
+    (kh, kw), (sh, sw), (dh, dw_), (ph, pw) = attrs.kernel, attrs.stride, attrs.dilate, attrs.pad
+    N, H, W, C = attrs.data_shape
+    OH, OW, F = g.shape[1:]
+    wm = np.ascontiguousarray(w.transpose(0, 2, 3, 1)).reshape(F, kh * kw * C)
+    Hp = max(H + 2 * ph, (OH - 1) * sh + (kh - 1) * dh + 1)
+    Wp = max(W + 2 * pw, (OW - 1) * sw + (kw - 1) * dw_ + 1)
+    dx = np.empty((N, H, W, C), w.dtype)
+    dt = np.result_type(w.dtype, g.dtype)
+
+    def run(i: int) -> None:
+        lo, hi = bounds[i]
+        n = hi - lo
+        cols = matmul(g[lo:hi].reshape(n * OH * OW, F), wm).reshape(n, OH, OW, kh, kw, C)
+        buf = np.zeros((n, Hp, Wp, C), dt)
+        for ti in range(kh):
+            for tj in range(kw):
+                sl = (slice(None), slice(ti * dh, ti * dh + sh * (OH - 1) + 1, sh),
+                      slice(tj * dw_, tj * dw_ + sw * (OW - 1) + 1, sw))
+                buf[sl] += cols[:, :, :, ti, tj]
+        dx[lo:hi] = buf[:, ph:ph + H, pw:pw + W]
+    bounds = _bounds(N, chunks_for(float(g.size) * kh * kw * C, N))
+    run_chunks(run, len(bounds))
+    return dx
+
+
+DGRAD_NHWC = _internal(
+    "_hy_dgrad_nhwc", _dgrad_nhwc,
+    (_p("kernel"), _p("stride"), _p("dilate"), _p("pad"), _p("data_shape")),
+    ("ograd", "weight"),
+    lambda a, s: (list(s), [tuple(a.data_shape)]),
+    infer_type=lambda a, d: [d[1]])

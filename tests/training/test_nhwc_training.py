@@ -1,0 +1,114 @@
+"""A compiled training step stays channels-last (NHWC) from the first convolution to the last
+gradient: training-mode BatchNorm, its backward, max-pooling's backward and the convolutions'
+weight and strided data gradients have NHWC kernels that compute what the registry's channel-first
+kernels compute; the forward hands its saved activations to the backward as views of its NHWC
+arrays (no transposes between the two programs)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hybridize.runtime as mx
+from hybridize.runtime import autograd, gluon
+from hybridize.runtime.gluon import nn
+from hybridize.runtime.graph.kernels import grad as G
+from hybridize.runtime.graph.kernels import train as T
+from hybridize.runtime.ops import nn_norm, nn_pool
+from hybridize.runtime.ops.registry import find_op
+
+
+def _nhwc(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a.transpose(0, 2, 3, 1))
+
+
+def _nchw(a: np.ndarray) -> np.ndarray:
+    return a.transpose(0, 3, 1, 2)
+
+
+class _A:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+@pytest.mark.parametrize("fix_gamma", [False, True])
+def test_batchnorm_training_forward_and_backward_equal_the_registry_kernels(fix_gamma):
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((3, 5, 6, 7)) * 2 + 1).astype(np.float32)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    gamma, beta = rng.standard_normal(5).astype(np.float32), rng.standard_normal(5).astype(np.float32)
+    mm, mv = rng.standard_normal(5).astype(np.float32), rng.uniform(1, 2, 5).astype(np.float32)
+    with autograd.train_mode():
+        ref = nn_norm._batch_norm(find_op("BatchNorm").resolve({"fix_gamma": fix_gamma, "eps": 1e-5}),
+                                  x, gamma, beta, mm, mv)
+    got = T._bn_train(_A(eps=1e-5, fix_gamma=fix_gamma), _nhwc(x), gamma, beta, mm, mv)
+    np.testing.assert_allclose(_nchw(got), ref, rtol=1e-5, atol=1e-6)
+    battrs = find_op("_backward_BatchNorm").resolve({"fix_gamma": fix_gamma, "eps": 1e-5, "momentum": 0.8,
+                                                     "is_train": True})
+    mm1, mv1, mm2, mv2 = mm.copy(), mv.copy(), mm.copy(), mv.copy()
+    ref = nn_norm._backward_batch_norm(battrs, g, x, gamma, beta, mm1, mv1)
+    got = T._bn_train_bwd(_A(eps=1e-5, fix_gamma=fix_gamma, momentum=0.8), _nhwc(g), _nhwc(x), gamma, beta, mm2, mv2)
+    np.testing.assert_allclose(_nchw(got[0]), ref[0], rtol=1e-4, atol=1e-6)
+    for a, b in zip(got[1:], ref[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mm2, mm1, rtol=1e-6)        # moving statistics updated in place
+    np.testing.assert_allclose(mv2, mv1, rtol=1e-6)
+
+
+@pytest.mark.parametrize("kernel,stride,pad,convention", [((3, 3), (2, 2), (1, 1), "valid"), ((2, 2), (2, 2), (0, 0), "valid"),
+                                                          ((3, 3), (2, 2), (0, 0), "full")])
+def test_max_pooling_backward_sends_each_gradient_to_the_first_maximum(kernel, stride, pad, convention):
+    rng = np.random.default_rng(1)
+    x = np.maximum(rng.standard_normal((2, 3, 9, 8)), 0).astype(np.float32)     # ties: relu's zeros
+    attrs = find_op("Pooling").resolve({"kernel": kernel, "stride": stride, "pad": pad, "pool_type": "max",
+                                        "pooling_convention": convention})
+    y = nn_pool._pooling(attrs, x)
+    g = rng.standard_normal(y.shape).astype(np.float32)
+    ref = nn_pool._backward_pooling(attrs, g, x, y)
+    got = T._maxpool_bwd(_A(kernel=kernel, stride=stride, pad=pad), _nhwc(g), _nhwc(x), _nhwc(y))
+    np.testing.assert_array_equal(_nchw(got), ref)
+
+
+@pytest.mark.parametrize("shape,f,k,s,p,d", [((2, 5, 9, 9), 3, 3, 1, 1, 1), ((2, 4, 8, 7), 6, 3, 2, 1, 1),
+                                             ((3, 4, 9, 9), 2, 3, 1, 2, 2), ((2, 6, 7, 7), 4, 1, 2, 0, 1)])
+def test_convolution_weight_and_data_gradients_equal_the_channel_first_kernels(shape, f, k, s, p, d):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype(np.float32)
+    N, C, H, W = shape
+    OH, OW = ((n + 2 * p - d * (k - 1) - 1) // s + 1 for n in (H, W))
+    g = rng.standard_normal((N, f, OH, OW)).astype(np.float32)
+    w = rng.standard_normal((f, C, k, k)).astype(np.float32)
+    a = _A(kernel=(k, k), stride=(s, s), dilate=(d, d), pad=(p, p), num_group=1, no_bias=False)
+    ref = G._wgrad(a, g, x, w)
+    got = T._wgrad_nhwc(a, _nhwc(g), _nhwc(x), w)
+    for r, o in zip(ref, got):
+        np.testing.assert_allclose(o, r, rtol=1e-5, atol=1e-5)
+    ref = G._dgrad(a, g, w, x)
+    got = T._dgrad_nhwc(_A(kernel=(k, k), stride=(s, s), dilate=(d, d), pad=(p, p), data_shape=(N, H, W, C)),
+                        _nhwc(g), w)
+    np.testing.assert_allclose(_nchw(got), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_the_training_programs_pass_nhwc_activations_without_transposes():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(16, 3, padding=1, in_channels=3), nn.BatchNorm(in_channels=16), nn.Activation("relu"),
+            nn.MaxPool2D(3, 2, 1), nn.Conv2D(16, 3, strides=2, padding=1, in_channels=16),
+            nn.BatchNorm(in_channels=16), nn.Activation("relu"), nn.Conv2D(16, 3, padding=1, in_channels=16),
+            nn.Flatten(), nn.Dense(3, in_units=256))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    rng = np.random.default_rng(3)
+    x, y = mx.nd.array(rng.standard_normal((2, 3, 16, 16))), mx.nd.array([0, 2])
+    with autograd.record():
+        loss = gluon.loss.SoftmaxCrossEntropyLoss()(net(x), y)
+    loss.backward()
+    [(tp, _)] = net._cached_op.training_programs.values()
+    fwd, bwd = tp.forward.stats["layout"], tp.backward.stats["layout"]
+    assert fwd["batchnorm_train"] == 2 and bwd["batchnorm_train_backward"] == 2
+    assert bwd["maxpool_backward"] == 1 and bwd["conv_wgrad"] == 2 and bwd["conv_dgrad"] == 1
+    # forward: the data enters NHWC once, the flatten leaves it; the six saved activations are
+    # views, and the backward views back those it reads as tensors (the flatten's input only
+    # lends its shape)
+    assert fwd["transposes"] == 2 and fwd["views"] == 6 and bwd["views"] == 5
+    # backward: the flatten's gradient enters NHWC; the first convolution's weight gradient (3
+    # input channels) reads it channel-first
+    assert bwd["transposes"] == 2
