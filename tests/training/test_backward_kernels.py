@@ -1,0 +1,52 @@
+"""The compiled backward's own convolution kernels (``_hy_conv_dgrad``, ``_hy_conv_wgrad``) equal the
+registry's ``Convolution`` gradient computed in float64 on the tape, for every geometry they are
+lowered for: strided, dilated, padded, grouped, 1-D to 3-D, one input channel."""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+
+from hybridize.runtime import autograd, nd
+from hybridize.runtime.graph.kernels import grad as G
+
+GEOMETRIES = [
+    # (N, C, spatial, F, kernel, stride, dilate, pad, groups)
+    (3, 4, (9, 10), 6, (3, 3), (2, 2), (1, 1), (1, 1), 1),
+    (2, 4, (9, 9), 6, (3, 3), (1, 2), (2, 1), (2, 0), 2),
+    (4, 6, (12, 12), 4, (5, 5), (1, 1), (1, 1), (0, 0), 1),     # LeNet's second convolution, smaller
+    (3, 1, (10, 9), 3, (5, 5), (1, 1), (1, 1), (0, 0), 1),      # one input channel
+    (2, 3, (11,), 4, (3,), (2,), (1,), (1,), 1),
+    (2, 2, (5, 6, 5), 4, (3, 3, 3), (2, 1, 1), (1, 1, 1), (1, 1, 0), 2),
+]
+
+
+def _reference(x, w, g, kernel, stride, dilate, pad, groups):
+    """(data, weight, bias) gradients of ``Convolution`` on the tape, float64."""
+    X, W, B = nd.array(x, dtype="float64"), nd.array(w, dtype="float64"), nd.zeros((w.shape[0],), dtype="float64")
+    for a in (X, W, B):
+        a.attach_grad()
+    with autograd.record():
+        y = nd.Convolution(X, W, B, kernel=kernel, stride=stride, dilate=dilate, pad=pad, num_group=groups,
+                           num_filter=w.shape[0])
+    y.backward(nd.array(g, dtype="float64"))
+    return X.grad.asnumpy(), W.grad.asnumpy(), B.grad.asnumpy()
+
+
+@pytest.mark.parametrize("N,C,sp,F,kernel,stride,dilate,pad,groups", GEOMETRIES)
+def test_data_and_weight_gradients_equal_the_tapes(N, C, sp, F, kernel, stride, dilate, pad, groups):
+    rng = np.random.default_rng(N * C + F)
+    x = rng.standard_normal((N, C) + sp).astype(np.float32)
+    w = rng.standard_normal((F, C // groups) + kernel).astype(np.float32)
+    osp = tuple((n + 2 * p - d * (k - 1) - 1) // s + 1 for n, p, d, k, s in zip(sp, pad, dilate, kernel, stride))
+    g = rng.standard_normal((N, F) + osp).astype(np.float32)
+    dx, dw, db = _reference(x, w, g, kernel, stride, dilate, pad, groups)
+    a = types.SimpleNamespace(kernel=kernel, stride=stride, dilate=dilate, pad=pad, num_group=groups, no_bias=False)
+    got_dx = G._dgrad(a, g, w, x)
+    assert got_dx.dtype == np.float32 and got_dx.flags.c_contiguous
+    np.testing.assert_allclose(got_dx, dx, rtol=1e-5, atol=1e-5 * np.abs(dx).max())
+    got_dw, got_db = G._wgrad(a, g, x, w)
+    assert got_dw.dtype == got_db.dtype == np.float32
+    np.testing.assert_allclose(got_dw, dw, rtol=1e-5, atol=1e-5 * np.abs(dw).max())
+    np.testing.assert_allclose(got_db, db, rtol=1e-5, atol=1e-5 * np.abs(db).max())
