@@ -2,6 +2,7 @@
 activations, adds, channel concat, reshapes, their epilogues in place."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ def act_lines(em: Any, buf: str, act: tuple, shape: tuple | None = None, dtype: 
     if not act:
         return []
     kind = act[0]
-    big = shape is not None and int(np.prod(shape)) >= FAST_MIN_SIZE and np.dtype(dtype).kind == "f"
+    big = shape is not None and int(math.prod(shape)) >= FAST_MIN_SIZE and np.dtype(dtype).kind == "f"
     if kind == "relu":
         if big:     # numpy's maximum with a scalar is an unvectorized loop: read a zeros view
             z = em.bind("zeros", zeros_like_view(tuple(shape), dtype))
@@ -92,19 +93,19 @@ def _emit_dense(em: Any) -> list[str]:
     lines = []
     if a.flatten and len(xs) != 2:
         x2 = em.names.make("flat")
-        shp = em.bind("shape", (xs[0], int(np.prod(xs[1:]))))
+        shp = em.bind("shape", (xs[0], int(math.prod(xs[1:]))))
         lines.append(f"{x2} = {x}.reshape({shp})")
         x = x2
     elif not a.flatten and len(xs) != 2:
         x2 = em.names.make("flat")
-        shp = em.bind("shape", (int(np.prod(xs[:-1])), xs[-1]))
+        shp = em.bind("shape", (int(math.prod(xs[:-1])), xs[-1]))
         lines.append(f"{x2} = {x}.reshape({shp})")
         x = x2
     buf = em.out_buffer(0)
     o2 = buf
     if not a.flatten and len(xs) != 2:
         o2 = em.names.make("flat")
-        shp = em.bind("shape", (int(np.prod(xs[:-1])), a.num_hidden))
+        shp = em.bind("shape", (int(math.prod(xs[:-1])), a.num_hidden))
         lines.append(f"{o2} = {buf}.reshape({shp})")
     # np.dot: the same BLAS call as matmul for 2-D float operands, with less dispatch overhead
     # (0.5 us a call: a tenth of a batch-1 MLP layer); it needs one float dtype throughout
@@ -113,7 +114,7 @@ def _emit_dense(em: Any) -> list[str]:
     lines.append(f"{mm}({x}, {em.args[1]}, out={o2})")
     if a.has_bias:
         lines.append(f"_add({o2}, {em.args[2]}, out={o2})")
-    o2_shape = (xs[0], a.num_hidden) if a.flatten else (int(np.prod(xs[:-1])), a.num_hidden)
+    o2_shape = (xs[0], a.num_hidden) if a.flatten else (int(math.prod(xs[:-1])), a.num_hidden)
     lines += act_lines(em, o2, tuple(a.act or ()), o2_shape, em.out_dtypes[0])
     lines.append(f"{em.outs[0]} = {buf}")
     return lines
@@ -130,7 +131,7 @@ def _emit_dense_aug(em: Any) -> list[str]:
     a = em.node.resolved
     plan = em.plan
     xs = em.in_shapes[0]
-    n_in, nh = int(np.prod(xs)), int(a.num_hidden)
+    n_in, nh = int(math.prod(xs)), int(a.num_hidden)
     dt = np.dtype(em.out_dtypes[0])
     lines = []
     full_in = plan.augmented.get(em.node.inputs[0])
@@ -177,9 +178,9 @@ def _emit_affine(em: Any) -> list[str]:
     x, s, t = em.args
     act = tuple(em.node.resolved.act or ())
     shape = tuple(em.in_shapes[0])
-    rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
-    nch = chunks_for(float(np.prod(shape)) * (2 + bool(act)), rows, min_work=K.AFFINE_PARALLEL_WORK)
-    if nch > 1 or int(np.prod(shape)) >= FAST_MIN_SIZE:
+    rows = int(math.prod(shape[:-1])) if len(shape) > 1 else 1
+    nch = chunks_for(float(math.prod(shape)) * (2 + bool(act)), rows, min_work=K.AFFINE_PARALLEL_WORK)
+    if nch > 1 or int(math.prod(shape)) >= FAST_MIN_SIZE:
         # memory-bound passes over a big tensor: tiled rows, row chunks on the thread pool
         em.plan.parallel = em.plan.parallel or nch > 1
         k = em.bind("affine", build_affine(shape, act, nch))
@@ -199,7 +200,7 @@ def _emit_act(em: Any) -> list[str]:
         buf = em.out_buffer(0)
         if act[0] == "relu":
             shape = tuple(em.out_shapes[0])
-            if int(np.prod(shape)) >= FAST_MIN_SIZE and np.dtype(em.out_dtypes[0]).kind == "f":
+            if int(math.prod(shape)) >= FAST_MIN_SIZE and np.dtype(em.out_dtypes[0]).kind == "f":
                 z = em.bind("zeros", zeros_like_view(shape, em.out_dtypes[0]))
                 return [f"_maximum({x}, {z}, out={buf})", f"{em.outs[0]} = {buf}"]
             return [f"_maximum({x}, 0, out={buf})", f"{em.outs[0]} = {buf}"]

@@ -8,6 +8,7 @@ program is emitted (:meth:`Planner.finish`).
 from __future__ import annotations
 
 import math
+import types
 from typing import Any
 
 import numpy as np
@@ -87,6 +88,7 @@ class Planner:
         self.parallel = False      # some kernel runs row chunks on the thread pool
         self.augmented: dict[Entry, str] = {}      # entry -> a (1, n + 1) buffer holding it and a 1 (_hy_dense)
         self.slots: dict[tuple, str] = {}          # (buffer, offset, width) -> a view made with the buffers
+        self.shared: dict[tuple, str] = {}         # Emit.bind's shared values -> their global's name
 
     def owner(self, e: Entry) -> frozenset[int]:
         return self.owners.get(e, frozenset())
@@ -167,6 +169,27 @@ class Planner:
                 "(" + ", ".join([v.name for v in self.vbufs] + [nm for _, nm in slots]) + ",) = _bufs"]
 
 
+_IMMUTABLE = (tuple, str, int, float, bool, np.dtype, np.generic)
+
+
+def _shared_key(hint: str, value: Any) -> tuple | None:
+    """The key under which a bound value may be shared, or None (arrays, kernels: one name each)."""
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
+        return (hint, "fn", id(value))
+    if isinstance(value, _IMMUTABLE):
+        try:
+            hash(value)
+        except TypeError:
+            return None
+        # (1, 2) and (1.0, 2.0) are equal but not interchangeable: the types are part of the key
+        return (hint, type(value), value, _types(value))
+    return None
+
+
+def _types(value: Any) -> Any:
+    return tuple(_types(v) for v in value) if isinstance(value, tuple) else type(value)
+
+
 class Emit:
     """What an emitter gets (see this package's docstring for the contract)."""
 
@@ -184,8 +207,18 @@ class Emit:
         return [u for u, _ in self.graph.users(e)]
 
     def bind(self, hint: str, value: Any) -> str:
+        """A global of the generated code holding ``value``. Functions and small immutable values
+        (shapes, dtypes, scalars, activation specs) bound again under the same hint reuse the first
+        name: a long program binds each of them once, not once per node."""
+        key = _shared_key(hint, value)
+        if key is not None:
+            nm = self.plan.shared.get(key)
+            if nm is not None:
+                return nm
         nm = self.names.make(hint, "_")
         self.glob[nm] = value
+        if key is not None:
+            self.plan.shared[key] = nm
         return nm
 
     def out_buffer(self, i: int) -> str:

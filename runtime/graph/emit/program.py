@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import re
 import threading
 from collections.abc import Mapping
@@ -21,6 +22,7 @@ from ...base import HybridizeError, OutOfMemoryError, ShapeError
 from ..interpreter import Interpreter
 from ..ir import Entry, Graph, Node
 from ..kernels.fastpath import new_binding
+from .parts import split
 from .planner import Emit, Planner
 from .registry import EMITTERS
 
@@ -44,7 +46,7 @@ class _Names:
         self._next: dict[str, int] = {}
 
     def make(self, hint: str, prefix: str = "", internal: bool = False) -> str:
-        base = prefix + re.sub(r"[^0-9A-Za-z_]", "_", hint)[:48]
+        base = prefix + _safe(hint)
         if not prefix and base.startswith("_") and not internal:
             base = "v" + base          # leading underscores are reserved for the compiler's names
         if not base or base[0].isdigit() or base in self._KEYWORDS:
@@ -57,6 +59,16 @@ class _Names:
         self._next[base] = i + 1
         self.used.add(name)
         return name
+
+
+@functools.lru_cache(maxsize=4096)
+def _safe(hint: str) -> str:
+    """``hint`` with ``[A-Za-z0-9_]`` kept (others as ``_``), at most 48 characters (hints repeat:
+    cached)."""
+    return _UNSAFE.sub("_", hint)[:48]
+
+
+_UNSAFE = re.compile(r"[^0-9A-Za-z_]")
 
 
 def _comment(node: Node) -> str:
@@ -234,6 +246,7 @@ class _Emitter(Interpreter):
         self.out_entries |= {n.inputs[0] for n in graph.nodes
                              if n.op is LAYOUT and n.resolved.view == 1 and Entry(n, 0) in self.out_entries}
         self.kernels = 0
+        self.starts: list[int] = []     # where each step's lines begin in body
 
     def variable(self, n: Node) -> str:
         return self.env[n.entry()]
@@ -244,6 +257,7 @@ class _Emitter(Interpreter):
         in_dtypes = [meta[e].dtype for e in n.inputs]
         nout = n.num_outputs
         outs = [names.make(n.name) if nout == 1 else names.make(f"{n.name}_{i}") for i in range(nout)]
+        self.starts.append(len(body))
         body.append(_comment(n))
         plan.node = (n.name, n.op.name)  # type: ignore[union-attr]
         emit = EMITTERS.get(n.op)
@@ -348,7 +362,9 @@ def generate(g: Graph, ctx: Any) -> Graph:
 
     # steps: one per dynamic op node, in order (the plan memory stage's schedule)
     plan = Planner(glob, names, meta)
-    _Emitter(ref, g, meta, plan, body).run(g, ctx.steps)
+    emitter = _Emitter(ref, g, meta, plan, body)
+    n_head = len(body)
+    emitter.run(g, ctx.steps)
     rets = []
     for e in g.outputs:
         r = ref[e]
@@ -356,10 +372,16 @@ def generate(g: Graph, ctx: Any) -> Graph:
         if id(e.node) not in dyn or plan.owner(e) or e.node.op is None:
             r = f"{r}.copy()"
         rets.append(r)
-    body.append("return [" + ", ".join(rets) + "]")
+    tail = ["return [" + ", ".join(rets) + "]"]
     prelude = plan.finish(ctx.stats)
-    body[len(const_lines):len(const_lines)] = prelude
-    src = "def forward(_c, " + ", ".join(arg_names) + "):\n" + "\n".join("    " + line for line in body) + "\n"
+    head = const_lines + prelude + body[len(const_lines):n_head]
+    bounds = emitter.starts[1:] + [len(body)]
+    steps = [body[a:b] for a, b in zip(emitter.starts, bounds)]
+    forward_body, parts = split(head, steps, tail, ["_c"] + arg_names,
+                                lambda k: names.make(f"_part{k}", internal=True))
+    src = "def forward(_c, " + ", ".join(arg_names) + "):\n" + "\n".join("    " + line for line in forward_body) + "\n"
+    for _, lines in parts:
+        src += "\n\n" + "\n".join(lines) + "\n"
     code_obj = compile(src, _SOURCE_NAME, "exec")
     exec(code_obj, glob)
     forward = glob["forward"]
