@@ -4,7 +4,8 @@ Tolerances, comparison and random-input helpers behave as MXNet 1.9.1's (same de
 same error messages' content); executor-based checks (``check_symbolic_forward``,
 ``check_symbolic_backward``, ``check_numeric_gradient`` with ``numeric_grad``, ``simple_forward``,
 ``check_consistency``, forward and backward) go through :meth:`Symbol.bind` (backward on autograd's
-tape); sparse arrays and downloads are not offered (dense CPU arrays only).
+tape); sparse arrays are not offered (dense CPU arrays only); ``download`` and the ``get_*`` data helpers
+use files already in place (as MXNet skips a download then) and never access the network.
 """
 from __future__ import annotations
 
@@ -751,7 +752,115 @@ def list_gpus() -> range:
 
 def download(url: str, fname: str | None = None, dirname: str | None = None, overwrite: bool = False,
              retries: int = 5) -> str:
-    raise NotImplementedError("test_utils.download: the hybridize runtime never downloads")
+    """MXNet's ``test_utils.download`` without the network: the file's local path (``fname``, or the
+    URL's last part, under ``dirname``) when it is already there and ``overwrite`` is false, as
+    MXNet skips a download then; otherwise one line naming the file expected."""
+    from .base import DatasetFileNotFoundError
+
+    assert retries >= 0, "Number of retries should be at least 0"
+    if fname is None:
+        fname = url.split("/")[-1]
+    if dirname is None:
+        dirname = os.path.dirname(fname)
+    else:
+        fname = os.path.join(dirname, fname)
+    if dirname:
+        os.makedirs(dirname, exist_ok=True)
+    if not overwrite and os.path.exists(fname):
+        return fname
+    raise DatasetFileNotFoundError(fname, f"cannot download {url}: the runtime never downloads "
+                                          "(place a copy of the file there)")
+
+
+def get_mnist() -> dict:
+    """MNIST as MXNet's ``test_utils.get_mnist``: the four gzip'd idx files (in the working
+    directory, where ``download`` puts them), images ``(n, 1, 28, 28)`` float32 in [0, 1]."""
+    import gzip
+    import struct
+
+    def read_data(label_url: str, image_url: str) -> tuple:
+        with gzip.open(download(label_url)) as flbl:
+            struct.unpack(">II", flbl.read(8))
+            label = np.frombuffer(flbl.read(), dtype=np.int8)
+        with gzip.open(download(image_url), "rb") as fimg:
+            _, _, rows, cols = struct.unpack(">IIII", fimg.read(16))
+            image = np.frombuffer(fimg.read(), dtype=np.uint8).reshape(len(label), rows, cols)
+            image = image.reshape(image.shape[0], 1, 28, 28).astype(np.float32) / 255
+        return label, image
+
+    path = "http://data.mxnet.io/data/mnist/"
+    train_lbl, train_img = read_data(path + "train-labels-idx1-ubyte.gz", path + "train-images-idx3-ubyte.gz")
+    test_lbl, test_img = read_data(path + "t10k-labels-idx1-ubyte.gz", path + "t10k-images-idx3-ubyte.gz")
+    return {"train_data": train_img, "train_label": train_lbl, "test_data": test_img, "test_label": test_lbl}
+
+
+def get_mnist_pkl() -> None:
+    """``data/mnist.pkl.gz`` (MXNet's ``get_mnist_pkl``): present, or one line naming it."""
+    os.makedirs("data", exist_ok=True)
+    if not os.path.exists("data/mnist.pkl.gz"):
+        download("http://deeplearning.net/data/mnist/mnist.pkl.gz", dirname="data")
+
+
+def _extract_zip(path: str, where: str) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(path) as zf:
+        zf.extractall(where)
+
+
+def get_mnist_ubyte() -> None:
+    """MXNet's ``get_mnist_ubyte``: the four idx files in ``data/``, extracted from ``data/mnist.zip``
+    (data.mxnet.io's archive) when missing; that archive must be there (nothing is downloaded)."""
+    os.makedirs("data", exist_ok=True)
+    files = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"]
+    if not all(os.path.exists(os.path.join("data", f)) for f in files):
+        _extract_zip(download("http://data.mxnet.io/mxnet/data/mnist.zip", dirname="data"), "data")
+
+
+def get_cifar10() -> None:
+    """MXNet's ``get_cifar10``: ``data/cifar/{train,test}.{rec,lst}``, extracted from
+    ``data/cifar10.zip`` (data.mxnet.io's archive) when missing."""
+    os.makedirs("data", exist_ok=True)
+    files = ["train.rec", "test.rec", "train.lst", "test.lst"]
+    if not all(os.path.exists(os.path.join("data", "cifar", f)) for f in files):
+        _extract_zip(download("http://data.mxnet.io/mxnet/data/cifar10.zip", dirname="data"), "data")
+
+
+def get_mnist_iterator(batch_size: int, input_shape: tuple, num_parts: int = 1, part_index: int = 0) -> tuple:
+    """MXNet's ``get_mnist_iterator``: (train, validation) ``MNISTIter`` over ``data/``'s idx files."""
+    from .io import MNISTIter
+
+    get_mnist_ubyte()
+    flat = len(input_shape) != 3
+    train = MNISTIter(image="data/train-images-idx3-ubyte", label="data/train-labels-idx1-ubyte",
+                      input_shape=input_shape, batch_size=batch_size, shuffle=True, flat=flat,
+                      num_parts=num_parts, part_index=part_index)
+    val = MNISTIter(image="data/t10k-images-idx3-ubyte", label="data/t10k-labels-idx1-ubyte",
+                    input_shape=input_shape, batch_size=batch_size, flat=flat, num_parts=num_parts,
+                    part_index=part_index)
+    return train, val
+
+
+def get_zip_data(data_dir: str, url: str, data_origin_name: str) -> None:
+    """MXNet's ``get_zip_data``: extracts ``data_dir/data_origin_name`` once it is there."""
+    data_origin_name = os.path.join(data_dir, data_origin_name)
+    if not os.path.exists(data_origin_name):
+        download(url, dirname=data_dir, overwrite=False)
+        _extract_zip(data_origin_name, data_dir)
+
+
+def get_bz2_data(data_dir: str, data_name: str, url: str, data_origin_name: str) -> None:
+    """MXNet's ``get_bz2_data``: ``data_dir/data_name`` decompressed from ``data_origin_name``."""
+    import bz2
+    import shutil
+
+    data_name = os.path.join(data_dir, data_name)
+    data_origin_name = os.path.join(data_dir, data_origin_name)
+    if not os.path.exists(data_name):
+        download(url, fname=data_origin_name, dirname=data_dir, overwrite=False)
+        with bz2.BZ2File(data_origin_name, "rb") as zipfile, open(data_name, "wb") as output:
+            shutil.copyfileobj(zipfile, output)
+        os.remove(data_origin_name)
 
 
 def is_cd_run() -> bool:

@@ -21,7 +21,13 @@ Module API and ``mx.np``/``npx`` are all in the runtime, so the tests using them
 - ``sparse``: sparse storage (``stype``, ``tostype``, ``csr``, ``row_sparse``, ``mx.nd.sparse``);
 - ``gpu``: GPUs, cuDNN/CUDA;
 - ``download``: downloads, pretrained weights and the datasets that download (WikiText2, MNIST, ...,
-  and ``test_utils.get_cifar10``/``get_mnist_ubyte``, which fetch data.mxnet.io's archives);
+  and ``test_utils.get_cifar10``/``get_mnist_ubyte``, which fetch data.mxnet.io's archives), except
+  in the files for which ``local_files.py`` provides local copies (``local_files.NEEDS``:
+  test_gluon_data, test_io, ...): before such a file runs, generated files in the published formats
+  (MNIST idx ``.gz``, CIFAR binary tarballs, ``test_images.tar.gz``, ``mnist.zip``, ``cifar10.zip``)
+  are placed where the tests' ``download`` calls and the datasets' default roots
+  (``$MXNET_HOME/datasets``, a temporary ``MXNET_HOME``) look, so they run as after a download;
+  nothing is ever fetched;
 - ``skipped``: tests MXNet 1.9.1 itself skips (``@unittest.skip``, or ``SkipTest`` raised at run time,
   e.g. when no suitable locale is installed) or that are not test functions pytest can run
   (generator tests).
@@ -40,6 +46,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import local_files  # noqa: E402  (beside this script)
 FILES = ["test_gluon", "test_gluon_rnn", "test_gluon_contrib", "test_gluon_model_zoo", "test_symbol",
          "test_ndarray", "test_operator", "test_loss", "test_init", "test_attr", "test_autograd",
          "test_contrib_autograd", "test_gluon_trainer", "test_optimizer"]
@@ -105,16 +113,22 @@ def classify(path: str, drop: frozenset = frozenset()) -> dict[str, str]:
     return out
 
 
-def run_file(unittest_dir: str, stem: str, selected: list[str], timeout: int) -> dict[str, dict]:
-    """Runs the selected tests of one file; test name -> {"outcome", "message"}."""
+def run_file(unittest_dir: str, stem: str, selected: list[str], timeout: int,
+             cache: str | None = None) -> dict[str, dict]:
+    """Runs the selected tests of one file (in a temporary working directory and ``MXNET_HOME``
+    holding the local copies of its downloads, built in ``cache``); test name -> {"outcome", "message"}."""
     with tempfile.TemporaryDirectory(prefix="mxut-") as tmp:
+        home = os.path.join(tmp, "mxnet_home")
+        os.makedirs(home)
+        if cache is not None:
+            local_files.prepare(stem, tmp, home, cache)
         sel = os.path.join(tmp, "select.json")
         rep = os.path.join(tmp, "report.jsonl")
         with open(sel, "w") as f:
             json.dump(selected, f)
         env = dict(os.environ, MXUT_SELECT=sel, MXUT_REPORT=rep, MXUT_TIMEOUT=str(timeout),
                    PYTHONPATH=os.pathsep.join([os.path.join(HERE, "shim"), os.environ.get("PYTHONPATH", "")]),
-                   MXNET_TEST_SEED="1", MXNET_MODULE_SEED="1")
+                   MXNET_TEST_SEED="1", MXNET_MODULE_SEED="1", MXNET_HOME=home)
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mxnet_alias",
                "--rootdir", unittest_dir, "-o", "python_files=test_*.py", "-W", "ignore",
                os.path.join(unittest_dir, stem + ".py")]
@@ -147,16 +161,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--failures", action="store_true", help="list failing in-scope tests with their error")
     a = ap.parse_args(argv)
     report, tot_in, tot_pass = {}, 0, 0
+    cache_dir = tempfile.TemporaryDirectory(prefix="mxut-files-")
+    cache = cache_dir.name
     print(f"{'file':24} {'tests':>5} {'in scope':>8} {'passed':>6}   pass rate")
     for stem in a.files:
         path = os.path.join(a.unittest_dir, stem + ".py")
         if not os.path.isfile(path):
             print(f"{stem}: not found in {a.unittest_dir}", file=sys.stderr)
             return 2
-        scope = classify(path)
+        scope = classify(path, frozenset({"download"}) if stem in local_files.NEEDS else frozenset())
         selected = sorted(t for t, c in scope.items() if c == "in")
         t0 = time.time()
-        results = run_file(a.unittest_dir, stem, selected, a.timeout) if selected else {}
+        results = run_file(a.unittest_dir, stem, selected, a.timeout, cache) if selected else {}
         for t, r in results.items():  # a test that skips itself (raise SkipTest) is MXNet's skip
             if r["outcome"] == "skipped":
                 scope[t] = "skipped"
