@@ -8,7 +8,11 @@ MXNet's conventions kept: a norm's gradient goes to every element that attains a
 norms, matrix 1/inf norms, the spectral norm's largest/smallest singular value), ``sign(0) = 0``, the
 0-norm's gradient is zero, a zero-size input gets zeros; svd's gradient is MXNet's formula with its
 clamped denominators (``max(l_i - l_j, eps)``, ``max(l_i, eps)``), not the textbook one; tensorsolve
-differentiates both ``a`` and ``b``.
+differentiates both ``a`` and ``b``. Also MXNet's numbers where its kernels depart from the derivative
+(recorded from MXNet 1.9.1, see each kernel): the 2/-2 matrix norms and the 1/-1 norms of a matrix
+without ``axis`` scale with the output gradient squared, the 2/-2 norms over non-trailing axes mix the
+matrices' weights, and einsum's operand broadcast along an ellipsis dimension reads the output gradient
+at index 0 of that dimension.
 """
 from __future__ import annotations
 
@@ -67,16 +71,37 @@ def _backward_norm(attrs, og, x):
             other = c if abs(ordv) == 1 else r
             n = s.max(axis=other, keepdims=True) if ordv > 0 else s.min(axis=other, keepdims=True)
             d = sign * (s == n)
+            if attrs.axis is None and abs(ordv) == 1:
+                # MXNet's front end composes abs/sum/max for explicit axes; without them its norm kernel
+                # runs, which applies the weighted mask twice: the output gradient squared
+                d = d * g
         else:                                       # 2, -2, nuc: through the singular values
-            moved = np.moveaxis(xs, axes, (-2, -1))
-            u, sv, vt = np.linalg.svd(moved, full_matrices=False)
-            if ordv == "nuc":
-                dl = np.ones_like(sv)
-            else:
-                n = sv.max(axis=-1, keepdims=True) if ordv > 0 else sv.min(axis=-1, keepdims=True)
-                dl = (sv == n).astype(np.float64)
-            d = np.moveaxis(np.matmul(u * dl[..., None, :], vt), (-2, -1), axes)
+            return _spectral_backward(xs, g, axes, ordv).astype(x.dtype)
     return (g * d).astype(x.dtype)
+
+
+def _spectral_backward(xs, g, axes, ordv):
+    """The 2/-2/nuclear matrix norms' gradient as NumpyMatrixNormGradCompute computes it: ``u diag(dl) v``
+    per matrix times the output gradient, where for 2/-2 ``dl`` (the indicator of the largest/smallest
+    singular value) is itself weighted by the output gradient (so the gradient scales with its square)
+    and is laid out in the input's axis order, then read back as (matrix, singular value) without undoing
+    that transpose: with the matrix axes not last, the weights land on other matrices' values as in MXNet."""
+    nd = xs.ndim
+    perm = [i for i in range(nd) if i not in axes] + list(axes)
+    back = list(np.argsort(perm))
+    moved = xs.transpose(perm)
+    u, sv, vt = np.linalg.svd(moved, full_matrices=False)
+    batch, k = moved.shape[:-2], sv.shape[-1]
+    if ordv == "nuc":
+        dl = np.ones_like(sv)
+    else:
+        rows_first = moved.shape[-2] <= moved.shape[-1]
+        laid = sv.reshape(batch + ((k, 1) if rows_first else (1, k))).transpose(back)
+        n = sv.max(axis=-1) if ordv > 0 else sv.min(axis=-1)
+        n = n.reshape(batch + (1, 1)).transpose(back)
+        dl = (g * np.sign(laid) * (np.abs(laid) == np.abs(n))).reshape(batch + (k,))
+    og = g.transpose(perm)
+    return (np.matmul(u * dl[..., None, :], vt) * og).transpose(back)
 
 
 backward_op("_backward_npi_norm", _backward_norm, ("ograd", "x"), params=get_op("_npi_norm").params)
@@ -179,8 +204,8 @@ def _tensorsolve_grad(F, attrs, inputs, outputs, out_grads):
 
 
 # -- einsum (np_einsum_op-inl.h: operand i's gradient sums the output gradient times the other operands
-# over every index combination, so repeated indices land on their diagonal and broadcast ellipsis
-# dimensions are summed back) ------------------------------------------------------------------------
+# over every index combination, so repeated indices land on their diagonal; a dimension this operand
+# broadcasts is summed back, with MXNet's reading of the output gradient there) ---------------------------
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -214,8 +239,14 @@ def _backward_einsum(attrs, og, *xs):
         uniq = "".join(dict.fromkeys(term))
         size = {c: x.shape[term.index(c)] for c in uniq}
         others = [t for j, t in enumerate(terms) if j != i]
+        # where this operand broadcasts (size 1 against n), MXNet's kernel reads the output gradient at
+        # index 0 of that dimension (and sums the other operands over it), not the sum of the gradient
+        ogi = og
+        for k, c in enumerate(out):
+            if c in size and size[c] == 1 and og.shape[k] > 1:
+                ogi = np.take(ogi, [0], axis=k)
         present = "".join(c for c in uniq if c in out or any(c in t for t in others))
-        g = np.einsum(",".join([out] + others) + "->" + present, og,
+        g = np.einsum(",".join([out] + others) + "->" + present, ogi,
                       *[xs[j].astype(np.float64) for j in range(len(xs)) if j != i])
         for k, c in enumerate(present):       # broadcast dimensions: sum back to 1, or spread from 1
             if g.shape[k] != size[c] and size[c] == 1:
