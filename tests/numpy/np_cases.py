@@ -59,7 +59,7 @@ def module_text(body: str) -> str:
     return PRELUDE + "".join(f"        {line}\n" for line in body.splitlines())
 
 
-#: The conversions of np-mode findings (HY003, HY004, HY005, HY006): name -> (hybrid_forward body, the
+#: The conversions of np-mode findings (HY003, HY004, HY005, HY006, HY010): name -> (hybrid_forward body, the
 #: body ``--fix`` writes (``--unsafe-fixes`` where the flag is True), unsafe). ``tools/numpy_sym/record.py``
 #: runs the body imperatively and the converted body hybridized on MXNet 1.9.1 (``fixtures/conversions.json``,
 #: with the converted block's input gradient); ``test_np_conversions.py`` holds both sides equal, there and on
@@ -107,6 +107,16 @@ CONVERSIONS: dict[str, tuple[str, str, bool]] = {
         'h = x * 2\na, b = [F.np.squeeze(part, axis=0) for part in F.np.split(h, 2, axis=0)]\nreturn a * b', True),
     'last_row': ('y = F.npx.relu(x)\nreturn y[-1] * 2',
         'y = F.npx.relu(x)\nreturn F.np.squeeze(y[-1:], axis=0) * 2', False),
+    'assign_row_tensor': ('h = x * 2\nh[0] = x[1] + 1\nreturn h',
+        'h = x * 2\nh = F.np.concatenate([F.npx.reshape_like(F.np.zeros_like(h[0:1]) + (x[1] + 1), h[0:1]), h[1:]], axis=0)\nreturn h', False),
+    'assign_row_slice_tensor': ('h = x * 2\nh[1, 1:] = F.np.tanh(x[0, 0])\nreturn h',
+        'h = x * 2\nh = F.np.concatenate([h[:1], F.np.concatenate([h[1:2][:, :1], F.npx.reshape_like(F.np.zeros_like(h[1:2][:, 1:]) + F.np.tanh(x[0, 0]), h[1:2][:, 1:])], axis=1), h[2:]], axis=0)\nreturn h', False),
+    'zeros_like_shape': ('return F.np.zeros(x.shape, ctx=x.context) + x',
+        "return F.np.zeros_like(x, dtype='float32') + x", False),
+    'ones_batch_state': ('h = F.np.ones((x.shape[0], 5), ctx=x.context)\nreturn h * 2',
+        "h = F.np.tile(F.np.ones_like(F.npx.reshape(F.npx.reshape(x, (-2, -1))[:, 0], (-1, 1)), dtype='float32'), (1, 5))\nreturn h * 2", False),
+    'zeros_middle_axis': ('return F.np.zeros((2, x.shape[1], 5), dtype=x.dtype, ctx=x.context) + 1',
+        'return F.np.tile(F.np.zeros_like(F.npx.reshape(F.npx.reshape(F.np.swapaxes(x, 0, 1), (-2, -1))[:, 0], (1, -1, 1))), (2, 1, 5)) + 1', False),
 }
 
 #: What the legacy conversions emit, on np-mode arrays: MXNet 1.9.1 refuses each (its control-flow

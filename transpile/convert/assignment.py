@@ -101,8 +101,8 @@ def assignment_fix(event: Event, with_edits: bool) -> Optional[Fix]:
             return None
     elif rhs.kind is not Kind.TENSOR or (op is not None and op not in _BROADCAST_OPS):
         return None
-    elif not whole and not (np_mode and not spans[3]):  # np mode: a tensor into slices of the array
-        return None
+    elif not whole and not (np_mode and spans[3] == list(range(len(spans[3])))):
+        return None  # (np mode: a tensor into a region whose integer keys lead: it aligns to the right)
     if np_mode and not whole and _np_pieces(spans) is None:
         return None
     name = target.value.id
@@ -162,12 +162,14 @@ def assignment_fix(event: Event, with_edits: bool) -> Optional[Fix]:
 # * ``y[1] = 3``      -> ``y = F.np.concatenate([y[:1], F.np.full_like(y[1:2], 3), y[2:]], axis=0)``
 # * ``y[:, :2] += 1`` -> ``y = F.np.concatenate([y[:, :2] + 1, y[:, 2:]], axis=1)``
 # * ``y[:, 1:] = t``  -> the region ``F.npx.reshape_like(F.np.zeros_like(y[:, 1:]) + t, y[:, 1:])``
-#   (``t`` broadcast to the region, as NumPy assignment does)
+#   (``t`` broadcast to the region, as NumPy assignment does: aligned to the right, so integer keys
+#   may only lead, ``y[0] = t``, ``y[0, 1:] = t``, where the region's kept axes are the last ones)
 #
 # (several written axes nest: the region of the first axis is rebuilt along the next). The whole
 # array: ``y[:] = 3`` -> ``F.np.full_like(y, 3)``, ``y[:] = t`` -> ``F.npx.reshape_like(F.np.zeros_like(y)
 # + t, y)``, ``y[:] += t`` -> ``F.npx.reshape_like(y + t, y)``. Keys with steps, tensors written
-# under an integer key (placing them needs the rank), and bounds whose pieces could overlap
+# under an integer key after a slice (``y[:, 0] = t``: placing them needs the rank), and bounds whose
+# pieces could overlap
 # (a non-negative start with a negative stop: ``y[1:-1]``) keep the finding.
 
 

@@ -32,6 +32,12 @@ interpreter's values carry a :class:`~..analysis.shapes.Meta`, the tensor by ide
   cast to float32 as NDArray's scalar operators cast the Python number to the tensor's dtype.
 * ``t.as_in_context(u.context)`` -> ``t`` (a graph runs in one context).
 
+In np-mode code (``npx.set_np()``) the same plan writes MXNet 1.9.1's np interface: reshape codes
+renumbered for ``F.npx.reshape`` (``0 -2 -3 -4`` -> ``-2 -4 -5 -6``, ``reverse=True`` kept; NumPy's
+``reshape`` has no codes), ``F.npx.reshape_like``, ``F.np.zeros_like``/``ones_like`` (+ ``F.np.tile``)
+for constructors, and arithmetic with ``F.npx.shape_array(x)[i]`` through ``F.np.multiply`` etc.
+``broadcast_to``/``repeat`` and values read with ``asscalar`` keep the finding there.
+
 A binding ``n = x.shape[0]`` / ``b, c, h, w = x.shape`` is deleted when every read of its names
 is inside a rewritten use (or another deleted binding); otherwise it stays with its finding.
 Never converted (the finding stays): numbers that leave the graph (printed, compared in an
@@ -541,8 +547,12 @@ class _Plan:
         ``repeat`` keep the finding: ``mx.np``/``mx.npx`` 1.9.1 have no ``broadcast_like`` and
         ``zeros_like`` takes no shape of other axes."""
         if isinstance(func.value, ast.Attribute) and isinstance(func.value.value, ast.Name) \
-                and func.value.value.id == self.F and func.value.attr == "np" and func.attr == "reshape":
-            return self._reshape(node, self._arg(node, 0, "a"), self._arg(node, 1, "newshape"), ("a", "newshape"))
+                and func.value.value.id == self.F and func.value.attr == "np":
+            if func.attr == "reshape":
+                return self._reshape(node, self._arg(node, 0, "a"), self._arg(node, 1, "newshape"), ("a", "newshape"))
+            if func.attr in ("zeros", "ones"):
+                return self._np_constructor(node, func.attr)
+            return None
         if not self.is_tensor(func.value):
             return None
         if func.attr == "reshape":
@@ -854,6 +864,57 @@ class _Plan:
         if cast is not None:
             expr = f"{F}.cast({expr}, dtype={cast})"
         return _Rewrite(call, expr, f"`{like}`", unsafe)
+
+    def _np_constructor(self, call: ast.Call, op: str) -> Optional[_Rewrite]:
+        """np mode: ``F.np.zeros(x.shape)`` -> ``F.np.zeros_like(x, dtype='float32')``; a shape of one
+        dimension of ``x`` and static sizes (``(x.shape[0], self.units)``) -> that axis of ``x`` as a
+        vector (``F.np.swapaxes`` to the front, ``F.npx.reshape(.., (-2, -1))[:, 0]``), reshaped to its
+        position, ``*_like``, ``F.np.tile`` by the static sizes. ``dtype``: MXNet's np default float32,
+        ``dtype=x.dtype`` keeps ``x``'s."""
+        F = self.F
+        self._only(call, ("shape",), ("dtype", "ctx"))
+        items = self.items(self._arg(call, 0, "shape"))
+        tensor = _one_tensor(items)
+        x = self.tensor_name(tensor)
+        dtype: Optional[str] = "'float32'"
+        unsafe = []
+        for kw in call.keywords:
+            meta = self.meta(kw.value)
+            if kw.arg == "dtype":
+                if meta is not None and meta.kind == "dtype" and meta.tensor is tensor and self.metas_ok(meta):
+                    dtype = None
+                elif isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                    dtype = repr(kw.value.value)
+                else:
+                    raise _Refuse
+            elif meta is None or meta.kind != "context" or meta.tensor is not tensor or not self.metas_ok(meta):
+                raise _Refuse
+        if not any(kw.arg == "ctx" for kw in call.keywords):
+            unsafe.append(f"the array is created on `{x}`'s context, not the default one")
+        like = f"{F}.np.{op}_like"
+        cast = "" if dtype is None else f", dtype={dtype}"
+        if _whole_shape(items):
+            return _Rewrite(call, f"{like}({x}{cast})", f"`np.{op}_like`", unsafe)
+        dims = [k for k, item in enumerate(items) if isinstance(item, Meta)]
+        if len(dims) != 1 or items[dims[0]].kind != "dim" or items[dims[0]].index is None:
+            raise _Refuse
+        position, axis = dims[0], items[dims[0]].index
+        reps = []
+        for k, item in enumerate(items):
+            if k == position:
+                reps.append("1")
+            elif isinstance(item, Static) and (not item.literal or type(item.value) is int):
+                reps.append(self.static_text(item, call)[0])
+            else:
+                raise _Refuse
+        moved = x if axis == 0 else f"{F}.np.swapaxes({x}, 0, {axis})"
+        vector = f"{F}.npx.reshape({moved}, (-2, -1))[:, 0]"
+        placed = vector if len(items) == 1 else \
+            f"{F}.npx.reshape({vector}, {_tuple(['-1' if k == position else '1' for k in range(len(items))])})"
+        expr = f"{like}({placed}{cast})"
+        if any(r != "1" for r in reps):
+            expr = f"{F}.np.tile({expr}, {_tuple(reps)})"
+        return _Rewrite(call, expr, f"`np.{op}_like`", unsafe)
 
     def _factors(self, item: Any, use: ast.AST, ndim: Optional[int]) -> list[tuple[str, Any]]:
         if isinstance(item, Static):

@@ -43,7 +43,8 @@ RULE = Rule(
               "np-mode `Symbol` slices like NumPy; `F.np._internal.slice_assign*` register no gradient): "
               "`y[1] = 3` -> `F.np.concatenate([y[:1], F.np.full_like(y[1:2], 3), y[2:]], axis=0)`, `y[:, :2] += 1` "
               "-> `F.np.concatenate([y[:, :2] + 1, y[:, 2:]], axis=1)`, a tensor into slices or the whole array "
-              "`F.npx.reshape_like(F.np.zeros_like(region) + t, region)`. Steps, a tensor under an integer key and "
+              "`F.npx.reshape_like(F.np.zeros_like(region) + t, region)` (integer keys leading: `y[0] = t`). Steps, "
+              "a tensor under an integer key after a slice and "
               "bounds whose pieces could overlap (`y[1:-1]`) keep the finding.",
     valid=(
         example("outs = [F.relu(x), F.sigmoid(x)]\nouts[0] = outs[0] * 2\nreturn F.concat(*outs, dim=1)"),
