@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -174,6 +175,11 @@ ZOO_ORDER = ["resnet18_v1", "resnet18_v2", "resnet50_v1", "resnet50_v2", "mobile
              "alexnet", "vgg11_bn"]
 
 
+# vgg11_bn's 133M parameters cost the suite ~8 s to fill and run here; tests/runtime/test_models.py
+# checks its numbers from MXNet's exported files, and its graph is still compared here
+NUMBERS_SLOW_ONLY = {"vgg11_bn"}
+
+
 @pytest.fixture(scope="module")
 def fixture_nets():
     """The 14 networks constructed (not initialized) in generate.py's order, the seed nets first."""
@@ -201,6 +207,8 @@ def test_fixture_model_equals_mxnet(fixture_nets, model):
     theirs = json.loads((MODELS / model / "model-symbol.json").read_text())
 
     assert ours == theirs
+    if model in NUMBERS_SLOW_ONLY and os.environ.get("HYBRIDIZE_SLOW") != "1":
+        return
     for sname, p in net._collect_params_with_prefix().items():
         p.initialize(init=_Recipe(recipe, sname))    # one pass at the deferred shapes, no random init first
     net.hybridize()
