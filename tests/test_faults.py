@@ -29,7 +29,7 @@ import pytest
 
 
 KILLS = 6            # kill points per writer
-ROUNDS = 3           # rounds of two concurrent writers
+ROUNDS = 2           # rounds of two concurrent writers
 
 
 # -- content ------------------------------------------------------------------------------------
