@@ -50,3 +50,41 @@ def test_data_and_weight_gradients_equal_the_tapes(N, C, sp, F, kernel, stride, 
     assert got_dw.dtype == got_db.dtype == np.float32
     np.testing.assert_allclose(got_dw, dw, rtol=1e-5, atol=1e-5 * np.abs(dw).max())
     np.testing.assert_allclose(got_db, db, rtol=1e-5, atol=1e-5 * np.abs(db).max())
+
+
+def test_few_channel_layers_of_a_training_program_stay_channel_first():
+    """LeNet's 6-channel BatchNorm, max pooling and data gradient keep the channel-first kernels
+    (channels-last rows of 6 floats are slow); the 16-channel ones go channels-last; the step's
+    gradients equal the op-by-op tape's."""
+    import hybridize.runtime as mx
+    from hybridize.runtime import gluon
+    from hybridize.runtime.gluon import nn
+
+    def build():
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(6, 5, in_channels=1), nn.BatchNorm(in_channels=6), nn.Activation("relu"),
+                nn.MaxPool2D(2), nn.Conv2D(16, 3, in_channels=6), nn.BatchNorm(in_channels=16),
+                nn.Activation("relu"), nn.MaxPool2D(2), nn.Flatten(), nn.Dense(3, in_units=16))
+        net.initialize(mx.init.Xavier())
+        rng = np.random.default_rng(5)
+        for p in net.collect_params().values():
+            if p.name.endswith(("weight", "gamma")):
+                p.set_data(mx.nd.array(rng.uniform(-0.5, 0.5, p.shape) + (1 if p.name.endswith("gamma") else 0)))
+        return net
+    rng = np.random.default_rng(6)
+    x, y = mx.nd.array(rng.standard_normal((3, 1, 14, 14))), mx.nd.array([0, 2, 1])
+    grads = []
+    for hybrid in (False, True):
+        net = build()
+        if hybrid:
+            net.hybridize()
+        with autograd.record():
+            loss = gluon.loss.SoftmaxCrossEntropyLoss()(net(x), y)
+        loss.backward()
+        grads.append([p.grad().asnumpy() for p in net.collect_params().values() if p.grad_req != "null"])
+    [(tp, _)] = net._cached_op.training_programs.values()
+    fwd, bwd = tp.forward.stats["layout"], tp.backward.stats["layout"]
+    assert fwd["batchnorm_train"] == 1 and bwd["batchnorm_train_backward"] == 1
+    assert bwd["maxpool_backward"] == 1 and "conv_dgrad" not in bwd
+    for a, b in zip(*grads):      # (a convolution's bias before BatchNorm: a zero gradient, rounding)
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=max(1e-6, 1e-5 * float(np.abs(a).max())))

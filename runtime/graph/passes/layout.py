@@ -241,6 +241,10 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
 # below this many input channels a weight gradient's NHWC patches are runs too short to copy
 # fast (a first convolution over RGB): it takes the channel-first kernel
 _WGRAD_NHWC_MIN_CHANNELS = 16
+# below this many channels every NHWC training kernel runs along rows of a few floats (LeNet's
+# 6-channel BatchNorm forward and backward, max-pool backward, data gradient: 2-10x the CPU time
+# of the channel-first kernels, the whole step 1.4x): such nodes stay channel-first
+_TRAIN_NHWC_MIN_CHANNELS = 8
 
 
 def _lower_training(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape_of, to_nhwc, nhwc: set,
@@ -248,6 +252,8 @@ def _lower_training(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape
     """Training-mode BatchNorm and the gradients of a training program onto the NHWC kernels of
     ``kernels/train.py``; None when the node is not one of them (or not in a form they take)."""
     if not ctx.training or len(xs) != 4:
+        return None
+    if (shape_of(n.inputs[2])[1] if op is CONV_DGRAD else xs[1]) < _TRAIN_NHWC_MIN_CHANNELS:
         return None
     if op is BATCHNORM and a.axis in (1, -3) and not a.use_global_stats and not a.output_mean_var:
         count("batchnorm_train")
