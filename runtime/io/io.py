@@ -4,6 +4,7 @@ NDArrayIter (ported from MXNet 1.9.1, Apache-2.0) and CSVIter (MXNet's C++ itera
 MXNet's other C++ file iterators are re-implemented beside it: ``ImageRecordIter`` below,
 ``MNISTIter`` (``mnist.py``), ``LibSVMIter`` (``libsvm.py``) and ``ImageDetRecordIter`` (``imagedet.py``).
 """
+import os
 import threading
 from collections import namedtuple
 
@@ -895,6 +896,22 @@ class CSVIter(DataIter):
         return self._pad
 
 
+#: parameters of MXNet's ImageRecordIter the runtime does not implement: refused unless at their
+#: default (the accepted spellings of the default)
+_IMAGE_RECORD_ITER_UNSUPPORTED = {
+    "random_resized_crop": ("False", "0"), "max_rotate_angle": ("0", "0.0"), "max_aspect_ratio": ("0", "0.0"),
+    "min_aspect_ratio": ("None",), "max_shear_ratio": ("0", "0.0"), "max_crop_size": ("-1",),
+    "min_crop_size": ("-1",), "max_random_scale": ("1", "1.0"), "min_random_scale": ("1", "1.0"),
+    "max_random_area": ("1", "1.0"), "min_random_area": ("1", "1.0"), "max_img_size": ("1e10", "10000000000.0"),
+    "min_img_size": ("0", "0.0"), "brightness": ("0", "0.0"), "contrast": ("0", "0.0"),
+    "saturation": ("0", "0.0"), "pca_noise": ("0", "0.0"), "random_h": ("0",), "random_s": ("0",),
+    "random_l": ("0",), "rotate": ("-1", "-1.0"), "pad": ("0",), "inter_method": ("1",),
+    "max_random_illumination": ("0", "0.0"), "max_random_contrast": ("0", "0.0"),
+    "num_parts": ("1",), "part_index": ("0",), "shuffle_chunk_size": ("0",), "path_imglist": ("",),
+    "seed_aug": ("None",), "mean_a": ("0", "0.0"), "std_a": ("1", "1.0"),
+}
+
+
 class ImageRecordIter(DataIter):
     """Batches of images from a RecordIO file (``mxnet.io.ImageRecordIter``, MXNet's C++ iterator, in
     Python; decoding through Pillow, the ``image`` extra).
@@ -904,17 +921,30 @@ class ImageRecordIter(DataIter):
     or random with ``rand_crop``), a random horizontal flip with ``rand_mirror``, then
     ``(pixel - mean) / std * scale`` per RGB channel; batches are float32 NCHW. ``round_batch`` and
     ``shuffle`` (needs ``path_imgidx``) as MXNet's; labels are ``(batch,)`` for ``label_width`` 1.
+    ``mean_img`` as MXNet's: a per-pixel mean image loaded from the file, or computed over the
+    records and saved there when the file does not exist. Parameters MXNet does not know are
+    ignored, as MXNet ignores them; MXNet's random augmentations beyond crop and mirror are refused.
     """
 
     def __init__(self, path_imgrec, data_shape, batch_size, path_imgidx="", label_width=1, shuffle=False,
                  round_batch=True, resize=-1, rand_crop=False, rand_mirror=False, mean_r=0.0, mean_g=0.0,
                  mean_b=0.0, std_r=1.0, std_g=1.0, std_b=1.0, scale=1.0, data_name="data",
-                 label_name="softmax_label", dtype="float32", seed=0, **kwargs):
+                 label_name="softmax_label", dtype="float32", seed=0, mean_img="", **kwargs):
         super().__init__(batch_size)
         from .. import recordio
+        from ..base import ShapeError
         self.data_shape = tuple(int(d) for d in data_shape)
         if len(self.data_shape) != 3 or self.data_shape[0] not in (1, 3):
-            raise ValueError(f"data_shape must be (channels, height, width) with 1 or 3 channels, got {data_shape}")
+            raise ShapeError(f"ImageRecordIter: data_shape must be (channels, height, width) with 1 or 3 channels, "
+                             f"got {tuple(data_shape)}")
+        # MXNet ignores parameters it does not know; those it knows and the runtime does not do are
+        # refused rather than silently giving other batches than MXNet's
+        unsupported = [f"{k}={v!r}" for k, v in sorted(kwargs.items())
+                       if k in _IMAGE_RECORD_ITER_UNSUPPORTED and str(v) not in _IMAGE_RECORD_ITER_UNSUPPORTED[k]]
+        if unsupported:
+            raise NotImplementedError(f"ImageRecordIter: {', '.join(unsupported)} not supported by the runtime "
+                                      "(the default augmenter's random rotation, scaling, shearing, aspect ratio and "
+                                      "colour jitter, chunked shuffling and partitioning are not implemented)")
         self.label_width = int(label_width)
         self._names = (data_name, label_name)
         self._resize, self._rand_crop, self._rand_mirror = int(resize), bool(rand_crop), bool(rand_mirror)
@@ -922,6 +952,7 @@ class ImageRecordIter(DataIter):
         self._std = np.array([std_r, std_g, std_b], np.float32)[:self.data_shape[0]]
         self._scale = np.float32(scale)
         self._dtype = np.dtype(dtype)
+        self._seed = seed
         self._rng = np.random.RandomState(seed)
         if shuffle and not path_imgidx:
             raise ValueError("ImageRecordIter: shuffle needs path_imgidx (the .idx file of path_imgrec)")
@@ -942,6 +973,37 @@ class ImageRecordIter(DataIter):
         self._last = None
         if self._shuffle:
             self._rng.shuffle(self._order)
+        self._mean_img = None
+        if mean_img:
+            self._mean_img = self._load_or_create_mean(str(mean_img))
+
+    def _load_or_create_mean(self, path):
+        """MXNet's ``mean_img``: the ``(c, h, w)`` array saved under the key ``mean_img`` in ``path``
+        (``nd.save``'s format); when the file does not exist, the mean of every record's image as the
+        iterator gives it without the mean image (cropped, normalized by the mean and std values) is
+        computed, in float32 as MXNet sums it, saved there, and used."""
+        from .. import ndarray as nd
+        if os.path.exists(path):
+            try:
+                loaded = nd.load(path)
+            except Exception as e:
+                raise DataFileError(path, f"cannot read the mean image: {e}") from None
+            arr = loaded.get("mean_img") if isinstance(loaded, dict) else None
+            if arr is None or tuple(arr.shape) != self.data_shape:
+                raise DataFileError(path, f"invalid mean image file: expected the key 'mean_img' holding an array "
+                                           f"of shape {self.data_shape}")
+            return arr.asnumpy().astype(np.float32)
+        total = None
+        for i in range(len(self._records)):
+            img = self._sample(i)[0]
+            total = img.copy() if total is None else total + img
+        mean = (total * np.float32(1.0 / len(self._records))).astype(np.float32)
+        nd.save(path, {"mean_img": array(mean)})
+        self._rng = np.random.RandomState(self._seed)      # MXNet starts over after computing the mean
+        self._order = np.arange(len(self._records))
+        if self._shuffle:
+            self._rng.shuffle(self._order)
+        return mean
 
     def _read_all(self, path):
         if self._keys is not None:
@@ -978,9 +1040,13 @@ class ImageRecordIter(DataIter):
         else:
             y0, x0 = (ih - h) // 2, (iw - w) // 2
         arr = img.asnumpy()[y0:y0 + h, x0:x0 + w].astype(np.float32)
-        if self._rand_mirror and self._rng.rand() < 0.5:
+        mirror = self._rand_mirror and self._rng.rand() < 0.5
+        if getattr(self, "_mean_img", None) is not None:   # subtracted where the pixel was, before the flip
+            arr = (arr - self._mean_img.transpose(1, 2, 0)) / self._std * self._scale
+        else:
+            arr = (arr - self._mean) / self._std * self._scale
+        if mirror:
             arr = arr[:, ::-1]
-        arr = (arr - self._mean) / self._std * self._scale
         label = np.atleast_1d(np.asarray(header.label, np.float32))[:self.label_width]
         return arr.transpose(2, 0, 1), label
 

@@ -99,3 +99,40 @@ def test_image_record_iter_gives_mxnets_batches(case):
         assert [(g["label"], g["pad"]) for g in got] == [(w["label"], w["pad"]) for w in want]
         for g, w in zip(got, want):
             np.testing.assert_allclose(g["data"], w["data"], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["plain", "std_scale"])
+def test_image_record_iter_creates_saves_and_uses_mxnets_mean_image(tmp_path, case):
+    """``mean_img`` absent: the mean of the iterator's images (normalized as without it) is computed,
+    saved under the key ``mean_img`` and subtracted from each pixel before the std and scale, as
+    MXNet 1.9.1 (``tools/record_mean_img_mxnet.py``); present: loaded, same batches."""
+    pytest.importorskip("PIL")
+    import json
+
+    from recorded import fixture
+    with open(fixture("mean_img_iter.json")) as f:
+        rec = json.load(f)[case]
+    mean_path = tmp_path / "mean.bin"
+    for want in rec["runs"]:
+        it = mx.io.ImageRecordIter(path_imgrec=fixture("mx_images.rec"), data_shape=(3, 4, 4), batch_size=2,
+                                   mean_img=str(mean_path), **rec["kwargs"])
+        got = [{"data": b.data[0].asnumpy(), "label": b.label[0].asnumpy().tolist(), "pad": b.pad} for b in it]
+        assert [(g["label"], g["pad"]) for g in got] == [(w["label"], w["pad"]) for w in want]
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g["data"], w["data"], rtol=1e-6, atol=1e-5)
+    saved = mx.nd.load(str(mean_path))
+    assert sorted(saved) == rec["keys"]
+    np.testing.assert_allclose(saved["mean_img"].asnumpy(), rec["mean_img"], rtol=1e-6)
+
+
+def test_image_record_iter_refuses_what_it_does_not_do_and_ignores_what_mxnet_ignores():
+    from recorded import fixture
+    from hybridize.runtime.base import MXNetError
+    with pytest.raises(NotImplementedError, match=r"max_rotate_angle=10, seed_aug=3 not supported"):
+        mx.io.ImageRecordIter(path_imgrec=fixture("mx_images.rec"), data_shape=(3, 4, 4), batch_size=2,
+                              max_rotate_angle=10, seed_aug=3)
+    with pytest.raises(MXNetError, match=r"1 or 3 channels, got \(5, 4, 4\)"):
+        mx.io.ImageRecordIter(path_imgrec=fixture("mx_images.rec"), data_shape=(5, 4, 4), batch_size=2)
+    it = mx.io.ImageRecordIter(path_imgrec=fixture("mx_images.rec"), data_shape=(3, 4, 4), batch_size=2,
+                               and_mirror=False, preprocess_threads=4, max_rotate_angle=0)  # MXNet ignores the typo
+    assert next(iter(it)).data[0].shape == (2, 3, 4, 4)
