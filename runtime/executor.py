@@ -11,6 +11,7 @@ and ``backward`` then fills ``grad_arrays`` (write or add, as ``grad_req``).
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -18,8 +19,10 @@ import numpy as np
 from . import autograd
 from .base import HybridizeError, NonDifferentiableError, ShapeError
 from .context import Context, current_context
-from .graph.infer import infer_dtypes, infer_shapes
+from .graph.infer import complete_shape_attrs, entry_shapes, infer_dtypes, needs_shape_completion
+from .graph.ir import Entry
 from .graph.interpret import evaluate
+from .graph.kernels.parallel import blas_single_threaded
 from .ndarray import NDArray
 from .ops._util import known as _known_shape
 
@@ -82,6 +85,17 @@ def _check_differentiable(graph: Any) -> None:
             live.update((id(e.node), e.index) for e in n.inputs)
 
 
+def _one_blas_thread(method: Callable) -> Callable:
+    """Runs ``method`` with BLAS single-threaded: the executor calls one kernel after another, each
+    a few small matmuls, and OpenBLAS's busy-waiting threads make those 10-20x slower as soon as the
+    machine has more runnable threads than cores (the compiled programs run so too)."""
+    @functools.wraps(method)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with blas_single_threaded():
+            return method(*args, **kwargs)
+    return run
+
+
 class Executor:
     """A bound symbol: argument/auxiliary/output arrays plus ``forward``. Made by ``Symbol.bind``."""
 
@@ -96,23 +110,32 @@ class Executor:
         self.aux_arrays: list[NDArray] = aux_arrays
         self._monitor: Callable | None = None
         self._monitor_all = False
+        # the structure is fixed once bound: the graph, its names and (below) its completed shapes
+        self._graph = symbol.graph()
+        self._arg_names = [n.name for n in self._graph.arguments()]
+        self._aux_names = [n.name for n in self._graph.aux_variables()]
+        self._out_names = symbol.list_outputs()
         self.outputs: list[NDArray] = self._allocate_outputs()
         # an argument without a gradient array gets none (MXNet binds it as 'null')
         if any(grad_req.get(n, "null") != "null" and g is not None
-               for n, g in zip(symbol.list_arguments(), grad_arrays)):
-            _check_differentiable(symbol.graph())
+               for n, g in zip(self._arg_names, grad_arrays)):
+            _check_differentiable(self._graph)
 
     # -- construction ---------------------------------------------------------------------------
     def _allocate_outputs(self) -> list[NDArray]:
         """Zero outputs of the inferred shapes/dtypes (checks that the bound arrays fit the graph)."""
-        g = self._symbol.graph()
-        names = self._symbol.list_arguments() + self._symbol.list_auxiliary_states()
+        g = self._graph
+        names = self._arg_names + self._aux_names
         arrays = self.arg_arrays + self.aux_arrays
-        shapes = infer_shapes(g, {n: a.shape for n, a in zip(names, arrays)})
+        shapes = entry_shapes(g, {n: a.shape for n, a in zip(names, arrays)})
         dtypes = infer_dtypes(g, {n: np.dtype(a.dtype) for n, a in zip(names, arrays)})
+        if needs_shape_completion(g):  # zeros((0, H)) begin states: filled in once, at the bound shapes
+            self._graph = g.copy()
+            mapping = {id(a): b for a, b in zip(g.nodes, self._graph.nodes)}
+            complete_shape_attrs(self._graph, {Entry(mapping[id(e.node)], e.index): v for e, v in shapes.items()})
         outs = []
         for e in g.outputs:
-            s = shapes.get((id(e.node), e.index))
+            s = shapes.get(e)
             outs.append(NDArray(np.zeros(s if s is not None and all(int(d) >= 0 for d in s) else (0,),
                                          dtype=dtypes[(id(e.node), e.index)])))
         return outs
@@ -127,21 +150,22 @@ class Executor:
     @property
     def arg_dict(self) -> dict[str, NDArray]:
         """Argument name -> its NDArray (the bound array itself)."""
-        return self._get_dict(self._symbol.list_arguments(), self.arg_arrays)
+        return self._get_dict(self._arg_names, self.arg_arrays)
 
     @property
     def grad_dict(self) -> dict[str, NDArray | None]:
-        return self._get_dict(self._symbol.list_arguments(), self.grad_arrays)
+        return self._get_dict(self._arg_names, self.grad_arrays)
 
     @property
     def aux_dict(self) -> dict[str, NDArray]:
-        return self._get_dict(self._symbol.list_auxiliary_states(), self.aux_arrays)
+        return self._get_dict(self._aux_names, self.aux_arrays)
 
     @property
     def output_dict(self) -> dict[str, NDArray]:
-        return self._get_dict(self._symbol.list_outputs(), self.outputs)
+        return self._get_dict(self._out_names, self.outputs)
 
     # -- running ---------------------------------------------------------------------------------
+    @_one_blas_thread
     def forward(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:
         """Computes the outputs; ``kwargs`` first copy new values into arguments (same shapes)."""
         if kwargs:
@@ -159,11 +183,11 @@ class Executor:
         self._inference_ran = not is_train
         if is_train and any(r != "null" for r in self._grad_req.values()):
             return self._forward_recorded()
-        values = {n: a._data for n, a in zip(self._symbol.list_arguments(), self.arg_arrays)}
-        values.update({n: a._data for n, a in zip(self._symbol.list_auxiliary_states(), self.aux_arrays)})
+        values = {n: a._data for n, a in zip(self._arg_names, self.arg_arrays)}
+        values.update({n: a._data for n, a in zip(self._aux_names, self.aux_arrays)})
         prev = autograd.set_training(is_train)
         try:
-            results = evaluate(self._symbol.graph(), values, monitor=self._monitor_hook())
+            results = evaluate(self._graph, values, monitor=self._monitor_hook())
         finally:
             autograd.set_training(prev)
         for out, r in zip(self.outputs, results):
@@ -196,20 +220,21 @@ class Executor:
         variable (its grad_req)."""
         from .graph.differentiate import run_recorded
         values: dict = {}
-        for name, arr, grad in zip(self._symbol.list_arguments(), self.arg_arrays, self.grad_arrays):
+        for name, arr, grad in zip(self._arg_names, self.arg_arrays, self.grad_arrays):
             req = self._grad_req.get(name, "null")
             var = NDArray(arr._data)  # same values; its own tape entry
             if req != "null" and grad is not None:
                 autograd.mark_variables(var, grad, "add" if req == "add" else "write")
             values[name] = var
-        values.update(zip(self._symbol.list_auxiliary_states(), self.aux_arrays))
+        values.update(zip(self._aux_names, self.aux_arrays))
         with autograd.record(train_mode=train):
-            heads = run_recorded(self._symbol.graph(), values, monitor=self._monitor_hook())
+            heads = run_recorded(self._graph, values, monitor=self._monitor_hook())
         self._heads = heads
         for out, h in zip(self.outputs, heads):
             out._data = h._data
         return self.outputs
 
+    @_one_blas_thread
     def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
         """Gradients of the last forward into ``grad_arrays`` (as each grad_req says). After an
         inference forward (``is_train=False``) MXNet differentiates that inference graph, and without
@@ -229,7 +254,7 @@ class Executor:
             if isinstance(out_grads, NDArray):
                 out_grads = [out_grads]
             elif isinstance(out_grads, Mapping):
-                out_grads = [out_grads[n] for n in self._symbol.list_outputs()]
+                out_grads = [out_grads[n] for n in self._out_names]
             # one per visible output: MXNet ignores extra head gradients (a test passes one for a hidden output)
             out_grads = [g if isinstance(g, NDArray) else NDArray(np.asarray(g)) for g in out_grads][:len(heads)]
             # copied into the output's own gradient buffer, as MXNet's executor does: its dtype

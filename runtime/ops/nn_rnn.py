@@ -13,6 +13,8 @@ applies in training mode only.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..base import ShapeError
@@ -196,7 +198,7 @@ def _rnn(attrs, data, params, state, *rest):
     D = 2 if attrs.bidirectional else 1
     layers = _unpack(attrs, params.astype(data.dtype, copy=False).reshape(-1), data.shape[2])
     x = data
-    hs, cs = [], []
+    hs, cs, masks = [], [], []
     train = is_training()
     for li, dirs in enumerate(layers):
         outs = []
@@ -209,13 +211,33 @@ def _rnn(attrs, data, params, state, *rest):
         x = outs[0] if D == 1 else np.concatenate(outs, axis=2)
         if train and attrs.p > 0 and li < len(layers) - 1:
             keep = np.random.random_sample(x.shape) >= attrs.p
+            masks.append(keep)
             x = (x * keep / x.dtype.type(1 - attrs.p)).astype(data.dtype, copy=False)
+    if masks:
+        _remember_masks(x, masks)
     if not attrs.state_outputs:
         return x
     res = [x, np.stack(hs).astype(data.dtype, copy=False)]
     if attrs.mode == "lstm":
         res.append(np.stack(cs).astype(data.dtype, copy=False))
     return tuple(res)
+
+
+# id(output) -> (weak reference to the output, the dropout masks between its layers): what the
+# backward of a training-mode call with dropout multiplies by (MXNet keeps them in its reserved
+# workspace); an entry lives as long as the output array
+_MASKS: dict = {}
+
+
+def _remember_masks(out: np.ndarray, masks: list) -> None:
+    key = id(out)
+    _MASKS[key] = (weakref.ref(out), masks)
+    weakref.finalize(out, _MASKS.pop, key, None)
+
+
+def _masks_of(out: np.ndarray) -> list | None:
+    saved = _MASKS.get(id(out))
+    return saved[1] if saved is not None and saved[0]() is out else None
 
 
 register(OpDef(
@@ -360,9 +382,14 @@ def _backward_rnn(attrs, *arrays):
         raise ShapeError("RNN backward: projection_size and LSTM state clipping are cuDNN-only in MXNet 1.9.1")
     if attrs.use_sequence_length:
         raise ShapeError("RNN backward: use_sequence_length is cuDNN-only in MXNet 1.9.1")
-    if attrs.p > 0 and is_training():
-        raise ShapeError("RNN backward: dropout between layers (p > 0 in training) is not supported by the "
-                         "runtime's backward kernel")
+    arrays = list(arrays)
+    masks = None
+    if attrs.p > 0 and attrs.is_train:   # the forward drew dropout masks between layers: the same ones
+        out = arrays.pop()
+        masks = _masks_of(out)
+        if masks is None:
+            raise ShapeError("RNN backward: the dropout masks of this training-mode forward are not known "
+                             "(its output array was copied before the backward)")
     if lstm:
         og, og_h, og_c, data, params, state, cell = arrays
     else:
@@ -389,6 +416,8 @@ def _backward_rnn(attrs, *arrays):
         inputs.append(x)
         caches.append(layer_cache)
         x = outs[0] if D == 1 else np.concatenate(outs, axis=2)
+        if masks is not None and li < len(layers) - 1:
+            x = x * (masks[li] / (1 - attrs.p))
     dx = og.astype(f64)
     dstate = np.zeros(state.shape)
     dcell = None if cell is None else np.zeros(cell.shape)
@@ -407,7 +436,7 @@ def _backward_rnn(attrs, *arrays):
             dstate[k] = dh0
             if lstm:
                 dcell[k] = dc0
-        dx = dx_layer
+        dx = dx_layer if masks is None or li == 0 else dx_layer * (masks[li - 1] / (1 - attrs.p))
     flat = _pack(grads, D)
     res = [dx.astype(data.dtype), flat.astype(params.dtype), dstate.astype(state.dtype)]
     if lstm:
@@ -439,9 +468,10 @@ def _pack(grads, D):
 
 
 def _backward_rnn_inputs(attrs):
+    out = ("output",) if attrs.p > 0 and attrs.is_train else ()   # whose dropout masks the forward drew
     if attrs.mode == "lstm":
-        return ("ograd", "ograd_state", "ograd_state_cell", "data", "parameters", "state", "state_cell")
-    return ("ograd", "ograd_state", "data", "parameters", "state")
+        return ("ograd", "ograd_state", "ograd_state_cell", "data", "parameters", "state", "state_cell") + out
+    return ("ograd", "ograd_state", "data", "parameters", "state") + out
 
 
 def _backward_rnn_shape(attrs, in_shapes):
@@ -454,7 +484,8 @@ def _backward_rnn_type(attrs, in_dtypes):
     return [d if d is not None else np.float32 for d in in_dtypes[k:k + (4 if attrs.mode == "lstm" else 3)]]
 
 
-register(OpDef("_backward_RNN", _backward_rnn, params=get_op("RNN").params, inputs=_backward_rnn_inputs,
+register(OpDef("_backward_RNN", _backward_rnn, params=get_op("RNN").params + (Param("is_train", Bool, True),),
+               inputs=_backward_rnn_inputs,
                num_outputs=lambda a: 4 if a.mode == "lstm" else 3, infer_shape=_backward_rnn_shape,
                infer_type=_backward_rnn_type, mode_dependent=True,
                doc="RNN backward: back-propagation through time of the fused RNN/LSTM/GRU kernel."))
@@ -469,7 +500,11 @@ def _rnn_grad(F, attrs, inputs, outputs, out_grads):
     if lstm:
         args.append(out_grads[2] if attrs.state_outputs else F.zeros_like(inputs[3]))
     args += list(inputs[:4 if lstm else 3])
-    g = internal(F, "_backward_RNN")(*args, **attrs.as_dict())
+    is_train = bool(attrs.get("__is_train__", True))
+    if attrs.p > 0 and is_train:
+        args.append(outputs[0])   # its dropout masks
+    kw = {k: v for k, v in attrs.as_dict().items() if not k.startswith("__")}
+    g = internal(F, "_backward_RNN")(*args, is_train=is_train, **kw)
     n = 4 if lstm else 3
     grads = [g[i] for i in range(n)]
     return grads + [None] * (len(inputs) - n)
