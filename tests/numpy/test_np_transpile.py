@@ -71,3 +71,58 @@ def test_transpiled_np_module_builds_F_np_graphs_equal_to_the_imperative_block(t
         onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
     finally:
         npx.reset_np()
+
+
+NP_FINDINGS = '''from mxnet import np, npx
+from mxnet.gluon import nn
+npx.set_np()
+
+
+class Net(nn.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.dense = nn.Dense(4, flatten=False)
+
+    def hybrid_forward(self, F, x):
+        b, c, h = x.shape
+        y = F.npx.relu(self.dense(x))
+        if y.sum() > 0:
+            y = y * 2
+        else:
+            y = -y
+        y[:, 0] = 0
+        z = y.reshape((y.shape[0], -1))
+        return z / len(z), x.reshape((b, c * h))
+'''
+
+
+def test_np_findings_convert_to_F_np_and_the_module_runs_hybridized_as_the_original():
+    """``x.shape``, a tensor ``if``, item assignment, ``len``: converted by ``hybridize transpile`` into
+    ``F.np``/``F.npx`` code whose hybridized graph computes what the original computes imperatively."""
+    from hybridize.transpile.emit.output import apply_conversions
+
+    converted, count = apply_conversions(NP_FINDINGS, "m.py")
+    assert count == 5 and "F.np.where(y.sum() > 0, y * 2, -y)" in converted
+    assert "return F.np.true_divide(z, F.npx.shape_array(z)[0].astype('float32')), F.npx.reshape(x, (-2, -5))" \
+        in converted and "b, c, h" not in converted
+
+    def load(text):
+        scope: dict = {}
+        exec(compile(text.replace("from mxnet", "from hybridize.runtime"), "m.py", "exec"), scope)  # noqa: S102
+        net = scope["Net"]()
+        net.initialize()
+        return net
+
+    x = mnp.array(onp.random.RandomState(0).normal(size=(2, 3, 5)).astype("float32"))
+    try:
+        original, converted_net = load(NP_FINDINGS), load(converted)
+        original(x), converted_net(x)
+        for p, q in zip(original.collect_params().values(), converted_net.collect_params().values()):
+            q.set_data(p.data())
+        want = original(x)
+        converted_net.hybridize()
+        got = converted_net(x)
+        for g, w in zip(got, want):
+            onp.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)
+    finally:
+        npx.reset_np()
