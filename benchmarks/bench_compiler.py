@@ -29,7 +29,8 @@ stay awake and the peer is at its best; the goals are judged on it) and idle-the
 Also prints compile time (trace + passes + codegen) and the memory plan (peak activation bytes
 against the liveness lower bound) of each compiled model. ``--kernels`` measures the
 convolution algorithms (Winograd vs im2col matmul) on ResNet's 3x3 shapes instead.
-``--markdown`` writes ``benchmarks/RESULTS-compiler.md`` (or ``--output``) with the command line.
+``--compile-time`` times only compile_graph (with parameters) in fresh processes, ``--against DIR``
+alternating with another tree. ``--markdown`` writes ``benchmarks/RESULTS-compiler.md`` (or ``--output``) with the command line.
 """
 from __future__ import annotations
 
@@ -394,6 +395,60 @@ def kernels_bench(rounds: int) -> None:
         print(f"{N} {H} {C} {K} | {g * 1e3:.2f} | {wi * 1e3:.2f} | {wi / g:.2f}", flush=True)
 
 
+# --------------------------------------------------------------------------------------------
+# compile time in fresh processes (--compile-time)
+# --------------------------------------------------------------------------------------------
+COMPILE_CHILD = textwrap.dedent('''
+    import json, sys, time
+    sys.path.insert(0, sys.argv[1])
+    import bench_compiler as B
+    import numpy as np
+    import hybridize
+    from hybridize.runtime.graph import mxnet_json
+    from hybridize.runtime.graph.codegen import compile_graph
+    name, batch = sys.argv[2], int(sys.argv[3])
+    params = B.recipe_params(name)
+    g = mxnet_json.load(B.MODELS / name / "model-symbol.json")
+    inputs = [n.name for n in g.variables() if n.name not in params]
+    out = {"tree": hybridize.__file__}
+    for k in ("first", "second"):
+        t, c = time.perf_counter(), time.process_time()
+        compile_graph(g, input_names=inputs, shapes={inputs[0]: (batch, 3, 224, 224)}, params=params)
+        out[k] = (time.perf_counter() - t, time.process_time() - c)
+    print(json.dumps(out))
+''')
+
+
+def compile_time(args: argparse.Namespace) -> None:
+    """Compile time (compile_graph with parameters: passes, codegen, bind_params) of each model in
+    fresh processes, the first compile of the process (imports done, lazy ones included) and a second
+    one; with ``--against DIR`` (a folder holding another tree as ``hybridize``, e.g. an older commit)
+    the two trees alternate process by process, so load drifts hit both alike."""
+    import subprocess
+    trees = [("this tree", os.environ.get("PYTHONPATH", ""))]
+    if args.against:
+        trees.append((args.against, args.against))
+    models = args.only or ["resnet50_v1"]
+    print(f"compile time, median (min) of {args.rounds} fresh processes per row; load {os.getloadavg()}")
+    for name in models:
+        res: dict[str, list] = {label: [] for label, _ in trees}
+        for r in range(args.rounds):
+            for label, path in (trees if r % 2 == 0 else trees[::-1]):
+                env = dict(os.environ, PYTHONPATH=path, HYBRIDIZE_TUNE_BACKGROUND="0")
+                done = subprocess.run([sys.executable, "-c", COMPILE_CHILD, str(HERE), name, "1"], env=env,
+                                      capture_output=True, text=True, check=True)
+                res[label].append(json.loads(done.stdout.strip().splitlines()[-1]))
+        for label, runs in res.items():
+            cells = []
+            for k in ("first", "second"):
+                wall = [x[k][0] * 1e3 for x in runs]
+                cpu = [x[k][1] * 1e3 for x in runs]
+                cells.append(f"{k}: wall {statistics.median(wall):.0f} ms ({min(wall):.0f}), "
+                             f"cpu {statistics.median(cpu):.0f} ms ({min(cpu):.0f})")
+            print(f"{name} b1 [{label}] " + "; ".join(cells), flush=True)
+    print(f"load at the end {os.getloadavg()}")
+
+
 def set_blas_threads(n: int) -> None:
     from hybridize.runtime.graph.kernels import blas_threads
     blas_threads(n)
@@ -418,7 +473,15 @@ def main(argv: list[str] | None = None) -> int:
                          "latency: idle pause then one call; both (default): side by side in one run")
     ap.add_argument("--blas-threads", type=int, default=None,
                     help="set numpy's OpenBLAS thread count in this process (MXNet workers keep theirs)")
+    ap.add_argument("--compile-time", action="store_true",
+                    help="compile time of --only models (default resnet50_v1) in --rounds fresh processes")
+    ap.add_argument("--against", default=None,
+                    help="--compile-time: a folder holding another tree as 'hybridize' (its PYTHONPATH), "
+                         "timed alternately with this one")
     args = ap.parse_args(argv)
+    if args.compile_time:
+        compile_time(args)
+        return 0
     if args.blas_threads:
         set_blas_threads(args.blas_threads)
     if args.kernels:

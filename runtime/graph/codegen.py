@@ -78,6 +78,7 @@ from .emit.program import CompiledProgram, _Names  # noqa: F401  (_Names: the ge
 from .infer import complete_shape_attrs, var_shape_hint
 from .ir import Graph, no_cyclic_gc
 from .passes import PassContext
+from .pipeline import run
 
 __all__ = ["compile_graph", "CompiledProgram"]
 
@@ -92,8 +93,6 @@ def compile_graph(graph: Graph, *, input_names: Sequence[str], shapes: Mapping[s
     variables to differentiate (the differentiate stage runs; the program computes the forward
     outputs then the saved activations, ``prog.backward`` is the backward graph to compile:
     ``differentiate.compile_training`` does both)."""
-    from .pipeline import run
-
     input_names = list(input_names)
     g = graph.copy()
     var_names = {n.name for n in g.variables()}

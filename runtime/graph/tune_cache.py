@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import platform
+import sys
 from typing import Any, Optional
 
 import numpy as np
@@ -47,7 +48,11 @@ def cache_dir() -> Optional[str]:
         return None
     if value:
         return os.path.abspath(os.path.expanduser(value))
-    from platformdirs import user_cache_dir  # XDG_CACHE_HOME or ~/.cache on Linux, the platform's place elsewhere
+    if sys.platform.startswith("linux"):
+        # platformdirs' answer on Linux, without its import (8-25 ms of the first compile)
+        base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
+        return os.path.join(base, "hybridize")
+    from platformdirs import user_cache_dir  # the platform's place elsewhere
     return user_cache_dir("hybridize", appauthor=False)
 
 

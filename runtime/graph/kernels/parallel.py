@@ -133,38 +133,52 @@ _blas_fns: tuple | None = None
 
 def _blas_functions() -> tuple:
     """``(set_num_threads(n), get_num_threads())`` of the OpenBLAS numpy loaded, process-wide, or
-    ``(None, None)``. threadpoolctl finds the library (whatever its file is called); the two
-    functions are then called directly: threadpoolctl's own OpenBLAS controller lets only the first
-    Python thread that used it change the count, and a compiled program is entered from any thread
-    (the first one in sets one thread, the last one out restores the count)."""
+    ``(None, None)``. The library is the one a numpy wheel bundles (``numpy.libs``, where
+    ``kernels/blas.py`` finds it too), else whatever threadpoolctl finds among the loaded libraries
+    (whatever its file is called): threadpoolctl's import and library scan cost 10-30 ms of the first
+    compile, so the bundled file is tried first. The two functions are called directly:
+    threadpoolctl's own OpenBLAS controller lets only the first Python thread that used it change
+    the count, and a compiled program is entered from any thread (the first one in sets one thread,
+    the last one out restores the count)."""
     global _blas_fns
     if _blas_fns is None:
-        found: tuple = (None, None)
-        try:
-            import ctypes
-
-            import numpy  # noqa: F401  (loads its BLAS, which threadpoolctl finds among loaded libraries)
-            from threadpoolctl import threadpool_info
-            paths = [i["filepath"] for i in threadpool_info() if i.get("internal_api") == "openblas"]
-        except Exception:  # noqa: BLE001  (no BLAS threadpoolctl knows: run as numpy does)
-            paths = []
-        for path in paths:
+        found = _blas_functions_in(_bundled_openblas())
+        if found[0] is None:
             try:
-                dll = ctypes.CDLL(path)
-            except OSError:
-                continue
-            for prefix, suffix in (("scipy_openblas", "64_"), ("scipy_openblas", ""), ("openblas", "64_"),
-                                   ("openblas", "")):
-                setter = getattr(dll, f"{prefix}_set_num_threads{suffix}", None)
-                getter = getattr(dll, f"{prefix}_get_num_threads{suffix}", None)
-                if setter is not None and getter is not None:
-                    getter.restype = ctypes.c_int
-                    found = (setter, getter)
-                    break
-            if found[0] is not None:
-                break
+                import numpy  # noqa: F401  (loads its BLAS, which threadpoolctl finds among loaded libraries)
+                from threadpoolctl import threadpool_info
+                found = _blas_functions_in([i["filepath"] for i in threadpool_info()
+                                            if i.get("internal_api") == "openblas"])
+            except Exception:  # noqa: BLE001  (no BLAS threadpoolctl knows: run as numpy does)
+                pass
         _blas_fns = found
     return _blas_fns
+
+
+def _bundled_openblas() -> list[str]:
+    import glob
+
+    import numpy as np
+    here = os.path.dirname(np.__file__)
+    return glob.glob(os.path.join(os.path.dirname(here), "numpy.libs", "*openblas*")) + \
+        glob.glob(os.path.join(here, ".libs", "*openblas*"))
+
+
+def _blas_functions_in(paths: list[str]) -> tuple:
+    import ctypes
+    for path in paths:
+        try:
+            dll = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for prefix, suffix in (("scipy_openblas", "64_"), ("scipy_openblas", ""), ("openblas", "64_"),
+                               ("openblas", "")):
+            setter = getattr(dll, f"{prefix}_set_num_threads{suffix}", None)
+            getter = getattr(dll, f"{prefix}_get_num_threads{suffix}", None)
+            if setter is not None and getter is not None:
+                getter.restype = ctypes.c_int
+                return (setter, getter)
+    return (None, None)
 
 
 _entries = [0]                   # blas_single_threaded entries outside the background tuner
