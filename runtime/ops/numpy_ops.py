@@ -173,7 +173,8 @@ _np_binary("_npi_arctan2", np.arctan2, scalar="_npi_arctan2_scalar", rscalar="_n
 _np_binary("_npi_hypot", np.hypot)
 _np_binary("_npi_copysign", np.copysign, scalar="_npi_copysign_scalar", rscalar="_npi_rcopysign_scalar")
 _np_binary("_npi_lcm", np.lcm, scalar="_npi_lcm_scalar")
-_np_binary("_npi_ldexp", lambda a, b: a * np.power(2.0, b).astype(a.dtype), scalar="_npi_ldexp_scalar",
+# a * 2**b in floating point, then the dtype: integers truncate toward zero as MXNet's DType(a * pow(2, b))
+_np_binary("_npi_ldexp", lambda a, b: (a * np.power(2.0, b)).astype(a.dtype), scalar="_npi_ldexp_scalar",
            rscalar="_npi_rldexp_scalar")
 _np_binary("_npi_bitwise_and", np.bitwise_and, scalar="_npi_bitwise_and_scalar")
 _np_binary("_npi_bitwise_or", np.bitwise_or, scalar="_npi_bitwise_or_scalar")
@@ -1042,7 +1043,10 @@ def _power_grad(F, attrs, inputs, outputs, out_grads):
     mul, pw = internal(F, "_npi_multiply"), internal(F, "_npi_power")
     bm1 = internal(F, "_npi_subtract_scalar")(b, scalar=1.0, is_int=False)
     da = mul(g, mul(b, pw(a, bm1)))
-    db = mul(g, mul(out, internal(F, "_npi_log")(internal(F, "_npi_multiply_scalar")(a, scalar=1.0, is_int=False))))
+    # log of the base in the result's dtype (MXNet's mixed-precision backward casts an integer base first;
+    # log of an integer array stays integer)
+    a_f = mul(a, F.ones_like(out))
+    db = mul(g, mul(out, internal(F, "_npi_log")(a_f)))
     return [_sum_to(F, da, a), _sum_to(F, db, b)]
 
 

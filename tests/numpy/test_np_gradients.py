@@ -77,3 +77,25 @@ def test_where_routes_the_gradient_by_the_condition():
                              [nd.array([10.0, 20.0, 30.0])])
     assert gx.asnumpy().tolist() == [10.0, 0.0, 30.0] and gy.asnumpy().tolist() == [20.0]
     assert gc.asnumpy().tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("base,exponent,want", [
+    # recorded from MXNet 1.9.1: the exponent's gradient takes the log of the base in the result's dtype
+    ("int32", "float16", [[0.0, 2.7734375], [1.9033203125, 0.0]]),
+    ("bool", "float32", [[0.0, 0.0], [0.0, 0.0]]),
+    ("int64", "float64", [[0.0, 2.772588722239781], [1.902852301792692, 0.0]]),
+])
+def test_power_of_an_integer_base_differentiates_the_float_exponent(base, exponent, want):
+    from hybridize.runtime import autograd, np, npx
+    npx.set_np()
+    try:
+        a = np.array(onp.array([[1, 2], [3, 1]], base))
+        b = np.array(onp.array([[1.5, 2.0], [0.5, 2.5]], exponent))
+        b.attach_grad()
+        with autograd.record():
+            y = np.power(a, b)
+        y.backward()
+        assert b.grad.dtype == onp.dtype(exponent)
+        onp.testing.assert_allclose(b.grad.asnumpy(), want, rtol=1e-3 if exponent == "float16" else 1e-6)
+    finally:
+        npx.reset_np()

@@ -82,3 +82,10 @@ def test_seeded_sampling_repeats():
     first = np.random.uniform(size=(3,)).asnumpy()
     npx.random.seed(7)
     assert (np.random.uniform(size=(3,)).asnumpy() == first).all()
+
+
+def test_ldexp_of_integers_truncates_the_floating_product():
+    # MXNet 1.9.1: ldexp([2, 3, -3, 1], [-1, -1, -2, 2]) on int32 is [1, 1, 0, 4] (a * 2**b, then int32)
+    a, b = np.array(onp.array([2, 3, -3, 1], "int32")), np.array(onp.array([-1, -1, -2, 2], "int32"))
+    got = np.ldexp(a, b)
+    assert got.dtype == onp.int32 and got.asnumpy().tolist() == [1, 1, 0, 4]
