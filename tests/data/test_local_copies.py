@@ -96,3 +96,11 @@ def test_prepare_links_each_files_copies_into_its_places(tmp_path, local_files, 
     placed = local_files.prepare("test_x", str(tmp_path / "work"), str(tmp_path / "home"), str(tmp_path / "cache"))
     assert placed == [str(tmp_path / "work" / "data" / "test_images.tar.gz")]
     assert os.path.islink(placed[0]) and Path(placed[0]).read_bytes() == b"archive"
+
+
+def test_the_urls_of_a_test_file_map_to_its_local_copies(tmp_path, local_files, monkeypatch) -> None:
+    monkeypatch.setitem(local_files._BUILDERS, "test_images", lambda: b"archive")
+    got = local_files.url_map("test_image", str(tmp_path))
+    assert list(got) == ["http://data.mxnet.io/data/test_images.tar.gz"]
+    assert Path(got["http://data.mxnet.io/data/test_images.tar.gz"]).read_bytes() == b"archive"
+    assert local_files.url_map("test_metric", str(tmp_path)) == {}

@@ -189,6 +189,15 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "test_gluon_data": ("mnist", "cifar10", "cifar100", "test_images"),
     "test_io": ("mnist_zip", "cifar10_zip"),
     "test_contrib_io": ("mnist",),
+    "test_image": ("test_images",),
+}
+
+#: the URLs the tests download them from, for downloads into places not known in advance (a
+#: ``tempfile.mkdtemp()`` folder): the shim copies the local file there first
+URLS: dict[str, tuple[str, str]] = {
+    "http://data.mxnet.io/data/test_images.tar.gz": ("test_images", "test_images.tar.gz"),
+    "http://data.mxnet.io/mxnet/data/mnist.zip": ("mnist_zip", "mnist.zip"),
+    "http://data.mxnet.io/mxnet/data/cifar10.zip": ("cifar10_zip", "cifar10.zip"),
 }
 
 
@@ -205,6 +214,12 @@ def _build(cache: str, what: str) -> dict[str, str]:
                 f.write(data)
         os.rename(tmp, folder)
     return {name: os.path.join(folder, name) for name in sorted(os.listdir(folder))}
+
+
+def url_map(stem: str, cache: str) -> dict[str, str]:
+    """URL -> local copy, for the files test file ``stem`` downloads (built in ``cache``)."""
+    needs = NEEDS.get(stem, ())
+    return {url: _build(cache, what)[name] for url, (what, name) in URLS.items() if what in needs}
 
 
 def prepare(stem: str, workdir: str, home: str, cache: str) -> list[str]:

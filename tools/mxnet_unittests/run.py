@@ -26,8 +26,9 @@ Module API and ``mx.np``/``npx`` are all in the runtime, so the tests using them
   test_gluon_data, test_io, ...): before such a file runs, generated files in the published formats
   (MNIST idx ``.gz``, CIFAR binary tarballs, ``test_images.tar.gz``, ``mnist.zip``, ``cifar10.zip``)
   are placed where the tests' ``download`` calls and the datasets' default roots
-  (``$MXNET_HOME/datasets``, a temporary ``MXNET_HOME``) look, so they run as after a download;
-  nothing is ever fetched;
+  (``$MXNET_HOME/datasets``, a temporary ``MXNET_HOME``) look, so they run as after a download
+  (a download into a folder not known in advance, a ``mkdtemp()``, gets the local copy from the
+  shim, which stands in for data.mxnet.io: ``local_files.URLS``); nothing is ever fetched;
 - ``skipped``: tests MXNet 1.9.1 itself skips (``@unittest.skip``, or ``SkipTest`` raised at run time,
   e.g. when no suitable locale is installed) or that are not test functions pytest can run
   (generator tests).
@@ -83,6 +84,7 @@ def classify(path: str, drop: frozenset = frozenset()) -> dict[str, str]:
         return None
 
     memo: dict[str, str | None] = {}
+    methods: dict[str, ast.AST] = {}
 
     def reach(name: str, stack: tuple = ()) -> str | None:
         if name in memo:
@@ -92,7 +94,8 @@ def classify(path: str, drop: frozenset = frozenset()) -> dict[str, str]:
         text = own[name]
         cat = category_of(text)
         if cat is None:
-            for callee in sorted(_called_names(funcs[name] if name in funcs else classes[name])):
+            node = funcs.get(name) or methods.get(name) or classes[name]
+            for callee in sorted(_called_names(node)):
                 if callee in own and callee != name:
                     cat = reach(callee, stack + (name,))
                     if cat:
@@ -100,8 +103,21 @@ def classify(path: str, drop: frozenset = frozenset()) -> dict[str, str]:
         memo[name] = cat
         return cat
 
+    # test methods of unittest.TestCase classes (pytest collects them; their node ids end in the
+    # method's name): scoped by their own source and the module-level helpers they call
+    methods = {}
+    for cls in classes.values():
+        if not any((isinstance(b, ast.Attribute) and b.attr == "TestCase") or
+                   (isinstance(b, ast.Name) and b.id == "TestCase") for b in cls.bases):
+            continue
+        for node in cls.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test") \
+                    and node.name not in funcs:
+                methods[node.name] = node
+                own[node.name] = ast.get_source_segment(src, node) or ""
+
     out = {}
-    for name, node in funcs.items():
+    for name, node in {**funcs, **methods}.items():
         if not name.startswith("test"):
             continue
         decos = " ".join(ast.get_source_segment(src, d) or "" for d in node.decorator_list)
@@ -120,6 +136,9 @@ def run_file(unittest_dir: str, stem: str, selected: list[str], timeout: int,
     with tempfile.TemporaryDirectory(prefix="mxut-") as tmp:
         home = os.path.join(tmp, "mxnet_home")
         os.makedirs(home)
+        copies = os.path.join(tmp, "local_copies.json")
+        with open(copies, "w") as f:
+            json.dump(local_files.url_map(stem, cache) if cache is not None else {}, f)
         if cache is not None:
             local_files.prepare(stem, tmp, home, cache)
         sel = os.path.join(tmp, "select.json")
@@ -128,7 +147,8 @@ def run_file(unittest_dir: str, stem: str, selected: list[str], timeout: int,
             json.dump(selected, f)
         env = dict(os.environ, MXUT_SELECT=sel, MXUT_REPORT=rep, MXUT_TIMEOUT=str(timeout),
                    PYTHONPATH=os.pathsep.join([os.path.join(HERE, "shim"), os.environ.get("PYTHONPATH", "")]),
-                   MXNET_TEST_SEED="1", MXNET_MODULE_SEED="1", MXNET_HOME=home)
+                   MXNET_TEST_SEED="1", MXNET_MODULE_SEED="1", MXNET_HOME=home,
+                   MXUT_LOCAL_COPIES=copies)
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mxnet_alias",
                "--rootdir", unittest_dir, "-o", "python_files=test_*.py", "-W", "ignore",
                os.path.join(unittest_dir, stem + ".py")]

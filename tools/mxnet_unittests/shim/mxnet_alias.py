@@ -4,7 +4,13 @@ Loaded by ``tools/mxnet_unittests/run.py`` with ``-p mxnet_alias``. It also
 - gives each test a wall-clock limit (``MXUT_TIMEOUT`` seconds, SIGALRM), so one slow numpy test
   cannot stall the run; a test over the limit fails;
 - runs only the tests whose names are listed in ``$MXUT_SELECT`` (the in-scope ones, decided by
-  run.py before anything is imported), and writes one JSON line per test outcome to ``$MXUT_REPORT``.
+  run.py before anything is imported), and writes one JSON line per test outcome to ``$MXUT_REPORT``;
+- calls nose's class fixtures ``setupClass``/``teardownClass`` of ``unittest.TestCase`` classes (MXNet
+  1.9.1's tests were written for nose, which calls them; pytest only knows ``setUpClass``);
+- stands in for data.mxnet.io for the files run.py has local copies of (``$MXUT_LOCAL_COPIES``: a JSON
+  map URL -> local file): a ``download`` of such a URL to a place where the file is not (a random
+  temporary folder) first copies the local copy there, then goes through the runtime's ``download``,
+  which uses a file in place. Any other download is the runtime's refusal. Nothing is fetched.
 """
 from __future__ import annotations
 
@@ -149,3 +155,68 @@ def pytest_runtest_logreport(report):
         with open(path, "a") as f:
             f.write(json.dumps({"nodeid": report.nodeid, "outcome": report.outcome,
                                 "when": report.when, "message": msg}) + "\n")
+
+
+# -- nose's class fixtures ------------------------------------------------------------------------
+_NOSE_CLASSES: list = []
+
+
+def pytest_runtest_setup(item):
+    cls = getattr(item, "cls", None)
+    if cls is None or cls in _NOSE_CLASSES or "setUpClass" in vars(cls):
+        return
+    if callable(getattr(cls, "setupClass", None)):
+        _NOSE_CLASSES.append(cls)
+        cls.setupClass()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    for cls in reversed(_NOSE_CLASSES):
+        teardown = getattr(cls, "teardownClass", None)
+        if callable(teardown):
+            try:
+                teardown()
+            except Exception:  # a fixture's cleanup failing does not change the outcomes
+                pass
+
+
+# -- local copies of data.mxnet.io's files ------------------------------------------------------------
+def _serve_local_copies() -> None:
+    path = os.environ.get("MXUT_LOCAL_COPIES")
+    if not path:
+        return
+    import shutil
+
+    with open(path) as f:
+        copies = json.load(f)
+    from hybridize.runtime import test_utils
+    from hybridize.runtime.gluon import utils as gluon_utils
+
+    def place(url, target):
+        if url in copies and target and not os.path.exists(target):
+            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            shutil.copyfile(copies[url], target)
+
+    test_download = test_utils.download
+
+    def download(url, fname=None, dirname=None, overwrite=False, retries=5):
+        target = fname if fname is not None else url.split("/")[-1]
+        if dirname is not None:
+            target = os.path.join(dirname, target)
+        place(url, target)
+        return test_download(url, fname, dirname, overwrite, retries)
+
+    gluon_download = gluon_utils.download
+
+    def gluon(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
+        target = url.split("/")[-1] if path is None else os.path.expanduser(path)
+        if path is not None and os.path.isdir(target):
+            target = os.path.join(target, url.split("/")[-1])
+        place(url, target)
+        return gluon_download(url, path, overwrite, sha1_hash, retries, verify_ssl)
+
+    test_utils.download = download
+    gluon_utils.download = gluon
+
+
+_serve_local_copies()
