@@ -117,4 +117,4 @@ def test_none_key_becomes_expand_dims_as_mxnet_computes_it():
     assert RECORD["expand_dims"]["hybridized"]["value"] == RECORD["none_key_middle"]["imperative"]["value"]
     assert not _mxnet_agrees("none_key_middle") and _mxnet_agrees("expand_dims")
     text, fixed, _ = fix_source(module_text("return x[None] + x[..., 0].sum()"), "case.py")
-    assert fixed == 1 and "F.np.expand_dims(x, 0)" in text and "x[..., 0]" in text  # (no conversion for `...`)
+    assert fixed == 2 and "F.np.expand_dims(x, 0)" in text and "F.np.moveaxis(x, -1, 0)[0].sum()" in text

@@ -274,3 +274,73 @@ def np_last_row_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     module, ref, where = found
     new = cst.parse_expression(f"{F}.np.squeeze({subject}[-1:], axis=0)").with_changes(lpar=ref.lpar, rpar=ref.rpar)
     return Fix(message, (_replace_edit(module, ref, new, where),), Applicability.SAFE)
+
+
+def _np_key(parts: list) -> str:
+    """Literal components as key text (``1``, ``1:3``, ``::-1``)."""
+    def one(c: object) -> str:
+        if isinstance(c, _Slice):
+            text = f"{'' if c.start is None else c.start}:{'' if c.stop is None else c.stop}"
+            return text + (f":{c.step}" if c.step is not None else "")
+        return str(c)
+    return ", ".join(one(c) for c in parts)
+
+
+def _np_take(F: str, base: str, parts: list) -> str:
+    """``base[parts]`` as an np-mode Symbol computes it (a lone ``-1`` through ``[-1:]`` + squeeze)."""
+    if len(parts) == 1 and parts[0] == -1:
+        return f"{F}.np.squeeze({base}[-1:], axis=0)"
+    return f"{base}[{_np_key(parts)}]"
+
+
+def _axes(values: list[int]) -> str:
+    return str(values[0]) if len(values) == 1 else "(" + ", ".join(map(str, values)) + ")"
+
+
+def np_ellipsis_fix(event: Event, with_edits: bool) -> Optional[Fix]:
+    """np-mode HY010: a literal key with ``...`` (``t[..., 0]``, ``t[..., 1:3]``, ``t[0, ..., -1]``),
+    which an np-mode Symbol refuses (``IndexError``), without the ellipsis: the components before it
+    index ``t`` as written; the ``m`` after it index the last ``m`` axes, moved to the front with
+    ``F.np.moveaxis`` (no rank needed), and the sliced ones of those move back to the end::
+
+        t[..., 0]    -> F.np.moveaxis(t, -1, 0)[0]
+        t[..., 1:3]  -> F.np.moveaxis(F.np.moveaxis(t, -1, 0)[1:3], 0, -1)
+
+    Unsafe where tensors are written in place (the indexed array was a view, the result is not)."""
+    node = event.node
+    key = parse_key(node.slice)  # type: ignore[attr-defined]
+    F = f_name(event.site)
+    if key is None or Ellipsis not in key or F is None:
+        return None
+    at = key.index(Ellipsis)
+    lead, trail = key[:at], key[at + 1:]
+    expr = event.site.source(node.value)  # type: ignore[attr-defined]
+    if any(not (isinstance(c, _Slice) and c.whole) for c in lead):
+        expr = _np_take(F, expr, lead)
+    if any(not (isinstance(c, _Slice) and c.whole) for c in trail):
+        m = len(trail)
+        moved = f"{F}.np.moveaxis({expr}, {_axes(list(range(-m, 0)))}, {_axes(list(range(m)))})"
+        expr = _np_take(F, moved, trail)
+        kept = sum(isinstance(c, _Slice) for c in trail)
+        if kept:
+            expr = f"{F}.np.moveaxis({expr}, {_axes(list(range(kept)))}, {_axes(list(range(-kept, 0)))})"
+    unsafe = writes_in_place(event.site)
+    message = f"Index without `...`: `{F}.np.moveaxis` brings the last axes to the front"
+    if unsafe:
+        message += " (unsafe: the indexed view becomes a copy while tensors are written in place)"
+    applicability = Applicability.UNSAFE if unsafe else Applicability.SAFE
+    if not with_edits:
+        return Fix(message, (), applicability, unsafe)
+    import libcst as cst
+
+    found = _locate(event.site, event.site.span(node), cst.Subscript)
+    if found is None:
+        return None
+    module, ref, where = found
+    new = cst.parse_expression(expr).with_changes(lpar=ref.lpar, rpar=ref.rpar)
+    return Fix(message, (_replace_edit(module, ref, new, where),), applicability, unsafe)
+
+
+def np_key_fix(event: Event, with_edits: bool) -> Optional[Fix]:
+    """np-mode HY010's conversions: ``None`` keys, then ``...`` keys."""
+    return np_expand_dims_fix(event, with_edits) or np_ellipsis_fix(event, with_edits)

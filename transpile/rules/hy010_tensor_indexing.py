@@ -3,7 +3,7 @@ import ast
 from typing import Iterator, Optional
 
 from ..analysis.events import Event, EventKind
-from ..convert.indexing import indexing_fix, int_literal, np_expand_dims_fix, np_last_row_fix
+from ..convert.indexing import indexing_fix, int_literal, np_key_fix, np_last_row_fix
 from ..diagnostics import Severity
 from .base import Report, Rule, example, np_example
 
@@ -42,7 +42,7 @@ def check(event: Event) -> Iterator[Report]:
             yield Report(event.node, f"indexing tensor `{event.subject_text()}` with `{event.site.text(part, 30)}`: "
                                      f"an np-mode `Symbol` takes only integers, slices and tuples of them "
                                      f"(`IndexError` when the block is hybridized); {event.why()}",
-                         fix=lambda with_edits: np_expand_dims_fix(event, with_edits))
+                         fix=lambda with_edits: np_key_fix(event, with_edits))
         return
     if event.value.is_tensor:
         yield Report(event.node, f"indexing tensor `{event.subject_text()}`: on a `Symbol`, `[i]` selects "
@@ -72,14 +72,17 @@ RULE = Rule(
                "indexed NDArray was a view and the new value is not. Keys with names, tensors, "
                "`None` or slices after `...` are left to you. In np-mode code: `F.np.expand_dims(t, 0)` "
                "for `t[None]` (`--fix` does it where one `None` stands among full slices `:`: safe), "
-               "`F.np.squeeze(t[-1:], axis=0)` for `t[-1]` (`--fix`: safe), explicit "
-               "slices for `...`, `F.np.take(t, idx, axis=...)` for lists and tensors.",
+               "`F.np.squeeze(t[-1:], axis=0)` for `t[-1]` (`--fix`: safe), `F.np.moveaxis` for `...` "
+               "(`--fix`: `t[..., 0]` -> `F.np.moveaxis(t, -1, 0)[0]`), `F.np.take(t, idx, axis=...)` for "
+               "lists and tensors.",
     events=(EventKind.SUBSCRIPT_LOAD,),
     check=check,
     fixable=True,
     np_fixable=True,  # (np-mode reports carry only the np conversion below)
     np_advice="`t[None]` among full slices becomes `F.np.expand_dims(t, axis)`, `t[-1]` "
-              "`F.np.squeeze(t[-1:], axis=0)`; other keys keep the finding.",
+              "`F.np.squeeze(t[-1:], axis=0)`, a literal key with `...` the same key without it, its last "
+              "components on the last axes brought to the front with `F.np.moveaxis` (`t[..., 1:3]` -> "
+              "`F.np.moveaxis(F.np.moveaxis(t, -1, 0)[1:3], 0, -1)`); lists, tensors and names keep the finding.",
     valid=(
         example("parts = F.split(x, num_outputs=2, axis=1)\nreturn parts[0] + parts[1]"),
         # read at several literal positions, at `[-1]` or at a loop's position: a list or tuple input
