@@ -88,19 +88,42 @@ def test_convolution_weight_and_data_gradients_equal_the_channel_first_kernels(s
     np.testing.assert_allclose(_nchw(got), ref, rtol=1e-5, atol=1e-5)
 
 
-def test_the_training_programs_pass_nhwc_activations_without_transposes():
+def _net() -> nn.HybridSequential:
     net = nn.HybridSequential()
-    net.add(nn.Conv2D(16, 3, padding=1, in_channels=3), nn.BatchNorm(in_channels=16), nn.Activation("relu"),
-            nn.MaxPool2D(3, 2, 1), nn.Conv2D(16, 3, strides=2, padding=1, in_channels=16),
-            nn.BatchNorm(in_channels=16), nn.Activation("relu"), nn.Conv2D(16, 3, padding=1, in_channels=16),
+    # no biases before BatchNorm: their gradients are zero up to rounding
+    net.add(nn.Conv2D(16, 3, padding=1, in_channels=3, use_bias=False), nn.BatchNorm(in_channels=16),
+            nn.Activation("relu"), nn.MaxPool2D(3, 2, 1),
+            nn.Conv2D(16, 3, strides=2, padding=1, in_channels=16, use_bias=False), nn.BatchNorm(in_channels=16), nn.Activation("relu"), nn.Conv2D(16, 3, padding=1, in_channels=16),
             nn.Flatten(), nn.Dense(3, in_units=256))
     net.initialize(mx.init.Xavier())
+    rng = np.random.default_rng(4)
+    for p in net.collect_params().values():
+        p.set_data(mx.nd.array(rng.uniform(-0.5, 0.5, p.shape)))
     net.hybridize()
+    return net
+
+
+def _step(net) -> list[np.ndarray]:
     rng = np.random.default_rng(3)
     x, y = mx.nd.array(rng.standard_normal((2, 3, 16, 16))), mx.nd.array([0, 2])
     with autograd.record():
         loss = gluon.loss.SoftmaxCrossEntropyLoss()(net(x), y)
     loss.backward()
+    return [loss.asnumpy()] + [p.grad().asnumpy() for p in net.collect_params().values() if p.grad_req != "null"] \
+        + [p.data().asnumpy() for p in net.collect_params().values() if p.grad_req == "null"]
+
+
+def test_the_nhwc_training_step_has_the_op_by_op_tapes_numbers(monkeypatch):
+    compiled = _step(_net())
+    monkeypatch.setenv("HYBRIDIZE_COMPILED_BACKWARD", "0")
+    tape = _step(_net())
+    for a, b in zip(tape, compiled):     # gradients, then the running statistics the backward updated
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5 * float(np.abs(a).max()))
+
+
+def test_the_training_programs_pass_nhwc_activations_without_transposes():
+    net = _net()
+    _step(net)
     [(tp, _)] = net._cached_op.training_programs.values()
     fwd, bwd = tp.forward.stats["layout"], tp.backward.stats["layout"]
     assert fwd["batchnorm_train"] == 2 and bwd["batchnorm_train_backward"] == 2

@@ -236,10 +236,12 @@ class _Emitter(Interpreter):
     forward function (``env`` starts with the inputs' arguments and the prologue's constants);
     each operator step appends its lines to ``body``."""
 
-    def __init__(self, env: dict[Entry, str], graph: Graph, meta: dict, plan: Planner, body: list[str]):
+    def __init__(self, env: dict[Entry, str], graph: Graph, meta: dict, plan: Planner, body: list[str],
+                 dyn: set[int]):
         super().__init__(env)
         self.graph, self.meta, self.plan, self.body = graph, meta, plan, body
         self.out_entries = set(graph.outputs)
+        self.dyn = dyn
         # a view returned as an output (a training forward's saved NHWC activation, NCHW-shaped):
         # its operand is written into a fresh array, as outputs are
         from ..kernels.nhwc import LAYOUT
@@ -289,6 +291,14 @@ class _Emitter(Interpreter):
             may_alias = frozenset().union(*[plan.owner(e) for e in n.inputs]) if n.inputs else frozenset()
             for i in range(nout):
                 plan.define(Entry(n, i), may_alias)
+        # references to fresh arrays (reference kernels' outputs) are dropped after their last
+        # use, so numpy frees them then, not when the call returns
+        dead = [e for e in dict.fromkeys(n.inputs) if self.meta[e].last_use == plan.step and e.node.op is not None
+                and id(e.node) in self.dyn] + [Entry(n, i) for i in range(nout) if self.meta[Entry(n, i)].last_use is None]
+        names = [self.env.get(e, outs[e.index] if e.node is n else None) for e in dead]
+        names = [nm for nm in names if nm and nm.isidentifier()]
+        if names:
+            body.append(" = ".join(names) + " = None")
         plan.step += 1
         return outs
 
@@ -362,7 +372,7 @@ def generate(g: Graph, ctx: Any) -> Graph:
 
     # steps: one per dynamic op node, in order (the plan memory stage's schedule)
     plan = Planner(glob, names, meta)
-    emitter = _Emitter(ref, g, meta, plan, body)
+    emitter = _Emitter(ref, g, meta, plan, body, dyn)
     n_head = len(body)
     emitter.run(g, ctx.steps)
     rets = []

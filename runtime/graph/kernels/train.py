@@ -86,13 +86,19 @@ def _acc(dt: np.dtype) -> np.dtype:
 def _bn_train(attrs, x, gamma, beta, moving_mean, moving_var):
     """BatchNorm's training forward on NHWC data (batch statistics; the moving ones are updated by
     the backward, as MXNet's CPU kernel does)."""
+    out = np.empty_like(x)
+    bn_train_into(attrs, x, gamma, beta, out)
+    return out
+
+
+def bn_train_into(attrs, x, gamma, beta, out):
+    """:func:`_bn_train` written into ``out`` (may be ``x``)."""
     acc = _acc(x.dtype)
     m, v = batch_stats(x, acc)
     g = np.ones(x.shape[-1], dtype=acc) if attrs.fix_gamma else gamma.astype(acc, copy=False)
     invstd = 1 / np.sqrt(v + acc.type(attrs.eps))
     scale = g * invstd
     shift = beta.astype(acc, copy=False) - m * scale
-    out = np.empty_like(x)
     C = x.shape[-1]
     rows = x.reshape(-1, C)
     o2 = out.reshape(-1, C)
@@ -104,7 +110,6 @@ def _bn_train(attrs, x, gamma, beta, moving_mean, moving_var):
         lo, hi = bounds[i]
         affine_into(o2[lo:hi], rows[lo:hi], s, t, (), tiling)
     run_chunks(run, len(bounds))
-    return out
 
 
 BN_TRAIN = _internal("_hy_bn_train", _bn_train, (_p("eps", 1e-3), _p("fix_gamma", True)),
@@ -115,6 +120,12 @@ BN_TRAIN = _internal("_hy_bn_train", _bn_train, (_p("eps", 1e-3), _p("fix_gamma"
 def _bn_train_bwd(attrs, g, x, gamma, beta, moving_mean, moving_var):
     """BatchNorm's (d data, d gamma, d beta) in training mode on NHWC data, and the moving
     statistics updated in place (``momentum``, biased batch variance), as ``_backward_BatchNorm``."""
+    dx = np.empty(x.shape, x.dtype)
+    return (dx,) + bn_train_bwd_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx)
+
+
+def bn_train_bwd_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx):
+    """:func:`_bn_train_bwd` with d data written into ``dx`` (may be ``g``); returns (d gamma, d beta)."""
     acc = _acc(x.dtype)
     N, H, W, C = x.shape
     mean, var = batch_stats(x, acc)
@@ -133,7 +144,6 @@ def _bn_train_bwd(attrs, g, x, gamma, beta, moving_mean, moving_var):
     scale = (gam * invstd).astype(acc)
     mg = (sum_g / count).astype(acc)
     coef = (invstd * invstd * sum_gxc / count).astype(acc)
-    dx = np.empty(x.shape, x.dtype)
     dr = dx.reshape(N * H, 1, W, C)
 
     def grad(i: int) -> None:
@@ -150,7 +160,7 @@ def _bn_train_bwd(attrs, g, x, gamma, beta, moving_mean, moving_var):
     moving_mean[...] = (moving_mean * m + mean * (1 - m)).astype(moving_mean.dtype)
     moving_var[...] = (moving_var * m + var * (1 - m)).astype(moving_var.dtype)
     dgamma = np.zeros_like(gamma) if attrs.fix_gamma else (sum_gxc * invstd).astype(gamma.dtype)
-    return dx, dgamma, sum_g.astype(beta.dtype)
+    return dgamma, sum_g.astype(beta.dtype)
 
 
 BN_TRAIN_BWD = _internal("_hy_bn_train_bwd", _bn_train_bwd,
@@ -167,12 +177,18 @@ def _maxpool_bwd(attrs, g, x, y):
     """Max pooling's input gradient on NHWC tensors: each output's gradient goes to the first tap
     (row-major) of its window equal to the window's maximum (the forward's output), as the
     registry kernel; samples in chunks on the pool, each with its own padded scratch."""
+    dx = np.empty_like(x)
+    maxpool_bwd_into(attrs, g, x, y, dx)
+    return dx
+
+
+def maxpool_bwd_into(attrs, g, x, y, dx):
+    """:func:`_maxpool_bwd` written into ``dx``."""
     (kh, kw), (sh, sw), (ph, pw) = attrs.kernel, attrs.stride, attrs.pad
     N, H, W, C = x.shape
     OH, OW = g.shape[1:3]
     Hp = max(H + 2 * ph, (OH - 1) * sh + kh)
     Wp = max(W + 2 * pw, (OW - 1) * sw + kw)
-    dx = np.empty_like(x)
     dt = np.result_type(g.dtype, x.dtype)
 
     def run(i: int) -> None:
@@ -196,7 +212,6 @@ def _maxpool_bwd(attrs, g, x, y):
         dx[lo:hi] = buf[:, ph:ph + H, pw:pw + W]
     bounds = _bounds(N, chunks_for(float(g.size) * kh * kw * 5, N, min_work=1e6))
     run_chunks(run, len(bounds))
-    return dx
 
 
 MAXPOOL_BWD = _internal("_hy_maxpool_bwd", _maxpool_bwd, (_p("kernel"), _p("stride"), _p("pad")),
@@ -288,6 +303,13 @@ WGRAD_NHWC = _internal(
 
 
 def _dgrad_nhwc(attrs, g, w):
+    """See :func:`dgrad_nhwc_into`."""
+    dx = np.empty(tuple(attrs.data_shape), w.dtype)
+    dgrad_nhwc_into(attrs, g, w, dx)
+    return dx
+
+
+def dgrad_nhwc_into(attrs, g, w, dx):
     """The data gradient of a strided 2-D convolution (one group) on NHWC tensors: per sample,
     ``g[n] (OH*OW, F) @ W (F, kh*kw*C)`` gives each output position's patch gradient, added back
     tap by tap into a padded buffer (col2im); samples in chunks on the pool. ``data_shape``: the
@@ -298,7 +320,6 @@ def _dgrad_nhwc(attrs, g, w):
     wm = np.ascontiguousarray(w.transpose(0, 2, 3, 1)).reshape(F, kh * kw * C)
     Hp = max(H + 2 * ph, (OH - 1) * sh + (kh - 1) * dh + 1)
     Wp = max(W + 2 * pw, (OW - 1) * sw + (kw - 1) * dw_ + 1)
-    dx = np.empty((N, H, W, C), w.dtype)
     dt = np.result_type(w.dtype, g.dtype)
 
     def run(i: int) -> None:
@@ -314,7 +335,6 @@ def _dgrad_nhwc(attrs, g, w):
         dx[lo:hi] = buf[:, ph:ph + H, pw:pw + W]
     bounds = _bounds(N, chunks_for(float(g.size) * kh * kw * C, N))
     run_chunks(run, len(bounds))
-    return dx
 
 
 DGRAD_NHWC = _internal(

@@ -1,0 +1,97 @@
+"""Emitters of the NHWC training kernels (``kernels/train.py``) and of the elementwise gradients a
+training program runs most: outputs in planned buffers (in place over a dead input when shapes
+allow), so a backward program's activations' gradients live in the arena, reused step by step,
+instead of fresh arrays held until the call returns."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ops.registry import find_op
+from ..kernels import train as KT
+from ..kernels.fastpath import FAST_MIN_SIZE, zeros_like_view
+from ..kernels.parallel import num_threads
+from .registry import emitter
+
+
+def _parallel(em: Any) -> None:
+    if num_threads() > 1:
+        em.plan.parallel = True
+
+
+@emitter(KT.BN_TRAIN)
+def _emit_bn_train(em: Any) -> list[str]:
+    _parallel(em)
+    buf = em.inplace(0, 0) or em.out_buffer(0)
+    k = em.bind("bn_train", KT.bn_train_into)
+    a = em.bind("attrs", em.node.resolved)
+    return [f"{k}({a}, {em.args[0]}, {em.args[1]}, {em.args[2]}, {buf})", f"{em.outs[0]} = {buf}"]
+
+
+@emitter(KT.BN_TRAIN_BWD)
+def _emit_bn_train_bwd(em: Any) -> list[str]:
+    _parallel(em)
+    buf = em.inplace(0, 0) or em.out_buffer(0)
+    k = em.bind("bn_train_bwd", KT.bn_train_bwd_into)
+    a = em.bind("attrs", em.node.resolved)
+    return [f"{em.outs[1]}, {em.outs[2]} = {k}({a}, {', '.join(em.args)}, {buf})", f"{em.outs[0]} = {buf}"]
+
+
+@emitter(KT.MAXPOOL_BWD)
+def _emit_maxpool_bwd(em: Any) -> list[str]:
+    _parallel(em)
+    buf = em.out_buffer(0)
+    k = em.bind("maxpool_bwd", KT.maxpool_bwd_into)
+    a = em.bind("attrs", em.node.resolved)
+    return [f"{k}({a}, {', '.join(em.args)}, {buf})", f"{em.outs[0]} = {buf}"]
+
+
+@emitter(KT.DGRAD_NHWC)
+def _emit_dgrad(em: Any) -> list[str]:
+    _parallel(em)
+    buf = em.out_buffer(0)
+    k = em.bind("dgrad", KT.dgrad_nhwc_into)
+    a = em.bind("attrs", em.node.resolved)
+    return [f"{k}({a}, {', '.join(em.args)}, {buf})", f"{em.outs[0]} = {buf}"]
+
+
+@emitter(KT.WGRAD_NHWC)
+def _emit_wgrad(em: Any) -> list[str]:
+    _parallel(em)
+    k = em.bind("wgrad", KT._wgrad_nhwc)
+    a = em.bind("attrs", em.node.resolved)
+    return [f"{', '.join(em.outs)}, *_ = {k}({a}, {', '.join(em.args)})"]
+
+
+@emitter(find_op("_backward_Activation"))
+def _emit_backward_activation(em: Any) -> list[str]:
+    """relu's gradient ``g * (y > 0)`` into a planned buffer (over ``g`` when it is dead), the mask
+    in a scratch buffer; other activations call the registry kernel."""
+    a = em.node.resolved
+    g, y = em.args[0], em.args[2]
+    dt = np.dtype(em.out_dtypes[0])
+    if a.act_type != "relu" or dt.kind != "f" or np.dtype(em.in_dtypes[2]) != dt or np.dtype(em.in_dtypes[0]) != dt:
+        k = em.bind("backward_activation", em.node.op.kernel(a, em.in_shapes, em.in_dtypes))
+        return [f"{em.outs[0]} = {k}({', '.join(em.args)})"]
+    shape = tuple(em.out_shapes[0])
+    buf = em.inplace(0, 0) or em.out_buffer(0)
+    mask = em.scratch(shape, np.bool_)
+    zero = em.bind("zeros", zeros_like_view(shape, dt)) if int(np.prod(shape)) >= FAST_MIN_SIZE \
+        else em.bind("zero", dt.type(0))
+    return [f"np.greater({y}, {zero}, out={mask})", f"_multiply({g}, {mask}, out={buf})", f"{em.outs[0]} = {buf}"]
+
+
+@emitter(find_op("add_n"))
+def _emit_add_n(em: Any) -> list[str]:
+    """The sum of same-shaped, same-dtype arrays in order (as the registry kernel), into a planned
+    buffer, over a dead input when there is one; otherwise the registry kernel."""
+    shapes = {tuple(s) for s in em.in_shapes}
+    dts = {np.dtype(d) for d in em.in_dtypes} | {np.dtype(em.out_dtypes[0])}
+    if len(shapes) != 1 or len(dts) != 1 or len(em.args) < 2 or shapes != {tuple(em.out_shapes[0])}:
+        k = em.bind("add_n", em.node.op.kernel(em.node.resolved, em.in_shapes, em.in_dtypes))
+        return [f"{em.outs[0]} = {k}({', '.join(em.args)})"]
+    buf = em.inplace(0, 0) or em.out_buffer(0)
+    lines = [f"_add({em.args[0]}, {em.args[1]}, out={buf})"]
+    lines += [f"_add({buf}, {x}, out={buf})" for x in em.args[2:]]
+    return lines + [f"{em.outs[0]} = {buf}"]
