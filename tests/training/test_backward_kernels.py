@@ -88,3 +88,19 @@ def test_few_channel_layers_of_a_training_program_stay_channel_first():
     assert bwd["maxpool_backward"] == 1 and "conv_dgrad" not in bwd
     for a, b in zip(*grads):      # (a convolution's bias before BatchNorm: a zero gradient, rounding)
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=max(1e-6, 1e-5 * float(np.abs(a).max())))
+
+
+def test_training_keeps_a_heap_pad_once_per_process(monkeypatch):
+    """The first compiled training step asks glibc to keep 64 MiB at the top of the heap (each step
+    frees and allocates the same arrays; without it they are page-faulted in again every step);
+    ``HYBRIDIZE_HEAP_PAD=0`` leaves the allocator alone; it is asked once."""
+    import sys
+
+    from hybridize.runtime.graph import differentiate as D
+    monkeypatch.setattr(D, "_heap_pad_done", False)
+    monkeypatch.setenv("HYBRIDIZE_HEAP_PAD", "0")
+    assert D.retain_heap() == 0
+    monkeypatch.setattr(D, "_heap_pad_done", False)
+    monkeypatch.delenv("HYBRIDIZE_HEAP_PAD")
+    assert D.retain_heap() == (64 << 20 if sys.platform.startswith("linux") else 0)
+    assert D.retain_heap() == 0
