@@ -641,6 +641,16 @@ def _c_beta(F, a, b, size=None, dtype=None, ctx=None):
     return F.np.true_divide(x, F.np.add(x, y))
 
 
+def _c_multivariate_normal(F, mean, cov, size=None, check_valid=None, tol=None):
+    """MXNet's np.random.multivariate_normal: its Python fallback operator ``mvn_fallback``, so it runs
+    imperatively and traces into graphs alike."""
+    if check_valid is not None:
+        raise NotImplementedError("Parameter `check_valid` is not supported")
+    if tol is not None:
+        raise NotImplementedError("Parameter `tol` is not supported")
+    return F.np.random._mvn_fallback(mean, cov, size=(size,) if isinstance(size, (int, _onp.integer)) else size)
+
+
 def _c_chisquare(F, df, size=None, dtype=None, ctx=None):
     """Chi-square(df) as Gamma(df / 2, 2) (MXNet 1.9.1's np.random.chisquare)."""
     shape = F.np.true_divide(df, 2) if not _is_number(df) else df / 2
@@ -884,6 +894,9 @@ TABLE: list[NpFunction] = [
                compose=_c_lognormal),
     NpFunction("random.bernoulli", "_npi_bernoulli", "prob=None, logit=None, size=None, dtype=None, ctx=None, out=None",
                ("_t_prob",), prepare=_bernoulli_prepare, creation=True),
+    NpFunction("random.multivariate_normal", None, "mean, cov, size=None, check_valid=None, tol=None",
+               compose=_c_multivariate_normal),
+    NpFunction("random._mvn_fallback", "_npi_mvn_fallback", "mean, cov, size=None", ("mean", "cov")),
     NpFunction("random.multinomial", "_npi_multinomial", "n, pvals, size=None", ("_t_pvals",),
                prepare=_multinomial_prepare, creation=True),
     # -- npx: MXNet's operators with NumPy-style arrays -------------------------------------------------

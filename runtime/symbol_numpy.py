@@ -130,6 +130,27 @@ def build_function(entry: _table.NpFunction) -> Callable[..., Any]:
     return fn
 
 
+class _Internal(types.ModuleType):
+    """``F.np._internal``: MXNet's np operators by their names without the ``_npi_`` prefix
+    (``F.np._internal.rnn_param_concat``, as Gluon's RNN layers call it in np mode)."""
+
+    def __getattr__(self, attr: str) -> Callable[..., Any]:
+        from ._frontend import bind_call
+        from .ops.registry import find_op
+        op = find_op("_npi_" + attr) if not attr.startswith("__") else None
+        if op is None:
+            raise AttributeError(f"module {self.__name__!r} has no attribute {attr!r}")
+        op_name = "_npi_" + attr
+
+        def fn(*args: Any, **kwargs: Any) -> Any:
+            name = kwargs.pop("name", None)
+            call = bind_call(op, args, kwargs, _is_tensor)
+            return invoke(op_name, [v for v in call.inputs if v is not None], dict(call.given), name)
+        fn.__name__ = fn.__qualname__ = attr
+        setattr(self, attr, fn)
+        return fn
+
+
 def _install() -> None:
     for entry in _table.TABLE:
         target: types.ModuleType = np if entry.space == "np" else npx
@@ -142,6 +163,7 @@ def _install() -> None:
             target = inner
         setattr(target, public, build_function(entry))
     np._Symbol = _Symbol  # type: ignore[attr-defined]  # mx.sym.np._Symbol, as MXNet
+    np._internal = _Internal(np.__name__ + "._internal")  # type: ignore[attr-defined]
     for mod in (np, npx):
         sys.modules.setdefault(mod.__name__, mod)
 

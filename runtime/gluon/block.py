@@ -38,7 +38,7 @@ from .parameter import _GENERATION, _load_error
 from .parameter import (DeferredInitializationError, Parameter, ParameterDict, ParameterNotInitializedError,
                         load_arrays, save_arrays)
 from .static_graph import ImperativeOnlyWarning, describe, imperative_only_block
-from .utils import HookHandle, _brief_print_list, _indent
+from .utils import HookHandle, _brief_print_list, _check_all_np_ndarrays, _check_same_symbol_type, _indent
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "TraceError"]
 
@@ -502,6 +502,8 @@ class Block:
         if self._forward_hooks:
             for hook in list(self._forward_hooks.values()):
                 hook(self, args, out)
+        if is_np_array():  # np mode: only mx.np outputs (MXNet's TypeError for a classic one)
+            _check_all_np_ndarrays(out)
         return out
 
     def forward(self, *args: Any) -> Any:
@@ -730,7 +732,10 @@ class HybridBlock(Block):
                 return NDArray(fast[4](fast[5], d)[0])
         if self._forward_pre_hooks or self._forward_hooks:
             return Block.__call__(self, *args)
-        return self.forward(*args)
+        out = self.forward(*args)
+        if is_np_array():  # np mode: only mx.np outputs (MXNet's TypeError for a classic one)
+            _check_all_np_ndarrays(out)
+        return out
 
     # -- tracing ----------------------------------------------------------------------------
     def _trace(self, *args: Any, **params: Any) -> Any:
@@ -775,6 +780,7 @@ class HybridBlock(Block):
                 bad = next(o for o in out if not isinstance(o, Symbol))
                 raise HybridizeError(f"{type(self).__name__} '{self.name}': hybrid_forward returned "
                                      f"{type(bad).__name__}, not Symbols, while tracing")
+            _check_same_symbol_type(out)  # np-mode and classic outputs cannot be grouped (MXNet's TypeError)
             self._cached_graph = symbol_inputs, symbol.Group(out)
         return self._cached_graph
 
@@ -930,6 +936,8 @@ class HybridBlock(Block):
         outs = self._run_compiled_training(cop, values, data, ctx)
         if outs is None:
             outs = run_recorded(cop.graph, values)
+            if is_np_array():  # np mode: mx.np outputs (the same memory and autograd entries)
+                outs = [o.as_np_ndarray() for o in outs]
         if self._simple_out:
             return outs[0] if self._out_format == 0 else [outs[0]]
         return _regroup(list(outs), self._out_format)

@@ -170,9 +170,35 @@ def shape_is_known(shape: Any) -> bool:
 
 
 def _check_same_symbol_type(symbols: list) -> type:
-    from ..symbol import Symbol
-    return Symbol
+    """The class of the traced outputs (np-mode ``_Symbol`` or classic ``Symbol``); a mix is refused
+    with MXNet's TypeError, since the two kinds cannot be grouped into one graph's outputs."""
+    from ..symbol import Symbol as nd_symbol
+    from ..symbol_numpy import _Symbol as np_symbol
+    is_np_sym = isinstance(symbols[0], np_symbol)
+    for s in symbols[1:]:
+        if is_np_sym != isinstance(s, np_symbol):
+            raise TypeError("Found both classic symbol (mx.sym.Symbol) and numpy symbol (mx.sym.np._Symbol) in "
+                            "outputs. This will prevent you from building a computation graph by grouping them "
+                            "since different types of symbols are not allowed to be grouped in Gluon to form a "
+                            "computation graph. You will need to convert them to the same type of symbols, either "
+                            "classic or numpy following this rule: if you want numpy ndarray output(s) from the "
+                            "computation graph, please convert all the classic symbols in the list to numpy "
+                            "symbols by calling `as_np_ndarray()` on each of them; if you want classic ndarray "
+                            "output(s) from the computation graph, please convert all the numpy symbols in the "
+                            "list to classic symbols by calling `as_nd_ndarray()` on each of them.")
+    return np_symbol if is_np_sym else nd_symbol
 
 
 def _check_all_np_ndarrays(out: Any) -> None:
-    """Classic arrays only here: nothing to check."""
+    """With NumPy array semantics on, a Block returns only ``mx.np`` arrays (or np-mode Symbols): a
+    classic NDArray or Symbol among the outputs is MXNet's TypeError."""
+    from ..ndarray import NDArray as nd_ndarray
+    from ..numpy import ndarray as np_ndarray
+    from ..symbol import Symbol as nd_symbol
+    from ..symbol_numpy import _Symbol as np_symbol
+    if isinstance(out, (nd_ndarray, nd_symbol)) and not isinstance(out, (np_ndarray, np_symbol)):
+        raise TypeError("Block's output ndarrays/symbols must be of type `mxnet.numpy.ndarray` or "
+                        "`mxnet.symbol.numpy._Symbol`, while got output type {}".format(str(type(out))))
+    if isinstance(out, (list, tuple)):
+        for i in out:
+            _check_all_np_ndarrays(i)

@@ -230,3 +230,10 @@ for _op_name, _ in _all_names():
     if _op_name.startswith("_npi_"):
         setattr(_internal, _op_name[len("_npi_"):], _internal_function(_op_name))
 sys.modules.setdefault(_internal.__name__, _internal)
+
+# NumPy-style signatures of MXNet's built-in _np_*/_npx_* operators (inspect.signature(np.sum)), as
+# MXNet's; npx's operator functions are installed by this module's builder, so both are given here
+from .._numpy_op_doc import apply_signatures as _apply_signatures  # noqa: E402
+
+_apply_signatures(sys.modules[__name__], "_np_")
+_apply_signatures(sys.modules[__name__.rsplit(".", 1)[0] + ".numpy_extension"], "_npx_")

@@ -3,7 +3,7 @@
 ``np_bincount_op.cc``, ``np_percentile_op.cc``, ``np_polynomial_op.cc``, ``np_ediff1d_op.cc``,
 ``np_matrix_op.cc``'s ``hsplit``/``diag_indices_from``, ``np_moments_op.cc``'s ``average``,
 ``np_constraint_check.cc``) and the two Python fallback operators MXNet registers
-(``numpy_op_fallback.py``: ``resize_fallback``, ``unravel_index_fallback``). Being operators, they run
+(``numpy_op_fallback.py``: ``resize_fallback``, ``unravel_index_fallback``, ``mvn_fallback``). Being operators, they run
 imperatively (recorded by autograd) and in graphs (``F.np.unique`` in a hybridized block), as MXNet's.
 """
 from __future__ import annotations
@@ -397,3 +397,42 @@ register(OpDef("_npi_unravel_index_fallback", _unravel_index, inputs=("indices",
                infer_shape=lambda a, ss: (list(ss), [None if ss[0] is None else (len(a.shape),) + tuple(ss[0])]),
                infer_type=lambda a, d: [d[0] or np.int64],
                gradient=_no_gradient("Unravel_index")))
+
+
+def _mvn(attrs, mean, cov):
+    """_npi_mvn_fallback: MXNet's multivariate normal, ``mean + einsum('...jk,...j->...k', L, z)`` with
+    ``L`` the Cholesky factor of ``cov`` (of float16 through float32) and ``z`` standard normal noise of
+    the output's shape in ``mean``'s dtype."""
+    scale = np.linalg.cholesky(cov.astype(np.float32)).astype(np.float16) if cov.dtype == np.float16 \
+        else np.linalg.cholesky(cov)
+    shape = _mvn_shape(attrs, mean.shape, cov.shape)
+    noise = numpy_ops._rng().normal(0.0, 1.0, shape).astype(mean.dtype)
+    return (mean + np.einsum("...jk,...j->...k", scale, noise)).astype(mean.dtype, copy=False)
+
+
+def _mvn_shape(attrs, mean_shape: tuple, cov_shape: tuple) -> tuple:
+    """``size + broadcast(mean.shape, cov.shape[:-1])``, with the fallback operator's ValueErrors."""
+    if len(mean_shape) < 1:
+        raise ValueError("mean must be at least 1 dimensional")
+    if len(cov_shape) < 2:
+        raise ValueError("cov must be at least 2 dimensional")
+    if cov_shape[-1] != cov_shape[-2]:
+        raise ValueError("the last two dimentions of the parameter cov have to be the same,"
+                         " whereas the shape of cov is {}".format(tuple(cov_shape)))
+    if cov_shape[-1] != mean_shape[-1]:
+        raise ValueError("mean and cov must have same length.The shape of mean is {} but the shape of cov is {}"
+                         .format(tuple(mean_shape[-1:]), tuple(cov_shape[-2:])))
+    out = tuple(np.broadcast_shapes(tuple(mean_shape), tuple(cov_shape[:-1])))
+    return (tuple(attrs.size) if attrs.size is not None else ()) + out
+
+
+def _mvn_infer_shape(attrs, in_shapes):
+    from ._util import known
+    if len(in_shapes) < 2 or not all(s is not None and known(s) for s in in_shapes[:2]):
+        return list(in_shapes), [None]
+    return list(in_shapes), [_mvn_shape(attrs, tuple(in_shapes[0]), tuple(in_shapes[1]))]
+
+
+register(OpDef("_npi_mvn_fallback", _mvn, inputs=("mean", "cov"), params=(Param("size", ShapeOrNone, None),),
+               infer_shape=_mvn_infer_shape, infer_type=lambda a, d: [d[0]], traits=("random",),
+               gradient=_no_gradient("random.multivariate_normal")))

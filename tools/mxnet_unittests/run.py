@@ -2,7 +2,7 @@
 """Runs MXNet 1.9.1's own Python unit tests against ``hybridize.runtime`` and counts what passes.
 
     python tools/mxnet_unittests/run.py /tmp/mxtests/tests/python/unittest [--files test_symbol ...]
-        [--json out.json] [--timeout 60] [--failures]
+        [--json out.json] [--timeout 60] [--failures] [--python /tmp/hy-np1/bin/python]
 
 Get the tests (never commit them): ``fetch`` github:apache/mxnet, then
 ``git -C <mirror> archive 1.9.1 tests/python/unittest tests/python/common | tar -x -C /tmp/mxtests``.
@@ -13,6 +13,11 @@ How it works
   ``common.py`` and ``tests/python/common/models.py`` are used as they are.
 - Each file runs in its own pytest process; each test has a wall-clock limit (``--timeout``).
 - A test file that fails to import fails all its in-scope tests (they are counted from the source).
+- ``--python`` runs the tests with another interpreter, e.g. one of MXNet's own NumPy environment:
+  MXNet 1.9.1 requires numpy<2 and its test code calls NumPy APIs that NumPy 2 removed (``np.float``,
+  ``np.round_``, ``interpolation=``). ``tools/mxnet_unittests/make_numpy1_venv.sh`` makes such a venv
+  (numpy 1.26, SciPy, pytest, this package editable; no MXNet). The package under test is still
+  the one ``PYTHONPATH`` or the venv's editable install names.
 
 Scope (decided from the source, before anything runs; a test is out of scope if its own body or any
 module-level function of the same file it calls, transitively, matches one of these). Only what the
@@ -130,9 +135,10 @@ def classify(path: str, drop: frozenset = frozenset()) -> dict[str, str]:
 
 
 def run_file(unittest_dir: str, stem: str, selected: list[str], timeout: int,
-             cache: str | None = None) -> dict[str, dict]:
-    """Runs the selected tests of one file (in a temporary working directory and ``MXNET_HOME``
-    holding the local copies of its downloads, built in ``cache``); test name -> {"outcome", "message"}."""
+             cache: str | None = None, python: str = sys.executable) -> dict[str, dict]:
+    """Runs the selected tests of one file with ``python`` (in a temporary working directory and
+    ``MXNET_HOME`` holding the local copies of its downloads, built in ``cache``); test name ->
+    {"outcome", "message"}."""
     with tempfile.TemporaryDirectory(prefix="mxut-") as tmp:
         home = os.path.join(tmp, "mxnet_home")
         os.makedirs(home)
@@ -149,7 +155,7 @@ def run_file(unittest_dir: str, stem: str, selected: list[str], timeout: int,
                    PYTHONPATH=os.pathsep.join([os.path.join(HERE, "shim"), os.environ.get("PYTHONPATH", "")]),
                    MXNET_TEST_SEED="1", MXNET_MODULE_SEED="1", MXNET_HOME=home,
                    MXUT_LOCAL_COPIES=copies)
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mxnet_alias",
+        cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mxnet_alias",
                "--rootdir", unittest_dir, "-o", "python_files=test_*.py", "-W", "ignore",
                os.path.join(unittest_dir, stem + ".py")]
         proc = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True,
@@ -179,10 +185,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=int, default=60, help="seconds per test")
     ap.add_argument("--json", help="write every test's scope and outcome here")
     ap.add_argument("--failures", action="store_true", help="list failing in-scope tests with their error")
+    ap.add_argument("--python", default=sys.executable,
+                    help="the interpreter that runs the tests (default: this one), e.g. a numpy<2 venv")
     a = ap.parse_args(argv)
     report, tot_in, tot_pass = {}, 0, 0
     cache_dir = tempfile.TemporaryDirectory(prefix="mxut-files-")
     cache = cache_dir.name
+    probe = subprocess.run([a.python, "-c", "import numpy; print(numpy.__version__)"], capture_output=True, text=True)
+    print(f"python {a.python}, numpy {probe.stdout.strip() or '(not importable)'}")
     print(f"{'file':24} {'tests':>5} {'in scope':>8} {'passed':>6}   pass rate")
     for stem in a.files:
         path = os.path.join(a.unittest_dir, stem + ".py")
@@ -192,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         scope = classify(path, frozenset({"download"}) if stem in local_files.NEEDS else frozenset())
         selected = sorted(t for t, c in scope.items() if c == "in")
         t0 = time.time()
-        results = run_file(a.unittest_dir, stem, selected, a.timeout, cache) if selected else {}
+        results = run_file(a.unittest_dir, stem, selected, a.timeout, cache, a.python) if selected else {}
         for t, r in results.items():  # a test that skips itself (raise SkipTest) is MXNet's skip
             if r["outcome"] == "skipped":
                 scope[t] = "skipped"
