@@ -1109,8 +1109,8 @@ class _Plan:
 
     def _np_graph_number(self, item: Any, use: ast.AST, exact_int: bool) -> str:
         """np mode: ``x.shape[i]`` / ``len(x)`` is ``F.npx.shape_array(x)[i]`` (a 0-d int64 array:
-        np-mode Symbols take integer keys; ``[-1]`` as ``F.np.squeeze(..[-1:], axis=0)``), float64
-        arithmetic as Python's."""
+        np-mode Symbols take integer keys; ``[-1]`` as ``F.np.squeeze(..[-1:], axis=0)``), ``x.size``
+        ``F.np.prod`` of it, ``x.ndim`` the length of it; float64 arithmetic as Python's."""
         F = self.F
         if isinstance(item, Static):
             return self.static_text(item, use)[0]
@@ -1118,6 +1118,10 @@ class _Plan:
             shape = f"{F}.npx.shape_array({self.tensor_name(item.tensor)})"
             # (MXNet 1.9.1's np-mode Symbol reads ``[-1]`` as the empty ``slice(-1, 0)``: fails)
             read = f"{F}.np.squeeze({shape}[-1:], axis=0)" if item.index == -1 else f"{shape}[{item.index}]"
+            return read if exact_int else f"{read}.astype('float64')"
+        if item.kind in ("size", "ndim"):
+            shape = f"{F}.npx.shape_array({self.tensor_name(item.tensor)})"
+            read = f"{F}.np.prod({shape})" if item.kind == "size" else f"{F}.npx.shape_array({shape})[0]"
             return read if exact_int else f"{read}.astype('float64')"
         if item.kind == "expr" and item.op == "sqrt":
             return f"{F}.np.sqrt({self._np_graph_number(item.operands[0], use, False)})"

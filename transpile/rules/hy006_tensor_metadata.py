@@ -81,7 +81,7 @@ RULE = Rule(
     np_advice="a reshape of the measured tensor becomes `F.npx.reshape` with its codes (`-2` copy, `-4` "
               "the rest, `-5` merge, `-6` split, `reverse=True`), another tensor's shape `F.npx.reshape_like`, "
               "arithmetic with a dimension `F.np.multiply(x, F.npx.shape_array(x)[i].astype('float32'))` "
-              "(unsafe: float32), `F.np.zeros(x.shape)` `F.np.zeros_like(x, dtype='float32')`, a shape of one axis "
+              "(unsafe: float32; `x.size`, `x.ndim` from it too), `F.np.zeros(x.shape)` `F.np.zeros_like(x, dtype='float32')`, a shape of one axis "
               "of `x` and static sizes (`(x.shape[0], n)`) that axis as a vector (`F.npx.reshape(x, (-2, -1))[:, 0]`) "
               "placed and `F.np.tile`d. `broadcast_to`/`repeat` and `range(len(t))` loops keep the finding "
               "(no `broadcast_like`, no `foreach` for np-mode arrays in MXNet 1.9.1).",
