@@ -9,8 +9,8 @@ last batch is always completed from the start of the file (MXNet's ``round_batch
 split the file by bytes as dmlc-core does (a part starts after the first line end at or past
 ``ceil(size / num_parts) * part_index``), so the parts are not even.
 
-MXNet returns the data (and a file's labels) as ``CSRNDArray``; the runtime has dense storage only,
-so they come back as dense NDArrays of the same values (``asnumpy()`` is MXNet's).
+The data (and a file's labels) come back as ``CSRNDArray`` (``runtime/io/csr.py``) with MXNet's
+``data``/``indices``/``indptr`` (explicit zeros kept), computed on as their dense values.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import numpy as np
 
 from ..base import DataFileError
 from ..ndarray import array
+from .csr import CSRNDArray
 from .io import DataBatch, DataDesc, DataIter
 
 __all__ = ["LibSVMIter"]
@@ -51,12 +52,14 @@ def _part_lines(path: str, num_parts: int, part_index: int) -> list[tuple[int, b
     return [(first + n, line) for n, line in enumerate(raw[lo:hi].splitlines()) if line.strip()]
 
 
-def _parse(path: str, lines: list[tuple[int, bytes]], width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Dense rows (float32, ``width`` columns) and the first number of every line."""
-    rows = np.zeros((len(lines), width), dtype=np.float32)
+def _parse(path: str, lines: list[tuple[int, bytes]], width: int) -> tuple[list, np.ndarray]:
+    """Every line's stored entries (column indices int64, values float32, in the file's order, explicit
+    zeros kept, as MXNet's parser keeps them) and the first number of every line."""
+    rows = []
     labels = np.zeros(len(lines), dtype=np.float32)
     for r, (lineno, line) in enumerate(lines):
         tokens = line.split(b"#", 1)[0].split()
+        cols, vals = [], []
         try:
             labels[r] = float(tokens[0].split(b":", 1)[0])
             for tok in tokens[1:]:
@@ -65,11 +68,22 @@ def _parse(path: str, lines: list[tuple[int, bytes]], width: int) -> tuple[np.nd
                 if not 0 <= col < width:
                     raise DataFileError(path, f"line {lineno}: column {col} is outside data_shape ({width},) "
                                               "(LibSVMIter's indices are zero-based)")
-                rows[r, col] = float(val) if sep else 1.0
+                cols.append(col)
+                vals.append(float(val) if sep else 1.0)
         except (ValueError, IndexError):
             text = line.decode("utf-8", "replace")[:60]
             raise DataFileError(path, f"line {lineno} is not 'label index:value ...': {text!r}") from None
+        rows.append((np.array(cols, np.int64), np.array(vals, np.float32)))
     return rows, labels
+
+
+def _csr_batch(rows: list, take: list[int], width: int) -> CSRNDArray:
+    """The CSR array of rows ``take`` (MXNet's batch: the rows' entries one after the other)."""
+    counts = [len(rows[i][0]) for i in take]
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    indices = np.concatenate([rows[i][0] for i in take]) if take else np.zeros(0, np.int64)
+    values = np.concatenate([rows[i][1] for i in take]) if take else np.zeros(0, np.float32)
+    return CSRNDArray(values, indices, indptr, (len(take), width))
 
 
 class LibSVMIter(DataIter):
@@ -92,6 +106,8 @@ class LibSVMIter(DataIter):
             raise ValueError("LibSVMIter: label_shape is expected to be (1,) when label_libsvm is NULL")
         self._data, labels = _parse(data_libsvm, _part_lines(data_libsvm, int(num_parts), int(part_index)),
                                     data_shape[0])
+        self._widths = (data_shape[0], int(np.prod(label_shape)))
+        self._label_csr = with_file
         if with_file:
             self._label, _ = _parse(label_libsvm, _part_lines(label_libsvm, int(num_parts), int(part_index)),
                                     int(np.prod(label_shape)))
@@ -138,7 +154,9 @@ class LibSVMIter(DataIter):
             self._pos += 1
             self._overflow += 1
         self._pad = self._overflow
-        self._batch = DataBatch([array(self._data[take])], [array(self._label[take])], pad=self._pad)
+        data = _csr_batch(self._data, take, self._widths[0])
+        label = _csr_batch(self._label, take, self._widths[1]) if self._label_csr else array(self._label[take])
+        self._batch = DataBatch([data], [label], pad=self._pad)
         return True
 
     def next(self) -> DataBatch:

@@ -10,6 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import hybridize.runtime as mx
@@ -112,3 +113,43 @@ def test_image_det_record_iter_refuses_what_it_does_not_do():
     with pytest.raises(ValueError, match=r"label_pad_width: 5 smaller than estimated width: 17$"):
         mx.io.ImageDetRecordIter(path_imgrec=fixture("iters_det.rec"), data_shape=(3, 8, 8), batch_size=2,
                                  label_pad_width=5)
+
+
+@pytest.mark.parametrize("case", ["doc", "label_file", "seven", "seven_b7"])
+def test_libsvm_iter_batches_are_mxnets_csr_arrays(case, monkeypatch):
+    """``data``/``indices``/``indptr`` (explicit zeros kept, int64 indices) and ``stype`` as MXNet
+    1.9.1 gives them (``tools/record_libsvm_csr_mxnet.py``)."""
+    import json
+
+    with open(FIXTURES_DIR / "libsvm_csr.json") as f:
+        want = json.load(f)[case]
+    monkeypatch.chdir(FIXTURES)
+    it = mx.io.LibSVMIter(**LIBSVM[case])
+
+    def csr(x):
+        if x.stype != "csr":
+            return {"stype": x.stype}
+        x.check_format(True)
+        return {"stype": "csr", "data": x.data.asnumpy().tolist(), "indices": x.indices.asnumpy().tolist(),
+                "indptr": x.indptr.asnumpy().tolist(),
+                "dtypes": [np.dtype(a.dtype).name for a in (x.data, x.indices, x.indptr)]}
+
+    for epoch in want:
+        assert [{"data": csr(b.data[0]), "label": csr(b.label[0])} for b in it] == epoch
+        it.reset()
+
+
+def test_a_csr_batch_computes_as_its_dense_values_and_checks_its_format():
+    from hybridize.runtime.io.csr import CSRNDArray, SparseFormatError
+
+    x = CSRNDArray([0.5, 0.0, 2.0], [0, 2, 1], [0, 2, 2, 3], (3, 3))
+    assert x.asnumpy().tolist() == [[0.5, 0, 0], [0, 0, 0], [0, 2.0, 0]]
+    y = mx.nd.dot(x, mx.nd.ones((3, 2)))
+    assert y.stype == "default" and y.asnumpy().tolist() == [[0.5, 0.5], [0, 0], [2, 2]]
+    assert x.tostype("default").stype == "default" and x.tostype("csr") is x
+    with pytest.raises(mx.base.MXNetError, match="must increase strictly"):
+        CSRNDArray([1.0, 2.0], [2, 1], [0, 2], (1, 3)).check_format(True)
+    bad = CSRNDArray([1.0], [0], [0, 1], (1, 3))
+    bad._csr = (bad._csr[0], np.array([5]), bad._csr[2])      # a column past the end
+    with pytest.raises(SparseFormatError, match=r"outside \[0, 3\)"):
+        bad.check_format(True)

@@ -104,3 +104,17 @@ def test_the_urls_of_a_test_file_map_to_its_local_copies(tmp_path, local_files, 
     assert list(got) == ["http://data.mxnet.io/data/test_images.tar.gz"]
     assert Path(got["http://data.mxnet.io/data/test_images.tar.gz"]).read_bytes() == b"archive"
     assert local_files.url_map("test_metric", str(tmp_path)) == {}
+
+
+def test_get_bz2_data_and_libsvm_iter_read_the_generated_news20(tmp_path, local_files) -> None:
+    from hybridize.runtime import io
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "news20.t.bz2").write_bytes(local_files.news20_t_bz2(rows=66, features=50))
+    test_utils.get_bz2_data(str(data), "news20.t", "https://example.org/news20.t.bz2", "news20.t.bz2")
+    it = io.LibSVMIter(data_libsvm=str(data / "news20.t"), data_shape=(51,), batch_size=33)
+    batches = list(it)
+    assert len(batches) == 2 and batches[0].data[0].stype == "csr"
+    labels = np.concatenate([b.label[0].asnumpy() for b in batches])
+    assert labels.min() == 1 and labels.max() == 20

@@ -1,7 +1,7 @@
 """Local copies of the files MXNet 1.9.1's unit tests download, for ``run.py``.
 
 MXNet's tests fetch MNIST, Fashion-MNIST, CIFAR-10/100, data.mxnet.io's ``test_images.tar.gz``,
-``mnist.zip`` and ``cifar10.zip``. The runtime never downloads (``download`` returns a file that is
+``mnist.zip`` and ``cifar10.zip``, and libsvmtools' ``news20.t.bz2``. The runtime never downloads (``download`` returns a file that is
 already where the call would put it and refuses anything else in one line naming that file), so the
 runner places, before a test file runs, files in the *published formats* at the places the tests'
 own ``download`` calls and the datasets' default roots look: ``./data/...`` in the test's working
@@ -163,6 +163,18 @@ def cifar10_zip(train: int = 50000, test: int = 10000) -> bytes:
     return _zip(members)
 
 
+def news20_t_bz2(rows: int = 3993, features: int = 62060) -> bytes:
+    """libsvmtools' ``news20.t.bz2`` (``test_io``'s LibSVM data): ``rows`` lines ``label idx:value ...``
+    with labels 1..20 and a few ascending feature indices in [1, ``features``], bzip2'd."""
+    import bz2
+
+    lines = []
+    for i in range(rows):
+        cols = sorted({1 + (i * 7919 + k * 104729) % features for k in range(1 + i % 5)})
+        lines.append(f"{1 + i % 20} " + " ".join(f"{c}:{0.03125 * (1 + (c + k) % 8)}" for k, c in enumerate(cols)))
+    return bz2.compress(("\n".join(lines) + "\n").encode())
+
+
 # -- placing them -----------------------------------------------------------------------------------
 #: where each test file's downloads land, relative to its working directory ("@home" = $MXNET_HOME)
 PLACES: dict[str, list[tuple[str, str]]] = {
@@ -174,6 +186,7 @@ PLACES: dict[str, list[tuple[str, str]]] = {
     "test_images": [("data", "test_images.tar.gz")],
     "mnist_zip": [("data", "mnist.zip")],
     "cifar10_zip": [("data", "cifar10.zip")],
+    "news20": [("data", "news20.t.bz2")],
 }
 
 _BUILDERS = {
@@ -182,12 +195,13 @@ _BUILDERS = {
     "test_images": test_images_tar_gz,
     "mnist_zip": mnist_zip,
     "cifar10_zip": cifar10_zip,
+    "news20": news20_t_bz2,
 }
 
 #: what each test file downloads
 NEEDS: dict[str, tuple[str, ...]] = {
     "test_gluon_data": ("mnist", "cifar10", "cifar100", "test_images"),
-    "test_io": ("mnist_zip", "cifar10_zip"),
+    "test_io": ("mnist_zip", "cifar10_zip", "news20"),
     "test_contrib_io": ("mnist",),
     "test_image": ("test_images",),
 }
@@ -198,6 +212,7 @@ URLS: dict[str, tuple[str, str]] = {
     "http://data.mxnet.io/data/test_images.tar.gz": ("test_images", "test_images.tar.gz"),
     "http://data.mxnet.io/mxnet/data/mnist.zip": ("mnist_zip", "mnist.zip"),
     "http://data.mxnet.io/mxnet/data/cifar10.zip": ("cifar10_zip", "cifar10.zip"),
+    "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/gluon/dataset/news20.t.bz2": ("news20", "news20.t.bz2"),
 }
 
 
