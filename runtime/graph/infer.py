@@ -290,6 +290,9 @@ def annotate(graph: Graph, shapes: dict[str, tuple], dtypes: dict[str, Any]) -> 
     only what edits invalidated is inferred again, unless something is unknown (then, and the first
     time, the whole inference runs)."""
     if graph.meta:
+        meta = graph.meta
+        if not graph.stale and all(Entry(n, 0) in meta for n in graph.nodes):
+            return meta       # nothing edited, nothing new: the walk below would change nothing
         try:
             _Refresh(graph, shapes, dtypes).run(graph)
             graph.stale.clear()
