@@ -600,6 +600,21 @@ def _c_amax(F, a, axis=None, out=None, keepdims=False, initial=None):
     return F.np.max(a, axis=axis, out=out, keepdims=keepdims)
 
 
+def _c_norm(F, x, ord=None, axis=None, keepdims=False):
+    """MXNet 1.9.1's front end of ``linalg.norm``: the strings ``'inf'``/``'-inf'`` are the max/min of
+    ``abs(x)`` over ``axis`` (all elements when None, even of a matrix), over two axes the max/min of
+    the row sums; every other order is ``_npi_norm``."""
+    if isinstance(ord, str) and ord in ("inf", "-inf"):
+        red = F.np.max if ord == "inf" else F.np.min
+        if isinstance(axis, tuple) and len(axis) == 2:
+            row, col = axis
+            if not keepdims and row > col:
+                row -= 1
+            return red(F.np.sum(F.np.abs(x), axis=col, keepdims=keepdims), axis=row, keepdims=keepdims)
+        return red(F.np.abs(x), axis=axis, keepdims=keepdims)
+    return F.np.linalg._norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
 def _c_matrix_power(F, a, n):
     out = F.np.eye(a.shape[-1], dtype=a.dtype) if n == 0 else a
     if n < 0:
@@ -847,7 +862,8 @@ TABLE: list[NpFunction] = [
     NpFunction("zeros_like", None, "a, dtype=None, order='C', ctx=None, out=None", compose=_c_zeros_like),
     NpFunction("ones_like", None, "a, dtype=None, order='C', ctx=None, out=None", compose=_c_ones_like),
     # -- np.linalg --------------------------------------------------------------------------------------
-    NpFunction("linalg.norm", "_npi_norm", "x, ord=None, axis=None, keepdims=False", ("x",), prepare=_norm_prepare),
+    NpFunction("linalg.norm", None, "x, ord=None, axis=None, keepdims=False", compose=_c_norm),
+    NpFunction("linalg._norm", "_npi_norm", "x, ord=None, axis=None, keepdims=False", ("x",), prepare=_norm_prepare),
     NpFunction("linalg.svd", "_npi_svd", "a", ("a",)),
     NpFunction("linalg.inv", "_npi_inv", "a", ("a",)),
     NpFunction("linalg.det", None, "a", compose=lambda F, a: _batch_shaped(F, F.np.linalg._det(a), a)),

@@ -9,10 +9,10 @@ norms, matrix 1/inf norms, the spectral norm's largest/smallest singular value),
 0-norm's gradient is zero, a zero-size input gets zeros; svd's gradient is MXNet's formula with its
 clamped denominators (``max(l_i - l_j, eps)``, ``max(l_i, eps)``), not the textbook one; tensorsolve
 differentiates both ``a`` and ``b``. Also MXNet's numbers where its kernels depart from the derivative
-(recorded from MXNet 1.9.1, see each kernel): the 2/-2 matrix norms and the 1/-1 norms of a matrix
-without ``axis`` scale with the output gradient squared, the 2/-2 norms over non-trailing axes mix the
-matrices' weights, and einsum's operand broadcast along an ellipsis dimension reads the output gradient
-at index 0 of that dimension.
+(recorded from MXNet 1.9.1, see each kernel): the 2/-2 matrix norms, the float-inf matrix norms and
+the 1/-1 norms of a matrix without ``axis`` scale with the output gradient squared, the 2/-2 norms
+over non-trailing axes mix the matrices' weights, and einsum's operand broadcast along an ellipsis
+dimension reads the output gradient at index 0 of that dimension.
 """
 from __future__ import annotations
 
@@ -63,7 +63,8 @@ def _backward_norm(attrs, og, x):
                 d = np.zeros_like(xs)
             else:
                 ab = np.abs(xs)
-                n = ((ab ** ordv) * (ab != 0)).sum(axis=ax, keepdims=True) ** (1.0 / ordv)
+                nz = ab != 0                        # MXNet's reducer skips zeros
+                n = np.where(nz, np.where(nz, ab, 1.0) ** ordv, 0.0).sum(axis=ax, keepdims=True) ** (1.0 / ordv)
                 d = np.power(ab / n, ordv - 1) * sign
         elif ordv in (1.0, -1.0, np.inf, -np.inf):  # matrix 1 / inf norms: max/min of column/row sums
             r, c = axes
@@ -71,9 +72,10 @@ def _backward_norm(attrs, og, x):
             other = c if abs(ordv) == 1 else r
             n = s.max(axis=other, keepdims=True) if ordv > 0 else s.min(axis=other, keepdims=True)
             d = sign * (s == n)
-            if attrs.axis is None and abs(ordv) == 1:
-                # MXNet's front end composes abs/sum/max for explicit axes; without them its norm kernel
-                # runs, which applies the weighted mask twice: the output gradient squared
+            if np.isinf(ordv) or attrs.axis is None:
+                # MXNet's front end composes abs/sum/max for 1/-1 over two axes (and the strings 'inf'/
+                # '-inf'); otherwise its norm kernel runs, which applies the weighted mask twice: the
+                # output gradient squared
                 d = d * g
         else:                                       # 2, -2, nuc: through the singular values
             return _spectral_backward(xs, g, axes, ordv).astype(x.dtype)

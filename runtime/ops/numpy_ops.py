@@ -421,8 +421,17 @@ def _norm(attrs, x):
     if isinstance(ordv, float) and ordv.is_integer() and not np.isinf(ordv):
         ordv = int(ordv)
     ax = attrs.axis
-    return _out(np.linalg.norm(x.astype(np.float64), ord=ordv, axis=ax, keepdims=attrs.keepdims),
-                x.dtype if x.dtype.kind == "f" else _F32)
+    dt = x.dtype if x.dtype.kind == "f" else _F32
+    xs = x.astype(np.float64)
+    if isinstance(ordv, (int, float)) and ordv < 0 and not np.isinf(ordv) and (
+            (ax is None and x.ndim == 1) or (ax is not None and len(ax) == 1)):
+        # MXNet's Lp reducer skips zeros (NumPy's negative powers of them make the norm 0)
+        ab = np.abs(xs)
+        nz = ab != 0
+        with np.errstate(divide="ignore"):
+            total = np.where(nz, np.where(nz, ab, 1.0) ** ordv, 0.0).sum(axis=ax, keepdims=attrs.keepdims)
+            return _out(np.where(total == 0, 0.0, np.where(total == 0, 1.0, total) ** (1.0 / ordv)), dt)
+    return _out(np.linalg.norm(xs, ord=ordv, axis=ax, keepdims=attrs.keepdims), dt)
 
 
 register(OpDef("_npi_norm", _norm, params=(Param("ord", Str, "None"), Param("axis", ShapeOrNone, None),

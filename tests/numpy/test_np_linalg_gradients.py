@@ -35,8 +35,9 @@ RULES = [
     ("_npi_norm", [_r(2, 3, 4)], {"ord": "-3.2", "axis": (2,), "keepdims": True}),
     ("_npi_norm", [_r(2, 3, 4)], {"ord": "inf", "axis": (1,)}),
     ("_npi_norm", [_r(2, 3, 4)], {"ord": "1", "axis": (2, 1)}),
-    ("_npi_norm", [_r(2, 3, 4)], {"ord": "-inf", "axis": (2, 0)}),
-    # MXNet weighs the 2/-2 norms by the output gradient twice: the derivative with a unit one
+    # MXNet weighs the kernel's inf and 2/-2 matrix norms by the output gradient twice: the derivative
+    # with a unit one
+    ("_npi_norm", [_r(2, 3, 4)], {"ord": "-inf", "axis": (2, 0)}, [onp.ones(3)]),
     ("_npi_norm", [_r(2, 3, 4)], {"ord": "2", "axis": (1, 2)}, [onp.ones(2)]),
     ("_npi_norm", [_r(2, 3, 4)], {"ord": "-2", "axis": (1, 2), "keepdims": True}, [onp.ones((2, 1, 1))]),
     ("_npi_norm", [_r(2, 3, 4)], {"ord": "nuc", "axis": (0, 2)}),
@@ -71,7 +72,8 @@ def _call(F, case, xs):
     for part in case["fn"].split("."):
         fn = getattr(fn, part)
     lead = [case["subscripts"]] if case["subscripts"] else []
-    return fn(*lead, *xs, **case["kwargs"])
+    kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in case["kwargs"].items()}  # JSON's lists
+    return fn(*lead, *xs, **kwargs)
 
 
 class _Net(HybridBlock):
