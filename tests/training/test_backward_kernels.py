@@ -86,6 +86,10 @@ def test_few_channel_layers_of_a_training_program_stay_channel_first():
     fwd, bwd = tp.forward.stats["layout"], tp.backward.stats["layout"]
     assert fwd["batchnorm_train"] == 1 and bwd["batchnorm_train_backward"] == 1
     assert bwd["maxpool_backward"] == 1 and "conv_dgrad" not in bwd
+    # the backward's channel-first kernels get contiguous 6-channel activations, not strided views
+    # of channels-last arrays
+    outs, saved = tp.run([x.asnumpy()])
+    assert all(a.flags.c_contiguous for a in saved if a.ndim == 4 and a.shape[1] == 6)
     for a, b in zip(*grads):      # (a convolution's bias before BatchNorm: a zero gradient, rounding)
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=max(1e-6, 1e-5 * float(np.abs(a).max())))
 

@@ -122,7 +122,10 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
             emap[Entry(n, i)] = Entry(out, i)
             if out_nhwc is True or isinstance(out_nhwc, tuple) and out_nhwc[i]:
                 nhwc.add(Entry(out, i))
-    outputs = [convert(emap[e], K.TO_NCHW, "saved", view=1) if i in saved_out and emap[e] in nhwc
+    # (an activation of fewer channels is read by channel-first kernels: it is saved channel-first,
+    # strided views would slow them down several times)
+    outputs = [convert(emap[e], K.TO_NCHW, "saved", view=1)
+               if i in saved_out and emap[e] in nhwc and shape_of(e)[1] >= _TRAIN_NHWC_MIN_CHANNELS
                else to_orig(emap[e]) for i, e in enumerate(graph.outputs)]
     ctx.stats["layout"] = counts
     lowered = Graph(outputs)
