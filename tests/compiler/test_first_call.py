@@ -55,6 +55,13 @@ def test_winograd_weights_equal_the_float64_definition(module, G, b_major):
         u = u.transpose(1, 0, 2, 3)
     n = G.shape[0]
     got = module.weight(w)
-    assert got.dtype == np.float32 and got.shape == (n * n, 3, 5) and got.flags.c_contiguous
+    # one GEMM writes (n*n, K, C); the kernels read its (n*n, C, K) view
+    assert got.dtype == np.float32 and got.shape == (n * n, 3, 5) and got.transpose(0, 2, 1).flags.c_contiguous
     np.testing.assert_allclose(got, u.reshape(n * n, 3, 5), rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(module.weight(w.astype(np.float64)), u.reshape(n * n, 3, 5), rtol=1e-13, atol=1e-13)
+    # a data gradient's flipped filters (a view of the weight) are read in place as well
+    flipped = w.swapaxes(0, 1)[:, :, ::-1, ::-1]
+    uf = np.einsum("ai,kcij,bj->abck", G, flipped.astype(np.float64), G)
+    if b_major:
+        uf = uf.transpose(1, 0, 2, 3)
+    np.testing.assert_allclose(module.weight(flipped), uf.reshape(n * n, 5, 3), rtol=1e-6, atol=1e-6)

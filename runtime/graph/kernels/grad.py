@@ -11,7 +11,7 @@ which the compiler's fast convolution kernels run. So the stage splits it:
 - ``_hy_conv_dgrad(ograd, weight, data)``: the data gradient of a strided, dilated or grouped
   convolution: the weight's transpose times the output gradient, scattered back tap by tap
   (col2im), as the registry kernel does; ``data`` is read for its shape;
-- ``_hy_conv_flip(weight)``: ``(F, C, kh, kw) -> (C, F, kh, kw)`` flipped in both spatial axes,
+- ``_hy_conv_flip(weight)``: ``(F, C, kh, kw) -> (C, F, kh, kw)`` flipped in both spatial axes (a view),
   static (evaluated at ``bind_params``), for ``Convolution(ograd, flipped, pad=k-1-pad)``.
 """
 from __future__ import annotations
@@ -78,7 +78,8 @@ CONV_WGRAD = _internal(
 
 
 def _flip(attrs, w):
-    return np.ascontiguousarray(w.swapaxes(0, 1)[(slice(None), slice(None)) + (slice(None, None, -1),) * (w.ndim - 2)])
+    """A view (the weight transforms read it in place: Winograd's moves the flip into its kron)."""
+    return w.swapaxes(0, 1)[(slice(None), slice(None)) + (slice(None, None, -1),) * (w.ndim - 2)]
 
 
 CONV_FLIP = _internal("_hy_conv_flip", _flip, (), ("weight",),

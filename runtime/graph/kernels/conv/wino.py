@@ -23,18 +23,26 @@ def eligible(s: ConvSpec) -> bool:
 def sandwich(G: np.ndarray, w: np.ndarray, b_major: bool = False) -> np.ndarray:
     """``U = G g G^T`` for every 3x3 filter g of ``w`` (K, C, 3, 3), as ``(n*n, C, K)`` in (row a, column
     b) order, or (b, a) with ``b_major``: the layout the kernels read, written by one GEMM
-    ``kron(G, G) @ g`` of the filters laid out ``(9, C*K)`` (a small copy). Float32 weights are
-    transformed in float32 (at most ~3e-8 of the largest entry off the float64 result, rounding
-    included): this runs at every ``bind_params``, on the first call's path (a float64 GEMM and
-    transposes of its output took 4-10x as long)."""
+    ``kron(G, G) @ g`` with the filters read in place (``(K*C, 9)``, BLAS's transposed operand): the
+    result is ``(n*n, K, C)``, returned as its ``(n*n, C, K)`` view (the batched matmuls read it as
+    well). A data gradient's filters (``w`` the spatially flipped, channel-swapped view of a
+    contiguous weight, ``_hy_conv_flip``) are read in place too, the flip moved into the kron's
+    columns; the result is then contiguous. Float32 weights are transformed in float32 (at most
+    ~3e-8 of the largest entry off the float64 result, rounding included): this runs at every
+    ``bind_params`` (a training step rebinds after every update)."""
     K, C = w.shape[:2]
     n = G.shape[0]
     kr = np.kron(G, G)                                   # row a*n + b, column i*3 + j
     if b_major:
         kr = kr.reshape(n, n, 9).transpose(1, 0, 2).reshape(n * n, 9)
     dt = np.result_type(w.dtype, np.float32)
-    g = np.ascontiguousarray(w.reshape(K, C, 9).transpose(2, 1, 0), dtype=dt).reshape(9, C * K)
-    return (kr.astype(dt) @ g).reshape(n * n, C, K).astype(w.dtype, copy=False)
+    kr = kr.astype(dt)
+    base = w.swapaxes(0, 1)[:, :, ::-1, ::-1]            # (C, K, 3, 3): the weight w was flipped from
+    if not w.flags.c_contiguous and base.flags.c_contiguous:
+        U = kr[:, ::-1] @ base.reshape(C * K, 9).astype(dt, copy=False).T
+        return U.reshape(n * n, C, K).astype(w.dtype, copy=False)
+    U = kr @ w.reshape(K * C, 9).astype(dt, copy=False).T
+    return U.reshape(n * n, K, C).transpose(0, 2, 1).astype(w.dtype, copy=False)
 
 
 def weight(w: np.ndarray, groups: int = 1) -> np.ndarray:
