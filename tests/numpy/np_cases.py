@@ -119,6 +119,16 @@ CONVERSIONS: dict[str, tuple[str, str, bool]] = {
         "return F.np.true_divide(x, F.np.prod(F.npx.shape_array(x)).astype('float32'))", True),
     'ndim_arith': ('return x * x.ndim',
         "return F.np.multiply(x, F.npx.shape_array(F.npx.shape_array(x))[0].astype('float32'))", True),
+    'foreach_rows': ('h = x * 2\nouts = []\nfor r in h:\n    outs.append(F.np.tanh(r))\nreturn F.np.stack(outs)',
+        'h = x * 2\ndef loop_body(r, states):\n    r = r.as_np_ndarray()\n    return F.np.tanh(r).as_nd_ndarray(), []\nouts, _ = F.contrib.foreach(loop_body, h.as_nd_ndarray(), [])\nouts = outs.as_np_ndarray()\nreturn outs', False),
+    'foreach_state': ('g = x * 2\nh = F.np.zeros_like(x[0])\nouts = []\nfor r in g:\n    h = F.np.tanh(r + h)\n    outs.append(h)\nreturn F.np.stack(outs, axis=1).sum(axis=1) + h',
+        'g = x * 2\nh = F.np.zeros_like(x[0])\ndef loop_body(r, h):\n    r, h = r.as_np_ndarray(), h.as_np_ndarray()\n    h = F.np.tanh(r + h)\n    return h.as_nd_ndarray(), h.as_nd_ndarray()\nouts, h = F.contrib.foreach(loop_body, g.as_nd_ndarray(), h.as_nd_ndarray())\nouts, h = outs.as_np_ndarray(), h.as_np_ndarray()\nreturn F.np.swapaxes(outs, 0, 1).sum(axis=1) + h', False),
+    'foreach_range_len': ('h = x * 2\nacc = F.np.zeros_like(h[0])\nfor i in range(len(h)):\n    acc = acc + h[i] * 2\nreturn acc',
+        'h = x * 2\nacc = F.np.zeros_like(h[0])\ndef loop_body(h_row, acc):\n    h_row, acc = h_row.as_np_ndarray(), acc.as_np_ndarray()\n    acc = acc + h_row * 2\n    return [], acc.as_nd_ndarray()\n_, acc = F.contrib.foreach(loop_body, h.as_nd_ndarray(), acc.as_nd_ndarray())\nacc = acc.as_np_ndarray()\nreturn acc', True),
+    'foreach_concatenate': ('h = x * 2\nouts = []\nfor r in h:\n    outs.append(r + 1)\nreturn F.np.concatenate(outs, axis=1)',
+        'h = x * 2\ndef loop_body(r, states):\n    r = r.as_np_ndarray()\n    return (r + 1).as_nd_ndarray(), []\nouts, _ = F.contrib.foreach(loop_body, h.as_nd_ndarray(), [])\nouts = outs.as_np_ndarray()\nreturn F.npx.reshape(F.np.swapaxes(outs, 0, 1), (-2, -5, -4))', False),
+    'foreach_enumerate_zip': ('a = x * 2\nb = F.npx.sigmoid(x)\nouts = []\nfor p, q in zip(a, b):\n    outs.append(p * q)\nreturn F.np.concatenate(outs, axis=0)',
+        'a = x * 2\nb = F.npx.sigmoid(x)\ndef loop_body(rows, states):\n    p, q = rows\n    p, q = p.as_np_ndarray(), q.as_np_ndarray()\n    return (p * q).as_nd_ndarray(), []\nouts, _ = F.contrib.foreach(loop_body, [a.as_nd_ndarray(), b.as_nd_ndarray()], [])\nouts = outs.as_np_ndarray()\nreturn F.npx.reshape(outs, (-5, -4))', True),
     'assign_row_tensor': ('h = x * 2\nh[0] = x[1] + 1\nreturn h',
         'h = x * 2\nh = F.np.concatenate([F.npx.reshape_like(F.np.zeros_like(h[0:1]) + (x[1] + 1), h[0:1]), h[1:]], axis=0)\nreturn h', False),
     'assign_row_slice_tensor': ('h = x * 2\nh[1, 1:] = F.np.tanh(x[0, 0])\nreturn h',
@@ -133,8 +143,9 @@ CONVERSIONS: dict[str, tuple[str, str, bool]] = {
 
 #: What the legacy conversions emit, on np-mode arrays: MXNet 1.9.1 refuses each (its control-flow
 #: operators and ``BlockGrad`` take legacy arrays only; an np-mode Symbol has no ``detach``), so
-#: loops over rows, ``F.contrib.cond``/``while_loop`` and HY001/HY009's gradient-free value keep the
-#: finding in np-mode code (recorded in ``fixtures/conversions.json``).
+#: ``F.contrib.cond``/``while_loop`` and HY001/HY009's gradient-free value keep the finding in np-mode
+#: code, and loops over rows pass ``F.contrib.foreach`` legacy arrays (``as_nd_ndarray``), their
+#: body converting back (recorded in ``fixtures/conversions.json``).
 UNAVAILABLE: dict[str, str] = {
     "contrib_foreach": "out, _ = F.contrib.foreach(lambda r, s: (r * 2, s), x, [])\nreturn out",
     "contrib_while_loop": "_, [h] = F.contrib.while_loop(lambda h: h.sum() > 1, lambda h: ([], [h / 2]), [x], "

@@ -109,6 +109,37 @@ def _stack_use(call: ast.Call, F: str, name: str) -> Optional[str]:
     return None
 
 
+# np mode (``npx.set_np()``): MXNet 1.9.1's ``_foreach`` takes legacy arrays only (``TypeError`` on
+# np-mode ones) and ``mx.npx`` has no loop, so the arrays are bridged: ``t.as_nd_ndarray()`` into
+# ``F.contrib.foreach``, the body opening with ``r = r.as_np_ndarray()`` (rows and states) and
+# returning ``.as_nd_ndarray()`` values, the results ``.as_np_ndarray()`` after the call (the casts
+# share memory imperatively and are no nodes in a graph); the list's use after the loop is
+# ``F.np.stack``/``F.np.concatenate`` (below).
+def _np_stack_use(fn: ast.AST, name: ast.Name, F: str, stacked: str) -> Optional[tuple[ast.Call, str]]:
+    """np mode: ``F.np.stack(lst, axis=0|1)`` / ``F.np.concatenate(lst, axis=0|1)`` of the list
+    ``name`` as the same computation on the stacked output ``stacked`` (``F.np.swapaxes``,
+    ``F.npx.reshape`` merging the first two axes: ``-5``), or ``None``."""
+    call = _parent_expr(fn, name)
+    func = call.func if isinstance(call, ast.Call) else None
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute)
+            and isinstance(func.value.value, ast.Name) and func.value.value.id == F and func.value.attr == "np"):
+        return None
+    assert isinstance(call, ast.Call)
+    if len(call.args) != 1 or call.args[0] is not name or any(k.arg != "axis" for k in call.keywords):
+        return None
+    axis_node = call.keywords[0].value if call.keywords else None
+    axis = 0 if axis_node is None else (axis_node.value if isinstance(axis_node, ast.Constant)
+                                        and type(axis_node.value) is int else None)
+    swapped = f"{F}.np.swapaxes({stacked}, 0, 1)"
+    if func.attr == "stack" and axis in (0, 1):
+        return call, stacked if axis == 0 else swapped
+    if func.attr == "concatenate" and axis == 0:
+        return call, f"{F}.npx.reshape({stacked}, (-5, -4))"
+    if func.attr == "concatenate" and axis == 1:
+        return call, f"{F}.npx.reshape({swapped}, (-2, -5, -4))"
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 @dataclass
 class _Plan:
@@ -426,6 +457,12 @@ def _plan(facts: _Facts, loop: ast.For, how: str) -> Optional[_Plan]:
         if not uses:
             return None
         for use in uses:
+            if facts.site.np_mode:
+                found = _np_stack_use(fn, use, F, name)
+                if found is None:
+                    return None
+                plan.uses.append(found)
+                continue
             call = _use_call(fn, use)
             text = _stack_use(call, F, name) if call is not None else None
             if text is None:
@@ -533,8 +570,22 @@ def _edits(facts: _Facts, plan: _Plan) -> list[Edit]:
             replacements.append((append, f"{row} = {src.expr(value)}"))
             returned.append(row)
     lines: list[str] = []
+    np_mode = site.np_mode
+
     def arg(i: int, text: str) -> str:
+        if np_mode:  # (MXNet 1.9.1's ``_foreach`` takes legacy arrays: bridged both ways)
+            text = f"{text}.as_nd_ndarray()"
         return f"{F}.identity({text})" if i in plan.copied else text
+
+    def to_np(names: list[str]) -> str:
+        return f"{', '.join(names)} = {', '.join(f'{n}.as_np_ndarray()' for n in names)}"
+
+    def to_nd(text: str) -> str:
+        try:
+            atom = isinstance(ast.parse(text, mode="eval").body, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
+        except SyntaxError:
+            atom = False
+        return f"{text}.as_nd_ndarray()" if atom else f"({text}).as_nd_ndarray()"
 
     data_texts = [arg(i, src.expr(e)) for i, (e, _) in enumerate(plan.data)]
     state_texts = [arg(len(plan.data) + i, name) for i, name in enumerate(plan.states)]
@@ -558,12 +609,20 @@ def _edits(facts: _Facts, plan: _Plan) -> list[Edit]:
         lines.append(f"{indent}{unit}{', '.join(row for _, row in plan.data)} = {data_param}")
     if len(plan.states) > 1:
         lines.append(f"{indent}{unit}{', '.join(plan.states)} = {state_param}")
+    if np_mode:
+        lines.append(f"{indent}{unit}{to_np([row for _, row in plan.data] + plan.states)}")
     header_row, header_comment = _header_comment(site, loop)
     if kept:
         lines.extend(_segment(site, kept, [r for r in replacements if _inside(r[0], kept)], indent + unit,
                               first=header_row + 1 if header_row < kept[0].lineno else None))
+    if np_mode:
+        returned = [to_nd(r) for r in returned]
+        states_out_value = states_out if not plan.states else (
+            to_nd(plan.states[0]) if len(plan.states) == 1 else "[" + ", ".join(map(to_nd, plan.states)) + "]")
+    else:
+        states_out_value = states_out
     out_value = returned[0] if len(returned) == 1 else "[" + ", ".join(returned) + "]"
-    lines.append(f"{indent}{unit}return {out_value}, {states_out}")
+    lines.append(f"{indent}{unit}return {out_value}, {states_out_value}")
     names = list(plan.outputs)
     if not names:
         out_target = "_" if "_" not in taken else _unique("unused_outputs", taken)
@@ -572,6 +631,8 @@ def _edits(facts: _Facts, plan: _Plan) -> list[Edit]:
     states_target = states_out if plan.states else ("_" if "_" not in taken else _unique("unused_states", taken))
     lines.append(f"{indent}{out_target}, {states_target} = {F}.contrib.foreach({body_name}, {data_arg}, {init})"
                  + (f"  {header_comment}" if header_comment else ""))
+    if np_mode and (names or plan.states):
+        lines.append(f"{indent}{to_np(names + plan.states)}")
 
     row, col, _, _ = site.span(loop)
     end_row = loop.end_lineno or loop.lineno
@@ -638,6 +699,8 @@ def row_loop_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     if plan is None:
         return None
     message = f"Loop over the rows in the graph with `{F}.contrib.foreach`"
+    if event.site.np_mode:
+        message += " (np-mode arrays bridged with `as_nd_ndarray`/`as_np_ndarray`)"
     if plan.unsafe:
         message += " (unsafe: " + "; ".join(plan.unsafe) + ")"
     applicability = Applicability.UNSAFE if plan.unsafe else Applicability.SAFE

@@ -16,11 +16,12 @@ def check(event: Event) -> Iterator[Report]:
     if event.value.is_tensor:
         fix = _FIXES.get(event.construct)
         if event.site.np_mode:
-            # (loops: MXNet 1.9.1 has no ``foreach`` for np-mode arrays; unpacking splits)
+            # (loops: ``F.contrib.foreach`` bridged to legacy arrays; unpacking splits; no comprehensions)
             yield Report(event.node, f"iterating over tensor `{event.subject_text()}` ({event.construct}): an "
                                      f"np-mode `Symbol` is not iterable (`TypeError` when the block is "
                                      f"hybridized); {event.why()}",
-                         fix=(lambda with_edits: unpack_fix(event, with_edits)) if fix is unpack_fix else None)
+                         fix=(lambda with_edits: fix(event, with_edits))
+                         if fix in (unpack_fix, row_loop_fix) else None)
             return
         yield Report(event.node, f"iterating over tensor `{event.subject_text()}` ({event.construct}): a "
                                  f"`Symbol` iterates over its outputs (one), not over rows; {event.why()}",
@@ -76,8 +77,12 @@ RULE = Rule(
     ),
     fixable=True,
     np_fixable=True,  # (np mode: unpacking only, `F.np.split`; loops keep the finding)
-    np_advice="`a, b = t` becomes `F.np.squeeze` of `F.np.split(t, 2, axis=0)` (unsafe, as above); loops "
-              "over rows keep the finding: MXNet 1.9.1's `F.contrib.foreach` takes legacy arrays only.",
+    np_advice="`a, b = t` becomes `F.np.squeeze` of `F.np.split(t, 2, axis=0)` (unsafe, as above); a loop "
+              "over rows becomes `F.contrib.foreach` as above with its arrays bridged (MXNet 1.9.1's `_foreach` "
+              "takes legacy arrays only, `mx.npx` has none): `t.as_nd_ndarray()` in, `r = r.as_np_ndarray()` "
+              "opening the body, `.as_nd_ndarray()` on what it returns, `.as_np_ndarray()` after the call; "
+              "`F.np.stack(lst, axis=0|1)` / `F.np.concatenate(lst, axis=0|1)` after the loop as `F.np.swapaxes` / "
+              "`F.npx.reshape` of the stacked output. Comprehensions keep the finding.",
     fix_examples=(
         (example("h = F.relu(x)\nrows = []\nfor r in h:\n    rows.append(r * 2)\nreturn F.concat(*rows, dim=0)"),
          example("h = F.relu(x)\ndef loop_body(r, states):\n    return r * 2, []\nrows, _ = F.contrib.foreach(loop_body, h, [])\n"

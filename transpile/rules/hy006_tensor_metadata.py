@@ -12,8 +12,8 @@ from .base import Report, Rule, example
 def _fix(event: Event):
     """``for i in range(len(t))`` / ``range(t.shape[0])``: the loop's conversion (convert/loops.py);
     any other read: the shape conversions (convert/shapes.py)."""
-    if in_range_loop(event):  # (np mode: no ``foreach`` for np-mode arrays in MXNet 1.9.1)
-        return None if event.site.np_mode else lambda with_edits: row_loop_fix(event, with_edits)
+    if in_range_loop(event):
+        return lambda with_edits: row_loop_fix(event, with_edits)
     return lambda with_edits: metadata_fix(event, with_edits)
 
 
@@ -83,8 +83,8 @@ RULE = Rule(
               "arithmetic with a dimension `F.np.multiply(x, F.npx.shape_array(x)[i].astype('float32'))` "
               "(unsafe: float32; `x.size`, `x.ndim` from it too), `F.np.zeros(x.shape)` `F.np.zeros_like(x, dtype='float32')`, a shape of one axis "
               "of `x` and static sizes (`(x.shape[0], n)`) that axis as a vector (`F.npx.reshape(x, (-2, -1))[:, 0]`) "
-              "placed and `F.np.tile`d. `broadcast_to`/`repeat` and `range(len(t))` loops keep the finding "
-              "(no `broadcast_like`, no `foreach` for np-mode arrays in MXNet 1.9.1).",
+              "placed and `F.np.tile`d; `range(len(t))` loops as HY005's (`F.contrib.foreach`, arrays bridged). "
+              "`broadcast_to`/`repeat` keep the finding (no `broadcast_like` in MXNet 1.9.1's np interface).",
     valid=(
         example("y = F.reshape(x, (0, -1))\nz = F.zeros_like(y)\nn = len(self.layers)\nreturn y + z * n",
                 init="self.layers = []"),
