@@ -387,11 +387,13 @@ def _fixed(c: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(c * _F(2048)), -32768, 32767).astype(np.int64)
 
 
-def _resize_linear(img: np.ndarray, h: int, w: int) -> np.ndarray:
-    """Bilinear resize of the (H, W, C) trailing axes (leading axes are a batch)."""
+def _resize_linear(img: np.ndarray, h: int, w: int, taps=None) -> np.ndarray:
+    """Bilinear resize of the (H, W, C) trailing axes (leading axes are a batch); ``taps`` gives the
+    source indices and fractions (INTER_AREA's enlarging passes its own)."""
+    taps = taps or _linear_taps
     H, W = img.shape[-3], img.shape[-2]
-    sx, fx = _linear_taps(W, w, clamp=True)
-    sy, fy = _linear_taps(H, h, clamp=False)
+    sx, fx = taps(W, w, clamp=True)
+    sy, fy = taps(H, h, clamp=False)
     sx1 = np.minimum(sx + 1, W - 1)
     y0, y1 = np.clip(sy, 0, H - 1), np.clip(sy + 1, 0, H - 1)
     if img.dtype == np.uint8:
@@ -419,12 +421,12 @@ def _resize_nearest(img: np.ndarray, h: int, w: int) -> np.ndarray:
 
 def _resize_supported(name: str, dtype: np.dtype, interp: int) -> None:
     """What ``_resize_one`` reproduces of OpenCV's resize (``image.resize`` and ``_cvimresize``):
-    uint8 / float32 / float64 images, nearest (0), bilinear (1) or bicubic (2); anything else is refused."""
+    uint8 / float32 / float64 images, nearest (0), bilinear (1), bicubic (2), area (3) or Lanczos (4)."""
     if dtype not in _RESIZE_TYPES:
         raise ShapeError(f"{name}: OpenCV's resize takes uint8, float32 or float64 images, got {dtype.name}")
-    if interp not in (0, 1, 2):
-        raise ShapeError(f"{name}: interp={interp} is not supported by the runtime "
-                         "(0: nearest, 1: bilinear and 2: bicubic are, with OpenCV's exact rules)")
+    if interp not in (0, 1, 2, 3, 4):
+        raise ShapeError(f"{name}: interp={interp} is not an OpenCV interpolation "
+                         "(0: nearest, 1: bilinear, 2: bicubic, 3: area, 4: Lanczos)")
 
 
 def _cubic_taps(src: int, dst: int) -> tuple[np.ndarray, np.ndarray]:
@@ -457,6 +459,137 @@ def _resize_cubic(img: np.ndarray, h: int, w: int) -> np.ndarray:
     return sum(hor[..., yi[:, k], :, :] * b[:, k][:, None, None] for k in range(4)).astype(img.dtype)
 
 
+def _area_mode_taps(src: int, dst: int, clamp: bool) -> tuple[np.ndarray, np.ndarray]:
+    """INTER_AREA when enlarging (OpenCV emulates it by a bilinear kernel): source index
+    ``floor(d * scale)`` and fraction ``(d + 1) - (s + 1) / scale`` wrapped to [0, 1), 0 when not
+    positive; the columns clamp at the borders as the bilinear ones."""
+    inv = dst / src
+    scale = 1.0 / inv
+    i = np.floor(np.arange(dst) * scale).astype(np.int64)
+    f = ((np.arange(dst) + 1) - (i + 1) * inv).astype(_F)
+    f = np.where(f <= 0, _F(0), (f - np.floor(f)).astype(_F)).astype(_F)
+    if clamp:
+        low, high = i < 0, i >= src - 1
+        f = np.where(low | high, _F(0), f)
+        i = np.where(low, 0, np.where(high, src - 1, i))
+    return i, f
+
+
+def _area_tab(src: int, dst: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """OpenCV's ``computeResizeAreaTab``, as (dst, n) source indices and float32 weights per
+    destination index in OpenCV's order (n: the most entries of one destination; unused ones
+    weigh 0 at index 0, which adds nothing to a float sum)."""
+    entries: list[list[tuple[int, float]]] = []
+    for d in range(dst):            # one destination index at a time: a table, not pixels
+        fs1 = d * scale
+        fs2 = fs1 + scale
+        cell = min(scale, src - fs1)
+        s1, s2 = int(np.ceil(fs1)), int(np.floor(fs2))
+        s2 = min(s2, src - 1)
+        s1 = min(s1, s2)
+        row = []
+        if s1 - fs1 > 1e-3:
+            row.append((s1 - 1, float(np.float32((s1 - fs1) / cell))))
+        row += [(sx, float(np.float32(1.0 / cell))) for sx in range(s1, s2)]
+        if fs2 - s2 > 1e-3:
+            row.append((s2, float(np.float32(min(min(fs2 - s2, 1.0), cell) / cell))))
+        entries.append(row)
+    n = max(len(r) for r in entries)
+    idx = np.zeros((dst, n), np.int64)
+    wts = np.zeros((dst, n), _F)
+    for d, row in enumerate(entries):
+        for k, (si, a) in enumerate(row):
+            idx[d, k], wts[d, k] = si, a
+    return idx, wts
+
+
+def _resize_area(img: np.ndarray, h: int, w: int) -> np.ndarray:
+    """OpenCV's INTER_AREA: shrinking by whole factors averages blocks (uint8 2x2: (sum + 2) >> 2;
+    else the block sum times 1/area, rounded half to even); shrinking by fractions weighs every
+    source pixel by the part of it under the destination pixel (float32 sums in OpenCV's order,
+    rounded half to even for uint8); enlarging (either axis) is a bilinear kernel with INTER_AREA's
+    fractions."""
+    H, W = img.shape[-3], img.shape[-2]
+    scale_x, scale_y = 1.0 / (w / W), 1.0 / (h / H)
+    if scale_x < 1 or scale_y < 1:
+        return _resize_linear(img, h, w, _area_mode_taps)
+    ix, iy = int(round(scale_x)), int(round(scale_y))
+    if abs(scale_x - ix) < np.finfo(np.float64).eps and abs(scale_y - iy) < np.finfo(np.float64).eps:
+        blocks = img.reshape(img.shape[:-3] + (h, iy, w, ix, img.shape[-1]))
+        if img.dtype == np.uint8:
+            total = blocks.astype(np.int64).sum(axis=(-4, -2))
+            if ix == 2 and iy == 2 and img.shape[-1] in (1, 3, 4):
+                return ((total + 2) >> 2).astype(np.uint8)
+            out = np.rint(total.astype(_F) * _F(1.0 / (ix * iy)))
+            return np.clip(out, 0, 255).astype(np.uint8)
+        parts = [blocks[..., sy, :, sx, :] for sy in range(iy) for sx in range(ix)]
+        total = np.zeros_like(parts[0])
+        k = 0
+        while k + 4 <= len(parts):          # OpenCV's unrolled sum: four at a time, then the rest
+            total = total + (((parts[k] + parts[k + 1]) + parts[k + 2]) + parts[k + 3])
+            k += 4
+        for p in parts[k:]:
+            total = total + p
+        return (total * img.dtype.type(1.0 / (ix * iy))).astype(img.dtype)
+    xi, xa = _area_tab(W, w, scale_x)
+    yi, ya = _area_tab(H, h, scale_y)
+    wt = _F if img.dtype != np.float64 else np.float64
+    src = img.astype(wt)
+    buf = np.zeros(img.shape[:-2] + (w, img.shape[-1]), wt)
+    for k in range(xi.shape[1]):
+        buf = buf + src[..., xi[:, k], :] * xa[:, k].astype(wt)[:, None]
+    out = np.zeros(img.shape[:-3] + (h, w, img.shape[-1]), wt)
+    for k in range(yi.shape[1]):
+        out = out + ya[:, k].astype(wt)[:, None, None] * buf[..., yi[:, k], :, :]
+    if img.dtype == np.uint8:
+        return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+    return out.astype(img.dtype)
+
+
+_S45 = 0.70710678118654752440084436210485
+_LANCZOS_CS = ((1, 0), (-_S45, -_S45), (0, 1), (_S45, -_S45), (-1, 0), (_S45, _S45), (0, -1), (-_S45, _S45))
+
+
+def _lanczos4_taps(src: int, dst: int) -> tuple[np.ndarray, np.ndarray]:
+    """OpenCV's INTER_LANCZOS4 (``interpolateLanczos4``): the 8 source indices sx-3 .. sx+4
+    (replicated at the borders) and float32 weights, computed in double, cast to float and
+    normalized by their float sum; a fraction under FLT_EPSILON takes the pixel itself."""
+    f = ((np.arange(dst) + 0.5) * (1.0 / (dst / src)) - 0.5).astype(_F)
+    i = np.floor(f).astype(np.int64)
+    x = (f - i.astype(_F)).astype(_F)
+    exact = x < np.finfo(np.float32).eps
+    x3 = (np.where(exact, _F(0.5), x) + _F(3)).astype(_F)      # exact ones are overwritten below
+    y0 = -x3.astype(np.float64) * np.pi * 0.25
+    s0, c0 = np.sin(y0), np.cos(y0)
+    coeffs = np.empty((dst, 8), _F)
+    total = np.zeros(dst, _F)
+    for k in range(8):
+        y = -(x3 - _F(k)).astype(_F).astype(np.float64) * np.pi * 0.25
+        coeffs[:, k] = ((_LANCZOS_CS[k][0] * s0 + _LANCZOS_CS[k][1] * c0) / (y * y)).astype(_F)
+        total = (total + coeffs[:, k]).astype(_F)
+    coeffs = (coeffs * (_F(1) / total)[:, None]).astype(_F)
+    coeffs[exact] = 0
+    coeffs[exact, 3] = 1
+    idx = np.clip(i[:, None] + np.arange(-3, 5)[None, :], 0, src - 1)
+    return idx, coeffs
+
+
+def _resize_taps(img: np.ndarray, h: int, w: int, taps) -> np.ndarray:
+    """A separable resize with ``taps(src, dst) -> (indices, float32 weights)`` per axis; uint8 in
+    OpenCV's fixed point (weights scaled by 2048, the two passes' product rounded by (+2^21) >> 22)."""
+    xi, xc = taps(img.shape[-2], w)
+    yi, yc = taps(img.shape[-3], h)
+    n = xi.shape[1]
+    if img.dtype == np.uint8:
+        a, b, s = _fixed(xc), _fixed(yc), img.astype(np.int64)
+        hor = sum(s[..., xi[:, k], :] * a[:, k][:, None] for k in range(n))
+        v = sum(hor[..., yi[:, k], :, :] * b[:, k][:, None, None] for k in range(n))
+        return np.clip((v + (1 << 21)) >> 22, 0, 255).astype(np.uint8)
+    a, b = xc.astype(img.dtype), yc.astype(img.dtype)
+    hor = sum(img[..., xi[:, k], :] * a[:, k][:, None] for k in range(n))
+    return sum(hor[..., yi[:, k], :, :] * b[:, k][:, None, None] for k in range(n)).astype(img.dtype)
+
+
 def _resize_one(img: np.ndarray, h: int, w: int, interp: int) -> np.ndarray:
     if (h, w) == img.shape[-3:-1]:
         return img.copy()
@@ -464,6 +597,11 @@ def _resize_one(img: np.ndarray, h: int, w: int, interp: int) -> np.ndarray:
         return _resize_nearest(img, h, w)
     if interp == 2:
         return _resize_cubic(img, h, w)
+    if interp == 4:
+        return _resize_taps(img, h, w, _lanczos4_taps)
+    H, W = img.shape[-3:-1]
+    if interp == 3 or (interp == 1 and H == 2 * h and W == 2 * w):   # OpenCV: a bilinear halving is INTER_AREA's
+        return _resize_area(img, h, w)
     return _resize_linear(img, h, w)
 
 
