@@ -670,7 +670,10 @@ class SGD(Optimizer):
         if self.clip_gradient:
             kwargs['clip_gradient'] = self.clip_gradient
 
-        if aggregate:
+        if aggregate and not multi_precision and self.momentum > 0 and not self.clip_gradient \
+                and _sgd_mom_in_place(weights, grads, states, lrs, wds, self.momentum, self.rescale_grad):
+            pass
+        elif aggregate:
             if not multi_precision:
                 if self.momentum > 0:
                     multi_sgd_mom_update(*_flatten_list(zip(weights, grads, states)), out=weights,
@@ -715,6 +718,44 @@ class SGD(Optimizer):
             use_multi_precision = self.multi_precision and weight[0].dtype == numpy.float16
         self._update_impl(index, weight, grad, state,
                           multi_precision=use_multi_precision)
+
+def _sgd_mom_in_place(weights, grads, states, lrs, wds, momentum, rescale_grad) -> bool:
+    """``multi_sgd_mom_update`` of float32 arrays written in place (MXNet's kernel writes its outputs
+    in place too): the same float32 operations in the same order as the operator's kernel
+    (``mom = mom*momentum - (lr*wd)*w - (lr*rescale)*g``, ``w = w + mom``), so the same numbers, without
+    the operator call's attribute coercion and the copies into the outputs (a third of a LeNet
+    Trainer step). False, having changed nothing, where the operator is needed: other dtypes,
+    non-contiguous or read-only buffers, states that are not arrays, under ``autograd.record()``."""
+    from ..ndarray import _written
+    from .. import autograd
+    if autograd.is_recording():
+        return False
+    f32 = numpy.float32
+    arrays = []
+    for w, g, m in zip(weights, grads, states):
+        if not isinstance(m, NDArray):
+            return False
+        W, G, M = w._data, g._data, m._data
+        for a in (W, G, M):
+            if not isinstance(a, numpy.ndarray) or a.dtype != f32 or not a.flags.c_contiguous:
+                return False
+        if not (W.flags.writeable and M.flags.writeable) or W.shape != G.shape or W.shape != M.shape \
+                or numpy.shares_memory(W, M) or numpy.shares_memory(W, G) or numpy.shares_memory(M, G):
+            return False
+        arrays.append((W, G, M))
+    mo, rs = f32(momentum), f32(rescale_grad)
+    for (W, G, M), w, m, lr, wd in zip(arrays, weights, states, lrs, wds):
+        lr, wd = f32(lr), f32(wd)
+        numpy.multiply(M, mo, out=M)
+        tmp = W * (lr * wd)
+        M -= tmp
+        numpy.multiply(G, lr * rs, out=tmp)
+        M -= tmp
+        W += M
+        _written(w)
+        _written(m)
+    return True
+
 
 @register
 class Signum(Optimizer):
