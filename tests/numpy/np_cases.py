@@ -153,6 +153,12 @@ UNAVAILABLE: dict[str, str] = {
     "contrib_cond": "return F.contrib.cond(x.sum() > 0, lambda: x * 2, lambda: -x)",
     "block_grad": "return F.BlockGrad(x) * 2",
     "detach": "return x.detach() * 2",
+    # bridged as the loops over rows are, ``cond`` and ``while_loop`` still fail hybridized (type inference)
+    "bridged_cond": "return F.contrib.cond((x.sum() > 0).as_nd_ndarray(), lambda: (x * 2).as_nd_ndarray(), "
+                    "lambda: (-x).as_nd_ndarray()).as_np_ndarray()",
+    "bridged_while_loop": "def step(h):\n    h = h.as_np_ndarray()\n    return [], [(h / 2).as_nd_ndarray()]\n"
+                          "_, [h] = F.contrib.while_loop(lambda h: (F.np.linalg.norm(h.as_np_ndarray()) > 1)"
+                          ".as_nd_ndarray(), step, [x.as_nd_ndarray()], max_iterations=5)\nreturn h.as_np_ndarray()",
 }
 
 

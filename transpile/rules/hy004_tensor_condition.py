@@ -71,7 +71,8 @@ RULE = Rule(
     np_fixable=True,  # (np mode: the `F.np.where` select only; see convert/control_flow.py)
     np_advice="the select becomes `F.np.where(c, a, b)` (the condition 0-d: a full reduction, else "
               "`F.np.reshape(c, ())`); `cond` and `while` keep the finding: MXNet 1.9.1's `F.contrib.cond`/"
-              "`while_loop` take legacy arrays only and `mx.npx` has no control flow.",
+              "`while_loop` take legacy arrays only, `mx.npx` has no control flow, and bridged through "
+              "`as_nd_ndarray` (as HY005's loops are) they fail hybridized (type inference).",
     valid=(
         example("if self.use_bias:\n    x = x + 1\nif bias is None:\n    return F.relu(x)\nreturn F.relu(x) + bias",
                 init="self.use_bias = True", signature="self, F, x, bias=None"),
