@@ -135,3 +135,17 @@ def test_the_training_programs_pass_nhwc_activations_without_transposes():
     # backward: the flatten's gradient enters NHWC; the first convolution's weight gradient (3
     # input channels) reads it channel-first
     assert bwd["transposes"] == 2
+
+
+@pytest.mark.parametrize("shape,f,k,p,d", [((2, 5, 9, 9), 3, 3, 1, 1), ((2, 4, 9, 8), 6, 3, 2, 2), ((1, 3, 8, 8), 2, 1, 0, 1)])
+def test_a_stride_one_weight_gradient_by_shifted_rows_equals_the_patches(shape, f, k, p, d):
+    """Large images take the shifted-rows GEMMs (no im2col): the same gradient."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(shape).astype(np.float32)
+    N, C, H, W = shape
+    OH, OW = (n + 2 * p - d * (k - 1) for n in (H, W))
+    g = rng.standard_normal((N, f, OH, OW)).astype(np.float32)
+    a = _A(kernel=(k, k), stride=(1, 1), dilate=(d, d), pad=(p, p), num_group=1, no_bias=True)
+    ref = G._wgrad(a, g, x, np.zeros((f, C, k, k), np.float32))[0]
+    got = T._wgrad_shifted(_nhwc(g), _nhwc(x), (k, k), (d, d), (p, p))
+    np.testing.assert_allclose(got.reshape(f, k, k, C).transpose(0, 3, 1, 2), ref, rtol=1e-5, atol=1e-5)
