@@ -19,6 +19,9 @@ GEOMETRIES = [
     (3, 1, (10, 9), 3, (5, 5), (1, 1), (1, 1), (0, 0), 1),      # one input channel
     (2, 3, (11,), 4, (3,), (2,), (1,), (1,), 1),
     (2, 2, (5, 6, 5), 4, (3, 3, 3), (2, 1, 1), (1, 1, 1), (1, 1, 0), 2),
+    # short output rows, many samples: the weight gradient's columns with the sample axis innermost
+    (16, 3, (9, 9), 4, (3, 3), (2, 2), (1, 1), (1, 1), 1),
+    (16, 2, (10,), 3, (3,), (1,), (2,), (1,), 1),
 ]
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from ...ops._nnutil import matmul, pad_spatial, tap_slices, windows
 from .common import _internal, _p
@@ -50,7 +51,9 @@ def _wgrad(attrs, g, x, w):
         return matmul(gg, cols.transpose(0, 2, 1))
 
     n = min(chunks_for(float(N) * F * K * O, N), N)
-    if n <= 1:
+    if groups == 1 and osp[-1] < _SHORT_ROWS and N >= _SHORT_ROWS:
+        dw = _wgrad_samples_last(g, x, kernel, stride, dil, pad)
+    elif n <= 1:
         dw = part(0, N)
     else:                               # samples split over the pool's threads (BLAS is single-threaded)
         bounds = [N * i // n for i in range(n + 1)]
@@ -66,6 +69,35 @@ def _wgrad(attrs, g, x, w):
     if attrs.no_bias:
         return (dw,)
     return dw, g.sum(axis=(0,) + tuple(range(2, g.ndim))).astype(g.dtype, copy=False)
+
+
+# output rows shorter than this (and at least this many samples): the columns are built with the
+# sample axis innermost, copies along (row x samples) instead of rows of a few floats
+_SHORT_ROWS = 16
+
+
+def _wgrad_samples_last(g, x, kernel, stride, dil, pad):
+    """The weight gradient ``(F, C * prod(kernel))`` of a one-group convolution with the sample axis
+    innermost: the data padded as ``(C, *spatial, N)`` and the output gradient as ``(F, *positions, N)``
+    (one transposing copy each), the columns ``(C, *kernel, *positions, N)`` one strided copy whose
+    inner runs are whole (row x samples) blocks, one GEMM. LeNet's second convolution (8x8 outputs):
+    1.4 -> 1.0 ms."""
+    N, C = x.shape[:2]
+    F = g.shape[1]
+    osp = g.shape[2:]
+    nsp = len(osp)
+    xt = np.zeros((C,) + tuple(n + 2 * p for n, p in zip(x.shape[2:], pad)) + (N,), x.dtype)
+    xt[(slice(None),) + tuple(slice(p, p + n) for p, n in zip(pad, x.shape[2:]))] = np.moveaxis(x, 0, -1)
+    gt = np.empty((F,) + osp + (N,), g.dtype)
+    np.copyto(gt, np.moveaxis(g, 0, -1))
+    st = xt.strides
+    v = as_strided(xt, (C,) + tuple(kernel) + tuple(osp) + (N,),
+                   (st[0],) + tuple(s * d for s, d in zip(st[1:1 + nsp], dil))
+                   + tuple(s * t for s, t in zip(st[1:1 + nsp], stride)) + (st[-1],), writeable=False)
+    cols = np.empty(v.shape, x.dtype)
+    np.copyto(cols, v)
+    K = C * int(np.prod(kernel))
+    return matmul(gt.reshape(F, -1), cols.reshape(K, -1).T)
 
 
 CONV_WGRAD = _internal(
