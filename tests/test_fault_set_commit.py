@@ -199,3 +199,26 @@ def test_a_live_writers_journal_is_left_to_it(tmp_path) -> None:
         {"final": "pkg", "staged": staged.name, "backup": ".pkg.hy-1-0.old", "dev": st.st_dev, "ino": st.st_ino}]}))
     atomic.recover(tmp_path)
     assert staged.exists() and journal.exists() and not (tmp_path / "pkg").exists()
+
+
+def test_a_sigterm_inside_the_commit_finishes_the_set_before_exiting(tmp_path, monkeypatch) -> None:
+    """SIGTERM is ``SystemExit(143)`` in the commands: raised past the commit point (here by the
+    first swap), the set is completed on the way out, then the exit goes on."""
+    from hybridize import atomic
+
+    _stage_and_commit(tmp_path, "old")
+    exchange = atomic._exchange
+    calls = []
+
+    def interrupted(a, b):
+        calls.append(b)
+        if len(calls) == 1:
+            raise SystemExit(143)
+        return exchange(a, b)
+
+    monkeypatch.setattr(atomic, "_exchange", interrupted)
+    with pytest.raises(SystemExit):
+        _stage_and_commit(tmp_path, "new")
+    assert _contents(tmp_path) == {"mod.py": b"# new\n", "pkg/__init__.py": b"# new\n",
+                                   "pkg/sub/net.py": b"units = 'new'\n"}
+    assert not list(tmp_path.glob(".*.hy-*"))
