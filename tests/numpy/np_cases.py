@@ -59,7 +59,7 @@ def module_text(body: str) -> str:
     return PRELUDE + "".join(f"        {line}\n" for line in body.splitlines())
 
 
-#: The conversions of np-mode findings (HY003, HY004, HY005, HY006, HY010): name -> (hybrid_forward body, the
+#: The conversions of np-mode findings (HY001, HY003, HY004, HY005, HY006, HY009, HY010): name -> (hybrid_forward body, the
 #: body ``--fix`` writes (``--unsafe-fixes`` where the flag is True), unsafe). ``tools/numpy_sym/record.py``
 #: runs the body imperatively and the converted body hybridized on MXNet 1.9.1 (``fixtures/conversions.json``,
 #: with the converted block's input gradient); ``test_np_conversions.py`` holds both sides equal, there and on
@@ -129,6 +129,10 @@ CONVERSIONS: dict[str, tuple[str, str, bool]] = {
         'h = x * 2\ndef loop_body(r, states):\n    r = r.as_np_ndarray()\n    return (r + 1).as_nd_ndarray(), []\nouts, _ = F.contrib.foreach(loop_body, h.as_nd_ndarray(), [])\nouts = outs.as_np_ndarray()\nreturn F.npx.reshape(F.np.swapaxes(outs, 0, 1), (-2, -5, -4))', False),
     'foreach_enumerate_zip': ('a = x * 2\nb = F.npx.sigmoid(x)\nouts = []\nfor p, q in zip(a, b):\n    outs.append(p * q)\nreturn F.np.concatenate(outs, axis=0)',
         'a = x * 2\nb = F.npx.sigmoid(x)\ndef loop_body(rows, states):\n    p, q = rows\n    p, q = p.as_np_ndarray(), q.as_np_ndarray()\n    return (p * q).as_nd_ndarray(), []\nouts, _ = F.contrib.foreach(loop_body, [a.as_nd_ndarray(), b.as_nd_ndarray()], [])\nouts = outs.as_np_ndarray()\nreturn F.npx.reshape(outs, (-5, -4))', True),
+    'float_value': ('return x * float(x.sum())',
+        'return x * F.np.reshape(F.BlockGrad(x.sum().as_nd_ndarray()).as_np_ndarray(), ())', True),
+    'item_values': ('h = x * 2\nreturn h / h.max().item() + float(h.mean())',
+        'h = x * 2\nreturn h / F.np.reshape(F.BlockGrad(h.max().as_nd_ndarray()).as_np_ndarray(), ()) + F.np.reshape(F.BlockGrad(h.mean().as_nd_ndarray()).as_np_ndarray(), ())', True),
     'assign_row_tensor': ('h = x * 2\nh[0] = x[1] + 1\nreturn h',
         'h = x * 2\nh = F.np.concatenate([F.npx.reshape_like(F.np.zeros_like(h[0:1]) + (x[1] + 1), h[0:1]), h[1:]], axis=0)\nreturn h', False),
     'assign_row_slice_tensor': ('h = x * 2\nh[1, 1:] = F.np.tanh(x[0, 0])\nreturn h',

@@ -120,6 +120,8 @@ def value_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     discarded = discarded_read_fix(event, with_edits)
     if discarded is not None:
         return discarded
+    if event.site.np_mode:
+        return np_value_fix(event, with_edits)
     found = _concrete(event)
     F = f_name(event.site)
     if found is None or F is None:
@@ -183,3 +185,49 @@ def _tensor_text(module, call, reduction: Optional[str], F: str) -> Optional[str
     if reduction is not None:
         return f"{F}.{reduction}({tensor})"
     return f"{F}.BlockGrad({F}.reshape({tensor}, shape=(1,)))"
+
+
+def np_value_fix(event: Event, with_edits: bool) -> Optional[Fix]:
+    """np mode: ``x * float(s)`` / ``x * s.item()`` (an np-mode ndarray has both) ->
+    ``x * F.np.reshape(F.BlockGrad(s.as_nd_ndarray()).as_np_ndarray(), ())``: ``reshape`` to ``()``
+    demands one element as ``float`` does, and the np operator broadcasts the 0-d value as it did
+    the number. MXNet 1.9.1's np interface has no stop-gradient, so the value passes through the
+    legacy ``BlockGrad`` (``as_nd_ndarray`` there and back: no graph nodes), keeping autograd as it
+    was (a Python number carried no gradient). Unsafe: ``s`` is assumed to have the other operand's
+    dtype (np operators promote a float64 ``s``; a Python float did not)."""
+    node = event.node
+    F = f_name(event.site)
+    if F is None or not isinstance(node, ast.Call) or node.keywords:
+        return None
+    if event.kind is EventKind.CALL and event.name == "builtins.float" and len(node.args) == 1:
+        tensor_node = node.args[0]
+    elif event.kind is EventKind.METHOD_CALL and event.name == "item" and not node.args \
+            and isinstance(node.func, ast.Attribute):
+        tensor_node = node.func.value
+    else:
+        return None
+    read = event.value_of(tensor_node)
+    binop = _parent_binop(event, node)
+    if read is None or not read.is_tensor or binop is None or type(binop.op).__name__ not in _BROADCAST:
+        return None
+    other = binop.right if binop.left is node else binop.left
+    other_value = event.value_of(other)
+    if other_value is None or not other_value.is_tensor:
+        return None
+    message = (f"Keep the value a tensor out of autograd: `{F}.np.reshape({F}.BlockGrad(...).as_np_ndarray(), ())` "
+               f"(unsafe: assumes it has the other operand's dtype)")
+    if not with_edits:
+        return Fix(message, (), Applicability.UNSAFE)
+    import libcst as cst
+
+    located = _locate(event.site, event.site.span(node), cst.Call)
+    if located is None:
+        return None
+    module, ref, where = located
+    target = ref.args[0].value if isinstance(ref.func, cst.Name) else ref.func.value  # float(s) / s.item()
+    tensor = module.code_for_node(target)
+    if not isinstance(target, (cst.Name, cst.Call, cst.Attribute, cst.Subscript)):
+        tensor = f"({tensor})"
+    new = cst.parse_expression(f"{F}.np.reshape({F}.BlockGrad({tensor}.as_nd_ndarray()).as_np_ndarray(), ())")
+    return Fix(message, (_replace_edit(module, ref, new.with_changes(lpar=ref.lpar, rpar=ref.rpar), where),),
+               Applicability.UNSAFE)

@@ -46,9 +46,11 @@ RULE = Rule(
     events=(EventKind.CALL,),
     check=check,
     fixable=True,
-    np_advice="reported without a fix: the conversion keeps the value out of autograd with `F.BlockGrad`, "
-              "and MXNet 1.9.1's np interface has no stop-gradient (`BlockGrad` takes legacy arrays only, "
-              "an np-mode `Symbol` has no `detach`).",
+    np_fixable=True,  # (np mode: `float(s)` / `s.item()` next to a tensor; see convert/values.py)
+    np_advice="`float(s)` and `s.item()` as an operand of tensor arithmetic become "
+              "`F.np.reshape(F.BlockGrad(s.as_nd_ndarray()).as_np_ndarray(), ())` (unsafe: `s` is assumed to have "
+              "the other operand's dtype): MXNet 1.9.1's np interface has no stop-gradient, so the value passes "
+              "the legacy `BlockGrad` on bridged arrays. Other reads keep the finding.",
     valid=(
         "import math\nimport numpy as np\n" + example("scale = math.sqrt(self.units)\nreturn F.exp(x) * scale * np.pi",
                                                       init="self.units = 4"),
