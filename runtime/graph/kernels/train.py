@@ -58,6 +58,14 @@ def _parallel_sum(fn, n_rows: int, parts: int, C: int, acc: np.dtype) -> np.ndar
     return total.astype(acc, copy=False)
 
 
+def batch_mean(x: np.ndarray, acc: np.dtype) -> np.ndarray:
+    """The per-channel mean of an NHWC tensor (row chunks on the pool, summed in order)."""
+    N, H, W, C = x.shape
+    rows = x.reshape(N * H, 1, W, C)
+    return _parallel_sum(lambda lo, hi: _channel_sum(rows[lo:hi].astype(acc, copy=False), acc),
+                         N * H, _row_parts(x), C, acc) / acc.type(N * H * W)
+
+
 def batch_stats(x: np.ndarray, acc: np.dtype) -> tuple[np.ndarray, np.ndarray]:
     """The batch mean and biased variance per channel of an NHWC tensor (BatchNorm's training
     statistics: mean, then the mean of the squared deviations, as the registry kernel)."""
@@ -65,8 +73,7 @@ def batch_stats(x: np.ndarray, acc: np.dtype) -> tuple[np.ndarray, np.ndarray]:
     count = acc.type(N * H * W)
     rows = x.reshape(N * H, 1, W, C)
     parts = _row_parts(x)
-    mean = _parallel_sum(lambda lo, hi: _channel_sum(rows[lo:hi].astype(acc, copy=False), acc),
-                         N * H, parts, C, acc) / count
+    mean = batch_mean(x, acc)
 
     def sq(lo: int, hi: int) -> np.ndarray:
         d = np.subtract(rows[lo:hi], mean, dtype=acc)
@@ -128,18 +135,22 @@ def bn_train_bwd_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx):
     """:func:`_bn_train_bwd` with d data written into ``dx`` (may be ``g``); returns (d gamma, d beta)."""
     acc = _acc(x.dtype)
     N, H, W, C = x.shape
-    mean, var = batch_stats(x, acc)
-    invstd = 1 / np.sqrt(var + acc.type(attrs.eps))
-    gam = np.ones_like(invstd) if attrs.fix_gamma else gamma.astype(acc, copy=False)
+    mean = batch_mean(x, acc)
     xr, gr = x.reshape(N * H, 1, W, C), g.reshape(N * H, 1, W, C)
     parts = _row_parts(x)
 
     def sums(lo: int, hi: int) -> np.ndarray:
+        """The variance's sum (as :func:`batch_stats`, chunk for chunk) and the gradient's two,
+        from one read of the chunk."""
         ga = gr[lo:hi].astype(acc, copy=False)
         xc = np.subtract(xr[lo:hi], mean, dtype=acc)
-        xc *= ga
-        return np.stack([_channel_sum(ga, acc), _channel_sum(xc, acc)])
-    sum_g, sum_gxc = _parallel_sum(sums, N * H, parts, C, acc)
+        gxc = np.multiply(xc, ga)
+        np.square(xc, out=xc)
+        return np.stack([_channel_sum(xc, acc), _channel_sum(ga, acc), _channel_sum(gxc, acc)])
+    sum_sq, sum_g, sum_gxc = _parallel_sum(sums, N * H, parts, C, acc)
+    var = (sum_sq / acc.type(N * H * W)).astype(acc, copy=False)
+    invstd = 1 / np.sqrt(var + acc.type(attrs.eps))
+    gam = np.ones_like(invstd) if attrs.fix_gamma else gamma.astype(acc, copy=False)
     count = acc.type(N * H * W)
     scale = (gam * invstd).astype(acc)
     mg = (sum_g / count).astype(acc)
