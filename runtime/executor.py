@@ -179,9 +179,12 @@ class Executor:
                     raise ValueError(f"Shape not match! Argument {name}, need: {arg_dict[name].shape}, "
                                      f"received: {array.shape}")
                 arg_dict[name][:] = array
+        if getattr(self, "_heads", None) is not None and self._recompute_ok():
+            self._lazy = True   # a recorded forward nobody differentiated: record the next ones only when asked
         self._heads = None
         self._inference_ran = not is_train
-        if is_train and any(r != "null" for r in self._grad_req.values()):
+        if is_train and any(r != "null" for r in self._grad_req.values()) and not (
+                getattr(self, "_lazy", False) and self._monitor is None):
             return self._forward_recorded()
         values = {n: a._data for n, a in zip(self._arg_names, self.arg_arrays)}
         values.update({n: a._data for n, a in zip(self._aux_names, self.aux_arrays)})
@@ -193,6 +196,18 @@ class Executor:
         for out, r in zip(self.outputs, results):
             out._data = np.asarray(r)
         return self.outputs
+
+    def _recompute_ok(self) -> bool:
+        """May a training forward be recorded later, at ``backward``, by running it again? Only when
+        every op gives the same outputs twice (nothing random, nothing that depends on the mode or
+        updates state: BatchNorm, Dropout, Custom). An executor switches to that once one of its
+        recorded forwards went undifferentiated (``check_numeric_gradient``'s many perturbed
+        forwards); a forward-backward loop keeps recording as it runs."""
+        ok = getattr(self, "_pure", None)
+        if ok is None:
+            ok = self._pure = all(n.op is None or (n.op.pure(True) and n.op.name != "Custom")
+                                  for n in self._graph.nodes)
+        return ok
 
     def _monitor_hook(self) -> Callable | None:
         if self._monitor is None:
@@ -246,6 +261,7 @@ class Executor:
         if not needed:
             return  # nothing to compute (MXNet: a no-op, e.g. a Module without parameters)
         if heads is None:  # no recorded forward: record one now (as inference if that is what ran last)
+            self._lazy = False
             self._forward_recorded(train=is_train and not getattr(self, "_inference_ran", False))
             heads = self._heads
         if out_grads is not None and not isinstance(out_grads, NDArray) and len(out_grads) == 0:

@@ -556,11 +556,11 @@ def _compute(op: OpDef, attrs: Any, arrays: list) -> Any:
 def _require_known_shape(op: OpDef, shape: Any) -> None:
     """MXNet's default (legacy) shape semantics read a 0 in a shape as "unknown": an imperative
     creation operator (``zeros((5, 0))``, ``random.uniform(shape=(0, 2))``) fails shape inference."""
-    from .util import is_np_shape
-    if isinstance(shape, tuple) and 0 in shape and not is_np_shape():
-        raise OperatorError(f"Operator {op.name} inferring shapes failed: shape {shape} has a 0 dimension, "
-                            "which MXNet's default shape semantics read as unknown (zero-size arrays need "
-                            "nd.empty / nd.array, or numpy shape semantics)")
+    from .ops._util import known
+    if isinstance(shape, tuple) and not known(shape, scalar=False):
+        raise OperatorError(f"Operator {op.name} inferring shapes failed: shape {shape} has a 0 dimension or "
+                            "none, which MXNet's default shape semantics read as unknown (zero-size and 0-d "
+                            "arrays need nd.empty / nd.array, or numpy shape semantics)")
 
 
 # Reductions and orderings MXNet refuses on a zero-size input (its default shape semantics read the
@@ -571,8 +571,14 @@ _NO_ZERO_SIZE = frozenset(("min", "max", "min_axis", "max_axis", "argmax", "argm
 _IDENTITY_REDUCTIONS = frozenset(("sum", "sum_axis", "mean", "prod", "nansum", "nanprod"))
 
 
+_NO_EMPTY_REDUCTION = frozenset(("min", "max", "min_axis", "max_axis"))
+
+
 def _refuse_zero_size(op: OpDef, attrs: Any, arrays: list) -> None:
     from .util import is_np_shape
+    if op.name in _NO_EMPTY_REDUCTION:   # no identity: refused with numpy shape semantics too
+        shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
+        raise OperatorError(f"Operator {op.name}: Reduction input's size should > 0, got {shapes}")
     if is_np_shape():
         return
     if op.name in _IDENTITY_REDUCTIONS and attrs.get("axis") in (None, ()) and not attrs.get("exclude"):
@@ -801,7 +807,8 @@ def load(fname: str, max_bytes: Any = None) -> Any:
     declares is checked before allocating; ``max_bytes`` raises the load limit (default
     ``$HYBRIDIZE_MAX_LOAD_BYTES`` or 2 GiB) for a genuinely huge file."""
     from .graph import params as _params
-    return _wrap_loaded(_params.load(fname, max_bytes))
+    from .util import is_np_shape
+    return _wrap_loaded(_params.load(fname, max_bytes, np_shape=is_np_shape()))
 
 
 def load_frombuffer(buf: "bytes | bytearray | str") -> Any:
@@ -812,7 +819,8 @@ def load_frombuffer(buf: "bytes | bytearray | str") -> Any:
         buf = buf.encode("latin-1")
     if not isinstance(buf, (bytes, bytearray, memoryview)):
         raise TypeError("buf required to be a string or bytes")
-    return _wrap_loaded(_params.loads(bytearray(buf)))  # a private copy: the arrays are writable views of it
+    from .util import is_np_shape
+    return _wrap_loaded(_params.loads(bytearray(buf), np_shape=is_np_shape()))  # a private copy: the arrays are writable views of it
 
 
 def from_numpy(ndarray: np.ndarray, zero_copy: bool = True, array_cls: type = NDArray) -> NDArray:

@@ -67,6 +67,7 @@ class _Reader:
         self.buf = buf
         self.pos = 0
         self.what = "the header"
+        self.np_shape: bool | None = None   # the shape semantics every array must have been saved in
 
     def take(self, n: int) -> int:
         start = self.pos
@@ -92,16 +93,17 @@ class _Reader:
 
 
 # -- reading -------------------------------------------------------------------------------------------
-def load(path: str | os.PathLike, max_bytes: Any = None) -> Params:
+def load(path: str | os.PathLike, max_bytes: Any = None, np_shape: bool | None = None) -> Params:
     """Reads an MXNet ``.params``/``nd.save`` file or a ``.npz`` (told apart by content).
 
-    ``max_bytes`` raises (or lowers) the load limit for this call (:mod:`.load_limit`)."""
+    ``max_bytes`` raises (or lowers) the load limit for this call (:mod:`.load_limit`); ``np_shape``
+    (``nd.load``'s) requires the arrays' shape semantics to be that one, as MXNet's loader does."""
     budget = Budget(path, max_bytes)
     buf = _read_bytes(path, budget)
     if buf[:4] == b"PK\x03\x04" or buf[:4] == b"PK\x05\x06":
         del buf
         return load_npz(path, max_bytes)
-    return loads(buf, path=path, budget=budget)
+    return loads(buf, path=path, budget=budget, np_shape=np_shape)
 
 
 def _read_bytes(path: str | os.PathLike, budget: Budget) -> bytearray:
@@ -126,10 +128,14 @@ def _read_bytes(path: str | os.PathLike, budget: Budget) -> bytearray:
         raise LoadError(path, f"cannot read: {e.strerror or e}") from None
 
 
-def loads(data: bytes | bytearray, path: str | os.PathLike | None = None, budget: Budget | None = None) -> Params:
+def loads(data: bytes | bytearray, path: str | os.PathLike | None = None, budget: Budget | None = None,
+          np_shape: bool | None = None) -> Params:
     """Parses MXNet's NDArray-list bytes. Arrays are views of one private buffer (writable when
-    ``data`` is a ``bytearray``); sparse arrays are returned dense, counted against the load limit."""
+    ``data`` is a ``bytearray``); sparse arrays are returned dense, counted against the load limit.
+    ``np_shape``: each array must have been saved in that shape semantics (V3 arrays with numpy
+    shape semantics, the others without: MXNet's ``NDArray::Load``); None accepts both."""
     r = _Reader(data)
+    r.np_shape = np_shape
     if budget is None:
         budget = Budget(path)
     try:
@@ -214,6 +220,11 @@ def _view(r: _Reader, path: Any, shape: tuple, dtype: np.dtype, role: str = "") 
 def _read_array(r: _Reader, path: Any, budget: Budget) -> np.ndarray | None:
     start = r.pos
     magic = r.u32()
+    if r.np_shape is not None and (magic == NDARRAY_V3_MAGIC) != r.np_shape:
+        raise LoadError(path, "ndarray was saved in np shape semantics, must be loaded in the same semantics "
+                        "(turn numpy shape semantics on: `with mx.np_shape(True)`)" if r.np_shape is False else
+                        "ndarray was not saved in np shape semantics, but is being loaded in np shape semantics "
+                        "(turn them off: `with mx.np_shape(False)`)")
     if magic in (NDARRAY_V2_MAGIC, NDARRAY_V3_MAGIC):
         stype = r.i32()
         if stype != 0:

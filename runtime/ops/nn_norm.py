@@ -161,9 +161,12 @@ def _layer_norm(attrs, x, gamma, beta):
     ax = attrs.axis % x.ndim
     acc = _acc(x.dtype)
     xa = x.astype(acc, copy=False)
-    mean = xa.mean(axis=ax, keepdims=True, dtype=acc)
+    n = acc.type(x.shape[ax])   # np.mean's sum then divide, without its per-call overhead (small inputs)
+    mean = np.add.reduce(xa, axis=ax, keepdims=True, dtype=acc)
+    mean /= n
     xc = xa - mean
-    var = np.square(xc).mean(axis=ax, keepdims=True, dtype=acc)
+    var = np.add.reduce(np.square(xc), axis=ax, keepdims=True, dtype=acc)
+    var /= n
     std = np.sqrt(var + acc.type(attrs.eps))
     bshape = [1] * x.ndim
     bshape[ax] = x.shape[ax]

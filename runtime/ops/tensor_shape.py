@@ -683,7 +683,19 @@ def _concat_grad(F, attrs, inputs, outputs, out_grads):
 
 
 # -- repetition and broadcasting ---------------------------------------------------------------------
-register(OpDef("tile", lambda a, x: np.tile(x, a.reps), params=(Param("reps", Shape),),
+def _tile(attrs, x):
+    """tile: numpy.tile, refusing what MXNet's shape inference refuses: a negative repetition, and
+    (outside numpy shape semantics, where a 0 dimension means unknown) a zero-size result."""
+    if any(int(r) < 0 for r in attrs.reps):
+        raise ShapeError(f"tile: reps must be non-negative, got {tuple(attrs.reps)}")
+    out = _tile_shape(attrs.reps, x.shape)
+    if not known(out):
+        raise ShapeError(f"Operator tile inferring shapes failed: the result's shape {out} has a 0 dimension, "
+                         "which MXNet's default shape semantics read as unknown")
+    return np.tile(x, attrs.reps)
+
+
+register(OpDef("tile", _tile, params=(Param("reps", Shape),),
                infer_shape=shape_fn(lambda a, s: _tile_shape(a.reps, s)), fluent=True,
                doc="tile: repeat the whole array ``reps`` times per axis (numpy.tile)."))
 
@@ -827,8 +839,16 @@ def _d2s_shape(attrs, s):
     return (s[0], s[1] // (b * b), s[2] * b, s[3] * b)
 
 
+def _nonzero_input(op: str, x) -> None:
+    """MXNet's depth/space shape functions require every input dimension to be non-zero (with numpy
+    shape semantics too)."""
+    if 0 in x.shape:
+        raise ShapeError(f"{op}: requires every input dimension to be non-zero, got shape {tuple(x.shape)}")
+
+
 def _depth_to_space(attrs, x):
     """depth_to_space: (N, C, H, W) -> (N, C/b^2, H*b, W*b), DCR order as MXNet."""
+    _nonzero_input("depth_to_space", x)
     _d2s_shape(attrs, x.shape)
     n, c, h, w = x.shape
     b = attrs.block_size
@@ -845,6 +865,7 @@ def _s2d_shape(attrs, s):
 
 def _space_to_depth(attrs, x):
     """space_to_depth: (N, C, H, W) -> (N, C*b^2, H/b, W/b), the inverse of depth_to_space."""
+    _nonzero_input("space_to_depth", x)
     _s2d_shape(attrs, x.shape)
     n, c, h, w = x.shape
     b = attrs.block_size
