@@ -675,10 +675,11 @@ def save_arrays(filename: str, arrays: dict) -> None:
 
 def load_arrays(filename: str) -> dict:
     """Reads name -> NDArray from MXNet's ``.params`` format, or ``.npz`` if ``filename`` ends so."""
+    from ..graph import params as _params  # every declared size checked before allocating
     if str(filename).endswith(".npz"):
-        from ..graph import params as _params  # every declared size checked before allocating
         return {k: NDArray(v) for k, v in _params.load_npz(filename).items()}
-    loaded = ndarray.load(filename)
+    # Gluon reads parameters saved with or without numpy shape semantics (nd.load insists on one)
+    loaded = _params.load(filename)
     if isinstance(loaded, list):
         if loaded:
             raise LoadError(filename, "the file holds an unnamed list of arrays; parameters need names")
