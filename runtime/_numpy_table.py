@@ -441,8 +441,8 @@ def _c_where(F, condition, x=None, y=None):
 
 
 def _c_nonzero(F, a):
-    out = F.npx.nonzero(a)
-    return tuple(out[:, i] for i in range(a.ndim)) if hasattr(out, "asnumpy") else out
+    out = F.npx.nonzero(a)   # MXNet: one index array per column (a zero-dim input has one)
+    return tuple(out[:, i] for i in range(out.shape[1])) if hasattr(out, "asnumpy") else out
 
 
 def _c_squeeze(F, a, axis=None):
@@ -481,6 +481,40 @@ def _c_repeat(F, a, repeats, axis=None):
 
 def _c_expand_dims(F, a, axis):
     return F.np._expand_dims(a, axis=axis)
+
+
+_PAD_KWARGS = {"constant": ("constant_values",), "edge": (), "linear_ramp": ("end_values",),
+               "maximum": ("stat_length",), "mean": ("stat_length",), "median": ("stat_length",),
+               "minimum": ("stat_length",), "reflect": ("reflect_type",), "symmetric": ("reflect_type",), "wrap": ()}
+
+
+def _c_pad(F, x, pad_width=None, mode="constant", **kwargs):
+    """MXNet 1.9.1's np.pad: NumPy's keywords checked per mode, then its operator; as MXNet's, the
+    'constant' mode pads with 0 whatever ``constant_values`` says (its front end drops the value)."""
+    if not _onp.asarray(pad_width).dtype.kind == "i":
+        raise TypeError("`pad_width` must be of integral type.")
+    if not isinstance(pad_width, tuple):
+        raise TypeError("`pad_width` must be tuple.")
+    if mode in ("linear_ramp", "wrap", "median", "mean", "empty"):
+        raise ValueError("mode {'%s'} is not supported." % mode)
+    if callable(mode):
+        raise ValueError("mode {'<function>'} is not supported.")
+    for key in kwargs:
+        if key not in _PAD_KWARGS[mode]:
+            raise ValueError("%s keyword not in allowed keywords %s" % (key, list(_PAD_KWARGS[mode])))
+    if mode == "constant":
+        if isinstance(kwargs.get("constant_values", 0), tuple):
+            raise TypeError("unsupported constant_values type: {'tuple'}.")
+    elif mode in ("symmetric", "reflect"):
+        values = kwargs.get("reflect_type", "even")
+        if values != "even" and values is not None:
+            raise ValueError("unsupported reflect_type '{}'".format(values))
+        return F.np._pad(x, pad_width, mode=mode, reflect_type="even")
+    elif mode in ("edge", "maximum", "minimum"):
+        if kwargs.get("stat_length") is not None:
+            raise ValueError("unsupported stat_length '{}'".format(kwargs["stat_length"]))
+        return F.np._pad(x, pad_width, mode=mode)
+    return F.np._pad(x, pad_width, mode="constant", constant_value=0)
 
 
 def _c_flip(F, m, axis=None, out=None):
@@ -836,7 +870,8 @@ TABLE: list[NpFunction] = [
     NpFunction("diagonal", "_np_diagonal", "a, offset=0, axis1=0, axis2=1", ("a",)),
     NpFunction("tril", "_npi_tril", "m, k=0", ("m",)),
     NpFunction("diff", "_npi_diff", "a, n=1, axis=-1", ("a",)),
-    NpFunction("pad", "_npi_pad", "x, pad_width, mode='constant', constant_value=0, reflect_type='even'", ("x",),
+    NpFunction("pad", None, "x, pad_width=None, mode='constant', **kwargs", compose=_c_pad),
+    NpFunction("_pad", "_npi_pad", "x, pad_width, mode='constant', constant_value=0, reflect_type='even'", ("x",),
                prepare=lambda v: {**v, "pad_width": str(tuple(tuple(p) for p in v["pad_width"]))}),
     NpFunction("nonzero", None, "a", compose=_c_nonzero),
     NpFunction("copy", "_np_copy", "a", ("a",)),
@@ -864,7 +899,8 @@ TABLE: list[NpFunction] = [
     # -- np.linalg --------------------------------------------------------------------------------------
     NpFunction("linalg.norm", None, "x, ord=None, axis=None, keepdims=False", compose=_c_norm),
     NpFunction("linalg._norm", "_npi_norm", "x, ord=None, axis=None, keepdims=False", ("x",), prepare=_norm_prepare),
-    NpFunction("linalg.svd", "_npi_svd", "a", ("a",)),
+    NpFunction("linalg.svd", None, "a", compose=lambda F, a: _as_tuple(F.np.linalg._svd(a))),
+    NpFunction("linalg._svd", "_npi_svd", "a", ("a",)),
     NpFunction("linalg.inv", "_npi_inv", "a", ("a",)),
     NpFunction("linalg.det", None, "a", compose=lambda F, a: _batch_shaped(F, F.np.linalg._det(a), a)),
     NpFunction("linalg._det", "_npi_det", "a", ("a",)),
@@ -873,9 +909,11 @@ TABLE: list[NpFunction] = [
     NpFunction("linalg._slogdet", "_npi_slogdet", "a", ("a",)),
     NpFunction("linalg.solve", "_npi_solve", "a, b", ("a", "b")),
     NpFunction("linalg.cholesky", "_npi_cholesky", "a", ("a",)),
-    NpFunction("linalg.eigh", "_npi_eigh", "a, UPLO='L'", ("a",)),
+    NpFunction("linalg.eigh", None, "a, UPLO='L'", compose=lambda F, a, UPLO="L": _as_tuple(F.np.linalg._eigh(a, UPLO))),
+    NpFunction("linalg._eigh", "_npi_eigh", "a, UPLO='L'", ("a",)),
     NpFunction("linalg.eigvalsh", "_npi_eigvalsh", "a, UPLO='L'", ("a",)),
-    NpFunction("linalg.eig", "_npi_eig", "a", ("a",)),
+    NpFunction("linalg.eig", None, "a", compose=lambda F, a: _as_tuple(F.np.linalg._eig(a))),
+    NpFunction("linalg._eig", "_npi_eig", "a", ("a",)),
     NpFunction("linalg.eigvals", "_npi_eigvals", "a", ("a",)),
     NpFunction("linalg.pinv", "_npi_pinv_scalar_rcond", "a, rcond=1e-15, hermitian=False", ("a",),
                prepare=lambda v: {**v, "rcond": float(v["rcond"])}),
@@ -1019,6 +1057,12 @@ def _drop_none_inputs(names: tuple) -> Callable[[dict], dict]:
 # -- functions NumPy has that MXNet 1.9.1 computes in its own operators (runtime/ops/numpy_ops_more.py) ----
 def _is_symbol(v: Any) -> bool:
     return hasattr(v, "list_arguments")
+
+
+def _as_tuple(res: Any) -> Any:
+    """The outputs as a tuple (MXNet's svd/eig/eigh return ``(w, v)``; slogdet keeps its list); a
+    Symbol's grouped outputs stay one Symbol."""
+    return res if _is_symbol(res) else tuple(res)
 
 
 def _slice_attrs(obj: slice) -> dict:

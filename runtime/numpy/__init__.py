@@ -123,15 +123,32 @@ def _fallback(name: str) -> Any:
 for _name in _FALLBACK:
     if not hasattr(_this, _name) and hasattr(_onp, _name):
         setattr(_this, _name, _fallback(_name))
+# mx.np.fallback: exactly MXNet 1.9.1's list (numpy/fallback.py), each name NumPy has (the financial
+# functions and alltrue are gone from newer NumPy, as from MXNet's module with it)
+_FALLBACK_ALL = ("allclose", "alltrue", "apply_along_axis", "apply_over_axes", "argpartition", "argwhere",
+                 "array_equal", "array_equiv", "choose", "compress", "corrcoef", "correlate", "count_nonzero",
+                 "cov", "digitize", "divmod", "extract", "flatnonzero", "float_power", "frexp", "heaviside",
+                 "histogram2d", "histogram_bin_edges", "histogramdd", "i0", "in1d", "interp", "intersect1d",
+                 "isclose", "isin", "ix_", "lexsort", "min_scalar_type", "mirr", "modf", "msort", "nanargmax",
+                 "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmedian", "nanmin", "nanpercentile",
+                 "nanprod", "nanquantile", "ndim", "npv", "partition", "piecewise", "packbits", "poly", "polyadd",
+                 "polydiv", "polyfit", "polyint", "polymul", "polysub", "positive", "ppmt", "promote_types", "ptp",
+                 "pv", "rate", "real", "result_type", "rollaxis", "roots", "searchsorted", "select", "setdiff1d",
+                 "setxor1d", "signbit", "size", "spacing", "take_along_axis", "trapz", "tril_indices_from",
+                 "trim_zeros", "triu_indices_from", "union1d", "unpackbits", "unwrap", "vander")
+for _name in _FALLBACK_ALL:
+    if not hasattr(_this, _name) and hasattr(_onp, _name):
+        setattr(_this, _name, _fallback(_name))
 fallback = _types.ModuleType(__name__ + ".fallback")
-fallback.__all__ = [n for n in _FALLBACK if hasattr(_this, n)]  # type: ignore[attr-defined]
+fallback.__all__ = [n for n in _FALLBACK_ALL if hasattr(_this, n) and hasattr(_onp, n)]  # type: ignore[attr-defined]
 for _name in fallback.__all__:  # type: ignore[attr-defined]
     setattr(fallback, _name, getattr(_this, _name))
 sys.modules.setdefault(fallback.__name__, fallback)
 fallback_linalg = _types.ModuleType(__name__ + ".fallback_linalg")
-fallback_linalg.__all__ = ["cond", "lstsq", "matrix_rank", "qr"]  # type: ignore[attr-defined]
-for _name in ("cond", "lstsq", "matrix_rank", "qr"):  # MXNet 1.9.1's fallback_linalg
-    setattr(linalg, _name, _fallback("linalg." + _name))
+fallback_linalg.__all__ = ["cond", "lstsq", "matrix_power", "matrix_rank", "multi_dot", "qr"]  # type: ignore[attr-defined]
+for _name in fallback_linalg.__all__:  # type: ignore[attr-defined]  # MXNet 1.9.1's fallback_linalg
+    if _name in ("cond", "lstsq", "matrix_rank", "qr") or not hasattr(linalg, _name):
+        setattr(linalg, _name, _fallback("linalg." + _name))
     setattr(fallback_linalg, _name, getattr(linalg, _name))
 
 

@@ -586,9 +586,10 @@ for _n, _f in (("_np_atleast_1d", np.atleast_1d), ("_np_atleast_2d", np.atleast_
 
 
 def _flip(attrs, x):
-    """_npi_flip: the order of elements along ``axis`` reversed (a copy)."""
+    """_npi_flip: the order of elements along ``axis`` reversed (a copy); None reverses every axis,
+    ``()`` none (MXNet's empty axis tuple, as NumPy's)."""
     ax = attrs.axis
-    return np.flip(x, axis=None if ax in (None, ()) else tuple(ax)).copy()
+    return np.flip(x, axis=None if ax is None else tuple(ax)).copy()
 
 
 register(OpDef("_npi_flip", _flip, params=(Param("axis", ShapeOrNone, None),)))
@@ -964,8 +965,9 @@ register(OpDef("_npi_tensorsolve", _float_out(lambda at, a, b: np.linalg.tensors
                inputs=("a", "b"), params=(Param("a_axes", Shape, ()),), infer_shape=shape_fn(_tensorsolve_shape)))
 
 def _nonzero(attrs, x):
-    """_npx_nonzero: the indices of the nonzero elements, one row per element (int64, shape (N, ndim))."""
-    return np.stack(np.nonzero(x), axis=-1).astype(np.int64) if x.ndim else np.zeros((int(x != 0), 0), np.int64)
+    """_npx_nonzero: the indices of the nonzero elements, one row per element (int64, shape (N, ndim));
+    a zero-dim array reads as one element (MXNet: shape (1, 1) holding 0 when nonzero, else (0, 1))."""
+    return np.stack(np.nonzero(x), axis=-1).astype(np.int64) if x.ndim else np.zeros((int(x != 0), 1), np.int64)
 
 
 def _boolean_mask_assign(attrs, data, mask, *value):

@@ -163,6 +163,49 @@ def rnn_layers(mx, which=None, hybridized=(False, True)) -> dict:
     return out
 
 
+def _try(fn):
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - the recorded answer is the exception's class
+        return type(e).__name__
+
+
+def numpy_api(mx) -> dict:
+    """Answers of the mx.np front end that MXNet's interoperability tests compare with official NumPy:
+    flip over no axis, the container linalg returns, pad's modes and keywords, nonzero of a zero-dim
+    array, the fallback lists."""
+    np, npx = mx.np, mx.npx
+    out = {}
+    with mx.util.np_shape(True), mx.util.np_array(True):
+        a = np.array(onp.arange(8, dtype="float32").reshape(2, 2, 2))
+        for axis in [(), None, (0, 2), 1]:
+            out[f"flip/{axis}"] = np.flip(a, axis).asnumpy().ravel().tolist()
+
+        class Flip(mx.gluon.HybridBlock):
+            def hybrid_forward(self, F, x):
+                return F.np.flip(x, ())
+        net = Flip()
+        net.hybridize()
+        out["flip/()/hybridized"] = net(a).asnumpy().ravel().tolist()
+        m = np.array([[2.0, 1.0], [1.0, 3.0]])
+        for f in ("eig", "eigh", "svd", "slogdet", "qr"):
+            out[f"linalg/{f}"] = type(getattr(np.linalg, f)(m)).__name__
+        b = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        for mode, kw in [("constant", {"constant_values": 7}), ("edge", {}), ("reflect", {}), ("symmetric", {}),
+                         ("maximum", {}), ("minimum", {}), ("wrap", {}), ("constant", {"constant_values": (1, 2)}),
+                         ("edge", {"constant_values": 1})]:
+            out[f"pad/{mode}/{sorted(kw.items())}"] = _try(
+                lambda: np.pad(b, ((1, 1), (2, 1)), mode=mode, **kw).asnumpy().ravel().tolist())
+        out["pad/list_width"] = _try(lambda: np.pad(b, [[1, 1], [1, 1]]).shape)
+        for v in (2.5, 0.0):
+            z = npx.nonzero(np.array(v))
+            out[f"nonzero/{v}"] = [list(z.shape), z.asnumpy().ravel().tolist(),
+                                   [list(t.shape) for t in np.nonzero(np.array(v))]]
+        out["fallback"] = sorted(np.fallback.__all__)
+        out["fallback_linalg"] = sorted(np.fallback_linalg.__all__)
+    return out
+
+
 def record_all(mx) -> dict:
     return {"multiple_outputs": multiple_outputs(mx), "param_types": param_types(mx), "mvn": mvn_shapes(mx),
-            "signatures": signatures(mx), "rnn": rnn_layers(mx)}
+            "signatures": signatures(mx), "rnn": rnn_layers(mx), "numpy_api": numpy_api(mx)}

@@ -14,9 +14,9 @@ How it works
 - Each file runs in its own pytest process; each test has a wall-clock limit (``--timeout``).
 - A test file that fails to import fails all its in-scope tests (they are counted from the source).
 - ``--python`` runs the tests with another interpreter, e.g. one of MXNet's own NumPy environment:
-  MXNet 1.9.1 requires numpy<2 and its test code calls NumPy APIs that NumPy 2 removed (``np.float``,
+  MXNet 1.9.1 requires numpy<2 and its test code calls NumPy APIs that later NumPy removed (``np.float``,
   ``np.round_``, ``interpolation=``). ``tools/mxnet_unittests/make_numpy1_venv.sh`` makes such a venv
-  (numpy 1.26, SciPy, pytest, this package editable; no MXNet). The package under test is still
+  (numpy 1.23.5 by default, SciPy, pytest, this package editable; no MXNet). The package under test is
   the one ``PYTHONPATH`` or the venv's editable install names.
 
 Scope (decided from the source, before anything runs; a test is out of scope if its own body or any
