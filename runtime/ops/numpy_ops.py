@@ -916,7 +916,11 @@ def _float_out(fn):
 
 
 def _svd(attrs, a):
-    """_npi_svd: ``(ut, l, v)`` with ``a = ut @ diag(l) @ v`` (NumPy's reduced SVD)."""
+    """_npi_svd: ``(ut, l, v)`` with ``a = ut @ diag(l) @ v`` (NumPy's reduced SVD) of M x N matrices with
+    M <= N, the only ones MXNet's gesvd takes."""
+    if a.ndim < 2 or a.shape[-2] > a.shape[-1]:
+        raise ShapeError(f"svd: input of shape {a.shape}: the second to last dimension must be less than or equal "
+                         "to the last dimension")
     u, s, vt = np.linalg.svd(a, full_matrices=False)
     return u, s, vt
 

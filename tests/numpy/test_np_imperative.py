@@ -89,3 +89,10 @@ def test_ldexp_of_integers_truncates_the_floating_product():
     a, b = np.array(onp.array([2, 3, -3, 1], "int32")), np.array(onp.array([-1, -1, -2, 2], "int32"))
     got = np.ldexp(a, b)
     assert got.dtype == onp.int32 and got.asnumpy().tolist() == [1, 1, 0, 4]
+
+
+def test_svd_takes_only_matrices_with_no_more_rows_than_columns():
+    # MXNet 1.9.1's gesvd refuses M > N ("The second to last dimension must be less than or equal ...")
+    assert [o.shape for o in np.linalg.svd(np.ones((2, 3)))] == [(2, 2), (2,), (2, 3)]
+    with pytest.raises(MXNetError, match="second to last dimension"):
+        np.linalg.svd(np.ones((3, 2)))
