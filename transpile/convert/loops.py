@@ -115,6 +115,14 @@ def _stack_use(call: ast.Call, F: str, name: str) -> Optional[str]:
 # returning ``.as_nd_ndarray()`` values, the results ``.as_np_ndarray()`` after the call (the casts
 # share memory imperatively and are no nodes in a graph); the list's use after the loop is
 # ``F.np.stack``/``F.np.concatenate`` (below).
+def _atom(text: str) -> bool:
+    """Can ``.method()`` follow ``text`` without parentheses?"""
+    try:
+        return isinstance(ast.parse(text, mode="eval").body, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
+    except SyntaxError:
+        return False
+
+
 def _np_stack_use(fn: ast.AST, name: ast.Name, F: str, stacked: str) -> Optional[tuple[ast.Call, str]]:
     """np mode: ``F.np.stack(lst, axis=0|1)`` / ``F.np.concatenate(lst, axis=0|1)`` of the list
     ``name`` as the same computation on the stacked output ``stacked`` (``F.np.swapaxes``,
@@ -581,11 +589,7 @@ def _edits(facts: _Facts, plan: _Plan) -> list[Edit]:
         return f"{', '.join(names)} = {', '.join(f'{n}.as_np_ndarray()' for n in names)}"
 
     def to_nd(text: str) -> str:
-        try:
-            atom = isinstance(ast.parse(text, mode="eval").body, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
-        except SyntaxError:
-            atom = False
-        return f"{text}.as_nd_ndarray()" if atom else f"({text}).as_nd_ndarray()"
+        return f"{text}.as_nd_ndarray()" if _atom(text) else f"({text}).as_nd_ndarray()"
 
     data_texts = [arg(i, src.expr(e)) for i, (e, _) in enumerate(plan.data)]
     state_texts = [arg(len(plan.data) + i, name) for i, name in enumerate(plan.states)]
@@ -1036,11 +1040,25 @@ def comprehension_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     src = _Source(event.site)
     taken = _names_in(fn, ast.Store) | _names_in(fn, ast.Load) | {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
     states = _unique("states", taken)
-    stacked = (f"{F}.contrib.foreach(lambda {gen.target.id}, {states}: ({src.expr(comp.elt)}, []), "
-               f"{src.expr(gen.iter)}, [])[0]")
+    np_mode = event.site.np_mode
+    if np_mode:  # arrays bridged to the legacy ``_foreach`` (see ``_np_stack_use``)
+        row = gen.target.id
+        elt = _segment_expr(event.site, comp.elt, [(n, f"{row}.as_np_ndarray()") for n in _loads(comp.elt)
+                                                   if n.id == row])
+        elt = elt if _atom(elt) else f"({elt})"
+        stacked = (f"{F}.contrib.foreach(lambda {row}, {states}: ({elt}.as_nd_ndarray(), []), "
+                   f"{src.expr(gen.iter)}.as_nd_ndarray(), [])[0].as_np_ndarray()")
+    else:
+        stacked = (f"{F}.contrib.foreach(lambda {gen.target.id}, {states}: ({src.expr(comp.elt)}, []), "
+                   f"{src.expr(gen.iter)}, [])[0]")
     parent = _parent_expr(fn, comp)
     edits: list[Edit] = []
-    if isinstance(parent, ast.Starred):
+    if np_mode and isinstance(parent, ast.Call):
+        found = _np_stack_use(fn, comp, F, stacked)  # type: ignore[arg-type]
+        if found is None:
+            return None
+        edits.append(_node_edit(event.site, found[0], found[1]))
+    elif isinstance(parent, ast.Starred) and not np_mode:
         call = _parent_expr(fn, parent)
         text = _stack_use(call, F, stacked) if isinstance(call, ast.Call) and parent in call.args else None
         if text is None:
@@ -1058,6 +1076,12 @@ def comprehension_fix(event: Event, with_edits: bool) -> Optional[Fix]:
         for use in uses:
             if (use.lineno, use.col_offset) < (parent.end_lineno or parent.lineno, parent.end_col_offset or 0):
                 return None
+            if np_mode:
+                found = _np_stack_use(fn, use, F, name)
+                if found is None:
+                    return None
+                edits.append(_node_edit(event.site, found[0], found[1]))
+                continue
             call = _use_call(fn, use)
             text = _stack_use(call, F, name) if call is not None else None
             if text is None:

@@ -16,12 +16,11 @@ def check(event: Event) -> Iterator[Report]:
     if event.value.is_tensor:
         fix = _FIXES.get(event.construct)
         if event.site.np_mode:
-            # (loops: ``F.contrib.foreach`` bridged to legacy arrays; unpacking splits; no comprehensions)
+            # (loops and comprehensions: ``F.contrib.foreach`` bridged to legacy arrays; unpacking splits)
             yield Report(event.node, f"iterating over tensor `{event.subject_text()}` ({event.construct}): an "
                                      f"np-mode `Symbol` is not iterable (`TypeError` when the block is "
                                      f"hybridized); {event.why()}",
-                         fix=(lambda with_edits: fix(event, with_edits))
-                         if fix in (unpack_fix, row_loop_fix) else None)
+                         fix=(lambda with_edits: fix(event, with_edits)) if fix is not None else None)
             return
         yield Report(event.node, f"iterating over tensor `{event.subject_text()}` ({event.construct}): a "
                                  f"`Symbol` iterates over its outputs (one), not over rows; {event.why()}",
@@ -82,7 +81,9 @@ RULE = Rule(
               "takes legacy arrays only, `mx.npx` has none): `t.as_nd_ndarray()` in, `r = r.as_np_ndarray()` "
               "opening the body, `.as_nd_ndarray()` on what it returns, `.as_np_ndarray()` after the call; "
               "`F.np.stack(lst, axis=0|1)` / `F.np.concatenate(lst, axis=0|1)` after the loop as `F.np.swapaxes` / "
-              "`F.npx.reshape` of the stacked output. Comprehensions keep the finding.",
+              "`F.npx.reshape` of the stacked output; a comprehension `[f(r) for r in t]` stacked so likewise "
+              "(`F.contrib.foreach(lambda r, states: (f(r.as_np_ndarray()).as_nd_ndarray(), []), "
+              "t.as_nd_ndarray(), [])[0].as_np_ndarray()`).",
     fix_examples=(
         (example("h = F.relu(x)\nrows = []\nfor r in h:\n    rows.append(r * 2)\nreturn F.concat(*rows, dim=0)"),
          example("h = F.relu(x)\ndef loop_body(r, states):\n    return r * 2, []\nrows, _ = F.contrib.foreach(loop_body, h, [])\n"
