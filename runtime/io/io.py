@@ -908,8 +908,28 @@ _IMAGE_RECORD_ITER_UNSUPPORTED = {
     "random_l": ("0",), "rotate": ("-1", "-1.0"), "pad": ("0",), "inter_method": ("1",),
     "max_random_illumination": ("0", "0.0"), "max_random_contrast": ("0", "0.0"),
     "num_parts": ("1",), "part_index": ("0",), "shuffle_chunk_size": ("0",), "path_imglist": ("",),
-    "seed_aug": ("None",), "mean_a": ("0", "0.0"), "std_a": ("1", "1.0"),
+    "mean_a": ("0", "0.0"), "std_a": ("1", "1.0"),
 }
+
+
+def _std_uniform_int(engine, high: int) -> int:
+    """libstdc++'s ``std::uniform_int_distribution(0, high)(mt19937)`` (downscaling by division,
+    rejecting the top of the range; one draw even when ``high`` is 0)."""
+    span = high + 1
+    scaling = 0xFFFFFFFF // span
+    past = span * scaling
+    r = int(engine.random_raw())
+    while r >= past:
+        r = int(engine.random_raw())
+    return r // scaling
+
+
+def _std_coin_flip(engine) -> bool:
+    """libstdc++'s ``std::bernoulli_distribution(0.5)(mt19937)``: ``generate_canonical<double>`` of two
+    32-bit draws, below 0.5."""
+    lo, hi = float(engine.random_raw()), float(engine.random_raw())
+    r = (lo + hi * 4294967296.0) / 18446744073709551616.0
+    return min(r, np.nextafter(1.0, 0.0)) < 0.5
 
 
 class ImageRecordIter(DataIter):
@@ -922,14 +942,16 @@ class ImageRecordIter(DataIter):
     ``(pixel - mean) / std * scale`` per RGB channel; batches are float32 NCHW. ``round_batch`` and
     ``shuffle`` (needs ``path_imgidx``) as MXNet's; labels are ``(batch,)`` for ``label_width`` 1.
     ``mean_img`` as MXNet's: a per-pixel mean image loaded from the file, or computed over the
-    records and saved there when the file does not exist. Parameters MXNet does not know are
+    records and saved there when the file does not exist. With ``seed_aug``, ``rand_crop`` and
+    ``rand_mirror`` draw from MXNet's generator re-seeded per record, so the batches are MXNet's
+    (without it MXNet's draws depend on its decoding threads; here they come from ``seed``). Parameters MXNet does not know are
     ignored, as MXNet ignores them; MXNet's random augmentations beyond crop and mirror are refused.
     """
 
     def __init__(self, path_imgrec, data_shape, batch_size, path_imgidx="", label_width=1, shuffle=False,
                  round_batch=True, resize=-1, rand_crop=False, rand_mirror=False, mean_r=0.0, mean_g=0.0,
                  mean_b=0.0, std_r=1.0, std_g=1.0, std_b=1.0, scale=1.0, data_name="data",
-                 label_name="softmax_label", dtype="float32", seed=0, mean_img="", **kwargs):
+                 label_name="softmax_label", dtype="float32", seed=0, mean_img="", seed_aug=None, **kwargs):
         super().__init__(batch_size)
         from .. import recordio
         from ..base import ShapeError
@@ -953,6 +975,7 @@ class ImageRecordIter(DataIter):
         self._scale = np.float32(scale)
         self._dtype = np.dtype(dtype)
         self._seed = seed
+        self._seed_aug = None if seed_aug is None else int(seed_aug)
         self._rng = np.random.RandomState(seed)
         if shuffle and not path_imgidx:
             raise ValueError("ImageRecordIter: shuffle needs path_imgidx (the .idx file of path_imgrec)")
@@ -1024,7 +1047,10 @@ class ImageRecordIter(DataIter):
         shape = (self.batch_size,) if self.label_width == 1 else (self.batch_size, self.label_width)
         return [DataDesc(self._names[1], shape, np.float32)]
 
-    def _sample(self, i):
+    def _sample(self, i, aug_idx=None):
+        """Record ``i`` decoded and augmented; ``aug_idx`` is the index MXNet's parser gives it (its
+        place in the pass over the file plus the samples already in the batch when that pass
+        began), which seeds its augmentation under ``seed_aug``."""
         from .. import image, recordio
         header, payload = recordio.unpack(self._records[i])
         c, h, w = self.data_shape
@@ -1035,12 +1061,21 @@ class ImageRecordIter(DataIter):
         if ih < h or iw < w:
             raise ValueError(f"ImageRecordIter: image of {ih}x{iw} is smaller than data_shape {h}x{w} "
                              "(use resize)")
-        if self._rand_crop:
-            y0, x0 = self._rng.randint(0, ih - h + 1), self._rng.randint(0, iw - w + 1)
+        if self._seed_aug is not None:
+            # MXNet re-seeds its std::mt19937 per record (index + seed_aug + 111) and draws the crop's
+            # row and column, then the mirror's coin: the same augmentation whatever the threads
+            from .mnist import _mt19937
+            engine = _mt19937(int(i if aug_idx is None else aug_idx) + self._seed_aug + 111)
+            y0 = _std_uniform_int(engine, ih - h) if self._rand_crop else (ih - h) // 2
+            x0 = _std_uniform_int(engine, iw - w) if self._rand_crop else (iw - w) // 2
+            mirror = self._rand_mirror and _std_coin_flip(engine)
         else:
-            y0, x0 = (ih - h) // 2, (iw - w) // 2
+            if self._rand_crop:
+                y0, x0 = self._rng.randint(0, ih - h + 1), self._rng.randint(0, iw - w + 1)
+            else:
+                y0, x0 = (ih - h) // 2, (iw - w) // 2
+            mirror = self._rand_mirror and self._rng.rand() < 0.5
         arr = img.asnumpy()[y0:y0 + h, x0:x0 + w].astype(np.float32)
-        mirror = self._rand_mirror and self._rng.rand() < 0.5
         if getattr(self, "_mean_img", None) is not None:   # subtracted where the pixel was, before the flip
             arr = (arr - self._mean_img.transpose(1, 2, 0)) / self._std * self._scale
         else:
@@ -1053,6 +1088,7 @@ class ImageRecordIter(DataIter):
     def reset(self):
         if not self.round_batch or self._overflow == 0:
             self._pos = 0
+            self._pass_base = 0
             if self._shuffle:
                 self._rng.shuffle(self._order)
         else:
@@ -1063,17 +1099,19 @@ class ImageRecordIter(DataIter):
         if self._overflow != 0:
             return False
         n = len(self._records)
+        base = getattr(self, "_pass_base", 0)
         samples = []
         while self._pos < n and len(samples) < self.batch_size:
-            samples.append(self._sample(self._order[self._pos]))
+            samples.append(self._sample(self._order[self._pos], base + self._pos))
             self._pos += 1
         if not samples:
             return False
         if len(samples) < self.batch_size:
             if self.round_batch:
                 self._pos = 0
+                self._pass_base = base = len(samples)   # MXNet's next pass numbers on from the batch
                 while len(samples) < self.batch_size:
-                    samples.append(self._sample(self._order[self._pos]))
+                    samples.append(self._sample(self._order[self._pos], base + self._pos))
                     self._pos += 1
                     self._overflow += 1
                 self._pad = self._overflow
