@@ -72,7 +72,7 @@ def test_traits_are_checked_and_set_where_ops_are_defined():
             "Dropout"} <= random
     np_samplers = {"_npi_uniform", "_npi_normal", "_npi_gumbel", "_npi_logistic", "_npi_gamma", "_npi_exponential",
                    "_npi_rayleigh", "_npi_pareto", "_npi_weibull", "_npi_powerd", "_npi_bernoulli", "_npi_choice",
-                   "_npi_multinomial", "_npi_uniform_n", "_npi_normal_n"}
+                   "_npi_multinomial", "_npi_uniform_n", "_npi_normal_n", "_npi_mvn_fallback"}
     assert all(n.startswith(("_random", "_sample", "_image_random")) or n in ("_shuffle", "Dropout")
                or n in np_samplers for n in random)
     # and the converse: every sampler is flagged (the _random_pdf_* densities are deterministic)

@@ -329,7 +329,7 @@ KNOWN_EXTRA_NAMES = {"eye", "log_sigmoid", "mish",
                      "_backward_broadcast_reduce", "_backward_np_extreme", "_backward_np_reduce", "_backward_reduce",
                      # MXNet's numpy_op_fallback.py registers these as Custom op types from Python, not
                      # as operators of its C++ registry
-                     "_npi_resize_fallback", "_npi_unravel_index_fallback"}
+                     "_npi_resize_fallback", "_npi_unravel_index_fallback", "_npi_mvn_fallback"}
 # ops whose MXNet argument list the registry cannot reproduce: add_n's list is ``args`` without
 # num_args, Custom's inputs come from its prop, log_softmax has no ``length`` input in 1.9.1
 KNOWN_ARGUMENT_DIFFERENCES = {"add_n", "Custom", "log_softmax"}
