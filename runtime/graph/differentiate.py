@@ -46,8 +46,9 @@ class TrainingProgram:
         self.keep: list[int] | None = None
 
     def bind_params(self, params: Mapping[str, np.ndarray]) -> None:
-        self.forward.bind_params(params)
-        self.backward.bind_params(params)
+        """Rebinds both programs (after every update), their weight transforms written in place."""
+        self.forward.bind_params(params, reuse=True)
+        self.backward.bind_params(params, reuse=True)
 
     def memory(self) -> dict:
         """Planned bytes of the step: the saved activations (alive from the forward into the

@@ -149,3 +149,23 @@ def test_a_stride_one_weight_gradient_by_shifted_rows_equals_the_patches(shape, 
     ref = G._wgrad(a, g, x, np.zeros((f, C, k, k), np.float32))[0]
     got = T._wgrad_shifted(_nhwc(g), _nhwc(x), (k, k), (d, d), (p, p))
     np.testing.assert_allclose(got.reshape(f, k, k, C).transpose(0, 3, 1, 2), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_a_training_program_rebinds_its_weight_transforms_in_place():
+    """After an update the programs rebind: the new constants are written into the previous
+    binding's arrays (the compiler's own, never a parameter's), with the values a fresh bind gives."""
+    net = _net()
+    _step(net)
+    [(tp, _)] = net._cached_op.training_programs.values()
+    params = {**tp.forward.params, **tp.backward.params}
+    before = [id(c) for c in tp.forward._consts]
+    for p in params.values():
+        p *= np.float32(0.5)                                     # an update, in place
+    tp.bind_params(params)
+    after = tp.forward._consts
+    derived = [c for c in after if not any(c is p for p in params.values())]    # not a parameter itself
+    reused = [c for a, c in zip(before, after) if id(c) == a and any(c is d for d in derived)]
+    assert len(reused) == 3                                       # the three convolutions' weight re-layouts
+    assert all(not np.shares_memory(c, p) for c in reused for p in params.values())
+    for a, b in zip(after, tp.forward._prologue(params)):         # a fresh bind's values
+        np.testing.assert_array_equal(a, b)

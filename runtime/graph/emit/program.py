@@ -125,7 +125,11 @@ class CompiledProgram:
             self._blas1 = blas_single_threaded()
 
     # -- parameters --------------------------------------------------------------------------
-    def bind_params(self, params: Mapping[str, Any], partial: bool = False) -> CompiledProgram:
+    def bind_params(self, params: Mapping[str, Any], partial: bool = False, reuse: bool = False) -> CompiledProgram:
+        """Binds the parameters and evaluates the prologue. ``reuse``: the new constants are written
+        into the previous ones' arrays where shapes and dtypes match (a training step rebinds after
+        every update: no fresh weight transforms each step); calls running concurrently may then
+        see a mix of old and new constants, so only the single-threaded training step asks."""
         with self._lock:
             new = dict(self._params) if partial else {}
             for name, value in params.items():
@@ -139,7 +143,7 @@ class CompiledProgram:
             missing = [n for n in self.param_names if n not in new]
             if missing:
                 raise HybridizeError("compiled program: no value for parameter(s) " + ", ".join(map(repr, missing)))
-            consts = self._prologue(new)
+            consts = self._prologue(new, self._consts if reuse else None)
             new_binding()             # kernels re-derive what they cached from constant values
             self._params = new
             self._consts = consts     # one atomic swap: callers see old or new, never a mix
@@ -464,6 +468,15 @@ def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx:
                    if len(par) > 1 and sum(work(n) for n, _ in par) >= _POOL_MIN_WORK}
     pooled = num_threads() > 1 and bool(pool_levels)
 
+    position = {}
+    for i, e in enumerate(needed):
+        position.setdefault((id(e.node), e.index), i)
+
+    def root(a: np.ndarray) -> np.ndarray:
+        while isinstance(a.base, np.ndarray):
+            a = a.base
+        return a
+
     def run_step(env: dict, n: Node, kern: Callable) -> None:
         try:
             r = kern(*[env[(id(e.node), e.index)] for e in n.inputs])
@@ -471,14 +484,24 @@ def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx:
             raise
         except MemoryError as e:
             raise OutOfMemoryError.at(n.name, n.op.name, e, "precomputing constants") from None  # type: ignore[union-attr]
-        if isinstance(r, (tuple, list)):
-            for i, v in enumerate(r):
-                env[(id(n), i)] = v
-        else:
-            env[(id(n), 0)] = r
+        old, inputs = env.get("__old"), env.get("__inputs")
+        for i, v in enumerate(r if isinstance(r, (tuple, list)) else (r,)):
+            if old is not None and (id(n), i) in position and isinstance(v, np.ndarray):
+                # the previous binding's array for this constant, when it is the compiler's own
+                # (not a parameter's or a literal's memory, not v's): written in place, v dropped
+                o = old[position[(id(n), i)]]
+                if isinstance(o, np.ndarray) and o.shape == v.shape and o.dtype == v.dtype and o.flags.writeable \
+                        and id(root(o)) not in inputs and not np.may_share_memory(o, v):
+                    np.copyto(o, v)
+                    v = o
+            env[(id(n), i)] = v
 
-    def prologue(params: Mapping[str, np.ndarray]) -> tuple:
-        env: dict[tuple[int, int], Any] = {}
+    def prologue(params: Mapping[str, np.ndarray], old: tuple | None = None) -> tuple:
+        env: dict[Any, Any] = {}
+        if old is not None:
+            env["__old"] = old
+            env["__inputs"] = {id(root(a)) for a in list(params.values()) + list(constants.values())
+                               if isinstance(a, np.ndarray)}
         for n, kern in steps:
             if kern is None:
                 env[(id(n), 0)] = constants[n.name] if n.name in constants else params[n.name]
