@@ -333,6 +333,11 @@ def _graph(doc: Any, path: Any, depth: int = 0) -> tuple[Graph, list[Node]]:
     if "heads" not in doc:
         raise LoadError(path, "not a symbol JSON (missing 'heads')")
 
+    # a file saved without numpy shape semantics read with them on: its shape annotations' 0 meant
+    # "unknown", as MXNet's loader converts them (-1), not a zero-size axis
+    from ..util import is_np_shape
+    legacy_shapes = depth == 0 and is_np_shape() and not (isinstance(doc.get("attrs"), dict)
+                                                          and "is_np_shape" in doc["attrs"])
     nodes: list[Node] = []
     for i, raw in enumerate(raw_nodes):
         if not isinstance(raw, dict):
@@ -368,6 +373,8 @@ def _graph(doc: Any, path: Any, depth: int = 0) -> tuple[Graph, list[Node]]:
             if inputs:
                 raise LoadError(path, f"{where}: a variable ('null' op) cannot have inputs")
             extra = {(f"__{k}__" if k in _LEGACY_HIDDEN_KEYS else k): v for k, v in strings.items()}
+            if legacy_shapes and "__shape__" in extra:
+                extra["__shape__"] = _np_shape_text(extra["__shape__"])
             var = Node(None, name, extra=extra)
             for key, check in (("__shape__", var_shape_hint), ("__dtype__", var_dtype_hint)):
                 if key in extra:
