@@ -228,11 +228,20 @@ def _size_prepare(values: dict) -> dict:
 
 
 def _norm_prepare(values: dict) -> dict:
-    o = values.get("ord")
-    values["ord"] = "None" if o is None else ("inf" if o == _onp.inf else "-inf" if o == -_onp.inf else str(o))
-    ax = values.get("axis")
+    """NumPy's ``ord`` as MXNet 1.9.1's front end passes it to ``_npi_norm``: a float ``ord`` and a
+    ``flag`` (-2 all elements, 1 Frobenius, 2 nuclear, 0 a matrix 2-norm, -1 the ``ord``-norm)."""
+    o, ax = values.get("ord"), values.get("axis")
     if isinstance(ax, (int, _onp.integer)):
-        values["axis"] = (int(ax),)
+        ax = values["axis"] = (int(ax),)
+    if ax is None and o is None:
+        values["ord"], values["flag"] = 2.0, -2
+    elif o is None or o in ("fro", "f"):
+        values["ord"], values["flag"] = 2.0, 1
+    elif o == "nuc":
+        values["ord"], values["flag"] = 2.0, 2
+    else:
+        values["ord"] = float(o)
+        values["flag"] = 0 if ax is not None and len(ax) == 2 and o in (2, -2) else -1
     return values
 
 
@@ -637,11 +646,18 @@ def _c_amax(F, a, axis=None, out=None, keepdims=False, initial=None):
 def _c_norm(F, x, ord=None, axis=None, keepdims=False):
     """MXNet 1.9.1's front end of ``linalg.norm``: the strings ``'inf'``/``'-inf'`` are the max/min of
     ``abs(x)`` over ``axis`` (all elements when None, even of a matrix), over two axes the max/min of
-    the row sums; every other order is ``_npi_norm``."""
+    the row sums; 1/-1 over two axes the max/min of the column sums; every other order is ``_npi_norm``
+    (``_norm_prepare``)."""
+    if isinstance(axis, tuple) and len(axis) == 2 and not isinstance(ord, bool) and ord in (1, -1):
+        row, col = axis            # column sums, then their max/min
+        if not keepdims and row < col:
+            col -= 1
+        red = F.np.max if ord == 1 else F.np.min
+        return red(F.np.sum(F.np.abs(x), axis=row, keepdims=keepdims), axis=col, keepdims=keepdims)
     if isinstance(ord, str) and ord in ("inf", "-inf"):
         red = F.np.max if ord == "inf" else F.np.min
         if isinstance(axis, tuple) and len(axis) == 2:
-            row, col = axis
+            row, col = axis        # row sums, then their max/min
             if not keepdims and row > col:
                 row -= 1
             return red(F.np.sum(F.np.abs(x), axis=col, keepdims=keepdims), axis=row, keepdims=keepdims)

@@ -18,67 +18,48 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import numpy_ops  # noqa: F401  (the forward operators are registered first)
+from .numpy_ops import norm_kind  # (and the forward operators are registered first)
 from ._grad import backward_op, internal
 from .registry import OpDef, defgrad, get_op, register
 
 
 # -- norm (np_norm-inl.h NumpyNormComputeBackward; the inf norms are MXNet's front-end max/min of abs) ----
-def _parse_ord(text):
-    """The ``ord`` attribute (NumPy's spelling, kept as a string) as None, a float or a name."""
-    if text in (None, "None"):
-        return None
-    if text in ("fro", "f", "nuc"):
-        return "fro" if text == "f" else text
-    return float(text)
-
-
 def _backward_norm(attrs, og, x):
-    """d norm / d x times the output gradient, for every ord the forward accepts."""
+    """d norm / d x times the output gradient, for every (ord, flag) MXNet's kernel takes."""
     if x.size == 0:
         return np.zeros_like(x)
-    ordv = _parse_ord(attrs.ord)
+    kind, axes, p = norm_kind(attrs, x.ndim)
     xs = x.astype(np.float64)
-    nd = x.ndim
-    if attrs.axis is None:
-        axes = tuple(range(nd)) if ordv is None or nd < 2 else (nd - 2, nd - 1)
-    else:
-        axes = tuple(a % nd for a in attrs.axis)
     keep = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
     g = np.asarray(og, np.float64).reshape(keep)
     sign = np.sign(xs)
     with np.errstate(all="ignore"):
-        if ordv is None or ordv == "fro" or (len(axes) == 1 and ordv == 2):
+        if kind in ("flat", "fro") or (len(axes) == 1 and p == 2):
             n = np.sqrt((xs * xs).sum(axis=axes, keepdims=True))
             d = xs / n
+        elif kind == "nuc" or (len(axes) == 2 and abs(p) == 2):   # through the singular values
+            return _spectral_backward(xs, g, axes, "nuc" if kind == "nuc" else p).astype(x.dtype)
         elif len(axes) == 1:                      # vector norms
-            ax = axes[0]
-            if np.isinf(ordv):                     # max/min of abs: every element that attains it
-                ab = np.abs(xs)
-                n = ab.max(axis=ax, keepdims=True) if ordv > 0 else ab.min(axis=ax, keepdims=True)
+            ab = np.abs(xs)
+            if np.isinf(p):                        # max/min of abs: every element that attains it
+                n = ab.max(axis=axes, keepdims=True) if p > 0 else ab.min(axis=axes, keepdims=True)
                 d = sign * (ab == n)
-            elif ordv == 1:
+            elif p == 1:
                 d = sign
-            elif ordv == 0:                        # counts nonzeros: elementwise constant
+            elif p == 0:                           # counts nonzeros: elementwise constant
                 d = np.zeros_like(xs)
             else:
-                ab = np.abs(xs)
                 nz = ab != 0                        # MXNet's reducer skips zeros
-                n = np.where(nz, np.where(nz, ab, 1.0) ** ordv, 0.0).sum(axis=ax, keepdims=True) ** (1.0 / ordv)
-                d = np.power(ab / n, ordv - 1) * sign
-        elif ordv in (1.0, -1.0, np.inf, -np.inf):  # matrix 1 / inf norms: max/min of column/row sums
+                n = np.where(nz, np.where(nz, ab, 1.0) ** p, 0.0).sum(axis=axes, keepdims=True) ** (1.0 / p)
+                d = np.power(ab / n, p - 1) * sign
+        else:                                       # matrix 1 / inf norms: max/min of column/row sums
             r, c = axes
-            s = np.abs(xs).sum(axis=r if abs(ordv) == 1 else c, keepdims=True)
-            other = c if abs(ordv) == 1 else r
-            n = s.max(axis=other, keepdims=True) if ordv > 0 else s.min(axis=other, keepdims=True)
-            d = sign * (s == n)
-            if np.isinf(ordv) or attrs.axis is None:
-                # MXNet's front end composes abs/sum/max for 1/-1 over two axes (and the strings 'inf'/
-                # '-inf'); otherwise its norm kernel runs, which applies the weighted mask twice: the
-                # output gradient squared
-                d = d * g
-        else:                                       # 2, -2, nuc: through the singular values
-            return _spectral_backward(xs, g, axes, ordv).astype(x.dtype)
+            s = np.abs(xs).sum(axis=r if abs(p) == 1 else c, keepdims=True)
+            other = c if abs(p) == 1 else r
+            n = s.max(axis=other, keepdims=True) if p > 0 else s.min(axis=other, keepdims=True)
+            # MXNet's front end composes abs/sum/max over two given axes; the ones reaching its kernel
+            # (no axis, or a float inf) get the weighted mask applied twice: the output gradient squared
+            d = sign * (s == n) * g
     return (g * d).astype(x.dtype)
 
 

@@ -413,28 +413,53 @@ for _n, _f in (("_npi_argmax", np.argmax), ("_npi_argmin", np.argmin)):
                    infer_type=lambda a, d: [_I64]))
 
 
+def norm_kind(attrs, ndim: int) -> tuple[str, tuple, float]:
+    """How MXNet 1.9.1's norm kernel reads ``(ord, axis, flag)``: ``("flat", all axes, 2)`` for flag -2
+    (the L2 norm of every element), else the reduced axes (``axis``, or the last two of a matrix, the only
+    one of a vector) with ``"fro"`` (flag 1), ``"nuc"`` (flag 2) or ``"p"`` (the ``ord``-norm)."""
+    if attrs.flag == -2:
+        return "flat", tuple(range(ndim)), 2.0
+    if attrs.axis is None:
+        axes = (ndim - 2, ndim - 1) if ndim >= 2 else tuple(range(ndim))
+    else:
+        axes = tuple(a % ndim for a in attrs.axis)
+    kind = {1: "fro", 2: "nuc"}.get(attrs.flag, "p")
+    return kind, axes, float(attrs.ord)
+
+
 def _norm(attrs, x):
-    """_npi_norm: vector or matrix norm (NumPy's ``linalg.norm``) over ``axis``."""
-    o = attrs.ord
-    ordv = None if o in (None, "None") else (np.inf if o == "inf" else -np.inf if o == "-inf" else
-                                             o if o in ("fro", "nuc") else float(o))
-    if isinstance(ordv, float) and ordv.is_integer() and not np.isinf(ordv):
-        ordv = int(ordv)
-    ax = attrs.axis
+    """_npi_norm: MXNet's norm kernel (its front end ``np.linalg.norm`` maps NumPy's ``ord`` to
+    ``ord``/``flag``): the L2 norm of all elements, Frobenius, nuclear, vector p-norms (zeros skipped,
+    as MXNet's reducer does) or the 1/2/inf matrix norms over the last two axes or ``axis``."""
+    kind, axes, p = norm_kind(attrs, x.ndim)
     dt = x.dtype if x.dtype.kind == "f" else _F32
     xs = x.astype(np.float64)
-    if isinstance(ordv, (int, float)) and ordv < 0 and not np.isinf(ordv) and (
-            (ax is None and x.ndim == 1) or (ax is not None and len(ax) == 1)):
-        # MXNet's Lp reducer skips zeros (NumPy's negative powers of them make the norm 0)
-        ab = np.abs(xs)
-        nz = ab != 0
-        with np.errstate(divide="ignore"):
-            total = np.where(nz, np.where(nz, ab, 1.0) ** ordv, 0.0).sum(axis=ax, keepdims=attrs.keepdims)
-            return _out(np.where(total == 0, 0.0, np.where(total == 0, 1.0, total) ** (1.0 / ordv)), dt)
-    return _out(np.linalg.norm(xs, ord=ordv, axis=ax, keepdims=attrs.keepdims), dt)
+    keep = attrs.keepdims
+    if x.size == 0:
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape)) if keep else \
+            tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        return np.zeros(shape, dt)
+    if kind in ("flat", "fro") or (len(axes) == 1 and p == 2):
+        return _out(np.sqrt((xs * xs).sum(axis=axes, keepdims=keep)), dt)
+    if (kind == "nuc" or abs(p) == 2 and len(axes) == 2) and x.shape[axes[0]] > x.shape[axes[1]]:
+        raise ShapeError(f"norm: the singular values of {x.shape[axes[0]]} x {x.shape[axes[1]]} matrices: the second "
+                         "to last dimension must be less than or equal to the last dimension (MXNet's gesvd)")
+    if kind == "nuc":
+        return _out(np.linalg.norm(xs, "nuc", axis=axes, keepdims=keep), dt)
+    if len(axes) == 2:
+        return _out(np.linalg.norm(xs, int(p) if not np.isinf(p) else p, axis=axes, keepdims=keep), dt)
+    ab = np.abs(xs)
+    if np.isinf(p):
+        return _out(ab.max(axis=axes, keepdims=keep) if p > 0 else ab.min(axis=axes, keepdims=keep), dt)
+    if p == 0:
+        return _out((ab != 0).sum(axis=axes, keepdims=keep), dt)
+    nz = ab != 0
+    with np.errstate(divide="ignore", over="ignore"):
+        total = np.where(nz, np.where(nz, ab, 1.0) ** p, 0.0).sum(axis=axes, keepdims=keep)
+        return _out(np.where(total == 0, 0.0, np.where(total == 0, 1.0, total) ** (1.0 / p)), dt)
 
 
-register(OpDef("_npi_norm", _norm, params=(Param("ord", Str, "None"), Param("axis", ShapeOrNone, None),
+register(OpDef("_npi_norm", _norm, params=(Param("ord", Float, 2.0), Param("axis", ShapeOrNone, None),
                                            Param("keepdims", Bool, False), Param("flag", Int, -1)),
                infer_type=lambda a, d: [np.dtype(d[0]) if d[0] is not None and np.dtype(d[0]).kind == "f" else _F32]))
 

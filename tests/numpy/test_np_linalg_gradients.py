@@ -30,18 +30,19 @@ def _well(n, seed=0):
 
 
 RULES = [
-    ("_npi_norm", [_r(2, 3, 4)], {"ord": "None"}),
-    ("_npi_norm", [_r(2, 3, 4)], {"ord": "4", "axis": (1,)}),
-    ("_npi_norm", [_r(2, 3, 4)], {"ord": "-3.2", "axis": (2,), "keepdims": True}),
-    ("_npi_norm", [_r(2, 3, 4)], {"ord": "inf", "axis": (1,)}),
-    ("_npi_norm", [_r(2, 3, 4)], {"ord": "1", "axis": (2, 1)}),
-    # MXNet weighs the kernel's inf and 2/-2 matrix norms by the output gradient twice: the derivative
-    # with a unit one
-    ("_npi_norm", [_r(2, 3, 4)], {"ord": "-inf", "axis": (2, 0)}, [onp.ones(3)]),
-    ("_npi_norm", [_r(2, 3, 4)], {"ord": "2", "axis": (1, 2)}, [onp.ones(2)]),
-    ("_npi_norm", [_r(2, 3, 4)], {"ord": "-2", "axis": (1, 2), "keepdims": True}, [onp.ones((2, 1, 1))]),
-    ("_npi_norm", [_r(2, 3, 4)], {"ord": "nuc", "axis": (0, 2)}),
-    ("_npi_norm", [_r(2, 3)], {"ord": "fro"}),
+    ("_npi_norm", [_r(2, 3, 4)], {"ord": 2.0, "flag": -2}),
+    ("_npi_norm", [_r(2, 3, 4)], {"ord": 4.0, "axis": (1,)}),
+    ("_npi_norm", [_r(2, 3, 4)], {"ord": -3.2, "axis": (2,), "keepdims": True}),
+    ("_npi_norm", [_r(2, 3, 4)], {"ord": float("inf"), "axis": (1,)}),
+    ("_npi_norm", [_r(2, 3, 4)], {"ord": 1.0, "axis": (2, 1)}, [onp.ones(2)]),
+    # MXNet's kernel weighs its 1/inf/2 matrix norms by the output gradient twice: the derivative with a
+    # unit one
+    ("_npi_norm", [_r(2, 3, 4)], {"ord": -float("inf"), "axis": (2, 0)}, [onp.ones(3)]),
+    ("_npi_norm", [_r(2, 3, 4)], {"ord": 2.0, "axis": (1, 2), "flag": 0}, [onp.ones(2)]),
+    ("_npi_norm", [_r(2, 3, 4)], {"ord": -2.0, "axis": (1, 2), "keepdims": True, "flag": 0},
+     [onp.ones((2, 1, 1))]),
+    ("_npi_norm", [_r(2, 3, 4)], {"axis": (0, 2), "flag": 2}),
+    ("_npi_norm", [_r(2, 3)], {"flag": 1}),
     ("_npi_svd", [_r(3, 5)], {}),
     ("_npi_svd", [_r(2, 3, 3)], {}),
     ("_npi_tensorinv", [_well(6).reshape(2, 3, 6)], {"ind": 2}),
@@ -121,3 +122,27 @@ def test_gradients_match_mxnet(case, hybridized):
     for i, (x, want) in enumerate(zip(xs, _recorded(case, "grad"))):
         assert x.grad.dtype == want.dtype
         onp.testing.assert_allclose(x.grad.asnumpy(), want, rtol=tol, atol=tol, err_msg=f"gradient of input {i}")
+
+
+GRAPHS = json.loads((Path(__file__).resolve().parent / "fixtures" / "np_norm_graphs.json").read_text())
+
+
+@pytest.mark.parametrize("case", GRAPHS, ids=[c["kwargs"] for c in GRAPHS])
+def test_norm_graphs_exported_by_mxnet_load_and_compute_its_numbers(case):
+    # MXNet's _npi_norm attributes: a float ``ord`` and a ``flag`` (-2 all elements, 1 fro, 2 nuc, 0/-1 ord)
+    s = mx.sym.load_json(case["graph"])
+    x = mx.nd.array(onp.array(case["input"], "float32"))
+    out = s.eval(ctx=mx.cpu(), **{s.list_arguments()[0]: x})[0]
+    onp.testing.assert_allclose(out.asnumpy(), onp.array(case["output"], "float32"), rtol=1e-5, atol=1e-6)
+
+
+def test_norm_exports_mxnets_attributes():
+    class Norm(HybridBlock):
+        def hybrid_forward(self, F, a):
+            return F.np.linalg.norm(a, ord="nuc", axis=(0, 1))
+    net = Norm()
+    net.hybridize()
+    net(np.ones((2, 3)))
+    (node,) = [n for n in json.loads(net._cached_graph[1].tojson())["nodes"] if n["op"] != "null"]
+    assert node["op"] == "_npi_norm"
+    assert (float(node["attrs"]["ord"]), node["attrs"]["flag"], node["attrs"]["axis"]) == (2.0, "2", "(0, 1)")

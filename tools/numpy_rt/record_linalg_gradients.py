@@ -8,7 +8,9 @@ Run with the MXNet 1.9.1 interpreter (never by the test suite)::
 Each case calls one ``mx.np`` function under ``mx.autograd.record()`` on seeded inputs and
 back-propagates seeded head gradients (one per output) with ``mx.autograd.backward``. It writes
 ``tests/numpy/fixtures/np_linalg_grads.npz``: per case ``<case>/in<i>``, ``<case>/head<k>``,
-``<case>/out<k>``, ``<case>/grad<i>``, and ``meta``, a JSON list of ``{case, fn, kwargs}``.
+``<case>/out<k>``, ``<case>/grad<i>``, and ``meta``, a JSON list of ``{case, fn, kwargs}``; and
+``tests/numpy/fixtures/np_norm_graphs.json``: the graph JSON MXNet's hybridized ``np.linalg.norm`` exports
+(``_npi_norm`` with MXNet's ``ord``/``flag`` attributes) for several orders, with an input and the output.
 """
 from __future__ import annotations
 
@@ -18,6 +20,28 @@ from pathlib import Path
 import numpy as onp
 
 OUT = Path(__file__).resolve().parents[2] / "tests" / "numpy" / "fixtures" / "np_linalg_grads.npz"
+GRAPHS = OUT.parent / "np_norm_graphs.json"
+GRAPH_CASES = [{}, {"ord": "fro", "axis": (0, 2)}, {"ord": "nuc", "axis": (1, 2)}, {"ord": -2, "axis": (1, 2)},
+               {"ord": -3, "axis": 1}, {"axis": 2, "keepdims": True}, {"ord": float("inf"), "axis": (0, 1)}]
+
+
+def record_graphs() -> None:
+    import mxnet as mx
+    from mxnet import np
+    from mxnet.gluon import HybridBlock
+    x = _x(2, 3, 4, seed=9)
+    cases = []
+    for kwargs in GRAPH_CASES:
+        class Norm(HybridBlock):
+            def hybrid_forward(self, F, a, kw=kwargs):
+                return F.np.linalg.norm(a, **kw)
+        net = Norm()
+        net.hybridize()
+        out = net(np.array(x))
+        cases.append({"kwargs": repr(kwargs), "graph": net._cached_graph[1].tojson(), "input": x.tolist(),
+                      "output": out.asnumpy().tolist()})
+    del mx
+    GRAPHS.write_text(json.dumps(cases))
 
 
 def _x(*shape, seed=0, dtype="float32"):
@@ -112,6 +136,7 @@ def main() -> None:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     onp.savez_compressed(OUT, **arrays)
     print(f"wrote {len(meta)} cases to {OUT}")
+    record_graphs()
 
 
 if __name__ == "__main__":
