@@ -3,7 +3,8 @@
 ``contrib.ndarray`` / ``contrib.symbol`` (``nd`` / ``sym``) are the contrib operator namespaces;
 ``contrib.amp`` reports that automatic mixed precision was never initialized (gluon-nlp's attention
 cells read ``amp._amp_initialized`` on every call); everything else of ``mxnet.contrib``
-(onnx, quantization, tensorboard, text, io, autograd) is absent.
+(onnx, quantization, tensorboard, text, autograd) is absent; ``contrib.io`` has
+``DataLoaderIter`` (``from mxnet.contrib.io import DataLoaderIter``).
 """
 from .. import ndarray as _ndarray
 from .. import symbol as _symbol

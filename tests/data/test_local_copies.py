@@ -118,3 +118,21 @@ def test_get_bz2_data_and_libsvm_iter_read_the_generated_news20(tmp_path, local_
     assert len(batches) == 2 and batches[0].data[0].stype == "csr"
     labels = np.concatenate([b.label[0].asnumpy() for b in batches])
     assert labels.min() == 1 and labels.max() == 20
+
+
+def test_data_loader_iter_serves_a_data_loader_as_a_data_iter(tmp_path, local_files) -> None:
+    """``mxnet.contrib.io.DataLoaderIter`` over MNIST read from generated files: batches and the
+    last one's padding as MXNet's (a short 'keep' batch is placed in a full-size one)."""
+    from hybridize.runtime.contrib.io import DataLoaderIter
+
+    for name, data in local_files.mnist_files(train=10, test=25).items():
+        (tmp_path / name).write_bytes(data)
+    dataset = gluon.data.vision.MNIST(root=str(tmp_path), train=False)
+    it = DataLoaderIter(gluon.data.DataLoader(dataset, 10, last_batch="keep"))
+    assert it.provide_data[0].shape == (10, 28, 28, 1) and it.provide_label[0].shape == (10,)
+    batches = list(it)
+    assert [b.pad for b in batches] == [0, 0, 5]
+    assert batches[-1].data[0].shape == (10, 28, 28, 1)
+    assert batches[-1].label[0].asnumpy()[:5].tolist() == [0, 1, 2, 3, 4]
+    it.reset()
+    assert len(list(it)) == 3
