@@ -25,7 +25,8 @@ class PeerWorker:
     def __call__(self, n: int) -> float:
         self.proc.stdin.write(json.dumps({self.key: n}) + "\n")
         self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())["seconds"]
+        self.last = json.loads(self.proc.stdout.readline())     # the whole reply (e.g. also "cpu")
+        return self.last["seconds"]
 
     def close(self) -> None:
         self.proc.stdin.close()

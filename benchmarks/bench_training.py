@@ -101,11 +101,12 @@ MX_WORKER = NETS + textwrap.dedent('''
     print(json.dumps({"ready": mx.__version__, "first": first}), flush=True)
     for line in sys.stdin:
         n = int(json.loads(line)["steps"])
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         for _ in range(n):
             step()
         mx.nd.waitall()
-        print(json.dumps({"seconds": (time.perf_counter() - t) / n}), flush=True)
+        print(json.dumps({"seconds": (time.perf_counter() - t) / n, "cpu": (time.process_time() - c) / n}),
+              flush=True)
 ''')
 
 
@@ -148,10 +149,11 @@ class Ours:
         self.step, self.net, self.nd = step, net, mx.nd
 
     def __call__(self, steps: int) -> float:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         for _ in range(steps):
             self.step()
         self.nd.waitall()
+        self.last = {"cpu": (time.process_time() - c) / steps}
         return (time.perf_counter() - t) / steps
 
     def memory(self) -> dict:
@@ -198,12 +200,15 @@ def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
             env["mxnet"] = mxw.version
             systems["mxnet"] = mxw
         times: dict[str, list[float]] = {k: [] for k in systems}
+        cpus: dict[str, list[float]] = {k: [] for k in systems}
         for _ in range(args.rounds):
             for k, fn in systems.items():
                 times[k].append(fn(steps))
+                cpus[k].append(fn.last["cpu"])
         mem = ours.memory()
         row = {"workload": f"{name} batch {batch}", "steps": steps,
                "median": {k: statistics.median(v) for k, v in times.items()},
+               "cpu": {k: statistics.median(v) for k, v in cpus.items()},
                "first": {k: s.first for k, s in systems.items()}, "memory": mem, "load": os.getloadavg()[0]}
         rows.append(row)
         if py:
@@ -225,14 +230,15 @@ def mib(b: float | None) -> str:
     return "-" if b is None else f"{b / 2**20:.1f} MiB"
 
 
-HEADER = ["workload", "steps x rounds", "ours", "mxnet", "ours / mxnet", "first step ours", "first step mxnet",
-          "peak traced", "planned peak", "liveness bound", "load (1 min)"]
+HEADER = ["workload", "steps x rounds", "ours", "mxnet", "ours / mxnet", "CPU ours", "CPU mxnet", "CPU ours / mxnet",
+          "first step ours", "first step mxnet", "peak traced", "planned peak", "liveness bound", "load (1 min)"]
 
 
 def format_row(row: dict) -> str:
-    m, f, mem = row["median"], row["first"], row["memory"]
+    m, f, mem, c = row["median"], row["first"], row["memory"], row.get("cpu", {})
     return " | ".join([row["workload"], str(row["steps"]), ms(m.get("ours")), ms(m.get("mxnet")),
-                       ratio(m.get("ours"), m.get("mxnet")), ms(f.get("ours")), ms(f.get("mxnet")),
+                       ratio(m.get("ours"), m.get("mxnet")), ms(c.get("ours")), ms(c.get("mxnet")),
+                       ratio(c.get("ours"), c.get("mxnet")), ms(f.get("ours")), ms(f.get("mxnet")),
                        mib(mem.get("traced_peak_bytes")), mib(mem.get("peak_bytes")),
                        mib(mem.get("lower_bound_bytes")), f"{row['load']:.1f}"])
 
@@ -246,7 +252,9 @@ def markdown(rows: list[dict], env: dict, argv: list[str], rounds: int) -> str:
              + "/".join(f"{v:.2f}" for v in env["load_end"])
              + ": the machine is shared, so other jobs competed for the cores; both systems alternate "
                "round by round so a load change hits both.", "",
-             f"Step time: median over {rounds} rounds of (N steps back to back, then waitall) / N. "
+             f"Step time: median over {rounds} rounds of (N steps back to back, then waitall) / N; CPU: the "
+             "process CPU time (all its threads) of the same N steps / N, less sensitive to the other jobs "
+             "on the cores than the wall time. "
              "First step: a fresh hybridized net's first training step (trace, differentiate, compile, run). "
              "Peak traced: tracemalloc's peak during one steady-state step of ours; planned peak and liveness "
              "bound: the compiled training programs' memory plan (forward + backward).", "",
