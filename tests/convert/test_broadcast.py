@@ -59,6 +59,26 @@ def test_nothing_is_reported_without_evidence(body, signature):
     assert _hy013(body, signature=signature) == []
 
 
+@pytest.mark.parametrize("body,signature", [
+    # both operands are full reductions: MXNet's legacy shape (1,) on both sides
+    ("reg = F.sum(w) * 0.5 if self.flag else 0.0\nreturn F.sum(x) + reg", "self, F, x, w"),
+    ("reg = 0.0\nif self.flag:\n    reg = F.sum(w) * 0.5\nreturn F.sum(x) + reg", "self, F, x, w"),
+    # a literal F.array has a known shape: (1,) here, like a full reduction
+    ("acc = F.array([0.])\nreturn acc + 2 / F.sum(x)", "self, F, x"),
+])
+def test_full_reductions_against_scalars_and_1_element_literals_are_equal_shapes(body, signature):
+    assert _hy013(body, signature=signature) == []
+
+
+@pytest.mark.parametrize("body,signature", [
+    ("reg = F.sum(w, axis=1) if self.flag else 0.0\nreturn F.sum(x) + reg", "self, F, x, w"),
+    ("acc = F.array([[0., 1.]])\nreturn acc + F.sum(x)", "self, F, x"),
+])
+def test_a_scalar_path_or_a_literal_array_keeps_the_other_shape_facts(body, signature):
+    [finding] = _hy013(body, signature=signature)
+    assert "shapes" in finding.message
+
+
 def test_both_findings_of_a_nested_expression_are_reported():
     # ``y * g + b``: the product and the sum start at the same column
     found = _hy013("y = x.reshape((0, 0, -1))\nreturn y * g.reshape((1, -1, 1)) + b.reshape((1, -1, 1))",

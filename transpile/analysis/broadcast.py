@@ -207,6 +207,19 @@ def literal(rank: int, ones: Sequence[int], node: ast.AST, site: Any) -> Dims:
 
 # ---------------------------------------------------------------------------------------------
 # reading the code: reshape codes, reduction axes, subscripts
+def nested_lengths(node: Optional[ast.AST]) -> Optional[list[int]]:
+    """The shape of a literal nested list/tuple of numbers (``F.array([0.])``: ``[1]``), or None
+    when it is not regular or not all literal."""
+    if not isinstance(node, (ast.List, ast.Tuple)) or not node.elts:
+        return None
+    if all(isinstance(e, ast.Constant) and type(e.value) in (int, float) for e in node.elts):
+        return [len(node.elts)]
+    inner = [nested_lengths(e) for e in node.elts]
+    if inner[0] is None or any(i != inner[0] for i in inner):
+        return None
+    return [len(node.elts), *inner[0]]
+
+
 def int_literal(node: Optional[ast.AST]) -> Optional[int]:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         inner = int_literal(node.operand)
@@ -488,6 +501,10 @@ def call_dims(op: str, data: Any, rest: list[tuple[Optional[str], ast.AST, Any]]
                     and not any(isinstance(e, ast.Starred) for e in expr.elts):
                 return literal(len(expr.elts), [i for i, e in enumerate(expr.elts) if int_literal(e) == 1],
                                node, site)
+        if op == "array" and rest and rest[0][0] in (None, "source_array"):
+            lengths = nested_lengths(rest[0][1])
+            if lengths:
+                return literal(len(lengths), [i for i, n in enumerate(lengths) if n == 1], node, site)
         return None
     if op in ("reshape", "Reshape"):
         shape = None

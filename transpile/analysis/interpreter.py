@@ -1612,7 +1612,9 @@ class Interpreter:
 
     def _f_op_dims(self, op: str, node: ast.Call, args: list[tuple[Arg, Value]]) -> Optional[Any]:
         """Shape facts of ``F.<op>(...)``: the data is the first positional argument (or ``data=``)."""
-        if not args or args[0][0].keyword not in (None, "data", "lhs") or op in BC.CONSTRUCTORS:
+        if not args or args[0][0].keyword not in (None, "data", "lhs") or op in BC.CONSTRUCTORS \
+                or (op == "array" and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)):  # ``F.array``, not ``F.np.array``
             return BC.call_dims(op, None, [(a.keyword, a.node, v) for a, v in args], node, self.ctx.site)
         data_at = 0
         rest = [(a.keyword, a.node, v) for a, v in args[1:]]

@@ -232,6 +232,10 @@ def join(a: Value, b: Value) -> Value:
     if a is b:
         return a
     joined = _join(a, b)
+    if Kind.STATIC in (a.kind, b.kind):
+        # ``loss = F.sum(x) if c else 0.0``: a Python number never makes shapes differ (NDArray and
+        # Symbol arithmetic with a scalar is the same), so the tensor path's shape facts hold
+        return joined
     if joined.dims is not None and not (a.dims is not None and a.dims.agrees(b.dims)):
         if joined is a or joined is b:  # a new object: identity with a and b is kept in alternatives
             return replace(joined, dims=None, alternatives=_alternatives(a, b))
