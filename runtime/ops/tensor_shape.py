@@ -9,7 +9,7 @@ import numpy as np
 
 from ..base import ShapeError
 from ._grad import backward_op, internal
-from ._util import OptIntTuple, known, norm_axis, prod, shape_fn
+from ._util import OptIntTuple, dim_known, known, norm_axis, prod, shape_fn, unknown_dim
 from .attrs import Axis, Bool, Float, Int, IntOrNone, Param, Shape, ShapeOrNone, Str
 from .registry import ZERO_GRAD, OpDef, defgrad, get_op, register
 
@@ -483,9 +483,28 @@ def _slice_shape(attrs, s):
     return tuple(out) + tuple(s[len(sl):])
 
 
+def _partial(rule, sliced_axes):
+    """``infer_shape`` of a slicing op from its known-shape ``rule``, for a partly known input too (as
+    MXNet's shape functions): an unknown dimension stays unknown, the known ones are sliced."""
+    def infer(attrs, in_shapes):
+        s = in_shapes[0]
+        if s is None or (len(s) == 0 and not known(s)):
+            return list(in_shapes), [None]
+        if known(s):
+            return list(in_shapes), [rule(attrs, tuple(int(d) for d in s))]
+        unknown = [i for i, d in enumerate(s) if not dim_known(d)]
+        out = list(rule(attrs, tuple(int(d) if dim_known(d) else 1 << 30 for d in s)))  # any size fits
+        for i in unknown:
+            if i in sliced_axes(attrs, len(s)) or i < len(out):
+                out[i] = unknown_dim()
+        return list(in_shapes), [tuple(out)]
+    return infer
+
+
 register(OpDef("slice", _slice,
                params=(Param("begin", OptIntTuple), Param("end", OptIntTuple), Param("step", OptIntTuple, ())),
-               infer_shape=shape_fn(_slice_shape), aliases=("crop",), fluent=True))
+               infer_shape=_partial(_slice_shape, lambda a, nd: range(len(a.begin))), aliases=("crop",),
+               fluent=True))
 
 
 def _slice_assign(attrs, lhs, rhs):
@@ -560,7 +579,7 @@ def _slice_axis_shape(attrs, s):
 
 register(OpDef("slice_axis", _slice_axis,
                params=(Param("axis", Int), Param("begin", Int), Param("end", IntOrNone)),
-               infer_shape=shape_fn(_slice_axis_shape), fluent=True))
+               infer_shape=_partial(_slice_axis_shape, lambda a, nd: (norm_axis(a.axis, nd),)), fluent=True))
 
 
 def _slice_like_axes(attrs, xs, ls):
