@@ -867,6 +867,9 @@ def __getattr__(attr: str) -> Any:
     if attr in ("np", "npx"):
         import importlib
         return importlib.import_module(".numpy" if attr == "np" else ".numpy_extension", __package__)
+    if attr == "CachedOp":
+        from .cached_op import CachedOp
+        return CachedOp
     raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
