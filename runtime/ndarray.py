@@ -8,6 +8,8 @@ comparisons return 0/1 in the input's dtype, and ``a += b`` updates ``a`` in pla
 """
 from __future__ import annotations
 
+import builtins
+
 import sys
 import weakref
 from typing import Any, Callable, Iterator
@@ -402,7 +404,13 @@ class NDArray:
     def __setitem__(self, key: Any, value: Any) -> None:
         if _ag_state.recording and _in_graph(self):
             raise HybridizeError(_ASSIGN_IN_GRAPH)
+        if _ag_state.recording and isinstance(value, NDArray) and _in_graph(value) and not _whole(key):
+            # MXNet records a part assignment as an op whose output is its own input: refused
+            raise HybridizeError("Inplace operations (+=, -=, x[:]=, etc) are not supported when recording "
+                                 "with autograd.")
         v = value._data if isinstance(value, NDArray) else value
+        if isinstance(v, (list, tuple)):   # a sequence is an array of the target's dtype (x[0, 1] = [5])
+            v = np.asarray(v, dtype=self._data.dtype)
         idx = _index(key)
         try:
             self._data[idx] = v
@@ -586,6 +594,13 @@ def _refuse_zero_size(op: OpDef, attrs: Any, arrays: list) -> None:
     shapes = ", ".join(str(tuple(a.shape)) for a in arrays)
     raise OperatorError(f"Operator {op.name} inferring shapes failed: a zero-size input ({shapes}) has an unknown "
                         "dimension in MXNet's default shape semantics")
+
+
+def _whole(key: Any) -> bool:
+    """Does ``x[key] = v`` write the whole array (``x[:]``, ``x[...]``, ``x[None]``: a plain copy)?"""
+    parts = key if isinstance(key, tuple) else (key,)
+    whole = builtins.slice(None)   # (``slice`` here is the operator)
+    return all(k is None or k is Ellipsis or (isinstance(k, builtins.slice) and k == whole) for k in parts)
 
 
 def _propagated(ctx: "Context | None") -> "Context | None":
