@@ -20,6 +20,7 @@ import numpy as _onp
 
 from .. import numpy_extension as _npx_pkg
 from . import linalg, random  # noqa: F401
+from .io import genfromtxt  # noqa: F401
 from .multiarray import (  # noqa: F401
     _bind_modules,
     array,
