@@ -12,6 +12,7 @@ and ``backward`` then fills ``grad_arrays`` (write or add, as ``grad_req``).
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -115,6 +116,7 @@ class Executor:
         self._arg_names = [n.name for n in self._graph.arguments()]
         self._aux_names = [n.name for n in self._graph.aux_variables()]
         self._out_names = symbol.list_outputs()
+        self._cse = os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1") != "0"   # read at bind, as MXNet
         self.outputs: list[NDArray] = self._allocate_outputs()
         # an argument without a gradient array gets none (MXNet binds it as 'null')
         if any(grad_req.get(n, "null") != "null" and g is not None
@@ -336,6 +338,28 @@ class Executor:
         new = Executor(sym, self._ctx, args, grads, self._grad_req, aux, self._group2ctx)
         new._monitor, new._monitor_all = self._monitor, self._monitor_all
         return new
+
+    def get_optimized_symbol(self) -> Any:
+        """The bound graph as MXNet's executor optimizes it: with ``MXNET_ELIMINATE_COMMON_EXPR``
+        (on unless "0" at bind time) equal pure operator calls merged, and an output that is then
+        listed twice copied (``_copy``) so each output is its own array."""
+        from .graph.ir import Graph, Node
+        from .graph.passes import PassContext
+        from .graph.passes.cse import eliminate_common_subexpressions
+        from .ops.registry import get_op
+        from .symbol import Symbol
+        g = self._graph.copy()
+        if self._cse:
+            g = eliminate_common_subexpressions(g, PassContext(input_names=[], input_shapes={}, input_dtypes={},
+                                                               training=True))
+            outs, seen = [], set()
+            for e in g.outputs:
+                if e in seen:
+                    e = Entry(Node(get_op("_copy"), f"{e.node.name}_copy{len(outs)}", {}, [e]), 0)
+                seen.add(e)
+                outs.append(e)
+            g = Graph(outs)
+        return Symbol(g.outputs)
 
     def debug_str(self) -> str:
         """The bound graph, one node a line."""
