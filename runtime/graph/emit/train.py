@@ -20,40 +20,36 @@ def _parallel(em: Any) -> None:
         em.plan.parallel = True
 
 
+def _into(em: Any, name: str, kernel: Any, *, inplace: bool = False, extra_outs: bool = False,
+          n_args: int | None = None) -> list[str]:
+    """``kernel(attrs, *inputs[:n_args], buf)`` writing output 0 into a planned buffer (over a dead
+    input 0 when ``inplace``); with ``extra_outs`` the kernel returns the node's other outputs."""
+    _parallel(em)
+    buf = (em.inplace(0, 0) if inplace else None) or em.out_buffer(0)
+    k = em.bind(name, kernel)
+    a = em.bind("attrs", em.node.resolved)
+    call = f"{k}({a}, {', '.join(em.args[:n_args])}, {buf})"
+    return [f"{', '.join(em.outs[1:])} = {call}" if extra_outs else call, f"{em.outs[0]} = {buf}"]
+
+
 @emitter(KT.BN_TRAIN)
 def _emit_bn_train(em: Any) -> list[str]:
-    _parallel(em)
-    buf = em.inplace(0, 0) or em.out_buffer(0)
-    k = em.bind("bn_train", KT.bn_train_into)
-    a = em.bind("attrs", em.node.resolved)
-    return [f"{k}({a}, {em.args[0]}, {em.args[1]}, {em.args[2]}, {buf})", f"{em.outs[0]} = {buf}"]
+    return _into(em, "bn_train", KT.bn_train_into, inplace=True, n_args=3)   # data, gamma, beta
 
 
 @emitter(KT.BN_TRAIN_BWD)
 def _emit_bn_train_bwd(em: Any) -> list[str]:
-    _parallel(em)
-    buf = em.inplace(0, 0) or em.out_buffer(0)
-    k = em.bind("bn_train_bwd", KT.bn_train_bwd_into)
-    a = em.bind("attrs", em.node.resolved)
-    return [f"{em.outs[1]}, {em.outs[2]} = {k}({a}, {', '.join(em.args)}, {buf})", f"{em.outs[0]} = {buf}"]
+    return _into(em, "bn_train_bwd", KT.bn_train_bwd_into, inplace=True, extra_outs=True)
 
 
 @emitter(KT.MAXPOOL_BWD)
 def _emit_maxpool_bwd(em: Any) -> list[str]:
-    _parallel(em)
-    buf = em.out_buffer(0)
-    k = em.bind("maxpool_bwd", KT.maxpool_bwd_into)
-    a = em.bind("attrs", em.node.resolved)
-    return [f"{k}({a}, {', '.join(em.args)}, {buf})", f"{em.outs[0]} = {buf}"]
+    return _into(em, "maxpool_bwd", KT.maxpool_bwd_into)
 
 
 @emitter(KT.DGRAD_NHWC)
 def _emit_dgrad(em: Any) -> list[str]:
-    _parallel(em)
-    buf = em.out_buffer(0)
-    k = em.bind("dgrad", KT.dgrad_nhwc_into)
-    a = em.bind("attrs", em.node.resolved)
-    return [f"{k}({a}, {', '.join(em.args)}, {buf})", f"{em.outs[0]} = {buf}"]
+    return _into(em, "dgrad", KT.dgrad_nhwc_into)
 
 
 @emitter(KT.WGRAD_NHWC)
