@@ -170,7 +170,7 @@ def pytest_runtest_setup(item):
         cls.setupClass()
 
 
-def pytest_sessionfinish(session, exitstatus):
+def pytest_sessionfinish(session):
     for cls in reversed(_NOSE_CLASSES):
         teardown = getattr(cls, "teardownClass", None)
         if callable(teardown):
