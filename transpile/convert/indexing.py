@@ -225,6 +225,23 @@ def indexing_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     return Fix(message, (_replace_edit(module, sub, new, where),), applicability, unsafe)
 
 
+def _subscript_as(event: Event, with_edits: bool, message: str, expr: str,
+                  unsafe: bool = False) -> Optional[Fix]:
+    """A fix that replaces the subscript ``event.node`` by the expression text ``expr`` (keeping
+    its parentheses)."""
+    applicability = Applicability.UNSAFE if unsafe else Applicability.SAFE
+    if not with_edits:
+        return Fix(message, (), applicability, unsafe)
+    import libcst as cst
+
+    found = _locate(event.site, event.site.span(event.node), cst.Subscript)
+    if found is None:
+        return None
+    module, ref, where = found
+    new = cst.parse_expression(expr).with_changes(lpar=ref.lpar, rpar=ref.rpar)
+    return Fix(message, (_replace_edit(module, ref, new, where),), applicability, unsafe)
+
+
 def np_expand_dims_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     """np-mode HY010: ``t[None]`` / ``t[:, None]`` (one ``None`` among full slices ``:``) ->
     ``F.np.expand_dims(t, axis)``, the same array on an np-mode Symbol (which refuses ``None`` keys).
@@ -240,17 +257,8 @@ def np_expand_dims_fix(event: Event, with_edits: bool) -> Optional[Fix]:
         return None
     axis = nones[0]
     subject = event.site.source(node.value)  # type: ignore[attr-defined]
-    message = f"Use `{F}.np.expand_dims(..., {axis})`"
-    if not with_edits:
-        return Fix(message, (), Applicability.SAFE)
-    import libcst as cst
-
-    found = _locate(event.site, event.site.span(node), cst.Subscript)
-    if found is None:
-        return None
-    module, ref, where = found
-    new = cst.parse_expression(f"{F}.np.expand_dims({subject}, {axis})").with_changes(lpar=ref.lpar, rpar=ref.rpar)
-    return Fix(message, (_replace_edit(module, ref, new, where),), Applicability.SAFE)
+    return _subscript_as(event, with_edits, f"Use `{F}.np.expand_dims(..., {axis})`",
+                         f"{F}.np.expand_dims({subject}, {axis})")
 
 
 def np_last_row_fix(event: Event, with_edits: bool) -> Optional[Fix]:
@@ -263,17 +271,8 @@ def np_last_row_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     if F is None:
         return None
     subject = event.site.source(node.value)  # type: ignore[attr-defined]
-    message = f"Use `{F}.np.squeeze(..[-1:], axis=0)`"
-    if not with_edits:
-        return Fix(message, (), Applicability.SAFE)
-    import libcst as cst
-
-    found = _locate(event.site, event.site.span(node), cst.Subscript)
-    if found is None:
-        return None
-    module, ref, where = found
-    new = cst.parse_expression(f"{F}.np.squeeze({subject}[-1:], axis=0)").with_changes(lpar=ref.lpar, rpar=ref.rpar)
-    return Fix(message, (_replace_edit(module, ref, new, where),), Applicability.SAFE)
+    return _subscript_as(event, with_edits, f"Use `{F}.np.squeeze(..[-1:], axis=0)`",
+                         f"{F}.np.squeeze({subject}[-1:], axis=0)")
 
 
 def _np_key(parts: list) -> str:
@@ -328,17 +327,7 @@ def np_ellipsis_fix(event: Event, with_edits: bool) -> Optional[Fix]:
     message = f"Index without `...`: `{F}.np.moveaxis` brings the last axes to the front"
     if unsafe:
         message += " (unsafe: the indexed view becomes a copy while tensors are written in place)"
-    applicability = Applicability.UNSAFE if unsafe else Applicability.SAFE
-    if not with_edits:
-        return Fix(message, (), applicability, unsafe)
-    import libcst as cst
-
-    found = _locate(event.site, event.site.span(node), cst.Subscript)
-    if found is None:
-        return None
-    module, ref, where = found
-    new = cst.parse_expression(expr).with_changes(lpar=ref.lpar, rpar=ref.rpar)
-    return Fix(message, (_replace_edit(module, ref, new, where),), applicability, unsafe)
+    return _subscript_as(event, with_edits, message, expr, unsafe)
 
 
 def np_key_fix(event: Event, with_edits: bool) -> Optional[Fix]:
