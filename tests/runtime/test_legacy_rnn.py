@@ -7,6 +7,7 @@ Expected values: ``data/legacy_rnn_cases.json``/``.npz`` and the checkpoint
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -21,21 +22,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
 CASES = json.load(open(os.path.join(DATA, "legacy_rnn_cases.json")))
 ARRAYS = np.load(os.path.join(DATA, "legacy_rnn_cases.npz"))
-T, N, I, H = 3, 2, 4, 3
-MODES = {"lstm": lambda p: mx.rnn.LSTMCell(H, prefix=p), "gru": lambda p: mx.rnn.GRUCell(H, prefix=p),
-         "rnn_tanh": lambda p: mx.rnn.RNNCell(H, activation="tanh", prefix=p),
-         "rnn_relu": lambda p: mx.rnn.RNNCell(H, activation="relu", prefix=p)}
+_spec = importlib.util.spec_from_file_location("legacy_rnn_nets", os.path.join(DATA, "legacy_rnn_nets.py"))
+nets = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(nets)
+T, N, I, H = nets.T, nets.N, nets.I, nets.H
 
 
 def stack_of(mode: str, bidirectional: bool, layers: int) -> mx.rnn.SequentialRNNCell:
-    stack = mx.rnn.SequentialRNNCell()
-    for i in range(layers):
-        if bidirectional:
-            stack.add(mx.rnn.BidirectionalCell(MODES[mode]("l%d_" % i), MODES[mode]("r%d_" % i),
-                                               output_prefix="bi_%d_" % i))
-        else:
-            stack.add(MODES[mode]("l%d_" % i))
-    return stack
+    return nets.stack_of(mx, mode, bidirectional, layers)
 
 
 def fused_of(case: dict) -> mx.rnn.FusedRNNCell:

@@ -17,34 +17,25 @@ import os
 import numpy as np
 
 import mxnet as mx
+import legacy_rnn_nets as nets  # shared with the test (this directory is on sys.path)
 
 assert mx.__version__ == "1.9.1", mx.__version__
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES: dict = {"unroll": []}
 ARRAYS: dict = {}
-T, N, I, H = 3, 2, 4, 3
-MODES = {"lstm": lambda p: mx.rnn.LSTMCell(H, prefix=p), "gru": lambda p: mx.rnn.GRUCell(H, prefix=p),
-         "rnn_tanh": lambda p: mx.rnn.RNNCell(H, activation="tanh", prefix=p),
-         "rnn_relu": lambda p: mx.rnn.RNNCell(H, activation="relu", prefix=p)}
+T, N, I, H = nets.T, nets.N, nets.I, nets.H
 
 
 def stack_of(mode: str, bidirectional: bool, layers: int) -> mx.rnn.SequentialRNNCell:
-    stack = mx.rnn.SequentialRNNCell()
-    for i in range(layers):
-        if bidirectional:
-            stack.add(mx.rnn.BidirectionalCell(MODES[mode]("l%d_" % i), MODES[mode]("r%d_" % i),
-                                               output_prefix="bi_%d_" % i))
-        else:
-            stack.add(MODES[mode]("l%d_" % i))
-    return stack
+    return nets.stack_of(mx, mode, bidirectional, layers)
 
 
 def values(shape: tuple, seed: int) -> np.ndarray:
     return np.random.RandomState(seed).uniform(-0.5, 0.5, size=shape).astype(np.float32)
 
 
-for mode in MODES:
+for mode in nets.modes(mx):
     for bidirectional in (False, True):
         key = "%s_%s" % (mode, "bi" if bidirectional else "uni")
         layers = 2
