@@ -56,7 +56,7 @@ def test_data_and_weight_gradients_equal_the_tapes(N, C, sp, F, kernel, stride, 
 
 
 def test_few_channel_layers_of_a_training_program_stay_channel_first():
-    """LeNet's 6-channel BatchNorm, max pooling and data gradient keep the channel-first kernels
+    """LeNet's 6-channel BatchNorm, max pooling and data gradient keep channel-first kernels
     (channels-last rows of 6 floats are slow); the 16-channel ones go channels-last; the step's
     gradients equal the op-by-op tape's."""
     import hybridize.runtime as mx
@@ -89,6 +89,9 @@ def test_few_channel_layers_of_a_training_program_stay_channel_first():
     fwd, bwd = tp.forward.stats["layout"], tp.backward.stats["layout"]
     assert fwd["batchnorm_train"] == 1 and bwd["batchnorm_train_backward"] == 1
     assert bwd["maxpool_backward"] == 1 and "conv_dgrad" not in bwd
+    # the 6-channel ones on the channel-first training kernels
+    assert fwd["batchnorm_train_cf"] == 1 and bwd["batchnorm_train_backward_cf"] == 1
+    assert bwd["maxpool_backward_cf"] == 1
     # the backward's channel-first kernels get contiguous 6-channel activations, not strided views
     # of channels-last arrays
     outs, saved = tp.run([x.asnumpy()])

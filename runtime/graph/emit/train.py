@@ -42,6 +42,21 @@ def _emit_bn_train_bwd(em: Any) -> list[str]:
     return _into(em, "bn_train_bwd", KT.bn_train_bwd_into, inplace=True, extra_outs=True)
 
 
+@emitter(KT.BN_TRAIN_CF)
+def _emit_bn_train_cf(em: Any) -> list[str]:
+    return _into(em, "bn_train_cf", KT.bn_train_cf_into, inplace=True, n_args=3)
+
+
+@emitter(KT.BN_TRAIN_BWD_CF)
+def _emit_bn_train_bwd_cf(em: Any) -> list[str]:
+    return _into(em, "bn_train_bwd_cf", KT.bn_train_bwd_cf_into, inplace=True, extra_outs=True)
+
+
+@emitter(KT.MAXPOOL_BWD_CF)
+def _emit_maxpool_bwd_cf(em: Any) -> list[str]:
+    return _into(em, "maxpool_bwd_cf", KT.maxpool_bwd_cf_into)
+
+
 @emitter(KT.MAXPOOL_BWD)
 def _emit_maxpool_bwd(em: Any) -> list[str]:
     return _into(em, "maxpool_bwd", KT.maxpool_bwd_into)

@@ -20,7 +20,7 @@ from .common import _internal, _p, _pad_rows, affine_into
 from .fastpath import RowTiling
 from .parallel import chunks_for, num_threads, run_chunks
 
-__all__ = ["BN_TRAIN", "BN_TRAIN_BWD", "MAXPOOL_BWD", "WGRAD_NHWC", "DGRAD_NHWC"]
+__all__ = ["BN_TRAIN", "BN_TRAIN_BWD", "BN_TRAIN_CF", "BN_TRAIN_BWD_CF", "MAXPOOL_BWD", "MAXPOOL_BWD_CF", "WGRAD_NHWC", "DGRAD_NHWC"]
 
 
 def _bounds(n: int, parts: int) -> list[tuple[int, int]]:
@@ -182,6 +182,176 @@ BN_TRAIN_BWD = _internal("_hy_bn_train_bwd", _bn_train_bwd,
 
 
 # ------------------------------------------------------------------------------------------
+# BatchNorm, training mode, channel first (layers of few channels: LeNet's 6)
+# ------------------------------------------------------------------------------------------
+def _cf_parts(x: np.ndarray) -> list[tuple[int, int]]:
+    """Sample chunks of a channel-first pass over ``x`` on the pool: one per thread (these passes
+    are short; a chunk more is a wake-up more)."""
+    n = min(chunks_for(float(x.size) * 2, x.shape[0], min_work=_CF_MIN_WORK), num_threads())
+    return _bounds(x.shape[0], n)
+
+
+def _cf_sum(fn, bounds: list, acc: np.dtype) -> np.ndarray:
+    """Sum over sample chunks of ``fn(lo, hi)`` (per-channel partial sums), chunks on the pool,
+    added in chunk order."""
+    out = [None] * len(bounds)
+
+    def run(i: int) -> None:
+        out[i] = fn(*bounds[i])
+    run_chunks(run, len(bounds))
+    total = out[0]
+    for p in out[1:]:
+        total = total + p
+    return total.astype(acc, copy=False)
+
+
+def _rows(a: np.ndarray) -> np.ndarray:
+    """``(N, C, H * W)`` view of a contiguous channel-first array."""
+    return a.reshape(a.shape[0], a.shape[1], -1)
+
+
+def _plane_sums(a3: np.ndarray, acc: np.dtype) -> np.ndarray:
+    """Per-channel sums of ``(n, C, L)`` rows: along each plane (one BLAS product with a column of
+    ones when the dtypes allow, else numpy's pairwise sum), then over the samples."""
+    n, C, L = a3.shape
+    if a3.dtype == acc and acc in (np.float32, np.float64) and a3.flags.c_contiguous:
+        rows = np.matmul(a3.reshape(n * C, L), np.ones(L, acc)).reshape(n, C)
+    else:
+        rows = np.add.reduce(a3, axis=2, dtype=acc)
+    return np.add.reduce(rows, axis=0, dtype=acc)
+
+
+def _plane_dots(a3: np.ndarray, b3: np.ndarray) -> np.ndarray:
+    """Per-channel ``sum(a * b)`` of ``(n, C, L)`` rows: one BLAS dot per plane (no temporary),
+    then over the samples."""
+    n, C, L = a3.shape
+    return np.matmul(a3.reshape(n, C, 1, L), b3.reshape(n, C, L, 1)).reshape(n, C).sum(axis=0)
+
+
+def _cf_stats(x: np.ndarray, acc: np.dtype, bounds: list) -> tuple[np.ndarray, np.ndarray]:
+    """Batch mean and biased variance per channel of a contiguous NCHW tensor: the mean, then the
+    mean of the squared deviations (as the registry kernel), sample chunks on the pool."""
+    N, C = x.shape[:2]
+    count = acc.type(x.size // C)
+    xr = _rows(x)
+    mean = (_cf_sum(lambda lo, hi: _plane_sums(xr[lo:hi], acc), bounds, acc) / count).astype(acc)
+    m3 = mean.reshape(1, C, 1)
+
+    def sq(lo: int, hi: int) -> np.ndarray:
+        d = np.subtract(xr[lo:hi], m3, dtype=acc)
+        return _plane_dots(d, d)
+    var = (_cf_sum(sq, bounds, acc) / count).astype(acc)
+    return mean, var
+
+
+def _bn_train_cf(attrs, x, gamma, beta, moving_mean, moving_var):
+    """BatchNorm's training forward on channel-first data (batch statistics; the moving ones are
+    updated by the backward, as MXNet's CPU kernel does), as :func:`_bn_train` does channels-last."""
+    out = np.empty_like(x)
+    bn_train_cf_into(attrs, x, gamma, beta, out)
+    return out
+
+
+def bn_train_cf_into(attrs, x, gamma, beta, out):
+    """:func:`_bn_train_cf` written into ``out`` (may be ``x``)."""
+    x = np.ascontiguousarray(x)
+    if not out.flags.c_contiguous:
+        tmp = np.empty_like(x)
+        bn_train_cf_into(attrs, x, gamma, beta, tmp)
+        out[...] = tmp
+        return
+    acc = _acc(x.dtype)
+    C = x.shape[1]
+    bounds = _cf_parts(x)
+    m, v = _cf_stats(x, acc, bounds)
+    g = np.ones(C, dtype=acc) if attrs.fix_gamma else gamma.astype(acc, copy=False)
+    invstd = 1 / np.sqrt(v + acc.type(attrs.eps))
+    scale = g * invstd
+    shift = beta.astype(acc, copy=False) - m * scale
+    s3, t3 = scale.astype(x.dtype).reshape(1, C, 1), shift.astype(x.dtype).reshape(1, C, 1)
+    xr, o3 = _rows(x), _rows(out)
+
+    def run(i: int) -> None:
+        lo, hi = bounds[i]
+        np.multiply(xr[lo:hi], s3, out=o3[lo:hi])
+        np.add(o3[lo:hi], t3, out=o3[lo:hi])
+    run_chunks(run, len(bounds))
+
+
+BN_TRAIN_CF = _internal("_hy_bn_train_cf", _bn_train_cf, (_p("eps", 1e-3), _p("fix_gamma", True)),
+                        ("data", "gamma", "beta", "moving_mean", "moving_var"),
+                        lambda a, s: (list(s), [tuple(s[0])]), infer_type=lambda a, d: [d[0]])
+
+
+def _bn_train_bwd_cf(attrs, g, x, gamma, beta, moving_mean, moving_var):
+    """BatchNorm's (d data, d gamma, d beta) in training mode on channel-first data, the moving
+    statistics updated in place, as ``_backward_BatchNorm`` (and :func:`_bn_train_bwd` channels-last)."""
+    dx = np.empty(x.shape, x.dtype)
+    return (dx,) + bn_train_bwd_cf_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx)
+
+
+def bn_train_bwd_cf_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx):
+    """:func:`_bn_train_bwd_cf` with d data written into ``dx`` (may be ``g``); returns (d gamma, d beta)."""
+    x, g = np.ascontiguousarray(x), np.ascontiguousarray(g)
+    if not dx.flags.c_contiguous:
+        tmp = np.empty(x.shape, x.dtype)
+        res = bn_train_bwd_cf_into(attrs, g, x, gamma, beta, moving_mean, moving_var, tmp)
+        dx[...] = tmp
+        return res
+    acc = _acc(x.dtype)
+    N, C = x.shape[:2]
+    count = acc.type(x.size // C)
+    bounds = _cf_parts(x)
+    xr, gr, dr = _rows(x), _rows(g), _rows(dx)
+    mean = (_cf_sum(lambda lo, hi: _plane_sums(xr[lo:hi], acc), bounds, acc) / count).astype(acc)
+    m3 = mean.reshape(1, C, 1)
+
+    xcs: list = [None] * len(bounds)      # each chunk's deviations, kept for the gradient's pass
+
+    def sums(lo: int, hi: int) -> np.ndarray:
+        """The variance's sum (as :func:`_cf_stats`), the gradient's sum and its dot with the
+        deviations, from one read of the chunk."""
+        xc = np.subtract(xr[lo:hi], m3, dtype=acc)
+        xcs[bounds.index((lo, hi))] = xc
+        ga = gr[lo:hi].astype(acc, copy=False)
+        return np.stack([_plane_dots(xc, xc), _plane_sums(ga, acc), _plane_dots(ga, xc)])
+    sum_sq, sum_g, sum_gxc = _cf_sum(sums, bounds, acc)
+    var = (sum_sq / count).astype(acc, copy=False)
+    invstd = 1 / np.sqrt(var + acc.type(attrs.eps))
+    gam = np.ones_like(invstd) if attrs.fix_gamma else gamma.astype(acc, copy=False)
+    scale = (gam * invstd).astype(acc).reshape(1, C, 1)
+    mg = (sum_g / count).astype(acc).reshape(1, C, 1)
+    coef = (invstd * invstd * sum_gxc / count).astype(acc).reshape(1, C, 1)
+
+    def grad(i: int) -> None:
+        lo, hi = bounds[i]
+        xc = xcs[i]
+        xc *= coef
+        if dx.dtype == acc:           # straight into d data (over g when in place: position by position)
+            d = np.subtract(gr[lo:hi], mg, out=dr[lo:hi])
+            d -= xc
+            d *= scale
+        else:
+            d = np.subtract(gr[lo:hi], mg, dtype=acc)
+            d -= xc
+            d *= scale
+            dr[lo:hi] = d
+    run_chunks(grad, len(bounds))
+    m = acc.type(attrs.momentum)
+    moving_mean[...] = (moving_mean * m + mean * (1 - m)).astype(moving_mean.dtype)
+    moving_var[...] = (moving_var * m + var * (1 - m)).astype(moving_var.dtype)
+    dgamma = np.zeros_like(gamma) if attrs.fix_gamma else (sum_gxc * invstd).astype(gamma.dtype)
+    return dgamma, sum_g.astype(beta.dtype)
+
+
+BN_TRAIN_BWD_CF = _internal("_hy_bn_train_bwd_cf", _bn_train_bwd_cf,
+                            (_p("eps", 1e-3), _p("momentum", 0.9), _p("fix_gamma", True)),
+                            ("ograd", "data", "gamma", "beta", "moving_mean", "moving_var"),
+                            lambda a, s: (list(s), [tuple(s[1]), tuple(s[2]), tuple(s[3])]), num_outputs=3,
+                            infer_type=lambda a, d: [d[1], d[2], d[3]])
+
+
+# ------------------------------------------------------------------------------------------
 # max pooling's backward
 # ------------------------------------------------------------------------------------------
 def _maxpool_bwd(attrs, g, x, y):
@@ -228,6 +398,69 @@ def maxpool_bwd_into(attrs, g, x, y, dx):
 MAXPOOL_BWD = _internal("_hy_maxpool_bwd", _maxpool_bwd, (_p("kernel"), _p("stride"), _p("pad")),
                         ("ograd", "data", "output"), lambda a, s: (list(s), [tuple(s[1])]),
                         infer_type=lambda a, d: [d[1]])
+
+
+def _maxpool_bwd_cf(attrs, g, x, y):
+    """Max pooling's input gradient on channel-first tensors for windows that tile the input
+    (kernel == stride, no padding: LeNet's 2x2 pools), as the registry kernel: each output's
+    gradient to the first tap (row-major) of its window equal to the window's maximum. A window's
+    taps are strided views of the input and the gradient, so each tap's share is written in place
+    (no padded copy, no scatter-add, no crop); samples in chunks on the pool. NaN maxima take the
+    registry kernel (its argmax rule)."""
+    dx = np.empty_like(x)
+    maxpool_bwd_cf_into(attrs, g, x, y, dx)
+    return dx
+
+
+def maxpool_bwd_cf_into(attrs, g, x, y, dx):
+    """:func:`_maxpool_bwd_cf` written into ``dx``."""
+    (kh, kw) = attrs.kernel
+    N, C, H, W = x.shape
+    OH, OW = g.shape[2:]
+    if np.isnan(y).any():
+        from ...ops.nn_pool import _pool_backward_cf
+        dx[...] = _pool_backward_cf(_pool_attrs(attrs), x, y, g)
+        return
+    if OH * kh != H or OW * kw != W:     # rows or columns no window reads
+        dx[...] = 0
+    dt = dx.dtype
+
+    def taps(a: np.ndarray) -> np.ndarray:
+        """``(n, C, OH, kh, OW, kw)``: window rows and taps of a channel-first array (a view)."""
+        sN, sC, sH, sW = a.strides
+        return as_strided(a, (a.shape[0], C, OH, kh, OW, kw), (sN, sC, sH * kh, sH, sW * kw, sW))
+
+    def run(i: int) -> None:
+        lo, hi = bounds[i]
+        xv, dv = taps(x[lo:hi]), taps(dx[lo:hi])
+        yy, gg = y[lo:hi], g[lo:hi]
+        found = np.zeros(yy.shape, bool)
+        hit = np.empty(yy.shape, bool)
+        for ti in range(kh):
+            for tj in range(kw):
+                np.equal(xv[:, :, :, ti, :, tj], yy, out=hit)
+                np.greater(hit, found, out=hit)
+                found |= hit
+                np.multiply(gg, hit, out=dv[:, :, :, ti, :, tj], dtype=dt, casting="unsafe")
+    bounds = _bounds(N, min(chunks_for(float(x.size) * 4, N, min_work=_CF_MIN_WORK), num_threads()))
+    run_chunks(run, len(bounds))
+
+
+def _pool_attrs(attrs):
+    """The registry Pooling attributes of a max pool (for the NaN fallback)."""
+    from types import SimpleNamespace
+    return SimpleNamespace(pool_type="max", global_pool=False, kernel=tuple(attrs.kernel),
+                           stride=tuple(attrs.kernel), pad=(0, 0), pooling_convention="valid",
+                           p_value=None, count_include_pad=True, layout="NCHW")
+
+
+# a channel-first training kernel splits its samples over the pool from this many element ops (a
+# pass over LeNet's first 6 x 24 x 24 activations at batch 64 is ~9e5)
+_CF_MIN_WORK = 2e5
+
+MAXPOOL_BWD_CF = _internal("_hy_maxpool_bwd_cf", _maxpool_bwd_cf, (_p("kernel"),),
+                           ("ograd", "data", "output"), lambda a, s: (list(s), [tuple(s[1])]),
+                           infer_type=lambda a, d: [d[1]])
 
 
 # ------------------------------------------------------------------------------------------

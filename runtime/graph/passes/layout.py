@@ -178,7 +178,7 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
                  "full": a.pooling_convention == "full", "count_include_pad": cip, "global_pool": bool(a.global_pool)}
         count("pool")
         return Node(K.POOL, n.name, attrs, [to_nhwc(ins[0])]), True
-    lowered = _lower_training(n, op, a, xs, ins, shape_of, to_nhwc, nhwc, ctx, count)
+    lowered = _lower_training(n, op, a, xs, ins, shape_of, to_nhwc, to_orig, nhwc, ctx, count)
     if lowered is not None:
         return lowered
     if op is BATCHNORM and not ctx.training and a.axis == 1 and len(xs) in (2, 4) \
@@ -250,14 +250,14 @@ _WGRAD_NHWC_MIN_CHANNELS = 16
 _TRAIN_NHWC_MIN_CHANNELS = 8
 
 
-def _lower_training(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape_of, to_nhwc, nhwc: set,
+def _lower_training(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape_of, to_nhwc, to_orig, nhwc: set,
                     ctx: PassContext, count) -> tuple[Node, Any] | None:
     """Training-mode BatchNorm and the gradients of a training program onto the NHWC kernels of
     ``kernels/train.py``; None when the node is not one of them (or not in a form they take)."""
     if not ctx.training or len(xs) != 4:
         return None
     if (shape_of(n.inputs[2])[1] if op is CONV_DGRAD else xs[1]) < _TRAIN_NHWC_MIN_CHANNELS:
-        return None
+        return _lower_training_cf(n, op, a, xs, ins, shape_of, to_orig, count)
     if op is BATCHNORM and a.axis in (1, -3) and not a.use_global_stats and not a.output_mean_var:
         count("batchnorm_train")
         return Node(KT.BN_TRAIN, n.name, {"eps": float(a.eps), "fix_gamma": bool(a.fix_gamma)},
@@ -283,6 +283,29 @@ def _lower_training(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape
         N, C, H, W = shape_of(n.inputs[2])
         attrs = {k: tuple(getattr(a, k)) for k in ("kernel", "stride", "dilate", "pad")}
         return Node(KT.DGRAD_NHWC, n.name, {**attrs, "data_shape": (N, H, W, C)}, [to_nhwc(ins[0]), ins[1]]), True
+    return None
+
+
+def _lower_training_cf(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape_of, to_orig,
+                       count) -> tuple[Node, Any] | None:
+    """Training-mode BatchNorm and max-pool backward of few-channel layers onto the channel-first
+    kernels of ``kernels/train.py`` (sample chunks on the pool); None for anything else."""
+    ins = [to_orig(e) for e in ins]
+    if op is BATCHNORM and a.axis in (1, -3) and not a.use_global_stats and not a.output_mean_var:
+        count("batchnorm_train_cf")
+        return Node(KT.BN_TRAIN_CF, n.name, {"eps": float(a.eps), "fix_gamma": bool(a.fix_gamma)}, ins[:5]), False
+    if op is BACKWARD_BN and a.axis in (1, -3) and a.is_train and not a.use_global_stats:
+        count("batchnorm_train_backward_cf")
+        return Node(KT.BN_TRAIN_BWD_CF, n.name, {"eps": float(a.eps), "momentum": float(a.momentum),
+                                                  "fix_gamma": bool(a.fix_gamma)}, ins[:6]), False
+    if op is BACKWARD_POOL and a.pool_type == "max" and not a.global_pool and (a.layout or "NCHW") == "NCHW" \
+            and a.pooling_convention in ("valid", "full") and len(tuple(a.kernel)) == 2:
+        kernel, stride, pad = _pair(a.kernel, 1), _pair(a.stride, 1), _pair(a.pad, 0)
+        N, C, H, W = shape_of(n.inputs[1])
+        OH, OW = xs[2:]
+        if stride == kernel and pad == (0, 0) and OH * kernel[0] <= H and OW * kernel[1] <= W:
+            count("maxpool_backward_cf")
+            return Node(KT.MAXPOOL_BWD_CF, n.name, {"kernel": kernel}, ins[:3]), False
     return None
 
 

@@ -1,0 +1,70 @@
+"""Few-channel layers of a compiled training step (LeNet's 6-channel ones) run channel-first kernels
+(``kernels/train.py``: BatchNorm's training forward and backward, the backward of a max pool whose
+windows tile the input), samples in chunks on the thread pool: they compute what the registry's
+kernels compute."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hybridize.runtime import autograd
+from hybridize.runtime.graph.kernels import parallel
+from hybridize.runtime.graph.kernels import train as T
+from hybridize.runtime.ops import nn_norm, nn_pool
+from hybridize.runtime.ops.registry import find_op
+
+
+class _A:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+@pytest.fixture(params=[1, 2], ids=["one thread", "two threads"])
+def threads(request, monkeypatch):
+    """Both the one-chunk path and the split one (tiny inputs: the split threshold lowered)."""
+    monkeypatch.setattr(parallel, "num_threads", lambda: request.param)
+    monkeypatch.setattr(T, "num_threads", lambda: request.param)
+    monkeypatch.setattr(T, "_CF_MIN_WORK", 0)
+    return request.param
+
+
+@pytest.mark.parametrize("fix_gamma", [False, True])
+def test_channel_first_batchnorm_training_equals_the_registry_kernels(fix_gamma, threads):
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((5, 3, 6, 7)) * 2 + 1).astype(np.float32)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    gamma, beta = rng.standard_normal(3).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+    mm, mv = rng.standard_normal(3).astype(np.float32), rng.uniform(1, 2, 3).astype(np.float32)
+    with autograd.train_mode():
+        ref = nn_norm._batch_norm(find_op("BatchNorm").resolve({"fix_gamma": fix_gamma, "eps": 1e-5}),
+                                  x, gamma, beta, mm, mv)
+    got = T._bn_train_cf(_A(eps=1e-5, fix_gamma=fix_gamma), x, gamma, beta, mm, mv)
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+    battrs = find_op("_backward_BatchNorm").resolve({"fix_gamma": fix_gamma, "eps": 1e-5, "momentum": 0.8,
+                                                     "is_train": True})
+    mm1, mv1, mm2, mv2 = mm.copy(), mv.copy(), mm.copy(), mv.copy()
+    ref = nn_norm._backward_batch_norm(battrs, g, x, gamma, beta, mm1, mv1)
+    got = T._bn_train_bwd_cf(_A(eps=1e-5, fix_gamma=fix_gamma, momentum=0.8), g, x, gamma, beta, mm2, mv2)
+    np.testing.assert_allclose(got[0], ref[0], rtol=1e-4, atol=1e-6)
+    for a, b in zip(got[1:], ref[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mm2, mm1, rtol=1e-6)        # moving statistics updated in place
+    np.testing.assert_allclose(mv2, mv1, rtol=1e-6)
+    dx = g.copy()                                          # d data over the output gradient
+    T.bn_train_bwd_cf_into(_A(eps=1e-5, fix_gamma=fix_gamma, momentum=0.8), dx, x, gamma, beta, mm2, mv2, dx)
+    np.testing.assert_allclose(dx, ref[0], rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,kernel", [((3, 2, 8, 6), (2, 2)), ((3, 2, 9, 7), (2, 2)), ((2, 3, 9, 6), (3, 3))])
+def test_max_pool_backward_over_tiling_windows_equals_the_registry_kernel(shape, kernel, threads):
+    """Ties (relu's zeros) go to the window's first maximum; rows and columns no window reads
+    (9 rows, 2x2 windows) get zeros; a NaN maximum takes the registry's rule."""
+    rng = np.random.default_rng(1)
+    x = np.maximum(rng.standard_normal(shape), 0).astype(np.float32)
+    x[0, 0, 0, 0] = np.nan
+    attrs = find_op("Pooling").resolve({"kernel": kernel, "stride": kernel, "pool_type": "max"})
+    for data in (x, np.nan_to_num(x)):
+        y = nn_pool._pooling(attrs, data)
+        g = rng.standard_normal(y.shape).astype(np.float32)
+        ref = nn_pool._backward_pooling(attrs, g, data, y)
+        np.testing.assert_array_equal(T._maxpool_bwd_cf(_A(kernel=kernel), g, data, y), ref)
