@@ -24,4 +24,4 @@ from .registry import EMITTERS, emitter
 
 __all__ = ["EMITTERS", "emitter", "Emit", "Planner"]
 
-from . import conv, nhwc, train  # noqa: E402,F401  (register the emitters)
+from . import conv, dense, nhwc, train  # noqa: E402,F401  (register the emitters)

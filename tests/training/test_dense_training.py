@@ -1,0 +1,84 @@
+"""A dense layer's gradient in a compiled training program: one GEMM per gradient the program reads
+(the first layer's data gradient is nobody's and is not computed), written into its buffer, with
+the registry kernel's numbers (``_backward_FullyConnected``) bit for bit."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hybridize.runtime as mx
+from hybridize.runtime import autograd
+from hybridize.runtime.gluon import nn
+from hybridize.runtime.ops.registry import find_op
+
+BACKWARD_FC = find_op("_backward_FullyConnected")
+
+
+def _mlp(in_units: int) -> nn.HybridSequential:
+    net = nn.HybridSequential()
+    net.add(nn.Dense(12, activation="relu", in_units=in_units), nn.Dense(7, activation="relu", in_units=12),
+            nn.Dense(3, in_units=7))
+    net.initialize(mx.init.Xavier())
+    return net
+
+
+def _backward(net, x: mx.nd.NDArray, head: np.ndarray) -> list[np.ndarray]:
+    with autograd.record():
+        out = net(x)
+    out.backward(mx.nd.array(head))
+    return [p.grad().asnumpy().copy() for p in net.collect_params().values()]
+
+
+def _registry_chain(params: list[np.ndarray], x: np.ndarray, head: np.ndarray) -> list[np.ndarray]:
+    """The three layers' gradients through the registry kernel, on the forward's activations."""
+    acts = [x]
+    for i in range(3):
+        y = np.dot(acts[-1].reshape(len(x), -1), params[2 * i].T)
+        y += params[2 * i + 1]
+        acts.append(np.maximum(y, np.float32(0)) if i < 2 else y)
+    g, grads = head, []
+    for i in reversed(range(3)):
+        w = params[2 * i]
+        attrs = BACKWARD_FC.resolve({"num_hidden": w.shape[0]})
+        dx, dw, db = BACKWARD_FC.kernel(attrs, [g.shape, acts[i].shape, w.shape], [np.float32] * 3)(g, acts[i], w)
+        grads = [dw, db] + grads
+        g = dx * (acts[i] > 0) if i else None
+    return grads
+
+
+@pytest.mark.parametrize("shape", [(5, 10), (5, 2, 1, 5)])
+def test_the_compiled_gradients_are_the_registry_kernels_bit_for_bit(shape):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(shape).astype(np.float32)
+    head = rng.standard_normal((shape[0], 3)).astype(np.float32)
+    net = _mlp(10)
+    net.hybridize()
+    got = _backward(net, mx.nd.array(x), head)
+    want = _registry_chain([p.data().asnumpy() for p in net.collect_params().values()], x, head)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_first_layers_data_gradient_is_not_computed():
+    net = _mlp(10)
+    net.hybridize()
+    _backward(net, mx.nd.ones((4, 10)), np.ones((4, 3), np.float32))
+    [(tp, _)] = net._cached_op.training_programs.values()
+    code = tp.backward.code
+    assert code.count("_dot(") == 5                 # 3 weight gradients, 2 data gradients
+    assert ".copy()" not in code                    # the gradients are the program's own arrays
+
+
+def test_an_input_with_a_gradient_gets_it_as_the_tape_computes_it():
+    x = mx.nd.array(np.random.default_rng(2).standard_normal((4, 10)).astype(np.float32))
+    ref, net = _mlp(10), _mlp(10)
+    for p, q in zip(net.collect_params().values(), ref.collect_params().values()):
+        p.set_data(q.data())
+    net.hybridize()
+    grads = []
+    for block in (ref, net):
+        xi = x.copy()
+        xi.attach_grad()
+        _backward(block, xi, np.ones((4, 3), np.float32))
+        grads.append(xi.grad.asnumpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-7)
