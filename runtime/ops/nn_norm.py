@@ -329,9 +329,13 @@ def _channel_dot(a, b, ax, red):
 
 
 def _backward_batch_norm(attrs, g, x, gamma, beta, moving_mean, moving_var):
-    """BatchNorm's (d data, d gamma, d beta), as MXNet's CPU kernel: batch statistics when the forward
-    ran in training mode (``is_train``) without ``use_global_stats``, and then, as MXNet does in its
-    backward pass, the moving statistics updated in place (``momentum``, biased batch variance)."""
+    """BatchNorm's (d data, d gamma, d beta), as MXNet's CPU kernel (and its oneDNN one): with the
+    backward pass in training mode (``is_train``, ``backward(train_mode=True)``, the default) and
+    without ``use_global_stats``, the batch-statistics formula with the statistics the forward saved,
+    and then the moving statistics updated in place (``momentum``, biased variance). A forward in
+    inference mode (``forward_train`` false: ``autograd.record(train_mode=False)``) saved the moving
+    statistics (mean, 1/sqrt(var + eps)), so MXNet's backward then applies the batch formula to them
+    and "updates" the moving statistics with themselves (var through 1/invstd^2 - eps)."""
     ax = attrs.axis % x.ndim
     red = tuple(i for i in range(x.ndim) if i != ax)
     bshape = [1] * x.ndim
@@ -339,14 +343,16 @@ def _backward_batch_norm(attrs, g, x, gamma, beta, moving_mean, moving_var):
     acc = _acc(x.dtype)
     xa, ga = x.astype(acc, copy=False), g.astype(acc, copy=False)
     batch = attrs.is_train and not attrs.use_global_stats
-    if batch:
+    if batch and attrs.forward_train:
         mean = xa.mean(axis=red, dtype=acc)
         xc = xa - mean.reshape(bshape)
         var = np.square(xc).mean(axis=red, dtype=acc)
+        invstd = 1 / np.sqrt(var + acc.type(attrs.eps))
     else:
-        mean, var = moving_mean.astype(acc), moving_var.astype(acc)
+        mean = moving_mean.astype(acc)
         xc = xa - mean.reshape(bshape)
-    invstd = 1 / np.sqrt(var + acc.type(attrs.eps))
+        invstd = 1 / np.sqrt(moving_var.astype(acc) + acc.type(attrs.eps))
+        var = 1 / (invstd * invstd) - acc.type(attrs.eps)   # MXNet's INVSTD_TO_VARIANCE
     gam = np.ones_like(invstd) if attrs.fix_gamma else gamma.astype(acc, copy=False)
     # per-channel sums, then two passes over the data: dx = gamma * invstd * (g - mean(g) - xhat *
     # mean(g * xhat)) with xhat = xc * invstd, folded into per-channel coefficients
@@ -368,16 +374,19 @@ def _backward_batch_norm(attrs, g, x, gamma, beta, moving_mean, moving_var):
     return dx.astype(x.dtype, copy=False), dgamma, dbeta
 
 
-_BN_BACKWARD_PARAMS = tuple(p for p in _BN_PARAMS if p.name != "output_mean_var") + (Param("is_train", Bool, True),)
+_BN_BACKWARD_PARAMS = tuple(p for p in _BN_PARAMS if p.name != "output_mean_var") + (
+    Param("is_train", Bool, True), Param("forward_train", Bool, True))
 backward_op("_backward_BatchNorm", _backward_batch_norm, ("ograd",) + _BN_INPUTS, like=(1, 2, 3), num_outputs=3,
             params=_BN_BACKWARD_PARAMS)
 
 
 @defgrad("BatchNorm")
 def _batch_norm_grad(F, attrs, inputs, outputs, out_grads):
-    kw = {p.name: getattr(attrs, p.name) for p in _BN_BACKWARD_PARAMS[:-1]}
-    dx, dgamma, dbeta = internal(F, "_backward_BatchNorm")(out_grads[0], *inputs, is_train=attrs.get("__is_train__", True),
-                                                          **kw)
+    # The backward pass runs in training mode (MXNet's ``backward(train_mode=True)``, what Gluon's
+    # ``loss.backward()`` does); the forward's mode decides which statistics it saved.
+    kw = {p.name: getattr(attrs, p.name) for p in _BN_BACKWARD_PARAMS[:-2]}
+    dx, dgamma, dbeta = internal(F, "_backward_BatchNorm")(out_grads[0], *inputs, is_train=True,
+                                                          forward_train=attrs.get("__is_train__", True), **kw)
     return [dx, dgamma, dbeta, None, None]
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..base import ShapeError
 from ._grad import internal
+from ._util import dim_known
 from ._nnutil import OptFloat, OptInt, is_training, merge_shape
 from .attrs import Bool, Enum, Float, Int, Param
 from .registry import OpDef, defgrad, get_op, register
@@ -262,8 +263,8 @@ def _rpc_shape(attrs, in_shapes):
     ax = dim % nd_
     total = 0
     for s in ins:
-        if not s[ax]:
-            return ins, [tuple(0 if i == ax else n for i, n in enumerate(ins[0]))]
+        if not dim_known(s[ax]):   # unknown: 0, or -1 with NumPy shape semantics (np-mode layers)
+            return ins, [tuple(s[ax] if i == ax else n for i, n in enumerate(ins[0]))]
         total += s[ax]
     out = tuple(total if i == ax else n for i, n in enumerate(ins[0]))
     return ins, [out]
@@ -278,12 +279,12 @@ def _rpc_shape_backward(attrs, in_shapes, out_shapes):
     if out is None or not len(out) or any(s is None or not len(s) for s in ins):
         return ins
     ax = attrs.dim % len(out)
-    if not out[ax]:
+    if not dim_known(out[ax]):
         return ins
-    unknown = [i for i, s in enumerate(ins) if not s[ax]]
+    unknown = [i for i, s in enumerate(ins) if not dim_known(s[ax])]
     if not unknown:
         return ins
-    residual = out[ax] - sum(s[ax] for s in ins if s[ax])
+    residual = out[ax] - sum(s[ax] for s in ins if dim_known(s[ax]))
     if residual < 0:
         raise ShapeError(f"_rnn_param_concat: inputs already exceed the output size {out[ax]}")
     if len(unknown) > 2:

@@ -479,8 +479,38 @@ def _np_reshape_target(shape, newshape):
     return tuple(newshape)
 
 
+def _np_reshape_shape(attrs, in_shapes):
+    """Forward rule that tolerates an input of unknown dimensions (a deferred Parameter's
+    ``w.reshape(-1)`` in np-mode Gluon RNN layers): the output's inferred dimensions are then unknown
+    (-1) unless ``newshape`` spells them out, and the backward rule below completes the input later."""
+    (s,) = in_shapes
+    if s is not None and known(s):
+        return [tuple(s)], [_np_reshape_target(s, attrs.newshape)]
+    if all(d >= 0 for d in attrs.newshape):
+        return _np_reshape_shape_backward(attrs, in_shapes, [tuple(attrs.newshape)]), [tuple(attrs.newshape)]
+    return list(in_shapes), [None if s is None else tuple(d if d >= 0 else -1 for d in attrs.newshape)]
+
+
+def _np_reshape_shape_backward(attrs, in_shapes, out_shapes):
+    """An output size known from a consumer fixes the input's one unknown dimension (MXNet's
+    ReverseReshapeInferShape, as for ``Reshape``): ``w.reshape(-1)`` of a deferred ``(18, -1)`` GRU
+    weight is ``(126,)`` once ``_rnn_param_concat`` knows its share, so ``w`` is ``(18, 7)``."""
+    (s,), out = in_shapes, out_shapes[0]
+    if s is None or out is None or not known(out) or known(s):
+        return list(in_shapes)
+    unknown = [i for i, d in enumerate(s) if not dim_known(d)]
+    rest = int(np.prod([d for d in s if dim_known(d)]))
+    size = int(np.prod(out))
+    if len(unknown) != 1 or rest == 0 or size % rest:
+        return list(in_shapes)
+    full = list(s)
+    full[unknown[0]] = size // rest
+    return [tuple(full)]
+
+
 register(OpDef("_np_reshape", lambda a, x: x.reshape(_np_reshape_target(x.shape, a.newshape)), inputs=("a",),
-               params=(Param("newshape", Shape), Param("order", Str, "C")), traits=("shape_only",)))
+               params=(Param("newshape", Shape), Param("order", Str, "C")), infer_shape=_np_reshape_shape,
+               infer_shape_backward=_np_reshape_shape_backward, traits=("shape_only",)))
 
 
 def npx_reshape_target(shape: tuple, newshape: tuple, reverse: bool = False) -> tuple:

@@ -262,7 +262,7 @@ def _lower_training(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape
         count("batchnorm_train")
         return Node(KT.BN_TRAIN, n.name, {"eps": float(a.eps), "fix_gamma": bool(a.fix_gamma)},
                     [to_nhwc(ins[0])] + ins[1:5]), True
-    if op is BACKWARD_BN and a.axis in (1, -3) and a.is_train and not a.use_global_stats:
+    if op is BACKWARD_BN and a.axis in (1, -3) and a.is_train and a.forward_train and not a.use_global_stats:
         count("batchnorm_train_backward")
         return Node(KT.BN_TRAIN_BWD, n.name, {"eps": float(a.eps), "momentum": float(a.momentum),
                                                "fix_gamma": bool(a.fix_gamma)},
