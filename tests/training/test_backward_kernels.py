@@ -91,7 +91,7 @@ def test_few_channel_layers_of_a_training_program_stay_channel_first():
     assert bwd["maxpool_backward"] == 1 and "conv_dgrad" not in bwd
     # the 6-channel ones on the channel-first training kernels
     assert fwd["batchnorm_train_cf"] == 1 and bwd["batchnorm_train_backward_cf"] == 1
-    assert bwd["maxpool_backward_cf"] == 1
+    assert bwd["maxpool_backward_cf"] == 1 and fwd["conv_cf"] == 1 and fwd["maxpool_cf"] == 1
     # the backward's channel-first kernels get contiguous 6-channel activations, not strided views
     # of channels-last arrays
     outs, saved = tp.run([x.asnumpy()])

@@ -1,7 +1,7 @@
 """Few-channel layers of a compiled training step (LeNet's 6-channel ones) run channel-first kernels
-(``kernels/train.py``: BatchNorm's training forward and backward, the backward of a max pool whose
-windows tile the input), samples in chunks on the thread pool: they compute what the registry's
-kernels compute."""
+(``kernels/train.py``: a convolution of few filters, BatchNorm's training forward and backward, a max
+pool whose windows tile the input and its backward), samples in chunks (on the thread pool when
+large): they compute what the registry's kernels compute."""
 from __future__ import annotations
 
 import numpy as np
@@ -68,3 +68,28 @@ def test_max_pool_backward_over_tiling_windows_equals_the_registry_kernel(shape,
         g = rng.standard_normal(y.shape).astype(np.float32)
         ref = nn_pool._backward_pooling(attrs, g, data, y)
         np.testing.assert_array_equal(T._maxpool_bwd_cf(_A(kernel=kernel), g, data, y), ref)
+
+
+@pytest.mark.parametrize("shape,f,k,s,p,d,bias", [((5, 1, 12, 11), 6, 5, 1, 0, 1, True), ((3, 2, 9, 9), 4, 3, 2, 1, 1, False),
+                                                  ((2, 3, 10, 10), 5, 3, 1, 2, 2, True)])
+def test_channel_first_convolution_of_few_filters_equals_the_registry_kernel(shape, f, k, s, p, d, bias):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal((f, shape[1], k, k)).astype(np.float32)
+    b = rng.standard_normal(f).astype(np.float32)
+    conv = find_op("Convolution")
+    attrs = conv.resolve({"kernel": (k, k), "stride": (s, s), "pad": (p, p), "dilate": (d, d), "num_filter": f,
+                          "no_bias": not bias})
+    ref = conv.compute(attrs, x, w, b) if bias else conv.compute(attrs, x, w)
+    ref = ref[0] if isinstance(ref, (list, tuple)) else ref
+    a = _A(kernel=(k, k), stride=(s, s), pad=(p, p), dilate=(d, d), num_filter=f, no_bias=not bias)
+    got = T._conv_cf(a, x, w, b) if bias else T._conv_cf(a, x, w)
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape,kernel", [((3, 2, 8, 6), (2, 2)), ((3, 2, 9, 7), (2, 2)), ((2, 3, 9, 6), (3, 3))])
+def test_channel_first_max_pool_over_tiling_windows_equals_the_registry_kernel(shape, kernel, threads):
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    x[0, 1, 2, 3] = np.nan
+    attrs = find_op("Pooling").resolve({"kernel": kernel, "stride": kernel, "pool_type": "max"})
+    np.testing.assert_array_equal(T._maxpool_cf(_A(kernel=kernel), x), nn_pool._pooling(attrs, x))

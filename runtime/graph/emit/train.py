@@ -52,6 +52,16 @@ def _emit_bn_train_bwd_cf(em: Any) -> list[str]:
     return _into(em, "bn_train_bwd_cf", KT.bn_train_bwd_cf_into, inplace=True, extra_outs=True)
 
 
+@emitter(KT.CONV_CF)
+def _emit_conv_cf(em: Any) -> list[str]:
+    return _into(em, "conv_cf", KT.conv_cf_into)
+
+
+@emitter(KT.MAXPOOL_CF)
+def _emit_maxpool_cf(em: Any) -> list[str]:
+    return _into(em, "maxpool_cf", KT.maxpool_cf_into)
+
+
 @emitter(KT.MAXPOOL_BWD_CF)
 def _emit_maxpool_bwd_cf(em: Any) -> list[str]:
     return _into(em, "maxpool_bwd_cf", KT.maxpool_bwd_cf_into)

@@ -148,6 +148,9 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
     a = n.resolved
     x_old = n.inputs[0]
     xs = shape_of(x_old)
+    few = _few_channels_cf(n, op, a, xs, ins, shape_of, static, to_orig, nhwc, ctx, count)
+    if few is not None:
+        return few, False
     if op is CONVOLUTION and len(xs) == 4 and (a.layout or "NCHW") == "NCHW" \
             and all(static(e) for e in n.inputs[1:]):
         kernel = _pair(a.kernel, 1)
@@ -284,6 +287,42 @@ def _lower_training(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape
         attrs = {k: tuple(getattr(a, k)) for k in ("kernel", "stride", "dilate", "pad")}
         return Node(KT.DGRAD_NHWC, n.name, {**attrs, "data_shape": (N, H, W, C)}, [to_nhwc(ins[0]), ins[1]]), True
     return None
+
+
+def _few_channels_cf(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape_of, static, to_orig,
+                     nhwc: set, ctx: PassContext, count) -> Node | None:
+    """In a training program, a channel-first tensor of few channels (LeNet's first layer) stays
+    channel-first through a convolution of few filters (channel-first columns, ``_hy_conv_cf``) and
+    a max pool whose windows tile it (``_hy_maxpool_cf``): the channel-first BatchNorm between them
+    then needs no transposes, and the pool's output (4x smaller) is the one transposed for the next
+    convolution. None for anything else."""
+    if op not in (CONVOLUTION, POOLING) or not ctx.training or len(xs) != 4 or ins[0] in nhwc \
+            or (a.layout or "NCHW") != "NCHW":
+        return None
+    if op is CONVOLUTION and int(a.num_filter) < _TRAIN_NHWC_MIN_CHANNELS and int(a.num_group) == 1 \
+            and xs[1] * int(np.prod(tuple(a.kernel) or (1,))) <= _CONV_CF_MAX_COLUMNS \
+            and all(static(e) for e in n.inputs[1:]):
+        kernel, stride, pad, dilate = _pair(a.kernel, 1), _pair(a.stride, 1), _pair(a.pad, 0), _pair(a.dilate, 1)
+        if None in (kernel, stride, pad, dilate) or len(tuple(a.kernel)) != 2:
+            return None
+        count("conv_cf")
+        return Node(KT.CONV_CF, n.name, {"kernel": kernel, "stride": stride, "pad": pad, "dilate": dilate,
+                                         "num_filter": int(a.num_filter), "no_bias": bool(a.no_bias)},
+                    [to_orig(e) for e in ins])
+    if op is POOLING and a.pool_type == "max" and not a.global_pool and xs[1] < _TRAIN_NHWC_MIN_CHANNELS \
+            and a.pooling_convention in ("valid", "full") and len(tuple(a.kernel)) == 2:
+        kernel, stride, pad = _pair(a.kernel, 1), _pair(a.stride, 1), _pair(a.pad, 0)
+        if kernel is None or stride != kernel or pad != (0, 0):
+            return None
+        if a.pooling_convention == "full" and (xs[2] % kernel[0] or xs[3] % kernel[1]):
+            return None          # a window past the edge
+        count("maxpool_cf")
+        return Node(KT.MAXPOOL_CF, n.name, {"kernel": kernel}, [ins[0]])
+    return None
+
+
+# the channel-first convolution's columns per output (C * kh * kw) at most: few-channel inputs
+_CONV_CF_MAX_COLUMNS = 64
 
 
 def _lower_training_cf(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape_of, to_orig,
