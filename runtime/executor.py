@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from . import autograd
-from .base import HybridizeError, NonDifferentiableError, ShapeError
+from .base import HybridizeError, NonDifferentiableError, OutOfMemoryError, ShapeError
 from .context import Context, current_context
 from .graph.infer import complete_shape_attrs, entry_shapes, infer_dtypes, needs_shape_completion
 from .graph.ir import Entry
@@ -95,6 +95,63 @@ def _one_blas_thread(method: Callable) -> Callable:
         with blas_single_threaded():
             return method(*args, **kwargs)
     return run
+
+
+class _Plan:
+    """What ``graph.interpret.evaluate`` does, with the walk done once: each operator node becomes
+    (kernel, node, input slots, output slots) over a list holding every value, so a forward is one
+    loop of kernel calls (``check_numeric_gradient`` runs a small graph's forward thousands of times;
+    the interpreter's per-node bookkeeping cost more than the kernels)."""
+
+    def __init__(self, graph: Any, var_names: Sequence[str]):
+        slot: dict[tuple[int, int], int] = {}
+        position = {name: i for i, name in enumerate(var_names)}
+        self.nvars = len(var_names)
+        self.var_slots: list[tuple[int, int]] = []   # (slot, index into the values given)
+        used: dict[int, set[int]] = {}
+        for n in graph.nodes:
+            for e in n.inputs:
+                used.setdefault(id(e.node), set()).add(e.index)
+        for e in graph.outputs:
+            used.setdefault(id(e.node), set()).add(e.index)
+        self.steps: list[tuple[Callable, Any, tuple[int, ...], tuple[tuple[int, int], ...]]] = []
+        for n in graph.nodes:
+            if n.op is None:
+                if n.name not in position:
+                    raise HybridizeError(f"no value for variable {n.name!r}")
+                slot[(id(n), 0)] = len(slot)
+                self.var_slots.append((slot[(id(n), 0)], position[n.name]))
+                continue
+            outs = []
+            for i in sorted(used.get(id(n), ())):
+                slot[(id(n), i)] = len(slot)
+                outs.append((i, slot[(id(n), i)]))
+            ins = tuple(slot[(id(e.node), e.index)] for e in n.inputs)
+            self.steps.append((n.op.compute, n, ins, tuple(outs)))
+        self.nslots = len(slot)
+        self.outputs = [slot[(id(e.node), e.index)] for e in graph.outputs]
+
+    def run(self, values: list) -> list:
+        """The graph's outputs from the variables' values (in ``var_names`` order)."""
+        env: list = [None] * self.nslots
+        for s, i in self.var_slots:
+            env[s] = values[i]
+        for compute, node, ins, outs in self.steps:
+            try:
+                out = compute(node.resolved, *[env[i] for i in ins])
+            except OutOfMemoryError:
+                raise
+            except MemoryError as e:
+                raise OutOfMemoryError.at(node.name, node.op.name, e) from None
+            if isinstance(out, (tuple, list)):
+                for i, s in outs:
+                    env[s] = out[i]
+            else:
+                for i, s in outs:
+                    if i != 0:  # as the interpreter: one array is output 0 only
+                        raise HybridizeError(f"{node.op.name} gave one output where output {i} is read")
+                    env[s] = out
+        return [env[s] for s in self.outputs]
 
 
 class Executor:
@@ -188,16 +245,29 @@ class Executor:
         if is_train and any(r != "null" for r in self._grad_req.values()) and not (
                 getattr(self, "_lazy", False) and self._monitor is None):
             return self._forward_recorded()
-        values = {n: a._data for n, a in zip(self._arg_names, self.arg_arrays)}
-        values.update({n: a._data for n, a in zip(self._aux_names, self.aux_arrays)})
         prev = autograd.set_training(is_train)
         try:
-            results = evaluate(self._graph, values, monitor=self._monitor_hook())
+            plan = self._plan() if self._monitor is None else None
+            if plan is not None:
+                results = plan.run([a._data for a in self.arg_arrays] + [a._data for a in self.aux_arrays])
+            else:
+                values = {n: a._data for n, a in zip(self._arg_names, self.arg_arrays)}
+                values.update({n: a._data for n, a in zip(self._aux_names, self.aux_arrays)})
+                results = evaluate(self._graph, values, monitor=self._monitor_hook())
         finally:
             autograd.set_training(prev)
         for out, r in zip(self.outputs, results):
             out._data = np.asarray(r)
         return self.outputs
+
+    def _plan(self) -> "_Plan | None":
+        """The graph as a flat list of kernel calls over numbered slots, made once per executor
+        (None when the graph still needs its shapes completed from values: ``evaluate`` does that)."""
+        plan = getattr(self, "_plan_cache", False)
+        if plan is False:
+            plan = self._plan_cache = None if needs_shape_completion(self._graph) else \
+                _Plan(self._graph, self._arg_names + self._aux_names)
+        return plan
 
     def _recompute_ok(self) -> bool:
         """May a training forward be recorded later, at ``backward``, by running it again? Only when
