@@ -154,29 +154,57 @@ def get_symbol(x: Any) -> Any:
     made: dict = {}
     nulls = [0]
 
+    def input_sym(e: Any) -> Any:
+        if e is None:
+            nulls[0] += 1
+            return sym.var(f"null{nulls[0] - 1}")
+        return entry_sym(*e)
+
     def entry_sym(node: _Node, idx: int) -> Any:
         key = id(node)
         if key not in made:
             if node.is_variable:
                 made[key] = sym.var(node.name)
+            elif node.symbol is not None:  # one tape node, MXNet's view of it
+                entries, build, names = node.symbol
+                ins = [input_sym(e) for e in entries]
+                made[key] = _opaque(build, ins, len(node.out_data), names[0]) if isinstance(build, str) \
+                    else build(ins, names)
             else:
-                ins = []
-                for e in node.inputs:
-                    if e is None:
-                        ins.append(sym.var(f"null{nulls[0]}"))
-                        nulls[0] += 1
-                    else:
-                        ins.append(entry_sym(*e))
+                ins = [input_sym(e) for e in node.inputs]
                 if node.op is None:
-                    raise HybridizeError("get_symbol: the graph holds an autograd.Function, which has no symbol")
+                    raise HybridizeError(f"get_symbol: the graph holds {node.name}, recorded without a symbol")
                 fn = sym._internal.__dict__.get(node.op.name) or getattr(sym, node.op.name, None)
                 attrs = {k: v for k, v in node.attrs.as_dict().items()} if node.attrs is not None else {}
-                made[key] = sym._make_node(node.op, ins, attrs, node.name) if fn is None else fn(
+                made[key] = _node_sym(node.op, ins, _given(node, attrs), node.name) if fn is None else fn(
                     *ins, name=node.name, **_given(node, attrs))
         s = made[key]
         return s[idx] if len(s.list_outputs()) > 1 else s
 
     return entry_sym(*x._ag)
+
+
+def _node_sym(op: Any, ins: list, attrs: dict, name: str) -> Any:
+    """One node of a registered operator that has no front-end function (an internal one)."""
+    from .graph.ir import Entry, Node
+    from .symbol import Symbol
+    node = Node(op, name, attrs, [s.outputs[0] for s in ins])
+    return Symbol([Entry(node, i) for i in range(node.num_outputs)])
+
+
+def _opaque(op_name: str, ins: list, n_out: int, name: str) -> Any:
+    """One node of an operator the runtime only shows (``_CachedOp``, ``_CustomFunction``): its
+    inputs and outputs, no attributes; it cannot run."""
+    from .graph.ir import Entry, Node
+    from .ops.registry import OpDef
+    from .symbol import Symbol
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise HybridizeError(f"{op_name} in a symbol from autograd.get_symbol cannot run")
+    op = OpDef(name=op_name, compute=refuse, inputs=tuple(f"data{i}" for i in range(len(ins))),
+               num_outputs=n_out)
+    node = Node(op, name, {}, [s.outputs[0] for s in ins])
+    return Symbol([Entry(node, i) for i in range(n_out)])
 
 
 def _given(node: _Node, attrs: dict) -> dict:

@@ -137,6 +137,7 @@ class _Node:
         "op",
         "out_data",
         "rule",
+        "symbol",
     )
 
     def __init__(self, op: Any, attrs: Any, inputs: list, in_data: list, out_data: list, rule: Any = None,
@@ -148,6 +149,9 @@ class _Node:
         self.grad_req = "null"
         self.fresh = False
         self.name = name
+        # what ``get_symbol`` shows for a call recorded as one node that MXNet records otherwise (a
+        # CachedOp, inlined or not; an autograd.Function): (input entries, build(input symbols, names), names)
+        self.symbol: Any = None
 
     @property
     def is_variable(self) -> bool:
@@ -177,9 +181,13 @@ def _entry(arr: Any) -> Any:
 
 
 def _record(op: Any, attrs: Any, inputs: Sequence[Any], outputs: Sequence[Any], rule: Any = None,
-            name: str = "") -> None:
+            name: str = "", symbol: tuple | None = None) -> None:
     """Records one call if an input is in the graph (MXNet's ``Imperative::RecordOp``). ``inputs``
-    are NDArrays or other values (constants); ``outputs`` the NDArrays returned."""
+    are NDArrays or other values (constants); ``outputs`` the NDArrays returned. ``symbol``
+    ``(inputs, build, n_names)``: the node's view for :func:`get_symbol` when MXNet would have recorded
+    it differently (``build(input symbols, names)`` gives its outputs as one Symbol, a string names an
+    operator the runtime cannot run, shown as one node of that op over ``inputs``; ``n_names``
+    operator names ``node_<i>`` are taken from MXNet's counter, one per node MXNet records)."""
     entries = [_entry(a) for a in inputs]
     for o in outputs:
         if _in_graph(o) and not any(o is a for a in inputs):
@@ -194,6 +202,11 @@ def _record(op: Any, attrs: Any, inputs: Sequence[Any], outputs: Sequence[Any], 
         attrs = type(attrs)({**attrs.as_dict(), "__is_train__": _state.training})
     node = _Node(op, attrs, entries, [getattr(a, "_data", a) for a in inputs], [o._data for o in outputs],
                  rule=rule, name=name or f"node_{_counter[1]}")
+    if symbol is not None:
+        sym_inputs, build, n_names = symbol
+        names = [f"node_{_counter[1] + i}" for i in range(n_names)]
+        _counter[1] += n_names - 1
+        node.symbol = ([_entry(a) for a in sym_inputs], build, names)
     _counter[1] += 1
     for k, o in enumerate(outputs):
         o._ag = (node, k)
@@ -304,7 +317,8 @@ class Function:
             for r in rets:
                 assert _is_array(r), f"autograd.Function.backward must return NDArrays, not {type(r)}"
             return list(rets)
-        _record(None, None, list(inputs), list(outputs), rule=rule, name=type(self).__name__)
+        _record(None, None, list(inputs), list(outputs), rule=rule, name=type(self).__name__,
+                symbol=(list(inputs), "_CustomFunction", 1))
         return ret
 
     def forward(self, *inputs):

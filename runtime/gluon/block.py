@@ -685,6 +685,30 @@ class _CachedOp:
         self.owner = owner
 
 
+def _cached_op_view(cop: _CachedOp, values: dict) -> tuple:
+    """How MXNet 1.9.1 records a CachedOp call, for ``autograd.get_symbol``: one ``_CachedOp`` node
+    over every input, or, when the graph has at most ``inline_limit`` operators and no
+    ``static_alloc`` (CachedOp's "inlining"), each operator as its own node."""
+    graph = cop.graph
+    ops = [n for n in graph.nodes if n.op is not None]
+    inputs = [values[n] for n in cop.input_names]
+    if cop.flags.get("static_alloc") or len(ops) > cop.flags.get("inline_limit", 2):
+        return inputs, "_CachedOp", 1
+
+    def build(ins: list, names: list) -> Any:
+        from ..graph.ir import Entry, Node
+        from ..symbol import Group, Symbol
+        env = {}
+        by_name = dict(zip(cop.input_names, ins))
+        fresh = iter(names)
+        for n in graph.nodes:
+            env[id(n)] = by_name[n.name].outputs[0].node if n.op is None else Node(
+                n.op, next(fresh), n.attrs, [Entry(env[id(e.node)], e.index) for e in n.inputs])
+        outs = [Symbol([Entry(env[id(e.node)], e.index)]) for e in graph.outputs]
+        return outs[0] if len(outs) == 1 else Group(outs)
+    return inputs, build, len(ops)
+
+
 class HybridBlock(Block):
     """A block that runs imperatively (``F = nd``) or, after :meth:`hybridize`, as a compiled graph.
 
@@ -996,7 +1020,7 @@ class HybridBlock(Block):
             grads = tp.gradients(out_grads, [x._data for x in inputs[n_in:]])
             return [NDArray(g) for g in grads]
         autograd._record(None, None, [values[n] for n in wrt] + saved, out_nds, rule=rule,
-                         name=f"{self.name}_backward")
+                         name=f"{self.name}_backward", symbol=_cached_op_view(cop, values))
         return out_nds
 
     def hybridized_code(self, *args: Any) -> str:

@@ -23,7 +23,9 @@ Scope (decided from the source, before anything runs; a test is out of scope if 
 module-level function of the same file it calls, transitively, matches one of these). Only what the
 runtime truly lacks is out of scope; gradients, Trainer steps, kvstores, several CPU contexts, the
 Module API and ``mx.np``/``npx`` are all in the runtime, so the tests using them count:
-- ``sparse``: sparse storage (``stype``, ``tostype``, ``csr``, ``row_sparse``, ``mx.nd.sparse``);
+- ``sparse``: sparse storage (``stype``, ``tostype``, ``csr``, ``row_sparse``, ``mx.nd.sparse``; reading a
+  row-sparse gradient's own arrays, ``.grad().data``/``.indices``, as of ``Embedding(sparse_grad=True)``:
+  a dense gradient has neither);
 - ``gpu``: GPUs, cuDNN/CUDA;
 - ``download``: downloads, pretrained weights and the datasets that download (WikiText2, MNIST, ...,
   and ``test_utils.get_cifar10``/``get_mnist_ubyte``, which fetch data.mxnet.io's archives), except
@@ -60,7 +62,8 @@ FILES = ["test_gluon", "test_gluon_rnn", "test_gluon_contrib", "test_gluon_model
 
 # (category, regex over the source of a test and the helpers it calls)
 OUT_OF_SCOPE = [
-    ("sparse", r"\bstype\b|\btostype\b|\bcsr\b|row_sparse|\bsparse\b|\bmxsps\b|\bsps\."),
+    ("sparse", r"\bstype\b|\btostype\b|\bcsr\b|row_sparse|\bsparse\b|\bmxsps\b|\bsps\.|"
+               r"\.grad\(\)\.(data|indices)\b"),
     ("gpu", r"\bgpu\(|num_gpus|cudnn|\bcuda\b|\bmx\.gpu\b"),
     ("download", r"\bdownload\(|pretrained\s*=\s*(?!False)\w|\bget_model_file\b|\bparallel_download\b|"
                  r"\b(WikiText2|WikiText103|MNIST|FashionMNIST|CIFAR10|CIFAR100)\(|"
