@@ -32,7 +32,7 @@ def __getattr__(attr: str):
             "np": ".numpy", "numpy": ".numpy", "npx": ".numpy_extension", "numpy_extension": ".numpy_extension",
             "io": ".io", "rnn": ".rnn", "metric": ".metric", "recordio": ".recordio", "registry": ".registry",
             "image": ".image", "img": ".image", "callback": ".callback", "model": ".model",
-            "mod": ".module", "module": ".module", "mon": ".monitor", "monitor": ".monitor"}
+            "mod": ".module", "module": ".module", "mon": ".monitor", "monitor": ".monitor", "engine": ".engine"}
     if attr in _UTIL_NAMES:  # mx.use_np_shape, mx.np_shape, ... (MXNet re-exports them from mxnet.util)
         from . import util
         return getattr(util, attr)
