@@ -45,10 +45,20 @@ def _sum(nd: Any, parts: list) -> Any:
     return parts[0] if len(parts) == 1 else nd.add_n(*parts)
 
 
+def _summed(nd: Any, parts: list, monitor: Any) -> Any:
+    total = _sum(nd, parts)
+    if monitor is not None and len(parts) > 1:
+        monitor(None, list(parts) + [total])
+    return total
+
+
 def run_backward(heads: list, head_grads: list | None, variables: list | None, retain_graph: bool,
-                  create_graph: bool, train_mode: bool) -> list | None:
+                  create_graph: bool, train_mode: bool, monitor: Any = None) -> list | None:
     """MXNet's ``Imperative::Backward``: the gradients of ``variables`` (given), or of every marked
-    variable with ``grad_req`` other than 'null' written into its buffer (``variables`` None)."""
+    variable with ``grad_req`` other than 'null' written into its buffer (``variables`` None).
+    ``monitor(node, values)`` sees each step as it runs: a node's input gradients after its rule
+    (``None`` for an input it gives none), and ``node`` None with the one sum of several gradient
+    contributions to an entry (values ``[parts..., sum]``)."""
     for h in heads:
         if not _in_graph(h):
             raise HybridizeError(_NOT_IN_GRAPH)
@@ -87,7 +97,8 @@ def run_backward(heads: list, head_grads: list | None, variables: list | None, r
             if all(f is None for f in found):
                 continue
             outputs = [_saved(d, (node, k)) for k, d in enumerate(node.out_data)]
-            out_grads = [_sum(nd, f) if f is not None else nd.zeros_like(outputs[k]) for k, f in enumerate(found)]
+            out_grads = [_summed(nd, f, monitor) if f is not None else nd.zeros_like(outputs[k])
+                         for k, f in enumerate(found)]
             inputs = [_saved(d, e) for d, e in zip(node.in_data, node.inputs)]
             rule = node.rule
             if rule is None:
@@ -96,6 +107,8 @@ def run_backward(heads: list, head_grads: list | None, variables: list | None, r
             if rule is ZERO_GRAD:
                 continue  # zeros: adds nothing to any input's gradient
             in_grads = rule(nd, node.attrs, inputs, outputs, out_grads)
+            if monitor is not None:
+                monitor(node, list(in_grads))
             for e, g, x in zip(node.inputs, in_grads, inputs):
                 if e is None or g is None or id(e[0]) not in needs:
                     continue
@@ -109,7 +122,7 @@ def run_backward(heads: list, head_grads: list | None, variables: list | None, r
         for x in xs:
             parts = grads.get((id(x), 0))
             data = x.out_data[0]
-            g = _sum(nd, parts) if parts else None
+            g = _summed(nd, parts, monitor) if parts else None
             if variables is not None:
                 if g is None:
                     g = nd.zeros_like(_saved(data, None))

@@ -26,6 +26,7 @@ from .graph.interpret import evaluate
 from .graph.kernels.parallel import blas_single_threaded
 from .ndarray import NDArray
 from .ops._util import known as _known_shape
+from .ops.registry import ZERO_GRAD
 
 __all__ = ["Executor"]
 
@@ -152,6 +153,19 @@ class _Plan:
                         raise HybridizeError(f"{node.op.name} gave one output where output {i} is read")
                     env[s] = out
         return [env[s] for s in self.outputs]
+
+
+#: operators whose gradient does not read their output's head gradient (MXNet's graph then has no
+#: ``_head_grad_<i>_id`` node for it): the loss outputs, and those with zero gradients
+_IGNORE_HEAD_GRADIENT = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "MAERegressionOutput",
+                                   "LogisticRegressionOutput", "SVMOutput", "MakeLoss", "make_loss",
+                                   "BlockGrad"})
+
+
+def _gradient_inputs(node: Any, aux_names: list) -> list:
+    """The inputs of ``node`` that MXNet's gradient node has an output for (auxiliary states have none)."""
+    aux = set(aux_names)
+    return [e for e in node.inputs if not (e.node.op is None and e.node.name in aux)]
 
 
 class Executor:
@@ -314,8 +328,9 @@ class Executor:
                 autograd.mark_variables(var, grad, "add" if req == "add" else "write")
             values[name] = var
         values.update(zip(self._aux_names, self.aux_arrays))
+        self._tape = {} if self._monitor is not None else None
         with autograd.record(train_mode=train):
-            heads = run_recorded(self._graph, values, monitor=self._monitor_hook())
+            heads = run_recorded(self._graph, values, monitor=self._monitor_hook(), tape=self._tape)
         self._heads = heads
         for out, h in zip(self.outputs, heads):
             out._data = h._data
@@ -347,8 +362,51 @@ class Executor:
             out_grads = [g if isinstance(g, NDArray) else NDArray(np.asarray(g)) for g in out_grads][:len(heads)]
             # copied into the output's own gradient buffer, as MXNet's executor does: its dtype
             out_grads = [g if g.dtype == h.dtype else g.astype(h.dtype) for g, h in zip(out_grads, heads)]
-        autograd.backward(heads, out_grads, train_mode=is_train)
+        tape = getattr(self, "_tape", None)
+        if self._monitor is not None and tape is not None:
+            for i, h in enumerate(heads):  # the head gradients an operator's gradient reads
+                e = getattr(h, "_ag", None)
+                g = tape.get(id(e[0])) if e is not None else None
+                if g is not None and g.op.name not in _IGNORE_HEAD_GRADIENT and g.op.gradient is not ZERO_GRAD:
+                    hg = out_grads[i] if out_grads is not None and i < len(out_grads) else None
+                    self._monitor(f"_head_grad_{i}_id_output", hg if hg is not None else NDArray(np.ones_like(h._data)))
+            autograd._engine.run_backward(heads, out_grads, None, False, False, is_train,
+                                          monitor=self._backward_monitor_hook(tape))
+        else:
+            autograd.backward(heads, out_grads, train_mode=is_train)
         self._heads = None
+        self._tape = None
+
+    def _backward_monitor_hook(self, tape: dict) -> Callable:
+        """The monitor callback during ``backward``, named as MXNet's backward graph: each operator's
+        gradient node ``<name>_backward`` (outputs ``<name>_backward_output`` or ``_output<i>``, one
+        per input gradient; an input that gets none reports zeros, where MXNet shows its unwritten
+        buffer), and the sum of several contributions to one gradient (``sum_grad_output``; from
+        ``MXNET_EXEC_INPLACE_GRAD_SUM_CAP`` (8) parts on, ``sum_grad_<i>`` additions and
+        ``sum_grad_final``). The inputs of backward nodes are not reported (``monitor_all``)."""
+        cb = self._monitor
+        cap = int(os.environ.get("MXNET_EXEC_INPLACE_GRAD_SUM_CAP", "8"))
+
+        def hook(node: Any, values: list) -> None:
+            if node is None:  # a gradient sum
+                parts, total = values[:-1], values[-1]
+                if len(parts) < cap:
+                    cb("sum_grad_output", total)
+                    return
+                acc = parts[0]._data
+                for i in range(1, len(parts)):
+                    acc = acc + parts[i]._data
+                    cb(f"sum_grad_{i}_output", NDArray(acc))
+                cb("sum_grad_final_output", total)
+                return
+            g = tape.get(id(node))
+            if g is None:
+                return
+            grads = values[:len(_gradient_inputs(g, self._aux_names))]
+            for i, (v, x) in enumerate(zip(grads, node.in_data)):
+                name = f"{g.name}_backward_output" + ("" if len(grads) == 1 else str(i))
+                cb(name, v if isinstance(v, NDArray) else NDArray(np.zeros(np.shape(x), dtype=np.asarray(x).dtype)))
+        return hook
 
     def set_monitor_callback(self, callback: Callable[[str, NDArray], Any], monitor_all: bool = False) -> None:
         """``callback(name, array)`` after every op of a forward: each output (``fc1_output``), and

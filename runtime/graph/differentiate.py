@@ -140,10 +140,12 @@ def compile_training(graph: Graph, input_names: list[str], shapes: Mapping[str, 
     return prog
 
 
-def run_recorded(graph: Graph, values: Mapping[str, object], monitor=None) -> list:
+def run_recorded(graph: Graph, values: Mapping[str, object], monitor=None, tape: dict | None = None) -> list:
     """The outputs (NDArrays) of ``graph`` given each variable's NDArray by name, every operator
     call recorded by autograd. ``monitor(node, inputs, outputs)`` (numpy values) after each op, as
-    ``interpret.evaluate``'s (the executor's monitor callback)."""
+    ``interpret.evaluate``'s (the executor's monitor callback). ``tape``, when given, gets the graph
+    node of each recorded call (``id`` of the tape node -> node: the executor names backward nodes
+    after them)."""
     from ..ndarray import NDArray, invoke
     from .infer import complete_shape_attrs, entry_shapes, needs_shape_completion
 
@@ -166,6 +168,10 @@ def run_recorded(graph: Graph, values: Mapping[str, object], monitor=None) -> li
                 env[(id(n), i)] = o
         else:
             env[(id(n), 0)] = out
+        if tape is not None:
+            first = out[0] if isinstance(out, (tuple, list)) else out
+            if getattr(first, "_ag", None) is not None:
+                tape[id(first._ag[0])] = n
         if monitor is not None:
             outs = out if isinstance(out, (tuple, list)) else [out]
             monitor(n, [a._data for a in args], [o._data for o in outs])

@@ -77,7 +77,7 @@ def test_set_params_then_predict_and_bind_errors():
         args["fc2_weight"], args["fc2_bias"], num_hidden=3)).asnumpy())
 
 
-def test_monitor_sees_every_forward_output_of_a_training_step():
+def test_monitor_sees_every_forward_and_backward_output_of_a_training_step():
     x = mx.sym.var("data")
     net = mx.sym.LinearRegressionOutput(mx.sym.Activation(mx.sym.FullyConnected(x, num_hidden=2, name="fc"),
                                                           act_type="sigmoid", name="act"), name="out")
@@ -91,4 +91,6 @@ def test_monitor_sees_every_forward_output_of_a_training_step():
     mon.tic()
     mod.forward_backward(next(iter(it)))
     names = [name for _, name, _ in mon.toc()]
-    assert names == sorted(["act_output", "data", "fc_bias", "fc_output", "fc_weight", "out_label", "out_output"])
+    assert names == sorted(["act_output", "data", "fc_bias", "fc_output", "fc_weight", "out_label", "out_output",
+                            "out_backward_output0", "out_backward_output1", "act_backward_output",
+                            "fc_backward_output0", "fc_backward_output1", "fc_backward_output2"])
