@@ -380,39 +380,44 @@ def conv_cf_into(attrs, x, w, *rest):
     channel-first BatchNorm: 2.0 + 0.2 -> 1.0 ms CPU."""
     out = rest[-1]
     b = rest[0] if len(rest) > 1 else None
-    (kh, kw), (sh, sw), (dh, dw_), (ph, pw) = attrs.kernel, attrs.stride, attrs.dilate, attrs.pad
-    N, C, H, W = x.shape
+    kh, kw = attrs.kernel
+    N, C = x.shape[:2]
     F = w.shape[0]
     OH, OW = out.shape[2:]
     K = C * kh * kw
     dt = out.dtype
-    wm = w.reshape(F, K).astype(dt, copy=False)
+    wm = w.reshape(F, K).astype(dt, copy=False)   # (c, i, j) columns: the weight's own order
     if b is not None:
         wm = np.concatenate([wm, b.astype(dt).reshape(F, 1)], axis=1)
-    Hp, Wp = H + 2 * ph, W + 2 * pw
     o3 = out.reshape(N, F, OH * OW)
-    chunks = _bounds(N, -(-N // _CONV_CF_SAMPLES))
+    for lo, hi in _bounds(N, -(-N // _CONV_CF_SAMPLES)):
+        cols = cf_columns(x[lo:hi], (OH, OW), attrs, ones=b is not None, dtype=dt)
+        np.matmul(wm, cols, out=o3[lo:hi])
 
-    def run(i: int) -> None:
-        """Output samples ``chunks[i]``."""
-        lo, hi = chunks[i]
-        n = hi - lo
-        if ph or pw:
-            src = np.zeros((n, C, Hp, Wp), dt)
-            src[:, :, ph:ph + H, pw:pw + W] = x[lo:hi]
-        else:
-            src = x[lo:hi]
-        cols = np.empty((n, K + (b is not None), OH, OW), dt)
-        if b is not None:
-            cols[:, K] = 1
-        taps = cols[:, :K].reshape(n, C, kh, kw, OH, OW)
-        for ti in range(kh):
-            for tj in range(kw):
-                taps[:, :, ti, tj] = src[:, :, ti * dh:ti * dh + sh * (OH - 1) + 1:sh,
-                                         tj * dw_:tj * dw_ + sw * (OW - 1) + 1:sw]
-        np.matmul(wm, cols.reshape(n, -1, OH * OW), out=o3[lo:hi])
-    for i in range(len(chunks)):
-        run(i)
+
+def cf_columns(x: np.ndarray, osp: tuple, attrs, ones: bool = False, dtype=None) -> np.ndarray:
+    """The im2col columns ``(n, C * kh * kw [+ 1], OH * OW)`` of channel-first samples ``x``: rows in
+    MXNet's ``(c, i, j)`` order, one strided copy per tap along output rows (zero padding in a padded
+    copy first); ``ones``: a last row of ones (a bias rides in the product)."""
+    (kh, kw), (sh, sw), (dh, dw_), (ph, pw) = attrs.kernel, attrs.stride, attrs.dilate, attrs.pad
+    n, C, H, W = x.shape
+    OH, OW = osp
+    K = C * kh * kw
+    dt = x.dtype if dtype is None else dtype
+    if ph or pw:
+        src = np.zeros((n, C, H + 2 * ph, W + 2 * pw), dt)
+        src[:, :, ph:ph + H, pw:pw + W] = x
+    else:
+        src = x
+    cols = np.empty((n, K + ones, OH, OW), dt)
+    if ones:
+        cols[:, K] = 1
+    taps = cols[:, :K].reshape(n, C, kh, kw, OH, OW)
+    for ti in range(kh):
+        for tj in range(kw):
+            taps[:, :, ti, tj] = src[:, :, ti * dh:ti * dh + sh * (OH - 1) + 1:sh,
+                                     tj * dw_:tj * dw_ + sw * (OW - 1) + 1:sw]
+    return cols.reshape(n, K + ones, OH * OW)
 
 
 CONV_CF = _internal(
