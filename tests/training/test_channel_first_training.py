@@ -30,28 +30,29 @@ def threads(request, monkeypatch):
 
 @pytest.mark.parametrize("fix_gamma", [False, True])
 def test_channel_first_batchnorm_training_equals_the_registry_kernels(fix_gamma, threads):
+    """Against the registry kernels run in float64."""
     rng = np.random.default_rng(0)
     x = (rng.standard_normal((5, 3, 6, 7)) * 2 + 1).astype(np.float32)
     g = rng.standard_normal(x.shape).astype(np.float32)
     gamma, beta = rng.standard_normal(3).astype(np.float32), rng.standard_normal(3).astype(np.float32)
     mm, mv = rng.standard_normal(3).astype(np.float32), rng.uniform(1, 2, 3).astype(np.float32)
+    f64 = [a.astype(np.float64) for a in (g, x, gamma, beta, mm, mv)]
     with autograd.train_mode():
-        ref = nn_norm._batch_norm(find_op("BatchNorm").resolve({"fix_gamma": fix_gamma, "eps": 1e-5}),
-                                  x, gamma, beta, mm, mv)
+        ref = nn_norm._batch_norm(find_op("BatchNorm").resolve({"fix_gamma": fix_gamma, "eps": 1e-5}), *f64[1:])
     got = T._bn_train_cf(_A(eps=1e-5, fix_gamma=fix_gamma), x, gamma, beta, mm, mv)
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
     battrs = find_op("_backward_BatchNorm").resolve({"fix_gamma": fix_gamma, "eps": 1e-5, "momentum": 0.8,
                                                      "is_train": True})
-    mm1, mv1, mm2, mv2 = mm.copy(), mv.copy(), mm.copy(), mv.copy()
-    ref = nn_norm._backward_batch_norm(battrs, g, x, gamma, beta, mm1, mv1)
+    mm2, mv2 = mm.copy(), mv.copy()
+    ref = nn_norm._backward_batch_norm(battrs, *f64)
     got = T._bn_train_bwd_cf(_A(eps=1e-5, fix_gamma=fix_gamma, momentum=0.8), g, x, gamma, beta, mm2, mv2)
     np.testing.assert_allclose(got[0], ref[0], rtol=1e-4, atol=1e-6)
     for a, b in zip(got[1:], ref[1:]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(mm2, mm1, rtol=1e-6)        # moving statistics updated in place
-    np.testing.assert_allclose(mv2, mv1, rtol=1e-6)
+    np.testing.assert_allclose(mm2, f64[4], rtol=1e-6)      # moving statistics updated in place
+    np.testing.assert_allclose(mv2, f64[5], rtol=1e-6)
     dx = g.copy()                                          # d data over the output gradient
-    T.bn_train_bwd_cf_into(_A(eps=1e-5, fix_gamma=fix_gamma, momentum=0.8), dx, x, gamma, beta, mm2, mv2, dx)
+    T.bn_train_bwd_cf_into(_A(eps=1e-5, fix_gamma=fix_gamma, momentum=0.8), dx, x, gamma, beta, mm, mv, dx)
     np.testing.assert_allclose(dx, ref[0], rtol=1e-4, atol=1e-6)
 
 
@@ -93,3 +94,33 @@ def test_channel_first_max_pool_over_tiling_windows_equals_the_registry_kernel(s
     x[0, 1, 2, 3] = np.nan
     attrs = find_op("Pooling").resolve({"kernel": kernel, "stride": kernel, "pool_type": "max"})
     np.testing.assert_array_equal(T._maxpool_cf(_A(kernel=kernel), x), nn_pool._pooling(attrs, x))
+
+
+@pytest.mark.parametrize("train_mode", [True, False])
+def test_a_few_channel_training_step_has_the_tapes_gradients(train_mode):
+    """Hybridized (channel-first kernels) as imperative, in training mode and after an inference-mode
+    forward (``record(train_mode=False)``: BatchNorm's backward then reads the moving statistics, so
+    it keeps the registry kernel)."""
+    import hybridize.runtime as mx
+    from hybridize.runtime import gluon
+    from hybridize.runtime.gluon import nn
+
+    rng = np.random.default_rng(7)
+    x, y = mx.nd.array(rng.standard_normal((4, 1, 10, 10))), mx.nd.array([0, 1, 2, 1])
+    grads = []
+    for hybrid in (False, True):
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(4, 3, in_channels=1, use_bias=False), nn.BatchNorm(in_channels=4), nn.Activation("relu"),
+                nn.MaxPool2D(2), nn.Flatten(), nn.Dense(3, in_units=64))
+        net.initialize(mx.init.Xavier(), force_reinit=True)
+        for p in net.collect_params().values():
+            if p.name.endswith(("weight", "gamma", "running_mean")):
+                p.set_data(mx.nd.array(np.random.default_rng(8).uniform(-0.5, 0.5, p.shape) + p.name.endswith("gamma")))
+        if hybrid:
+            net.hybridize()
+        with autograd.record(train_mode=train_mode):
+            loss = gluon.loss.SoftmaxCrossEntropyLoss()(net(x), y)
+        loss.backward()
+        grads.append([p.grad().asnumpy() for p in net.collect_params().values() if p.grad_req != "null"])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=max(1e-6, 1e-5 * float(np.abs(a).max())))

@@ -333,7 +333,7 @@ def _lower_training_cf(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], sh
     if op is BATCHNORM and a.axis in (1, -3) and not a.use_global_stats and not a.output_mean_var:
         count("batchnorm_train_cf")
         return Node(KT.BN_TRAIN_CF, n.name, {"eps": float(a.eps), "fix_gamma": bool(a.fix_gamma)}, ins[:5]), False
-    if op is BACKWARD_BN and a.axis in (1, -3) and a.is_train and not a.use_global_stats:
+    if op is BACKWARD_BN and a.axis in (1, -3) and a.is_train and a.forward_train and not a.use_global_stats:
         count("batchnorm_train_backward_cf")
         return Node(KT.BN_TRAIN_BWD_CF, n.name, {"eps": float(a.eps), "momentum": float(a.momentum),
                                                   "fix_gamma": bool(a.fix_gamma)}, ins[:6]), False
