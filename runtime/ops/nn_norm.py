@@ -328,6 +328,19 @@ def _channel_dot(a, b, ax, red):
     return a.sum(axis=red) if b is None else (a * b).sum(axis=red)
 
 
+def centered_dot(sum_gxc, sum_xc, sum_g, count):
+    """``sum(g * (x - mean(x)))`` per channel from the sums over ``xc = x - m`` taken with the
+    rounded mean ``m``: ``sum(g * xc) - sum(xc) / count * sum(g)`` takes out the mean's rounding
+    (``mean(x) - m = mean(xc)``, exact to the roundings of sums of centered values). For a head
+    gradient constant per channel the result is then 0 up to those roundings, as the mathematics
+    says, rather than ``count`` times the mean's rounding: a noise that depends on every bit of
+    the data and on the order of the mean's sum, which differs between the registry's kernel and
+    the compiled NHWC one (``graph/kernels/train.py``), whose gradients then disagreed by 3e-6.
+    MXNet 1.9.1's CPU kernel (``batch_norm.cc``) sums ``(x - mean) * g`` with its float32 mean, so
+    it carries that noise; the two differ by it only."""
+    return sum_gxc - sum_xc * (sum_g / count)
+
+
 def _backward_batch_norm(attrs, g, x, gamma, beta, moving_mean, moving_var):
     """BatchNorm's (d data, d gamma, d beta), as MXNet's CPU kernel (and its oneDNN one): with the
     backward pass in training mode (``is_train``, ``backward(train_mode=True)``, the default) and
@@ -361,6 +374,7 @@ def _backward_batch_norm(attrs, g, x, gamma, beta, moving_mean, moving_var):
     scale = (gam * invstd).reshape(bshape)
     if batch:
         count = acc.type(x.size // x.shape[ax])
+        sum_gxc = centered_dot(sum_gxc, _channel_dot(xc, None, ax, red), sum_g, count)
         dx = ga - (sum_g / count).reshape(bshape)
         dx -= xc * (invstd * invstd * sum_gxc / count).reshape(bshape)
         dx *= scale

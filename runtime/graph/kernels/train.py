@@ -6,7 +6,9 @@ to the last gradient (the layout pass lowers onto them; no transposes between).
 They compute what the registry kernels compute (``ops/nn_norm.py``, ``ops/nn_pool.py``,
 ``kernels/grad.py``), element by element in the same order of operations; only the per-channel
 sums are taken in another order (two levels: along an image row, then over the rows), and the
-weight gradient's products are summed by BLAS over other chunks. Each kernel works in chunks of
+weight gradient's products are summed by BLAS over other chunks. BatchNorm's backward takes the
+batch mean's rounding out of its ``sum(g * (x - mean))`` (``ops.nn_norm.centered_dot``), so the
+two orders of the mean's sum do not show in a gradient that is mathematically 0. Each kernel works in chunks of
 samples (or rows) on the thread pool and keeps its temporaries to a chunk: no full-size im2col
 columns, no padded copy of a whole activation.
 """
@@ -16,6 +18,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ...ops._nnutil import matmul
+from ...ops.nn_norm import centered_dot
 from .common import _internal, _p, _pad_rows, affine_into
 from .fastpath import RowTiling
 from .parallel import chunks_for, num_threads, run_chunks
@@ -145,10 +148,12 @@ def bn_train_bwd_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx):
         ga = gr[lo:hi].astype(acc, copy=False)
         xc = np.subtract(xr[lo:hi], mean, dtype=acc)
         gxc = np.multiply(xc, ga)
+        sum_xc = _channel_sum(xc, acc)
         np.square(xc, out=xc)
-        return np.stack([_channel_sum(xc, acc), _channel_sum(ga, acc), _channel_sum(gxc, acc)])
-    sum_sq, sum_g, sum_gxc = _parallel_sum(sums, N * H, parts, C, acc)
+        return np.stack([_channel_sum(xc, acc), _channel_sum(ga, acc), _channel_sum(gxc, acc), sum_xc])
+    sum_sq, sum_g, sum_gxc, sum_xc = _parallel_sum(sums, N * H, parts, C, acc)
     var = (sum_sq / acc.type(N * H * W)).astype(acc, copy=False)
+    sum_gxc = centered_dot(sum_gxc, sum_xc, sum_g, acc.type(N * H * W))
     invstd = 1 / np.sqrt(var + acc.type(attrs.eps))
     gam = np.ones_like(invstd) if attrs.fix_gamma else gamma.astype(acc, copy=False)
     count = acc.type(N * H * W)

@@ -1,0 +1,89 @@
+"""Operator numbers MXNet 1.9.1's ``test_operator.py`` is sensitive to, against values recorded from
+MXNet 1.9.1 (``tools/record_operator_fidelity.py``, ``fixtures/operator_fidelity.npz``)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hybridize.runtime as mx
+from hybridize.runtime.graph.kernels import train as T
+
+FIX = np.load(Path(__file__).parent / "fixtures" / "operator_fidelity.npz")
+META = json.loads(str(FIX["meta"]))
+
+
+def _case(name: str) -> dict:
+    return {k.split("/", 1)[1]: FIX[k] for k in FIX.files if k.startswith(name + "/")}
+
+
+def _grads(fn, inputs: list, head: np.ndarray) -> tuple[np.ndarray, list]:
+    arrs = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
+    for a in arrs:
+        a.attach_grad()
+    with mx.autograd.record():
+        y = fn(*arrs)
+    y.backward(mx.nd.array(head, dtype=head.dtype))
+    return y.asnumpy(), [a.grad.asnumpy() for a in arrs]
+
+
+class _Attrs:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+# -- BatchNorm's input gradient where it is mathematically 0 ------------------------------------------
+def _bn(case: dict) -> tuple[np.ndarray, list]:
+    def fn(d, g, b):
+        return mx.nd.BatchNorm(d, g, b, mx.nd.zeros(3), mx.nd.ones(3), fix_gamma=False, eps=1e-5)
+    return _grads(fn, [case["x"], case["gamma"], case["beta"]], case["head"])
+
+
+def test_batchnorm_training_gradients_match_mxnet():
+    """MXNet sums the mean of values ~20 sequentially in float32 (an error ~1e-5, 3e-5 once divided
+    by the std); the runtime's sums are closer to exact: agreement to that error."""
+    c = _case("bn_random")
+    y, (dx, dgamma, dbeta) = _bn(c)
+    np.testing.assert_allclose(y, c["y"], rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(dx, c["dx"], rtol=1e-4, atol=5e-4)
+    np.testing.assert_allclose(dgamma, c["dgamma"], rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(dbeta, c["dbeta"], rtol=1e-5)
+
+
+def test_batchnorm_gradient_of_a_constant_head_is_zero_up_to_elementwise_rounding():
+    """With |mean| / std ~ 20, MXNet's dx (recorded) is the mean's float32 rounding times ``count``:
+    noise up to 2e-4. The runtime takes the rounding out, so its dx is far smaller, and the registry
+    (channel-first) and compiled (NHWC) kernels, which sum the mean in other orders, agree."""
+    c = _case("bn_const")
+    _, (dx, _, dbeta) = _bn(c)
+    assert np.abs(dx).max() < 1e-3 * np.abs(c["dx"]).max()
+    np.testing.assert_allclose(dx, c["dx"], atol=np.abs(c["dx"]).max())   # within MXNet's noise
+    np.testing.assert_array_equal(dbeta, c["dbeta"])
+    x = np.ascontiguousarray(c["x"].transpose(0, 2, 3, 1))
+    mm, mv = np.zeros(3, np.float32), np.ones(3, np.float32)
+    nhwc = T._bn_train_bwd(_Attrs(eps=1e-5, fix_gamma=False, momentum=0.9),
+                           np.ascontiguousarray(c["head"].transpose(0, 2, 3, 1)), x, c["gamma"], c["beta"], mm, mv)
+    np.testing.assert_allclose(nhwc[0].transpose(0, 3, 1, 2), dx, atol=1e-7)
+
+
+@pytest.mark.parametrize("offset", [0.0, 30.0])
+def test_batchnorm_compiled_and_imperative_gradients_agree_for_a_constant_head(offset):
+    from hybridize.runtime.gluon import nn
+    rng = np.random.default_rng(3)
+    x = (rng.uniform(size=(2, 4, 6, 6)) + offset).astype(np.float32)
+    grads = []
+    for hybrid in (False, True):
+        net = nn.BatchNorm(in_channels=4)
+        net.initialize()
+        if hybrid:
+            net.hybridize()
+        xa = mx.nd.array(x)
+        xa.attach_grad()
+        with mx.autograd.record():
+            y = net(xa)
+        y.backward()
+        grads.append(xa.grad.asnumpy())
+    np.testing.assert_allclose(grads[0], grads[1], atol=1e-8)
+    assert np.abs(grads[0]).max() < 1e-5

@@ -1,0 +1,66 @@
+"""Records MXNet 1.9.1's numbers for operator cases its ``test_operator.py`` is sensitive to, for
+``tests/runtime/test_operator_fidelity.py``.
+
+Run with the MXNet 1.9.1 interpreter (never by the test suite), one OpenMP thread so that MXNet's
+scatter-adds run in index order::
+
+    OMP_NUM_THREADS=1 /tmp/mxnet-venv/bin/python tools/record_operator_fidelity.py
+
+Writes ``tests/runtime/fixtures/operator_fidelity.npz``: for each case its inputs and MXNet's
+outputs and gradients under ``<case>/<name>`` keys, and ``meta`` (a JSON string: each case's
+attributes).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parents[1] / "tests" / "runtime" / "fixtures" / "operator_fidelity.npz"
+
+
+def _grad(mx, fn, inputs, head):
+    """Output and input gradients of ``fn(*inputs)`` under autograd with head gradient ``head``."""
+    arrs = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
+    for a in arrs:
+        a.attach_grad()
+    with mx.autograd.record():
+        y = fn(*arrs)
+    y.backward(mx.nd.array(head, dtype=head.dtype))
+    return y.asnumpy(), [a.grad.asnumpy() for a in arrs]
+
+
+def batchnorm(mx, out: dict, meta: dict) -> None:
+    """Training-mode BatchNorm on data whose mean is far from 0 (|mean| / std ~ 20), head gradients
+    random and constant (where the input gradient is mathematically 0)."""
+    rng = np.random.RandomState(0)
+    x = (rng.uniform(size=(4, 3, 8, 8)) + 20 * np.array([1.0, -2.0, 0.5]).reshape(1, 3, 1, 1)).astype(np.float32)
+    gamma = rng.uniform(0.5, 1.5, 3).astype(np.float32)
+    beta = rng.standard_normal(3).astype(np.float32)
+    for name, head in (("bn_random", rng.standard_normal(x.shape).astype(np.float32)),
+                       ("bn_const", np.ones(x.shape, np.float32))):
+        def fn(d, g, b):
+            return mx.nd.BatchNorm(d, g, b, mx.nd.zeros(3), mx.nd.ones(3), fix_gamma=False, eps=1e-5)
+        y, grads = _grad(mx, fn, [x, gamma, beta], head)
+        out.update({f"{name}/x": x, f"{name}/gamma": gamma, f"{name}/beta": beta, f"{name}/head": head,
+                    f"{name}/y": y, f"{name}/dx": grads[0], f"{name}/dgamma": grads[1], f"{name}/dbeta": grads[2]})
+        meta[name] = {"fix_gamma": False, "eps": 1e-5}
+
+
+CASES = [batchnorm]
+
+
+def main() -> None:
+    import mxnet as mx
+    out: dict = {}
+    meta: dict = {}
+    for case in CASES:
+        case(mx, out, meta)
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(OUT, meta=np.array(json.dumps(meta, sort_keys=True)), **out)
+    print(f"wrote {OUT} ({len(meta)} cases)")
+
+
+if __name__ == "__main__":
+    main()
