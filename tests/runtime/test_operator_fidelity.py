@@ -85,5 +85,6 @@ def test_batchnorm_compiled_and_imperative_gradients_agree_for_a_constant_head(o
             y = net(xa)
         y.backward()
         grads.append(xa.grad.asnumpy())
-    np.testing.assert_allclose(grads[0], grads[1], atol=1e-8)
-    assert np.abs(grads[0]).max() < 1e-5
+    # both 0 up to the roundings of sums of centered values (the kernels' BLAS sums differ)
+    np.testing.assert_allclose(grads[0], grads[1], atol=2e-7)
+    assert np.abs(grads[0]).max() < 2e-7

@@ -319,9 +319,10 @@ def bn_train_bwd_cf_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx):
         xc = np.subtract(xr[lo:hi], m3, dtype=acc)
         xcs[bounds.index((lo, hi))] = xc
         ga = gr[lo:hi].astype(acc, copy=False)
-        return np.stack([_plane_dots(xc, xc), _plane_sums(ga, acc), _plane_dots(ga, xc)])
-    sum_sq, sum_g, sum_gxc = _cf_sum(sums, bounds, acc)
+        return np.stack([_plane_dots(xc, xc), _plane_sums(ga, acc), _plane_dots(ga, xc), _plane_sums(xc, acc)])
+    sum_sq, sum_g, sum_gxc, sum_xc = _cf_sum(sums, bounds, acc)
     var = (sum_sq / count).astype(acc, copy=False)
+    sum_gxc = centered_dot(sum_gxc, sum_xc, sum_g, count)
     invstd = 1 / np.sqrt(var + acc.type(attrs.eps))
     gam = np.ones_like(invstd) if attrs.fix_gamma else gamma.astype(acc, copy=False)
     scale = (gam * invstd).astype(acc).reshape(1, C, 1)
