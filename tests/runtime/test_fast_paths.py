@@ -97,3 +97,52 @@ def test_executor_forward_sees_values_written_into_bound_arrays():
     assert exe.forward()[0].asnumpy().tolist() == [6.0, 10.0]
     exe.arg_arrays[0] = nd.array([7.0, 8.0])  # a new array object bound in place of the old one
     assert exe.forward()[0].asnumpy().tolist() == [14.0, 16.0]
+
+
+def _stable_first_k(x, axis, ascend, k):
+    from hybridize.runtime.ops.tensor_reduce import _order
+    return np.take(_order(x, axis, ascend), np.arange(k), axis=axis)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, np.uint8, bool])
+@pytest.mark.parametrize("ties", [False, True])
+def test_topk_of_a_few_among_many_is_the_stable_sorts_head(dtype, ties):
+    # a few of many (k * 8 <= n) are found by a partition: the same indices as the first k of
+    # the stable sort, ties in index order, along any axis, ascending or descending
+    from hybridize.runtime.ops.tensor_reduce import _first_k
+    rng = np.random.RandomState(0)
+    for shape, axis in [((3, 200), 1), ((200, 4), 0), ((2, 100, 3), 1), ((500,), 0)]:
+        if dtype is bool:
+            x = rng.rand(*shape) > 0.5
+        else:
+            x = (rng.randint(0, 5, shape) if ties else rng.rand(*shape) * 1000).astype(dtype)
+        for ascend in (True, False):
+            for k in (1, 3, 7, 20):
+                np.testing.assert_array_equal(_first_k(x, axis, ascend, k), _stable_first_k(x, axis, ascend, k))
+
+
+def test_topk_of_a_few_among_many_with_nan_and_signed_zeros():
+    from hybridize.runtime.ops.tensor_reduce import _first_k
+    x = np.random.RandomState(1).rand(4, 200).astype(np.float32)
+    x[0, :190] = np.nan   # fewer than k numbers: NaN sorts last
+    x[1, 5] = np.nan
+    x[2, ::7] = -0.0
+    x[3, ::5] = 0.0
+    for ascend in (True, False):
+        for k in (1, 3, 20):
+            np.testing.assert_array_equal(_first_k(x, 1, ascend, k), _stable_first_k(x, 1, ascend, k))
+
+
+def test_topk_operator_outputs_and_gradient_on_the_partition_path():
+    from hybridize.runtime import autograd
+    x = nd.array(np.random.RandomState(2).permutation(600).reshape(2, 300).astype(np.float32))
+    x.attach_grad()
+    with autograd.record():
+        v, i = nd.topk(x, k=4, ret_typ="both", axis=1)
+    v.backward(nd.ones_like(v))
+    want = np.sort(x.asnumpy(), axis=1)[:, ::-1][:, :4]
+    np.testing.assert_array_equal(v.asnumpy(), want)
+    np.testing.assert_array_equal(np.take_along_axis(x.asnumpy(), i.asnumpy().astype(int), 1), want)
+    assert x.grad.asnumpy().sum() == 8 and (x.grad.asnumpy()[x.asnumpy() >= want[:, -1:]] == 1).all()
+    mask = nd.topk(x, k=4, ret_typ="mask", axis=1, is_ascend=True).asnumpy()
+    np.testing.assert_array_equal(mask, (x.asnumpy() <= np.sort(x.asnumpy(), axis=1)[:, 3:4]).astype(np.float32))
