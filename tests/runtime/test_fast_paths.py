@@ -146,3 +146,38 @@ def test_topk_operator_outputs_and_gradient_on_the_partition_path():
     assert x.grad.asnumpy().sum() == 8 and (x.grad.asnumpy()[x.asnumpy() >= want[:, -1:]] == 1).all()
     mask = nd.topk(x, k=4, ret_typ="mask", axis=1, is_ascend=True).asnumpy()
     np.testing.assert_array_equal(mask, (x.asnumpy() <= np.sort(x.asnumpy(), axis=1)[:, 3:4]).astype(np.float32))
+
+
+@pytest.mark.parametrize("equal_nan", [False, True])
+def test_almost_equal_of_large_arrays_is_np_allclose(equal_nan):
+    # arrays larger than a chunk are compared chunk by chunk: the verdict of np.allclose, for a
+    # difference in the last element, NaN, inf, mixed dtypes and a non-contiguous operand
+    from hybridize.runtime.test_utils import _CLOSE_CHUNK, almost_equal
+    rng = np.random.RandomState(3)
+    a = rng.rand(3 * _CLOSE_CHUNK + 5).astype(np.float32)
+    variants = []
+    for edit in ("none", "last", "nan", "nan_both", "inf_both", "inf_one", "tiny"):
+        b = a.astype(np.float64)
+        if edit == "last":
+            b[-1] += 1e-3
+        elif edit == "nan":
+            b[7] = np.nan
+        elif edit == "nan_both":
+            b[7] = np.nan
+        elif edit == "inf_both" or edit == "inf_one":
+            b[_CLOSE_CHUNK + 1] = np.inf
+        elif edit == "tiny":
+            b += 1e-9
+        x = a.copy()
+        if edit == "nan_both":
+            x[7] = np.nan
+        if edit == "inf_both":
+            x[_CLOSE_CHUNK + 1] = np.inf
+        variants.append((x, b))
+    big = rng.rand(2 * _CLOSE_CHUNK, 3)
+    variants.append((big[:, 1], big[:, 1].copy()))           # a strided view
+    variants.append((big[:, 1], big[:, 1] * (1 + 2e-5)))
+    for x, b in variants:
+        for rtol, atol in ((1e-5, 1e-6), (0.0, 0.0)):
+            assert almost_equal(x, b, rtol, atol, equal_nan=equal_nan) == \
+                bool(np.allclose(x, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
