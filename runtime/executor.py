@@ -206,11 +206,12 @@ class Executor:
             self._graph = g.copy()
             mapping = {id(a): b for a, b in zip(g.nodes, self._graph.nodes)}
             complete_shape_attrs(self._graph, {Entry(mapping[id(e.node)], e.index): v for e, v in shapes.items()})
+        where = _placement(g, self._ctx, self._group2ctx)
         outs = []
         for e in g.outputs:
             s = shapes.get(e)
             outs.append(NDArray(np.zeros(s if s is not None and all(int(d) >= 0 for d in s) else (0,),
-                                         dtype=dtypes[(id(e.node), e.index)])))
+                                         dtype=dtypes[(id(e.node), e.index)]), where[id(e.node)]))
         return outs
 
     # -- dictionaries ----------------------------------------------------------------------------
@@ -494,6 +495,32 @@ class Executor:
         return str(self._symbol.graph())
 
 
+def _placement(graph: Any, ctx: Context | None, group2ctx: Mapping | None) -> dict[int, Context | None]:
+    """The context of every node (``id`` -> context), as MXNet's PlaceDevice pass with ``group2ctx``:
+    a node whose ``ctx_group`` is mapped gets that context (an unmapped group is refused); an
+    operator without a group inherits its first placed input's; a node still unplaced takes its
+    first placed user's; the rest the executor's ``ctx``. Without ``group2ctx`` everything is ``ctx``."""
+    nodes = graph.nodes
+    if not group2ctx:
+        return {id(n): ctx for n in nodes}
+    place: dict[int, Context | None] = {}
+    for n in nodes:
+        group = n.extra.get("__ctx_group__")
+        if group is not None:
+            if group not in group2ctx:
+                raise HybridizeError(f"The device assignment not found for group {group}")
+            place[id(n)] = group2ctx[group]
+        elif n.op is not None:
+            placed = [place[id(e.node)] for e in n.inputs if id(e.node) in place]
+            if placed:
+                place[id(n)] = placed[0]
+    for n in reversed(nodes):
+        if id(n) in place:
+            for e in n.inputs:
+                place.setdefault(id(e.node), place[id(n)])
+    return {id(n): place.get(id(n), ctx) for n in nodes}
+
+
 def bind(symbol: Any, ctx: Context | None, args: Any, args_grad: Any = None, grad_req: Any = "write",
          aux_states: Any = None, group2ctx: dict | None = None, shared_exec: Any = None) -> Executor:
     """``Symbol.bind``: an executor over the caller's arrays (shared, not copied)."""
@@ -531,6 +558,9 @@ def simple_bind(symbol: Any, ctx: Context | None, grad_req: Any = "write", type_
     arg_names = symbol.list_arguments()
     reqs = _grad_reqs(grad_req if grad_req is not None else "null", arg_names)
     shared = set(shared_arg_names or ())
+    graph = symbol.graph()
+    where = _placement(graph, ctx, group2ctx)
+    var_ctx = {n.name: where[id(n)] for n in graph.variables()}
 
     def alloc(name: str, shape: tuple, dtype: np.dtype) -> NDArray:
         if shared_exec is not None and name in shared:
@@ -541,8 +571,8 @@ def simple_bind(symbol: Any, ctx: Context | None, grad_req: Any = "write", type_
             buf = shared_buffer[name]
             size = int(np.prod(shape))
             if np.dtype(buf.dtype) == dtype and buf.size >= size:
-                return NDArray(buf._data.reshape(-1)[:size].reshape(shape))
-        arr = NDArray(np.zeros(shape, dtype=dtype))
+                return NDArray(buf._data.reshape(-1)[:size].reshape(shape), var_ctx.get(name))
+        arr = NDArray(np.zeros(shape, dtype=dtype), var_ctx.get(name))
         if shared_buffer is not None:
             shared_buffer[name] = arr
         return arr
@@ -554,7 +584,7 @@ def simple_bind(symbol: Any, ctx: Context | None, grad_req: Any = "write", type_
         cand = table.get(name) if shared_exec is not None and name in shared else None
         if cand is not None and cand.shape == tuple(shape) and np.dtype(cand.dtype) == dtype:
             return cand
-        return NDArray(np.zeros(tuple(shape), dtype=dtype))
+        return NDArray(np.zeros(tuple(shape), dtype=dtype), var_ctx.get(name))
 
     shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
     grads = [None if reqs[n] == "null" else shared_from(shared_grads, n, s, t)
