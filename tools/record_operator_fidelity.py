@@ -48,7 +48,34 @@ def batchnorm(mx, out: dict, meta: dict) -> None:
         meta[name] = {"fix_gamma": False, "eps": 1e-5}
 
 
-CASES = [batchnorm]
+BILINEAR = [  # (name, data shape, attributes, like shape)
+    ("up_align", (2, 2, 21, 21), {"scale_height": 5.0, "scale_width": 10.0, "mode": "odd_scale"}, None),
+    ("down_align", (2, 2, 20, 20), {"scale_height": 0.1, "scale_width": 0.2, "mode": "odd_scale"}, None),
+    ("size_align", (1, 3, 10, 10), {"height": 13, "width": 17}, None),
+    ("size_half_pixel", (1, 3, 10, 10), {"height": 15, "width": 7, "align_corners": False}, None),
+    ("to_odd_up", (2, 1, 20, 20), {"mode": "to_odd_up"}, None),
+    ("like", (1, 2, 21, 21), {"mode": "like"}, (1, 2, 10, 12)),
+]
+
+
+def bilinear(mx, out: dict, meta: dict) -> None:
+    """``contrib.BilinearResize2D`` forward (exact: the test compares with atol 0) and backward."""
+    rng = np.random.RandomState(1)
+    for name, shape, attrs, like in BILINEAR:
+        x = rng.uniform(size=shape).astype(np.float32)
+        x.flat[::7] *= 1e-4                      # small values: their relative error shows
+        inputs = [x] if like is None else [x, rng.uniform(size=like).astype(np.float32)]
+        y = mx.nd.contrib.BilinearResize2D(*[mx.nd.array(a) for a in inputs], **attrs).asnumpy()
+        head = rng.standard_normal(y.shape).astype(np.float32)
+        y, grads = _grad(mx, lambda *a: mx.nd.contrib.BilinearResize2D(*a, **attrs), inputs, head)
+        key = "bilinear_" + name
+        out.update({f"{key}/x": x, f"{key}/y": y, f"{key}/head": head, f"{key}/dx": grads[0]})
+        if like is not None:
+            out[f"{key}/like"] = inputs[1]
+        meta[key] = attrs
+
+
+CASES = [batchnorm, bilinear]
 
 
 def main() -> None:

@@ -186,20 +186,58 @@ register(OpDef("_contrib_AdaptiveAvgPooling2D", _adaptive_avg_pooling,
                params=(Param("output_size", Shape, ()),), infer_shape=_adaptive_shape))
 
 
-def _bilinear_matrix(isize: int, osize: int, align_corners: bool) -> np.ndarray:
-    """MXNet's bilinear_resize source index rule as an (osize, isize) interpolation matrix."""
+def _bilinear_taps(isize: int, osize: int, align_corners: bool) -> tuple:
+    """MXNet's source index rule (``bilinear_resize-inl.h``) for one axis, in its float32 arithmetic:
+    per output index the lower tap ``i0``, the step to the upper tap (0 on the last input row) and
+    the weights ``(l0, l1)`` = ``(1 - l1, src - i0)``. The scale is a float32 quotient and, with
+    ``align_corners``, ``scale * index`` a float32 product (so 0.2f * 50 is exactly 10, no weight
+    on row 11); without, ``scale * (index + 0.5) - 0.5`` is taken in double and rounded once."""
     if osize > 1:
-        scale = (isize - 1) / (osize - 1) if align_corners else isize / osize
+        scale = np.float32(isize - 1) / np.float32(osize - 1) if align_corners else np.float32(isize) / np.float32(osize)
     else:
-        scale = 0.0
-    o = np.arange(osize, dtype=np.float64)
-    src = np.float32(scale) * o if align_corners else np.maximum(np.float32(scale) * (o + 0.5) - 0.5, 0.0)
+        scale = np.float32(0.0)
+    o = np.arange(osize)
+    if align_corners:
+        src = scale * o.astype(np.float32)
+    else:
+        src = (np.float64(scale) * (o + 0.5) - 0.5).astype(np.float32)
+        src = np.where(src < 0, np.float32(0), src)
     i0 = src.astype(np.int64)
-    lam = src - i0
-    i1 = i0 + (i0 < isize - 1)
-    m = np.zeros((osize, isize))
-    np.add.at(m, (np.arange(osize), i0), 1 - lam)
-    np.add.at(m, (np.arange(osize), i1), lam)
+    step = (i0 < isize - 1).astype(np.int64)
+    l1 = (src - i0.astype(np.float32)).astype(np.float32)
+    return i0, step, np.float32(1) - l1, l1
+
+
+def _bilinear_apply(x: np.ndarray, oh: int, ow: int, align_corners: bool) -> np.ndarray:
+    """MXNet's CPU forward element by element, in the data's dtype:
+    ``h0 * (w0 * x00 + w1 * x01) + h1 * (w0 * x10 + w1 * x11)``; the inner (column) sums are taken
+    once per input row when there are fewer input rows than twice the output rows."""
+    h0i, hs, h0, h1 = _bilinear_taps(x.shape[2], oh, align_corners)
+    w0i, ws, w0, w1 = _bilinear_taps(x.shape[3], ow, align_corners)
+    dt = x.dtype
+    h0, h1 = h0.astype(dt)[:, None], h1.astype(dt)[:, None]
+    w0, w1 = w0.astype(dt), w1.astype(dt)
+
+    def cols(rows: np.ndarray) -> np.ndarray:
+        out = w0 * rows[..., w0i]
+        out += w1 * rows[..., w0i + ws]
+        return out
+    if x.shape[2] < 2 * oh:
+        c = cols(x)                                              # (N, C, H, ow)
+        top, bottom = c[:, :, h0i], c[:, :, h0i + hs]
+    else:
+        top, bottom = cols(x[:, :, h0i]), cols(x[:, :, h0i + hs])
+    out = h0 * top
+    out += h1 * bottom
+    return out
+
+
+def _bilinear_matrix(isize: int, osize: int, align_corners: bool, dtype: np.dtype = np.float64) -> np.ndarray:
+    """The taps of :func:`_bilinear_taps` as an (osize, isize) matrix of ``dtype`` weights."""
+    i0, step, l0, l1 = _bilinear_taps(isize, osize, align_corners)
+    m = np.zeros((osize, isize), dtype)
+    np.add.at(m, (np.arange(osize), i0), l0.astype(dtype))
+    np.add.at(m, (np.arange(osize), i0 + step), l1.astype(dtype))
     return m
 
 
@@ -248,8 +286,7 @@ def _bilinear_resize(attrs, x, like=None):
     oh, ow = _bilinear_size(attrs, x.shape, None if like is None else like.shape)
     if (oh, ow) == x.shape[2:]:
         return x.copy()
-    return _apply_separable(x, _bilinear_matrix(x.shape[2], oh, attrs.align_corners),
-                            _bilinear_matrix(x.shape[3], ow, attrs.align_corners))
+    return _bilinear_apply(x, oh, ow, attrs.align_corners)
 
 
 register(OpDef(
@@ -391,9 +428,13 @@ def _adaptive_grad(F, attrs, inputs, outputs, out_grads):
 
 
 def _backward_bilinear(attrs, og, x, like=None):
-    oh, ow = og.shape[2], og.shape[3]
-    g = _apply_separable(og, _bilinear_matrix(x.shape[2], oh, attrs.align_corners).T,
-                         _bilinear_matrix(x.shape[3], ow, attrs.align_corners).T)
+    if og.shape[2:] == x.shape[2:]:
+        g = og.astype(x.dtype, copy=True)
+    else:
+        # MXNet scatter-adds h * w * g to the four taps; the same float32 weights, summed by two matmuls
+        g = _apply_separable(og, _bilinear_matrix(x.shape[2], og.shape[2], attrs.align_corners, og.dtype).T,
+                             _bilinear_matrix(x.shape[3], og.shape[3], attrs.align_corners, og.dtype).T)
+        g = g.astype(x.dtype, copy=False)
     return g if like is None else (g, np.zeros_like(like))
 
 

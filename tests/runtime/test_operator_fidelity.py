@@ -88,3 +88,16 @@ def test_batchnorm_compiled_and_imperative_gradients_agree_for_a_constant_head(o
     # both 0 up to the roundings of sums of centered values (the kernels' BLAS sums differ)
     np.testing.assert_allclose(grads[0], grads[1], atol=2e-7)
     assert np.abs(grads[0]).max() < 2e-7
+
+
+# -- BilinearResize2D: MXNet's float32 source indices and order of operations --------------------------
+@pytest.mark.parametrize("name", sorted(k for k in META if k.startswith("bilinear_")))
+def test_bilinear_resize_forward_is_mxnets_bit_for_bit_and_backward_close(name):
+    c = _case(name)
+    inputs = [c["x"]] + ([c["like"]] if "like" in c else [])
+    y, grads = _grads(lambda *a: mx.nd.contrib.BilinearResize2D(*a, **META[name]), inputs, c["head"])
+    np.testing.assert_array_equal(y, c["y"])
+    # MXNet scatter-adds up to ~50 products per input (sums ~5, cancelling): another order's rounding
+    np.testing.assert_allclose(grads[0], c["dx"], rtol=1e-5, atol=1e-5)
+    if "like" in c:
+        np.testing.assert_array_equal(grads[1], np.zeros_like(c["like"]))
