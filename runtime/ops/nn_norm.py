@@ -374,7 +374,8 @@ def _backward_batch_norm(attrs, g, x, gamma, beta, moving_mean, moving_var):
     scale = (gam * invstd).reshape(bshape)
     if batch:
         count = acc.type(x.size // x.shape[ax])
-        sum_gxc = centered_dot(sum_gxc, _channel_dot(xc, None, ax, red), sum_g, count)
+        if attrs.forward_train:   # centered on the batch mean; the moving mean is another centre
+            sum_gxc = centered_dot(sum_gxc, _channel_dot(xc, None, ax, red), sum_g, count)
         dx = ga - (sum_g / count).reshape(bshape)
         dx -= xc * (invstd * invstd * sum_gxc / count).reshape(bshape)
         dx *= scale
