@@ -179,10 +179,8 @@ def get_symbol(x: Any) -> Any:
             if node.is_variable:
                 made[key] = sym.var(node.name)
             elif node.symbol is not None:  # one tape node, MXNet's view of it
-                entries, build, names = node.symbol
-                ins = [input_sym(e) for e in entries]
-                made[key] = _opaque(build, ins, len(node.out_data), names[0]) if isinstance(build, str) \
-                    else build(ins, names)
+                entries, op_name, name = node.symbol
+                made[key] = _opaque(op_name, [input_sym(e) for e in entries], len(node.out_data), name)
             else:
                 ins = [input_sym(e) for e in node.inputs]
                 if node.op is None:

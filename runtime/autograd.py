@@ -149,8 +149,8 @@ class _Node:
         self.grad_req = "null"
         self.fresh = False
         self.name = name
-        # what ``get_symbol`` shows for a call recorded as one node that MXNet records otherwise (a
-        # CachedOp, inlined or not; an autograd.Function): (input entries, build(input symbols, names), names)
+        # ``get_symbol``'s view of a call MXNet records as an operator the runtime cannot run (a
+        # CachedOp, an autograd.Function): (entries of its inputs, that operator's name)
         self.symbol: Any = None
 
     @property
@@ -184,10 +184,9 @@ def _record(op: Any, attrs: Any, inputs: Sequence[Any], outputs: Sequence[Any], 
             name: str = "", symbol: tuple | None = None) -> None:
     """Records one call if an input is in the graph (MXNet's ``Imperative::RecordOp``). ``inputs``
     are NDArrays or other values (constants); ``outputs`` the NDArrays returned. ``symbol``
-    ``(inputs, build, n_names)``: the node's view for :func:`get_symbol` when MXNet would have recorded
-    it differently (``build(input symbols, names)`` gives its outputs as one Symbol, a string names an
-    operator the runtime cannot run, shown as one node of that op over ``inputs``; ``n_names``
-    operator names ``node_<i>`` are taken from MXNet's counter, one per node MXNet records)."""
+    ``(inputs, op_name)``: how :func:`get_symbol` shows the node when MXNet records it as an operator
+    the runtime cannot run (``_CachedOp`` over every input of a hybridized block's graph,
+    ``_CustomFunction``)."""
     entries = [_entry(a) for a in inputs]
     for o in outputs:
         if _in_graph(o) and not any(o is a for a in inputs):
@@ -203,10 +202,7 @@ def _record(op: Any, attrs: Any, inputs: Sequence[Any], outputs: Sequence[Any], 
     node = _Node(op, attrs, entries, [getattr(a, "_data", a) for a in inputs], [o._data for o in outputs],
                  rule=rule, name=name or f"node_{_counter[1]}")
     if symbol is not None:
-        sym_inputs, build, n_names = symbol
-        names = [f"node_{_counter[1] + i}" for i in range(n_names)]
-        _counter[1] += n_names - 1
-        node.symbol = ([_entry(a) for a in sym_inputs], build, names)
+        node.symbol = ([_entry(a) for a in symbol[0]], symbol[1], f"node_{_counter[1]}")
     _counter[1] += 1
     for k, o in enumerate(outputs):
         o._ag = (node, k)
@@ -318,7 +314,7 @@ class Function:
                 assert _is_array(r), f"autograd.Function.backward must return NDArrays, not {type(r)}"
             return list(rets)
         _record(None, None, list(inputs), list(outputs), rule=rule, name=type(self).__name__,
-                symbol=(list(inputs), "_CustomFunction", 1))
+                symbol=(list(inputs), "_CustomFunction"))
         return ret
 
     def forward(self, *inputs):

@@ -685,28 +685,13 @@ class _CachedOp:
         self.owner = owner
 
 
-def _cached_op_view(cop: _CachedOp, values: dict) -> tuple:
-    """How MXNet 1.9.1 records a CachedOp call, for ``autograd.get_symbol``: one ``_CachedOp`` node
-    over every input, or, when the graph has at most ``inline_limit`` operators and no
-    ``static_alloc`` (CachedOp's "inlining"), each operator as its own node."""
-    graph = cop.graph
-    ops = [n for n in graph.nodes if n.op is not None]
-    inputs = [values[n] for n in cop.input_names]
-    if cop.flags.get("static_alloc") or len(ops) > cop.flags.get("inline_limit", 2):
-        return inputs, "_CachedOp", 1
-
-    def build(ins: list, names: list) -> Any:
-        from ..graph.ir import Entry, Node
-        from ..symbol import Group, Symbol
-        env = {}
-        by_name = dict(zip(cop.input_names, ins))
-        fresh = iter(names)
-        for n in graph.nodes:
-            env[id(n)] = by_name[n.name].outputs[0].node if n.op is None else Node(
-                n.op, next(fresh), n.attrs, [Entry(env[id(e.node)], e.index) for e in n.inputs])
-        outs = [Symbol([Entry(env[id(e.node)], e.index)]) for e in graph.outputs]
-        return outs[0] if len(outs) == 1 else Group(outs)
-    return inputs, build, len(ops)
+def _inlines(cop: _CachedOp) -> bool:
+    """MXNet 1.9.1's CachedOp "inlining": a graph of at most ``inline_limit`` operators (and no
+    ``static_alloc``) runs, under ``autograd.record()``, each operator as its own recorded call
+    (the imperative kernels, one tape node each), instead of as one ``_CachedOp`` node."""
+    if cop.flags.get("static_alloc"):
+        return False
+    return sum(1 for n in cop.graph.nodes if n.op is not None) <= cop.flags.get("inline_limit", 2)
 
 
 class HybridBlock(Block):
@@ -947,9 +932,10 @@ class HybridBlock(Block):
 
     def _call_recorded(self, cop: _CachedOp, args: tuple) -> Any:
         """The cached graph under ``autograd.record()``: the compiled training step (forward now, the
-        backward program as one tape node's rule) or, for graphs the differentiate stage refuses, op by
-        op through the tape. Either way the parameters' data arrays are the marked variables, so
-        backward fills their gradients."""
+        backward program as one tape node's rule, shown by ``get_symbol`` as MXNet's ``_CachedOp``)
+        or op by op through the tape: graphs MXNet inlines (:func:`_inlines`: its imperative kernels,
+        so the numbers are the imperative ones) and those the differentiate stage refuses. Either way
+        the parameters' data arrays are the marked variables, so backward fills their gradients."""
         from ..graph.differentiate import run_recorded
         flat, _ = _flatten(args, "input")
         data = [a for a in flat if a is not None]
@@ -957,7 +943,7 @@ class HybridBlock(Block):
         values = {}
         for name, (is_arg, p) in zip(cop.input_names, self._cached_op_args):
             values[name] = data[p] if is_arg else p._data_for(ctx)
-        outs = self._run_compiled_training(cop, values, data, ctx)
+        outs = None if _inlines(cop) else self._run_compiled_training(cop, values, data, ctx)
         if outs is None:
             outs = run_recorded(cop.graph, values)
             if is_np_array():  # np mode: mx.np outputs (the same memory and autograd entries)
@@ -1020,7 +1006,7 @@ class HybridBlock(Block):
             grads = tp.gradients(out_grads, [x._data for x in inputs[n_in:]])
             return [NDArray(g) for g in grads]
         autograd._record(None, None, [values[n] for n in wrt] + saved, out_nds, rule=rule,
-                         name=f"{self.name}_backward", symbol=_cached_op_view(cop, values))
+                         name=f"{self.name}_backward", symbol=([values[n] for n in cop.input_names], "_CachedOp"))
         return out_nds
 
     def hybridized_code(self, *args: Any) -> str:

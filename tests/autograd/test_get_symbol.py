@@ -38,3 +38,21 @@ def test_cached_op_node_cannot_run() -> None:
     s = mx.autograd.get_symbol(y)
     with pytest.raises(mx.base.MXNetError, match="_CachedOp"):
         s.eval(ctx=mx.cpu(), **{n: mx.nd.ones((2, 2)) for n in s.list_arguments()})
+
+
+def test_inlined_block_runs_the_imperative_kernels() -> None:
+    # MXNet records an inlined CachedOp's operators one by one (its imperative kernels): the
+    # gradient of a hybridized one-convolution block is the imperative one, bit for bit
+    net = mx.gluon.nn.Conv2D(4, (3, 3))
+    net.initialize()
+    x = mx.nd.random.uniform(-1, 1, shape=(2, 3, 9, 9))
+    grads = []
+    for hybrid in (False, True):
+        net.hybridize(hybrid)
+        xi = x.copy()
+        xi.attach_grad()
+        with mx.autograd.record():
+            y = net(xi)
+        y.backward()
+        grads.append(xi.grad.asnumpy())
+    assert (grads[0] == grads[1]).all()

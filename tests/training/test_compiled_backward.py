@@ -187,7 +187,7 @@ def test_a_kernel_as_large_as_the_image_takes_its_data_gradient_by_col2im():
         net = build()
         net[0].weight.set_data(mx.nd.array(np.random.default_rng(3).uniform(-1, 1, (3, 2, 12, 12))))
         if hybrid:
-            net.hybridize()
+            net.hybridize(inline_limit=0)  # one operator: inlined (op by op) by default, as in MXNet
         xi = x.copy()
         xi.attach_grad()
         with autograd.record():
