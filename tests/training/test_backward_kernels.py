@@ -92,6 +92,7 @@ def test_few_channel_layers_of_a_training_program_stay_channel_first():
     # the 6-channel ones on the channel-first training kernels
     assert fwd["batchnorm_train_cf"] == 1 and bwd["batchnorm_train_backward_cf"] == 1
     assert bwd["maxpool_backward_cf"] == 1 and fwd["conv_cf"] == 1 and fwd["maxpool_cf"] == 1
+    assert bwd["relu_into_maxpool_backward"] == 2       # relu's gradients in the pools' backward
     # the backward's channel-first kernels get contiguous 6-channel activations, not strided views
     # of channels-last arrays
     outs, saved = tp.run([x.asnumpy()])

@@ -124,3 +124,23 @@ def test_a_few_channel_training_step_has_the_tapes_gradients(train_mode):
         grads.append([p.grad().asnumpy() for p in net.collect_params().values() if p.grad_req != "null"])
     for a, b in zip(*grads):
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=max(1e-6, 1e-5 * float(np.abs(a).max())))
+
+
+@pytest.mark.parametrize("layout", ["channel first", "channels last"])
+def test_relus_gradient_fused_into_the_max_pools_backward(layout):
+    """``relu -> MaxPool``: the pool's backward applies relu's gradient to its output gradient (the tap
+    a gradient goes to holds the window's maximum, relu's output), as the two registry kernels."""
+    rng = np.random.default_rng(4)
+    x = np.maximum(rng.standard_normal((3, 2, 8, 6)), 0).astype(np.float32)       # relu's output
+    attrs = find_op("Pooling").resolve({"kernel": (2, 2), "stride": (2, 2), "pool_type": "max"})
+    y = nn_pool._pooling(attrs, x)
+    g = rng.standard_normal(y.shape).astype(np.float32)
+    ref = nn_pool._backward_pooling(attrs, g, x, y) * (x > 0)
+    if layout == "channel first":
+        got = T._maxpool_bwd_cf(_A(kernel=(2, 2), relu=True), g, x, y)
+    else:
+        def nhwc(a):
+            return np.ascontiguousarray(a.transpose(0, 2, 3, 1))
+        got = T._maxpool_bwd(_A(kernel=(2, 2), stride=(2, 2), pad=(0, 0), relu=True), nhwc(g), nhwc(x), nhwc(y))
+        got = got.transpose(0, 3, 1, 2)
+    np.testing.assert_array_equal(got, ref)

@@ -498,6 +498,7 @@ def maxpool_bwd_into(attrs, g, x, y, dx):
     Hp = max(H + 2 * ph, (OH - 1) * sh + kh)
     Wp = max(W + 2 * pw, (OW - 1) * sw + kw)
     dt = np.result_type(g.dtype, x.dtype)
+    relu = getattr(attrs, "relu", False)
 
     def run(i: int) -> None:
         lo, hi = bounds[i]
@@ -506,6 +507,8 @@ def maxpool_bwd_into(attrs, g, x, y, dx):
         xp[:, ph:ph + H, pw:pw + W] = x[lo:hi]
         buf = np.zeros((n, Hp, Wp, C), dt)
         yy, gg = y[lo:hi], g[lo:hi]
+        if relu:                         # relu's gradient fused (the layout pass's rewrite)
+            gg = gg * (yy > 0)
         found = np.zeros(yy.shape, bool)
         hit = np.empty(yy.shape, bool)
         part = np.empty(gg.shape, dt)
@@ -522,7 +525,7 @@ def maxpool_bwd_into(attrs, g, x, y, dx):
     run_chunks(run, len(bounds))
 
 
-MAXPOOL_BWD = _internal("_hy_maxpool_bwd", _maxpool_bwd, (_p("kernel"), _p("stride"), _p("pad")),
+MAXPOOL_BWD = _internal("_hy_maxpool_bwd", _maxpool_bwd, (_p("kernel"), _p("stride"), _p("pad"), _p("relu", False)),
                         ("ograd", "data", "output"), lambda a, s: (list(s), [tuple(s[1])]),
                         infer_type=lambda a, d: [d[1]])
 
@@ -544,6 +547,8 @@ def maxpool_bwd_cf_into(attrs, g, x, y, dx):
     (kh, kw) = attrs.kernel
     N, C, H, W = x.shape
     OH, OW = g.shape[2:]
+    if getattr(attrs, "relu", False):    # relu's gradient fused (the layout pass's rewrite)
+        g = g * (y > 0)
     if np.isnan(y).any():
         from ...ops.nn_pool import _pool_backward_cf
         dx[...] = _pool_backward_cf(_pool_attrs(attrs), x, y, g)
@@ -588,7 +593,7 @@ def _pool_attrs(attrs):
 # at 2.2e6 elements a pass split in two ran 1.9x faster
 _CF_MIN_WORK = 4e6
 
-MAXPOOL_BWD_CF = _internal("_hy_maxpool_bwd_cf", _maxpool_bwd_cf, (_p("kernel"),),
+MAXPOOL_BWD_CF = _internal("_hy_maxpool_bwd_cf", _maxpool_bwd_cf, (_p("kernel"), _p("relu", False)),
                            ("ograd", "data", "output"), lambda a, s: (list(s), [tuple(s[1])]),
                            infer_type=lambda a, d: [d[1]])
 

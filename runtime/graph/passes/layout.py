@@ -30,6 +30,7 @@ ADDS = (registry_op("elemwise_add"), registry_op("broadcast_add"))       # + sam
 RELU, ACTIVATION, SIGMOID, TANH, CLIP = (registry_op(n) for n in ("relu", "Activation", "sigmoid", "tanh", "clip"))
 # gradients of training programs (the differentiate stage's nodes)
 BACKWARD_BN, BACKWARD_POOL = registry_op("_backward_BatchNorm"), registry_op("_backward_Pooling")
+BACKWARD_ACT = registry_op("_backward_Activation")
 ELEMENTWISE_GRADS = (registry_op("_backward_Activation"), registry_op("add_n"))   # position by position
 
 
@@ -104,6 +105,13 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
     def floaty(e_old: Entry) -> bool:
         return is_float(meta[e_old].dtype)
 
+    uses: dict[Entry, int] = {}
+    for n in graph.nodes:
+        for e in n.inputs:
+            uses[e] = uses.get(e, 0) + 1
+    for e in graph.outputs:
+        uses[e] = uses.get(e, 0) + 1
+
     for n in graph.nodes:
         if n.op is None:
             emap[n.entry()] = n.entry()
@@ -112,7 +120,10 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
         out: Node | None = None
         out_nhwc = False
         dynamic = id(n) in dyn
-        if dynamic and not (n.op.mode_dependent and ctx.training and n.op is not BATCHNORM) and n.inputs \
+        fused = _relu_into_maxpool_bwd(n, ins, uses, nhwc, to_nhwc, count) if ctx.training else None
+        if fused is not None:
+            out, out_nhwc = fused
+        elif dynamic and not (n.op.mode_dependent and ctx.training and n.op is not BATCHNORM) and n.inputs \
                 and floaty(n.inputs[0]):
             out, out_nhwc = _lower_one(n, n.op, ins, shape_of, static, to_nhwc, to_orig, nhwc, ctx, count)
         if out is None:
@@ -323,6 +334,24 @@ def _few_channels_cf(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shap
 
 # the channel-first convolution's columns per output (C * kh * kw) at most: few-channel inputs
 _CONV_CF_MAX_COLUMNS = 64
+
+
+def _relu_into_maxpool_bwd(n: Node, ins: list[Entry], uses: dict, nhwc: set, to_nhwc,
+                           count) -> tuple[Node, bool] | None:
+    """relu's gradient right after the backward of the max pool that read relu's output (``relu ->
+    MaxPool`` in the forward): the pool's training kernel applies it to the pool's output gradient
+    (a quarter of the positions for 2x2 windows; the tap a gradient goes to holds the window's
+    maximum, whose relu gradient is ``max > 0``), one pass fewer. None for anything else."""
+    if n.op is not BACKWARD_ACT or n.resolved.act_type != "relu" or len(ins) != 3 or uses.get(n.inputs[0], 0) != 1:
+        return None
+    pool = ins[0].node
+    if pool.op not in (KT.MAXPOOL_BWD, KT.MAXPOOL_BWD_CF) or pool.attrs.get("relu") or ins[0].index != 0:
+        return None
+    y = ins[2]
+    if pool.inputs[1] != (to_nhwc(y) if pool.op is KT.MAXPOOL_BWD and y not in nhwc else y):
+        return None
+    count("relu_into_maxpool_backward")
+    return Node(pool.op, n.name, {**pool.attrs, "relu": True}, list(pool.inputs)), pool.op is KT.MAXPOOL_BWD
 
 
 def _lower_training_cf(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape_of, to_orig,
