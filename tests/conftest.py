@@ -9,11 +9,18 @@ inherit the variable. Under pytest-xdist every worker is its own session: its ow
 The suite runs on every core (``-n auto --dist worksteal`` in pyproject's ``addopts``); with
 ``-p no:xdist`` those options would be unknown, so they are then accepted and ignored here and the
 suite runs serially. The modules of the longest tests are scheduled first, so that with several
-workers no long test starts last and leaves the other workers idle at the end."""
+workers no long test starts last and leaves the other workers idle at the end.
+
+Where ``PYTHONDONTWRITEBYTECODE`` is set (nothing written beside the sources), every Python process
+the suite starts (the xdist workers, the CLI and crash tests' subprocesses) would compile the
+package from source again, about a second each; the run then byte-compiles into one private
+``PYTHONPYCACHEPREFIX`` instead (still nothing in the tree), shared by all of its processes and
+removed at the end. Hypothesis keeps its constants cache there too, not in ``.hypothesis/``."""
 from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -43,11 +50,22 @@ def pytest_collection_modifyitems(config, items) -> None:
                     len(LONG_FIRST))
 
     items.sort(key=rank)  # stable: the order within a module and among the others is kept
+    if "hypothesis" in sys.modules:  # imported by the test modules just collected
+        from hypothesis.configuration import set_hypothesis_home_dir
+
+        set_hypothesis_home_dir(os.environ["HYBRIDIZE_CACHE_DIR"])
 
 
 def pytest_configure(config) -> None:
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+        # set before xdist starts its workers (pytest_sessionstart): they and their children inherit it
+        prefix = tempfile.mkdtemp(prefix="hy-test-pycache-")
+        _session_cache.append(prefix)
+        os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = prefix
+        del os.environ["PYTHONDONTWRITEBYTECODE"]
+        sys.dont_write_bytecode = False
     _session_cache.append(tempfile.mkdtemp(prefix="hy-test-cache-"))
-    os.environ["HYBRIDIZE_CACHE_DIR"] = _session_cache[0]
+    os.environ["HYBRIDIZE_CACHE_DIR"] = _session_cache[-1]
     # no background convolution timing in the suite's processes (tests that want it turn it on)
     os.environ.setdefault("HYBRIDIZE_TUNE_BACKGROUND", "0")
 
