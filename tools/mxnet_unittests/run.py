@@ -40,6 +40,10 @@ Module API and ``mx.np``/``npx`` are all in the runtime, so the tests using them
   e.g. when no suitable locale is installed) or that are not test functions pytest can run
   (generator tests).
 Everything else is in scope.
+
+Gradient and forward tests (``GRADIENT``, from the source as the scope): a test is a gradient test
+when it or a helper of its file it calls runs a backward pass, records with autograd, calls one of
+test_utils' gradient checks or takes a training step; the table counts both kinds apart.
 """
 from __future__ import annotations
 
@@ -71,14 +75,28 @@ OUT_OF_SCOPE = [
 ]
 
 
+# a test is a gradient test when its own source or a module-level helper of its file it calls
+# (transitively, as for the scope) computes or checks a gradient or trains: a backward pass
+# (``backward(`` of an NDArray, executor, Module or autograd, ``forward_backward(``), autograd
+# recording (``record(``, ``train_section(``, ``autograd``), a marked variable, contrib autograd's
+# ``grad_and_loss``/``compute_gradient``, one of test_utils' gradient checks (``check_numeric_gradient``,
+# ``check_symbolic_backward``, ``numeric_grad``, ``check_consistency``: it compares gradients too),
+# or a training step (``Trainer``, ``.step(``, ``Module.fit``/``update``); every other test is a
+# forward test. Decided from the source, so a forward-only call of a gradient helper still counts.
+GRADIENT = (r"backward\(|\bautograd\b|\brecord\(|\btrain_section\(|\battach_grad\b|\bmark_variables\b|"
+            r"\bgrad_and_loss\b|\bcompute_gradient\b|\bcheck_numeric_gradient\b|\bcheck_symbolic_backward\b|"
+            r"\bnumeric_grad\b|\bcheck_consistency\b|\bTrainer\b|\.step\(|\.fit\(|\.update\(\)")
+
+
 def _called_names(fn: ast.AST) -> set[str]:
     return {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)} | \
         {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
 
 
-def classify(path: str, drop: frozenset = frozenset()) -> dict[str, str]:
+def classify(path: str, drop: frozenset = frozenset(), rules: list | None = None) -> dict[str, str]:
     """test name -> "in" or the out-of-scope category, for every module-level ``test_*`` function;
-    the categories in ``drop`` do not apply."""
+    the categories in ``drop`` do not apply. ``rules`` replaces ``OUT_OF_SCOPE`` (same form)."""
+    rules = OUT_OF_SCOPE if rules is None else rules
     src = open(path, encoding="utf-8").read()
     tree = ast.parse(src)
     funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -86,7 +104,7 @@ def classify(path: str, drop: frozenset = frozenset()) -> dict[str, str]:
     own = {name: ast.get_source_segment(src, node) or "" for name, node in {**funcs, **classes}.items()}
 
     def category_of(text: str) -> str | None:
-        for cat, rx in OUT_OF_SCOPE:
+        for cat, rx in rules:
             if cat not in drop and re.search(rx, text):
                 return cat
         return None
@@ -135,6 +153,13 @@ def classify(path: str, drop: frozenset = frozenset()) -> dict[str, str]:
             continue
         out[name] = reach(name) or "in"
     return out
+
+
+def kinds(path: str) -> dict[str, str]:
+    """test name -> "gradient" or "forward" (``GRADIENT``); skipped and generator tests are
+    "forward" here (they are out of scope anyway)."""
+    found = classify(path, rules=[("gradient", GRADIENT)])
+    return {t: "gradient" if k == "gradient" else "forward" for t, k in found.items()}
 
 
 def run_file(unittest_dir: str, stem: str, selected: list[str], timeout: int,
@@ -192,11 +217,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="the interpreter that runs the tests (default: this one), e.g. a numpy<2 venv")
     a = ap.parse_args(argv)
     report, tot_in, tot_pass = {}, 0, 0
+    by_kind = {"gradient": [0, 0], "forward": [0, 0]}   # kind -> [in scope, passed]
     cache_dir = tempfile.TemporaryDirectory(prefix="mxut-files-")
     cache = cache_dir.name
     probe = subprocess.run([a.python, "-c", "import numpy; print(numpy.__version__)"], capture_output=True, text=True)
     print(f"python {a.python}, numpy {probe.stdout.strip() or '(not importable)'}")
-    print(f"{'file':24} {'tests':>5} {'in scope':>8} {'passed':>6}   pass rate")
+    print(f"{'file':24} {'tests':>5} {'in scope':>8} {'passed':>6}   pass rate  gradient tests  forward tests")
     for stem in a.files:
         path = os.path.join(a.unittest_dir, stem + ".py")
         if not os.path.isfile(path):
@@ -213,15 +239,24 @@ def main(argv: list[str] | None = None) -> int:
         passed = sorted(t for t in selected if results[t]["outcome"] == "passed")
         tot_in += len(selected)
         tot_pass += len(passed)
+        kind = kinds(path)
+        counts = {}
+        for k in by_kind:
+            ins = [t for t in selected if kind[t] == k]
+            counts[k] = f"{sum(t in passed for t in ins)}/{len(ins)}"
+            by_kind[k][0] += len(ins)
+            by_kind[k][1] += sum(t in passed for t in ins)
         rate = f"{100 * len(passed) / len(selected):.0f} %" if selected else "-"
-        print(f"{stem:24} {len(scope):5} {len(selected):8} {len(passed):6}   {rate:>6}  ({time.time() - t0:.0f} s)",
-              flush=True)
-        report[stem] = {t: {"scope": c, **results.get(t, {})} for t, c in scope.items()}
+        print(f"{stem:24} {len(scope):5} {len(selected):8} {len(passed):6}   {rate:>6}  {counts['gradient']:>14}"
+              f"  {counts['forward']:>13}  ({time.time() - t0:.0f} s)", flush=True)
+        report[stem] = {t: {"scope": c, "kind": kind[t], **results.get(t, {})} for t, c in scope.items()}
         if a.failures:
             for t in selected:
                 if results[t]["outcome"] != "passed":
                     print(f"    FAIL {t}: {results[t]['message']}")
     print(f"{'total':24} {'':5} {tot_in:8} {tot_pass:6}   {100 * tot_pass / max(tot_in, 1):.1f} %")
+    for k, (n_in, n_pass) in by_kind.items():
+        print(f"{k + ' tests':24} {'':5} {n_in:8} {n_pass:6}   {100 * n_pass / max(n_in, 1):.1f} %")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(report, f, indent=1, sort_keys=True)
