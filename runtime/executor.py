@@ -18,13 +18,13 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from . import autograd
-from .base import HybridizeError, NonDifferentiableError, OutOfMemoryError, ShapeError
+from .base import HybridizeError, NonDifferentiableError, OperatorError, OutOfMemoryError, ShapeError
 from .context import Context, current_context
 from .graph.infer import complete_shape_attrs, entry_shapes, infer_dtypes, needs_shape_completion
 from .graph.ir import Entry
 from .graph.interpret import evaluate
 from .graph.kernels.parallel import blas_single_threaded
-from .ndarray import NDArray
+from .ndarray import NDArray, clear_deferred, defer_error
 from .ops._util import known as _known_shape
 from .ops.registry import ZERO_GRAD
 
@@ -241,7 +241,18 @@ class Executor:
     # -- running ---------------------------------------------------------------------------------
     @_one_blas_thread
     def forward(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:
-        """Computes the outputs; ``kwargs`` first copy new values into arguments (same shapes)."""
+        """Computes the outputs; ``kwargs`` first copy new values into arguments (same shapes). An
+        operator's failure on the values (an ``OperatorError``: an index out of range ...) is raised
+        when an output is read, as MXNet's asynchronous engine does (``ndarray.defer_error``)."""
+        clear_deferred(self.outputs)
+        try:
+            return self._forward(is_train, **kwargs)
+        except OperatorError as e:
+            self._heads = None
+            defer_error(self.outputs, e)
+            return self.outputs
+
+    def _forward(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:
         if kwargs:
             arg_dict = self.arg_dict
             for name, array in kwargs.items():
@@ -344,6 +355,8 @@ class Executor:
         any forward its backward still runs on the bound arguments: the forward is recorded then (in
         inference mode after an inference forward), so inference alone stays off the tape.
         ``out_grads``: the head gradients (one per output; loss outputs ignore theirs)."""
+        for out in self.outputs:    # a deferred forward error surfaces here too (MXNet: at the wait)
+            out.wait_to_read()
         heads = getattr(self, "_heads", None)
         needed = any(r != "null" and g is not None for r, g in zip(self._grad_req.values(), self.grad_arrays))
         if not needed:

@@ -12,7 +12,7 @@ import builtins
 
 import sys
 import weakref
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -131,9 +131,13 @@ class NDArray:
     # -- conversion -------------------------------------------------------------------------
     def asnumpy(self) -> np.ndarray:
         """A numpy copy of the values (MXNet copies too)."""
+        if _PENDING:
+            _raise_pending(self)
         return np.array(self._data, copy=True)
 
     def asscalar(self) -> Any:
+        if _PENDING:
+            _raise_pending(self)
         if self._data.size != 1:
             raise ValueError("The current array is not a scalar")
         return self._data.reshape(-1)[0]
@@ -199,7 +203,10 @@ class NDArray:
         return self
 
     def wait_to_read(self) -> None:
-        """Computation is synchronous here: nothing to wait for."""
+        """Computation is synchronous here: nothing to wait for (but an executor's deferred error,
+        see :func:`defer_error`, is raised here as MXNet's engine raises it)."""
+        if _PENDING:
+            _raise_pending(self)
 
     def attach_grad(self, grad_req: str = "write", stype: str | None = None) -> None:
         """Marks this array as a variable with a zero gradient buffer (``.grad``): operations on it
@@ -799,7 +806,40 @@ def concatenate(arrays: list, axis: int = 0, always_copy: bool = True) -> NDArra
 
 
 def waitall() -> None:
-    """Computation is synchronous here: nothing to wait for."""
+    """Computation is synchronous here: nothing to wait for (an executor's deferred error is raised)."""
+    if _PENDING:
+        _, (_, exc) = _PENDING.popitem()
+        _PENDING.clear()
+        raise exc
+
+
+# An executor's forward that failed in an operator's kernel leaves the error on its outputs, raised
+# when they are read (asnumpy, asscalar, wait_to_read, waitall) and then forgotten: MXNet's engine
+# runs the operators asynchronously and raises their errors at the next wait on their outputs
+# (``take(mode='raise')`` with an index out of range fails at ``asnumpy``, not at ``forward``).
+_PENDING: dict = {}    # id(NDArray) -> (weak reference to it, exception)
+
+
+def defer_error(arrays: Sequence[NDArray], exc: BaseException) -> None:
+    """Leaves ``exc`` on ``arrays`` until one of them is read."""
+    for a in arrays:
+        _PENDING[id(a)] = (weakref.ref(a), exc)
+
+
+def clear_deferred(arrays: Sequence[NDArray]) -> None:
+    """Forgets the deferred errors of ``arrays`` (their values were written again)."""
+    if _PENDING:
+        for a in arrays:
+            _PENDING.pop(id(a), None)
+
+
+def _raise_pending(a: NDArray) -> None:
+    entry = _PENDING.get(id(a))
+    if entry is not None and entry[0]() is a:
+        exc = entry[1]
+        for k in [k for k, (_, e) in _PENDING.items() if e is exc]:
+            del _PENDING[k]
+        raise exc
 
 
 # -- files, buffers and other libraries' arrays ------------------------------------------------

@@ -75,7 +75,60 @@ def bilinear(mx, out: dict, meta: dict) -> None:
         meta[key] = attrs
 
 
-CASES = [batchnorm, bilinear]
+def take_raise(mx, out: dict, meta: dict) -> None:
+    """When an executor's ``take(mode='raise')`` meets an index out of range: which step raises
+    (MXNet's engine runs operators asynchronously: the error comes at the first read), whether a
+    second read raises again, and whether a later forward with good indices works."""
+    a = mx.sym.Variable("a")
+    r = mx.sym.take(a, mx.sym.BlockGrad(mx.sym.Variable("indices")), axis=0, mode="raise")
+    exe = r.simple_bind(mx.cpu(), a=(4, 3), indices=(2,))
+    exe.arg_dict["a"][:] = mx.nd.array(np.arange(12).reshape(4, 3))
+    exe.arg_dict["indices"][:] = mx.nd.array([8, 1])
+    steps = {}
+    for step, fn in (("forward", lambda: exe.forward(is_train=True)), ("outputs", lambda: exe.outputs[0]),
+                     ("asnumpy", lambda: exe.outputs[0].asnumpy()),
+                     ("asnumpy_again", lambda: exe.outputs[0].asnumpy())):
+        try:
+            fn()
+            steps[step] = "ok"
+        except mx.base.MXNetError:
+            steps[step] = "MXNetError"
+    exe.arg_dict["indices"][:] = mx.nd.array([2, 1])
+    exe.forward()
+    out["take_raise/after"] = exe.outputs[0].asnumpy()
+    meta["take_raise"] = steps
+
+
+MOD = {  # name -> expression of the symbols a, b (float32 arguments)
+    "mod_broadcast_int": "mx.sym.broadcast_mod(mx.sym.cast(a, dtype='int32'), mx.sym.cast(b, dtype='int32'))",
+    "mod_elemwise_int": "mx.sym.cast(a, dtype='int32') % mx.sym.cast(b, dtype='int32')",
+    "mod_scalar_int": "mx.sym.cast(a, dtype='int32') % 7 + 0 * mx.sym.cast(b, dtype='int32')",
+    "rmod_scalar_int": "7 % mx.sym.cast(a, dtype='int32') + 0 * mx.sym.cast(b, dtype='int32')",
+    "mod_broadcast_float": "mx.sym.broadcast_mod(a, b)",
+    "rmod_scalar_float": "7 % a + 0 * b",
+}
+
+
+def mod(mx, out: dict, meta: dict) -> None:
+    """Gradients of ``%``: MXNet's ``mod_grad``/``mod_rgrad``/``rmod_grad`` are defined for floating
+    types only and 0 for integers (through ``cast``, the arguments' gradients are then 0)."""
+    rng = np.random.RandomState(2)
+    a_val = rng.randint(1, 60, (2, 3)).astype(np.float32)
+    b_val = rng.randint(1, 9, (2, 3)).astype(np.float32)
+    head = rng.uniform(0.5, 3, (2, 3)).astype(np.float32)
+    a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+    for name, expr in MOD.items():
+        sym = eval(expr, {"mx": mx, "a": a, "b": b})
+        ga, gb = mx.nd.zeros((2, 3)), mx.nd.zeros((2, 3))
+        exe = sym.bind(mx.cpu(), args={"a": mx.nd.array(a_val), "b": mx.nd.array(b_val)}, args_grad=[ga, gb])
+        exe.forward(is_train=True)
+        exe.backward([mx.nd.array(head)])
+        out.update({f"{name}/y": exe.outputs[0].asnumpy(), f"{name}/da": ga.asnumpy(), f"{name}/db": gb.asnumpy()})
+        meta[name] = {"expr": expr}
+    out.update({"mod/a": a_val, "mod/b": b_val, "mod/head": head})
+
+
+CASES = [batchnorm, bilinear, take_raise, mod]
 
 
 def main() -> None:

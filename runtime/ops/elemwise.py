@@ -457,6 +457,8 @@ def _binary_grads(F, base, a, b, y, g):
     if base == "div":
         return div(g, b), -div(mul(g, a), F.square(b))
     if base == "mod":
+        if _integer(a):   # MXNet's mod_grad / mod_rgrad are 1 and -floor(a / b) for floats only, else 0
+            return F.zeros_like(g), F.zeros_like(g)
         return g, -mul(g, F.floor(div(a, b)))
     if base == "power":
         return mul(mul(g, b), F.broadcast_power(a, b - 1.0)), mul(mul(g, y), F.log(a))
@@ -479,9 +481,19 @@ def _binary_rule(base: str, broadcast: bool):
     return rule
 
 
+def _integer(x) -> bool:
+    """Is ``x`` (an NDArray, or a Symbol whose dtype is known) of an integer dtype?"""
+    dt = getattr(x, "dtype", None)
+    if dt is None or not isinstance(dt, (type, np.dtype)):
+        return False
+    return np.dtype(dt).kind in "iub"
+
+
 def _scalar_grad(base: str, reverse: bool):
     def rule(F, attrs, inputs, outputs, out_grads):
         x, y, g, s = inputs[0], outputs[0], out_grads[0], attrs.scalar
+        if base == "mod" and _integer(x):   # mod_grad, rmod_grad: 0 for integer dtypes (MXNet)
+            return [F.zeros_like(g)]
         if not reverse:
             if base in ("add", "sub", "mod"):
                 return [g]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import HybridizeError, ShapeError
+from ..base import OperatorIndexError, ShapeError
 from ._grad import backward_op, internal
 from ._util import const_type, norm_axis, shape_fn
 from .attrs import Bool, Dtype, Enum, Float, Int, IntOrNone, Param, Shape
@@ -26,7 +26,7 @@ def _fix_index(idx: np.ndarray, n: int, mode: str, op: str) -> np.ndarray:
         return np.mod(i, n)
     if i.size and (i.min() < 0 or i.max() >= n):
         bad = i[(i < 0) | (i >= n)].reshape(-1)[0]
-        raise HybridizeError(f"{op}: index {bad} is out of range for an axis of size {n}")
+        raise OperatorIndexError(f"{op}: index {bad} is out of range for an axis of size {n}")
     return i
 
 

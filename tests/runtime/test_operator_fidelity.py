@@ -101,3 +101,53 @@ def test_bilinear_resize_forward_is_mxnets_bit_for_bit_and_backward_close(name):
     np.testing.assert_allclose(grads[0], c["dx"], rtol=1e-5, atol=1e-5)
     if "like" in c:
         np.testing.assert_array_equal(grads[1], np.zeros_like(c["like"]))
+
+
+# -- an executor's operator error is raised when its output is read (MXNet's asynchronous engine) ----
+def test_take_raise_fails_at_the_first_read_of_the_executors_output():
+    a = mx.sym.Variable("a")
+    r = mx.sym.take(a, mx.sym.BlockGrad(mx.sym.Variable("indices")), axis=0, mode="raise")
+    exe = r.simple_bind(mx.cpu(), a=(4, 3), indices=(2,))
+    exe.arg_dict["a"][:] = mx.nd.array(np.arange(12).reshape(4, 3))
+    exe.arg_dict["indices"][:] = mx.nd.array([8, 1])
+    steps = {}
+    for step, fn in (("forward", lambda: exe.forward(is_train=True)), ("outputs", lambda: exe.outputs[0]),
+                     ("asnumpy", lambda: exe.outputs[0].asnumpy()),
+                     ("asnumpy_again", lambda: exe.outputs[0].asnumpy())):
+        try:
+            fn()
+            steps[step] = "ok"
+        except mx.base.MXNetError:
+            steps[step] = "MXNetError"
+    assert steps == META["take_raise"]
+    exe.arg_dict["indices"][:] = mx.nd.array([2, 1])
+    exe.forward()
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), FIX["take_raise/after"])
+
+
+def test_a_deferred_error_surfaces_at_backward_and_waitall():
+    a = mx.sym.Variable("a")
+    r = mx.sym.take(a, mx.sym.Variable("indices"), axis=0, mode="raise")
+    exe = r.simple_bind(mx.cpu(), a=(4, 3), indices=(1,))
+    exe.arg_dict["indices"][:] = mx.nd.array([5])
+    exe.forward(is_train=True)
+    with pytest.raises(mx.base.MXNetError, match="out of range"):
+        exe.backward(mx.nd.ones((1, 3)))
+    exe.forward(is_train=False)
+    with pytest.raises(IndexError):
+        mx.nd.waitall()
+    mx.nd.waitall()
+
+
+# -- the gradient of % is 0 for integer dtypes (MXNet's mod_grad, mod_rgrad, rmod_grad) ---------------
+@pytest.mark.parametrize("name", sorted(k for k in META if k.startswith(("mod_", "rmod_"))))
+def test_modulo_gradients_match_mxnet(name):
+    a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+    sym = eval(META[name]["expr"], {"mx": mx, "a": a, "b": b})
+    ga, gb = mx.nd.zeros((2, 3)), mx.nd.zeros((2, 3))
+    exe = sym.bind(mx.cpu(), args={"a": mx.nd.array(FIX["mod/a"]), "b": mx.nd.array(FIX["mod/b"])}, args_grad=[ga, gb])
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.array(FIX["mod/head"])])
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), FIX[name + "/y"])
+    np.testing.assert_allclose(ga.asnumpy(), FIX[name + "/da"], rtol=1e-6)
+    np.testing.assert_allclose(gb.asnumpy(), FIX[name + "/db"], rtol=1e-6)
