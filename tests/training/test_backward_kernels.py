@@ -57,7 +57,7 @@ def test_data_and_weight_gradients_equal_the_tapes(N, C, sp, F, kernel, stride, 
 
 def test_few_channel_layers_of_a_training_program_stay_channel_first():
     """LeNet's 6-channel BatchNorm, max pooling and data gradient keep channel-first kernels
-    (channels-last rows of 6 floats are slow); the 16-channel ones go channels-last; the step's
+    (channels-last rows of 6 floats are slow); 32-channel ones go channels-last; the step's
     gradients equal the op-by-op tape's."""
     import hybridize.runtime as mx
     from hybridize.runtime import gluon
@@ -66,8 +66,8 @@ def test_few_channel_layers_of_a_training_program_stay_channel_first():
     def build():
         net = nn.HybridSequential()
         net.add(nn.Conv2D(6, 5, in_channels=1), nn.BatchNorm(in_channels=6), nn.Activation("relu"),
-                nn.MaxPool2D(2), nn.Conv2D(16, 3, in_channels=6), nn.BatchNorm(in_channels=16),
-                nn.Activation("relu"), nn.MaxPool2D(2), nn.Flatten(), nn.Dense(3, in_units=16))
+                nn.MaxPool2D(2), nn.Conv2D(32, 3, in_channels=6), nn.BatchNorm(in_channels=32),
+                nn.Activation("relu"), nn.MaxPool2D(2), nn.Flatten(), nn.Dense(3, in_units=32))
         net.initialize(mx.init.Xavier())
         rng = np.random.default_rng(5)
         for p in net.collect_params().values():

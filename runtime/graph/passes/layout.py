@@ -136,7 +136,7 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
     # (an activation of fewer channels is read by channel-first kernels: it is saved channel-first,
     # strided views would slow them down several times)
     outputs = [convert(emap[e], K.TO_NCHW, "saved", view=1)
-               if i in saved_out and emap[e] in nhwc and shape_of(e)[1] >= _TRAIN_NHWC_MIN_CHANNELS
+               if i in saved_out and emap[e] in nhwc and not _train_channel_first(shape_of(e))
                else to_orig(emap[e]) for i, e in enumerate(graph.outputs)]
     ctx.stats["layout"] = counts
     lowered = Graph(outputs)
@@ -262,6 +262,17 @@ _WGRAD_NHWC_MIN_CHANNELS = 16
 # 6-channel BatchNorm forward and backward, max-pool backward, data gradient: 2-10x the CPU time
 # of the channel-first kernels, the whole step 1.4x): such nodes stay channel-first
 _TRAIN_NHWC_MIN_CHANNELS = 8
+# ... and below this many on maps of at most _SMALL_MAP positions (LeNet's second layer, 16 x 8 x 8:
+# BatchNorm's forward and backward 1.9x and 2.3x channels-last, the step 0.93x channel-first). The
+# larger maps of few channels (mobilenet0.25's 8 and 16 channels at 112 x 112) keep their kernels
+_SMALL_MAP_NHWC_MIN_CHANNELS = 32
+_SMALL_MAP = 144
+
+
+def _train_channel_first(shape: tuple) -> bool:
+    """Do a training program's kernels keep this (NCHW) activation channel-first?"""
+    C, positions = shape[1], int(np.prod(shape[2:]))
+    return C < _TRAIN_NHWC_MIN_CHANNELS or C < _SMALL_MAP_NHWC_MIN_CHANNELS and positions <= _SMALL_MAP
 
 
 def _lower_training(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape_of, to_nhwc, to_orig, nhwc: set,
@@ -270,7 +281,9 @@ def _lower_training(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape
     ``kernels/train.py``; None when the node is not one of them (or not in a form they take)."""
     if not ctx.training or len(xs) != 4:
         return None
-    if (shape_of(n.inputs[2])[1] if op is CONV_DGRAD else xs[1]) < _TRAIN_NHWC_MIN_CHANNELS:
+    # (a weight gradient's output-gradient channels are its GEMM's rows: its data's decide, below)
+    if op is not CONV_WGRAD and _train_channel_first(shape_of(n.inputs[2]) if op is CONV_DGRAD else
+                                                     shape_of(n.inputs[1]) if op is BACKWARD_POOL else xs):
         return _lower_training_cf(n, op, a, xs, ins, shape_of, to_orig, count)
     if op is BATCHNORM and a.axis in (1, -3) and not a.use_global_stats and not a.output_mean_var:
         count("batchnorm_train")
@@ -320,7 +333,7 @@ def _few_channels_cf(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shap
         return Node(KT.CONV_CF, n.name, {"kernel": kernel, "stride": stride, "pad": pad, "dilate": dilate,
                                          "num_filter": int(a.num_filter), "no_bias": bool(a.no_bias)},
                     [to_orig(e) for e in ins])
-    if op is POOLING and a.pool_type == "max" and not a.global_pool and xs[1] < _TRAIN_NHWC_MIN_CHANNELS \
+    if op is POOLING and a.pool_type == "max" and not a.global_pool and _train_channel_first(xs) \
             and a.pooling_convention in ("valid", "full") and len(tuple(a.kernel)) == 2:
         kernel, stride, pad = _pair(a.kernel, 1), _pair(a.stride, 1), _pair(a.pad, 0)
         if kernel is None or stride != kernel or pad != (0, 0):
