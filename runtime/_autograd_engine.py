@@ -86,6 +86,18 @@ def run_backward(heads: list, head_grads: list | None, variables: list | None, r
         if hg is None:
             hg = nd.ones_like(h) if h.size else nd.zeros_like(h)
         grads.setdefault((id(h._ag[0]), h._ag[1]), []).append(hg)
+    # a rule that takes ``into`` (a hybridized block's compiled backward) writes the gradient of a
+    # variable it alone reaches (grad_req 'write') straight into the variable's buffer
+    uses: dict | None = None
+    if variables is None and not create_graph and any(getattr(n.rule, "into", False) for n in order):
+        uses = {}
+        for h in heads:
+            uses[id(h._ag[0])] = uses.get(id(h._ag[0]), 0) + 1
+        for n in order:
+            if id(n) in needs and not n.is_variable:
+                for e in n.inputs:
+                    if e is not None:
+                        uses[id(e[0])] = uses.get(id(e[0]), 0) + 1
     prev_r, prev_t = _state.recording, _state.training
     _state.recording, _state.training = bool(create_graph), bool(train_mode)
     try:
@@ -106,7 +118,14 @@ def run_backward(heads: list, head_grads: list | None, variables: list | None, r
                                              "register FGradient attribute.")
             if rule is ZERO_GRAD:
                 continue  # zeros: adds nothing to any input's gradient
-            in_grads = rule(nd, node.attrs, inputs, outputs, out_grads)
+            into = None
+            if uses is not None and getattr(rule, "into", False):
+                into = [e[0].grad if e is not None and e[1] == 0 and e[0].is_variable and e[0].grad_req == "write"
+                        and e[0].grad is not None and uses.get(id(e[0])) == 1 else None for e in node.inputs]
+            if into is not None and any(d is not None for d in into):
+                in_grads = rule(nd, node.attrs, inputs, outputs, out_grads, into=into)
+            else:
+                in_grads = rule(nd, node.attrs, inputs, outputs, out_grads)
             if monitor is not None:
                 monitor(node, list(in_grads))
             for e, g, x in zip(node.inputs, in_grads, inputs):
@@ -135,7 +154,7 @@ def run_backward(heads: list, head_grads: list | None, variables: list | None, r
             if x.grad_req == "write":
                 if g is None:
                     buf._data[...] = 0
-                else:
+                elif g._data is not buf._data:      # (written there already by an ``into`` rule)
                     buf._data[...] = g._data
             elif g is not None:  # add
                 buf._data += g._data.astype(buf._data.dtype, copy=False)

@@ -998,13 +998,18 @@ class HybridBlock(Block):
         out_nds = [cls(o, ctx) for o in outs]
         n_in = len(wrt)
 
-        def rule(F: Any, attrs: Any, inputs: list, outputs: list, out_grads: list) -> list:
+        def rule(F: Any, attrs: Any, inputs: list, outputs: list, out_grads: list, into: list | None = None) -> list:
             if autograd.is_recording():
                 raise HybridizeError(f"{type(self).__name__} '{self.name}': create_graph through a hybridized "
                                      "block's compiled backward is not supported; set HYBRIDIZE_COMPILED_BACKWARD=0 "
                                      "to record it op by op")
-            grads = tp.gradients(out_grads, [x._data for x in inputs[n_in:]])
-            return [NDArray(g) for g in grads]
+            dests = None if into is None else [None if d is None else d._data for d in into[:n_in]]
+            grads = tp.gradients(out_grads, [x._data for x in inputs[n_in:]], dests)
+            if dests is None:
+                return [NDArray(g) for g in grads]
+            # a gradient written into its variable's buffer is returned as that buffer
+            return [into[k] if dests[k] is not None and g is dests[k] else NDArray(g) for k, g in enumerate(grads)]
+        rule.into = True    # type: ignore[attr-defined]   (gradients into the variables' buffers)
         autograd._record(None, None, [values[n] for n in wrt] + saved, out_nds, rule=rule,
                          name=f"{self.name}_backward", symbol=([values[n] for n in cop.input_names], "_CachedOp"))
         return out_nds

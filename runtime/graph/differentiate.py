@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+import threading
 from collections.abc import Mapping
 
 import numpy as np
@@ -52,15 +53,19 @@ class TrainingProgram:
 
     def memory(self) -> dict:
         """Planned bytes of the step: the saved activations (alive from the forward into the
-        backward) plus the larger of the two programs' planned buffers; the liveness bound is the
-        same sum with each program's lower bound. Reference kernels' own temporaries are not
-        planned (``tracemalloc`` sees them)."""
+        backward) plus the two programs' shared arena (the larger of their planned buffers); the
+        liveness bound is the same sum with each program's lower bound. ``arena_bytes``: the arena,
+        allocated at the first step and held (not a step's allocation). Reference kernels' own
+        temporaries, numpy's ufunc buffers and the arrays around the programs (the loss, the head
+        gradient) are not planned (``tracemalloc`` sees them); the gradients are written into the
+        parameters' gradient buffers, which exist before and after the step."""
         fwd, bwd = self.forward.stats.get("memory", {}), self.backward.stats.get("memory", {})
         saved = sum(int(np.prod(self.spec.shapes[n])) * np.dtype(self.spec.dtypes[n]).itemsize
                     for n, (kind, _) in zip(self.spec.saved_names, self.spec.saved_from) if kind == "output")
+        arena = max(self.forward.arena_bytes, self.backward.arena_bytes)
         return {"peak_bytes": saved + max(fwd.get("peak_bytes", 0), bwd.get("peak_bytes", 0)),
                 "lower_bound_bytes": saved + max(fwd.get("lower_bound_bytes", 0), bwd.get("lower_bound_bytes", 0)),
-                "saved_bytes": saved}
+                "saved_bytes": saved, "arena_bytes": arena}
 
     def run(self, data: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """(outputs, saved activations) of the forward program on the data arrays (input order)."""
@@ -70,8 +75,10 @@ class TrainingProgram:
         saved = [by_input[ref] if kind == "input" else outs[ref] for kind, ref in self.spec.saved_from]
         return outs[:self.n_outputs], saved
 
-    def gradients(self, out_grads: list, saved: list) -> list[np.ndarray]:
-        """The gradients of the ``wrt`` variables (in order) for the outputs' gradients."""
+    def gradients(self, out_grads: list, saved: list, into: list | None = None) -> list[np.ndarray]:
+        """The gradients of the ``wrt`` variables (in order) for the outputs' gradients; ``into[k]``,
+        when an array of gradient ``k``'s shape and dtype, receives it (and is returned as it): the
+        parameters' gradient buffers, written in place of fresh arrays copied there afterwards."""
         heads = []
         for i, name in zip(self.spec.head_outputs, self.spec.head_names):
             g = np.asarray(getattr(out_grads[i], "_data", out_grads[i]))
@@ -79,8 +86,23 @@ class TrainingProgram:
         args = [*heads, *saved]
         if self.keep is not None:   # inputs the backward graph does not read (a zero gradient's head)
             args = [args[i] for i in self.keep]
+        if into is not None:
+            into = self._destinations(into, args)
         with blas_single_threaded():
-            return self.backward(*args)
+            return self.backward.call_into(args, into)
+
+    def _destinations(self, into: list, args: list) -> list | None:
+        """``into`` with the arrays the backward may not write into dropped (wrong shape, dtype or
+        layout, read-only, or sharing memory with what the backward reads); None when none is left."""
+        out, shapes, dtypes = [], self.backward.output_shapes, self.backward.output_dtypes
+        reads = args + list(self.backward.params.values())
+        for k, d in enumerate(into):
+            if d is not None and not (isinstance(d, np.ndarray) and d.shape == tuple(shapes[k]) and d.dtype == dtypes[k]
+                                      and d.flags.c_contiguous and d.flags.writeable
+                                      and not any(np.may_share_memory(d, a) for a in reads)):
+                d = None
+            out.append(d)
+        return out if any(d is not None for d in out) else None
 
 
 _HEAP_PAD_DEFAULT = 64 << 20
@@ -117,6 +139,20 @@ def retain_heap() -> int:
     return pad if mallopt(M_TOP_PAD, ctypes.c_int(min(pad, 2**31 - 1))) == 1 else 0
 
 
+class _SharedArena:
+    """Per-thread arena of a training step's two programs (``CompiledProgram.share_arena``)."""
+
+    def __init__(self, nbytes: int):
+        self.nbytes = nbytes
+        self._tls = threading.local()
+
+    def __call__(self, nbytes: int) -> np.ndarray:
+        buf = getattr(self._tls, "buf", None)
+        if buf is None or buf.size < nbytes:
+            buf = self._tls.buf = np.empty(max(nbytes, self.nbytes), np.uint8)
+        return buf
+
+
 def compile_training(graph: Graph, input_names: list[str], shapes: Mapping[str, tuple], dtypes: Mapping[str, object],
                      params: Mapping[str, np.ndarray], wrt: list[str], training: bool) -> TrainingProgram:
     """The two programs of a training step; raises ``NotDifferentiable`` for a graph the differentiate
@@ -133,7 +169,12 @@ def compile_training(graph: Graph, input_names: list[str], shapes: Mapping[str, 
     bwd = compile_graph(spec.graph, input_names=used, shapes={k: spec.shapes[k] for k in used},
                         dtypes={k: spec.dtypes[k] for k in used},
                         params={k: params[k] for k in spec.params}, training=training,
-                        options={"nhwc_views": True})
+                        options={"nhwc_views": True, "output_args": True})
+    # one arena for both: the forward's buffers are dead when it returns (its outputs are fresh
+    # arrays), and the two never run at the same time in one thread
+    arena = _SharedArena(max(fwd.arena_bytes, bwd.arena_bytes))
+    fwd.share_arena(arena)
+    bwd.share_arena(arena)
     prog = TrainingProgram(fwd, bwd, spec, wrt, len(graph.outputs))
     if len(used) != len(names):
         prog.keep = [i for i, k in enumerate(names) if k in present]

@@ -16,6 +16,7 @@ One difference: :class:`Updater` ``get_states``/``set_states`` use the runtime's
 import logging
 import math
 import os
+import threading
 import warnings
 
 import numpy
@@ -719,6 +720,18 @@ class SGD(Optimizer):
         self._update_impl(index, weight, grad, state,
                           multi_precision=use_multi_precision)
 
+_SCRATCH = threading.local()
+
+
+def _scratch(n: int) -> numpy.ndarray:
+    """A float32 buffer of at least ``n`` elements, this thread's, kept between updates: the in-place
+    update's temporary, allocated once instead of one weight-sized array per parameter per step."""
+    buf = getattr(_SCRATCH, "buf", None)
+    if buf is None or buf.size < n:
+        buf = _SCRATCH.buf = numpy.empty(n, numpy.float32)
+    return buf
+
+
 def _sgd_mom_in_place(weights, grads, states, lrs, wds, momentum, rescale_grad) -> bool:
     """``multi_sgd_mom_update`` of float32 arrays written in place (MXNet's kernel writes its outputs
     in place too): the same float32 operations in the same order as the operator's kernel
@@ -744,10 +757,12 @@ def _sgd_mom_in_place(weights, grads, states, lrs, wds, momentum, rescale_grad) 
             return False
         arrays.append((W, G, M))
     mo, rs = f32(momentum), f32(rescale_grad)
+    scratch = _scratch(max(W.size for W, _, _ in arrays))
     for (W, G, M), w, m, lr, wd in zip(arrays, weights, states, lrs, wds):
         lr, wd = f32(lr), f32(wd)
         numpy.multiply(M, mo, out=M)
-        tmp = W * (lr * wd)
+        tmp = scratch[:W.size].reshape(W.shape)
+        numpy.multiply(W, lr * wd, out=tmp)
         M -= tmp
         numpy.multiply(G, lr * rs, out=tmp)
         M -= tmp

@@ -82,3 +82,77 @@ def test_an_input_with_a_gradient_gets_it_as_the_tape_computes_it():
         _backward(block, xi, np.ones((4, 3), np.float32))
         grads.append(xi.grad.asnumpy())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-7)
+
+
+def _step(net, x, y, trainer=None):
+    from hybridize.runtime import gluon
+    with autograd.record():
+        loss = gluon.loss.SoftmaxCrossEntropyLoss()(net(x), y)
+    loss.backward()
+    if trainer is not None:
+        trainer.step(x.shape[0])
+
+
+def test_the_backward_writes_the_gradients_into_the_parameters_buffers():
+    import tracemalloc
+
+    def build():
+        net = nn.HybridSequential()
+        net.add(nn.Dense(128, activation="relu", in_units=256), nn.Dense(3, in_units=128))
+        net.initialize(mx.init.Xavier())
+        return net
+    net = build()
+    net.hybridize()
+    x, y = mx.nd.ones((8, 256)), mx.nd.array([0, 1, 2, 0, 1, 2, 0, 1])
+    _step(net, x, y)
+    buffers = [p.grad()._data for p in net.collect_params().values()]
+    with autograd.record():
+        loss = mx.gluon.loss.SoftmaxCrossEntropyLoss()(net(x), y)
+    tracemalloc.start()
+    loss.backward()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert all(p.grad()._data is b for p, b in zip(net.collect_params().values(), buffers))
+    assert peak < net[0].weight.grad()._data.nbytes / 2      # no weight-sized array allocated
+    ref = build()
+    for p, q in zip(ref.collect_params().values(), net.collect_params().values()):
+        p.set_data(q.data())
+    _step(ref, x, y)
+    for p, q in zip(ref.collect_params().values(), net.collect_params().values()):
+        np.testing.assert_allclose(q.grad().asnumpy(), p.grad().asnumpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_a_parameter_also_used_outside_the_block_gets_both_gradients():
+    net = _mlp(10)
+    net.hybridize()
+    x = mx.nd.ones((4, 10))
+    w = net[2].weight
+    with autograd.record():
+        total = net(x).sum() + (w.data() * w.data()).sum()
+    total.backward()
+    ref = _mlp(10)
+    for p, q in zip(ref.collect_params().values(), net.collect_params().values()):
+        p.set_data(q.data())
+    with autograd.record():
+        total = ref(x).sum() + (ref[2].weight.data() * ref[2].weight.data()).sum()
+    total.backward()
+    np.testing.assert_allclose(w.grad().asnumpy(), ref[2].weight.grad().asnumpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_forward_and_backward_share_one_arena():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(4, 3, in_channels=1), nn.Activation("relu"), nn.Flatten(), nn.Dense(3))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    _step(net, mx.nd.ones((2, 1, 6, 6)), mx.nd.array([0, 2]))
+    [(tp, _)] = net._cached_op.training_programs.values()
+    memory = tp.memory()
+    assert memory["arena_bytes"] == max(tp.forward.arena_bytes, tp.backward.arena_bytes) > 0
+    bases = set()
+    for prog in (tp.forward, tp.backward):
+        bufs = prog._forward.__globals__["_tls"].bufs
+        base = bufs[0]
+        while base.base is not None:
+            base = base.base
+        bases.add(id(base))
+    assert len(bases) == 1

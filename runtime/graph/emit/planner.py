@@ -89,6 +89,7 @@ class Planner:
         self.augmented: dict[Entry, str] = {}      # entry -> a (1, n + 1) buffer holding it and a 1 (_hy_dense)
         self.slots: dict[tuple, str] = {}          # (buffer, offset, width) -> a view made with the buffers
         self.shared: dict[tuple, str] = {}         # Emit.bind's shared values -> their global's name
+        self.dests: dict[Entry, int] = {}          # output entry -> k: its buffer is _out[k] when given
 
     def owner(self, e: Entry) -> frozenset[int]:
         return self.owners.get(e, frozenset())
@@ -149,9 +150,12 @@ class Planner:
 
         largest = max(self.vbufs, key=lambda v: v.nbytes)
 
+        glob = self.glob
+        glob["_arena"] = _fresh_arena
+
         def alloc() -> tuple:
             try:
-                arena = np.empty(total, np.uint8)
+                arena = glob["_arena"](total)
             except MemoryError:
                 from ...base import OutOfMemoryError
                 from ....messages import printable
@@ -167,6 +171,11 @@ class Planner:
         self.glob["_alloc"] = alloc
         return ["try:", "    _bufs = _tls.bufs", "except AttributeError:", "    _bufs = _alloc()",
                 "(" + ", ".join([v.name for v in self.vbufs] + [nm for _, nm in slots]) + ",) = _bufs"]
+
+
+def _fresh_arena(nbytes: int) -> np.ndarray:
+    """The arena of one program in one thread (``CompiledProgram.share_arena`` replaces it)."""
+    return np.empty(nbytes, np.uint8)
 
 
 _IMMUTABLE = (tuple, str, int, float, bool, np.dtype, np.generic)
@@ -226,7 +235,11 @@ class Emit:
             nm = self.names.make(self.outs[i] + "_out")
             s = self.bind("shape", tuple(self.out_shapes[i]))
             d = self.bind("dtype", np.dtype(self.out_dtypes[i]))
-            self.pre.append(f"{nm} = _empty({s}, {d})")
+            k = self.plan.dests.get(Entry(self.node, i))
+            if k is None:
+                self.pre.append(f"{nm} = _empty({s}, {d})")
+            else:       # the caller's destination (``output_args``), else a fresh array
+                self.pre.append(f"{nm} = _empty({s}, {d}) if _out is None or _out[{k}] is None else _out[{k}]")
             return nm
         vb = self.plan.new(self.out_shapes[i], self.out_dtypes[i])
         self.owners[i] = frozenset({vb.index})

@@ -104,7 +104,7 @@ class CompiledProgram:
     def __init__(self, *, forward: Callable, code: str, prologue: Callable, prologue_code: str,
                  input_names: list[str], param_names: list[str], param_shapes: dict[str, tuple],
                  output_shapes: list[tuple], output_dtypes: list[np.dtype], graph: Graph,
-                 stats: dict, parallel: bool = False):
+                 stats: dict, parallel: bool = False, output_args: bool = False):
         self._forward = forward
         self.code = code
         self._prologue = prologue
@@ -119,6 +119,7 @@ class CompiledProgram:
         self._params: dict[str, np.ndarray] = {}
         self._consts: tuple | None = None
         self._lock = threading.Lock()
+        self.output_args = output_args
         self.parallel = parallel
         if parallel:
             from ..kernels.parallel import blas_single_threaded
@@ -149,6 +150,18 @@ class CompiledProgram:
             self._consts = consts     # one atomic swap: callers see old or new, never a mix
         return self
 
+    def share_arena(self, source: Callable[[int], np.ndarray]) -> None:
+        """Takes this program's per-thread buffers from ``source(nbytes)`` (a uint8 array of at least
+        ``nbytes``) from its next first call in a thread on: programs that never run at the same time
+        in one thread (a training step's forward and backward) share one arena."""
+        self._forward.__globals__["_arena"] = source
+        self._forward.__globals__["_tls"].__dict__.clear()
+
+    @property
+    def arena_bytes(self) -> int:
+        """Bytes of this program's per-thread buffers (its memory plan's peak)."""
+        return int(self.stats.get("memory", {}).get("peak_bytes", 0))
+
     @property
     def params(self) -> dict[str, np.ndarray]:
         return dict(self._params)
@@ -171,6 +184,24 @@ class CompiledProgram:
                 with self._blas1:
                     return self._forward(consts, *args)
             return self._forward(consts, *args)
+        except MemoryError as e:
+            raise self._out_of_memory(e) from None
+
+    def call_into(self, args: list, outs: list | None) -> list:
+        """``self(*args)`` with output ``k`` written into ``outs[k]`` when that is an array (of the
+        output's shape and dtype, sharing no memory with the inputs or parameters) and returned as
+        it; only for programs compiled with the ``output_args`` option (a training step's backward
+        writes its gradients into the parameters' gradient buffers)."""
+        if outs is None or not self.output_args:
+            return self(*args)
+        consts = self._consts
+        if consts is None:
+            return self(*args)
+        try:
+            if self.parallel:
+                with self._blas1:
+                    return self._forward(consts, *args, _out=outs)
+            return self._forward(consts, *args, _out=outs)
         except MemoryError as e:
             raise self._out_of_memory(e) from None
 
@@ -312,7 +343,7 @@ def generate(g: Graph, ctx: Any) -> Graph:
     meta = ctx.infer(g)
     dyn = ctx.dynamic_ids
     names = _Names()
-    names.used.update({"_c", "_tls", "_bufs", "_alloc", "_matmul", "_dot", "_add", "_multiply", "_maximum",
+    names.used.update({"_c", "_tls", "_bufs", "_alloc", "_arena", "_out", "_NO_OUTS", "_matmul", "_dot", "_add", "_multiply", "_maximum",
                        "_minimum", "_copyto", "_concatenate", "_empty", "_ndarray", "_coerce", "_bad_input"})
     glob: dict[str, Any] = {"np": np, "_bad_input": _bad_input, "__builtins__": __builtins__,
                             "_matmul": np.matmul, "_dot": np.dot, "_add": np.add, "_multiply": np.multiply,
@@ -376,24 +407,40 @@ def generate(g: Graph, ctx: Any) -> Graph:
 
     # steps: one per dynamic op node, in order (the plan memory stage's schedule)
     plan = Planner(glob, names, meta)
+    out_args = bool(ctx.options.get("output_args"))
+    if out_args:    # output k written into _out[k] where its emitter asks for its buffer
+        for k, e in enumerate(g.outputs):
+            if id(e.node) in dyn and e.node.op is not None:
+                plan.dests.setdefault(e, k)
     emitter = _Emitter(ref, g, meta, plan, body, dyn)
     n_head = len(body)
     emitter.run(g, ctx.steps)
     rets = []
-    for e in g.outputs:
+    tail = []
+    for k, e in enumerate(g.outputs):
         r = ref[e]
         # outputs never alias the per-thread buffers (reused by the next call) nor constants
-        if id(e.node) not in dyn or plan.owner(e) or e.node.op is None:
+        fresh = not (id(e.node) not in dyn or plan.owner(e) or e.node.op is None)
+        if out_args:        # a destination given: the value lands there (no copy when already written)
+            tail += [f"if _out[{k}] is not None:", f"    if {r} is not _out[{k}]:",
+                     f"        _copyto(_out[{k}], {r})", f"    _r{k} = _out[{k}]",
+                     "else:", f"    _r{k} = {r}" + ("" if fresh else ".copy()")]
+            r = f"_r{k}"
+            names.used.add(r)
+        elif not fresh:
             r = f"{r}.copy()"
         rets.append(r)
-    tail = ["return [" + ", ".join(rets) + "]"]
+    if out_args:
+        tail = ["if _out is None:", "    _out = _NO_OUTS"] + tail
+        glob["_NO_OUTS"] = (None,) * len(g.outputs)
+    tail.append("return [" + ", ".join(rets) + "]")
     prelude = plan.finish(ctx.stats)
     head = const_lines + prelude + body[len(const_lines):n_head]
     bounds = emitter.starts[1:] + [len(body)]
     steps = [body[a:b] for a, b in zip(emitter.starts, bounds)]
-    forward_body, parts = split(head, steps, tail, ["_c"] + arg_names,
+    forward_body, parts = split(head, steps, tail, ["_c"] + arg_names + (["_out"] if out_args else []),
                                 lambda k: names.make(f"_part{k}", internal=True))
-    src = "def forward(_c, " + ", ".join(arg_names) + "):\n" + "\n".join("    " + line for line in forward_body) + "\n"
+    src = "def forward(_c, " + ", ".join(arg_names + (["_out=None"] if out_args else [])) + "):\n" + "\n".join("    " + line for line in forward_body) + "\n"
     for _, lines in parts:
         src += "\n\n" + "\n".join(lines) + "\n"
     code_obj = compile(src, _SOURCE_NAME, "exec")
@@ -405,7 +452,8 @@ def generate(g: Graph, ctx: Any) -> Graph:
     ctx.program = CompiledProgram(forward=forward, code=src, prologue=prologue, prologue_code=prologue_code,
                                   input_names=ctx.input_names, param_names=sorted(original_params),
                                   param_shapes=original_params, output_shapes=out_shapes,
-                                  output_dtypes=out_dtypes, graph=g, stats=ctx.stats, parallel=plan.parallel)
+                                  output_dtypes=out_dtypes, graph=g, stats=ctx.stats, parallel=plan.parallel,
+                                  output_args=out_args)
     return g
 
 
