@@ -81,7 +81,24 @@ def softmax_cross_entropy(pred: Any, label: Any, axis: int, batch_axis: int) -> 
             d_label = _own(_ZEROS_LIKE.compute(_NO_ATTRS, L), [L])
             d_pred = _own(_B_SOFTMAX.compute(plan.b_ls, g, P, ls), [g, P, ls])
             return [NDArray(d_pred), NDArray(d_label)]
-        autograd._record(None, None, [pred, label], [out], rule=rule, name="softmax_cross_entropy")
+        autograd._record(None, None, [pred, label], [out], rule=rule, name="softmax_cross_entropy",
+                         symbol=([pred, label], lambda ins, names: _symbol(plan, ins, names), 4))
+    return out
+
+
+def _symbol(plan: _Plan, ins: list, names: list) -> Any:
+    """What ``autograd.get_symbol`` shows: the four operators as the op-by-op path records them
+    (attributes that differ from the defaults)."""
+    from .. import symbol as sym
+    out = None
+    steps = [(_LOG_SOFTMAX, plan.ls, [ins[0]]), (_PICK, plan.pick, [None, ins[1]]), (_MUL_SCALAR, _NEG, [None]),
+             (_MEAN, plan.mean, [None])]
+    for (op, attrs, args), name in zip(steps, names):
+        args = [out if a is None else a for a in args]
+        given = {k: v for k, v in attrs.as_dict().items() if not k.startswith("__")
+                 and (op.param(k) is None or op.param(k).default != v)}
+        fn = sym._internal.__dict__.get(op.name) or getattr(sym, op.name)
+        out = fn(*args, name=name, **given)
     return out
 
 

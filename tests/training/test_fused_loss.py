@@ -4,6 +4,9 @@ theirs: the same loss and gradients bit for bit as the operators called one by o
 (``HYBRIDIZE_FUSED_LOSS=0``), higher-order gradients included."""
 from __future__ import annotations
 
+import json
+import re
+
 import numpy as np
 import pytest
 
@@ -71,3 +74,18 @@ def test_other_forms_take_the_operators():
         dense = gluon.loss.SoftmaxCrossEntropyLoss(sparse_label=False)(p, mx.nd.ones((2, 3)))
         weighted = gluon.loss.SoftmaxCrossEntropyLoss()(p, mx.nd.array([0, 1]), mx.nd.array([[1.0], [2.0]]))
     assert dense._ag[0].op is not None and weighted._ag[0].op is not None
+
+
+def test_get_symbol_shows_the_four_operators(monkeypatch):
+    shown = []
+    for fused in (True, False):
+        monkeypatch.setenv("HYBRIDIZE_FUSED_LOSS", "1" if fused else "0")
+        p = mx.nd.array(np.ones((2, 3), np.float32))
+        p.attach_grad()
+        with autograd.record():
+            loss = gluon.loss.SoftmaxCrossEntropyLoss()(p, mx.nd.array([0, 1]))
+        s = autograd.get_symbol(loss)
+        shown.append([(n["op"], re.sub(r"\d+", "", n["name"]), n.get("attrs"), n["inputs"])
+                      for n in json.loads(s.tojson())["nodes"]])
+    assert shown[0] == shown[1]
+    assert [op for op, _, _, _ in shown[0] if op != "null"] == ["log_softmax", "pick", "_mul_scalar", "mean"]
