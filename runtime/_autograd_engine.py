@@ -199,7 +199,9 @@ def get_symbol(x: Any) -> Any:
                 made[key] = sym.var(node.name)
             elif node.symbol is not None:  # one tape node, MXNet's view of it
                 entries, op_name, name = node.symbol
-                made[key] = _opaque(op_name, [input_sym(e) for e in entries], len(node.out_data), name)
+                ins = [input_sym(e) for e in entries]
+                made[key] = op_name(ins, name) if callable(op_name) else _opaque(op_name, ins, len(node.out_data),
+                                                                                 name)
             else:
                 ins = [input_sym(e) for e in node.inputs]
                 if node.op is None:

@@ -150,7 +150,8 @@ class _Node:
         self.fresh = False
         self.name = name
         # ``get_symbol``'s view of a call MXNet records as an operator the runtime cannot run (a
-        # CachedOp, an autograd.Function): (entries of its inputs, that operator's name)
+        # CachedOp, an autograd.Function): (entries of its inputs, that operator's name, node name),
+        # or of several MXNet records one by one: (entries, build(input symbols, names), names)
         self.symbol: Any = None
 
     @property
@@ -186,7 +187,8 @@ def _record(op: Any, attrs: Any, inputs: Sequence[Any], outputs: Sequence[Any], 
     are NDArrays or other values (constants); ``outputs`` the NDArrays returned. ``symbol``
     ``(inputs, op_name)``: how :func:`get_symbol` shows the node when MXNet records it as an operator
     the runtime cannot run (``_CachedOp`` over every input of a hybridized block's graph,
-    ``_CustomFunction``)."""
+    ``_CustomFunction``); ``(inputs, build, n)``: a node standing for ``n`` operators MXNet records one
+    by one (a fused loss), ``build(input symbols, their n names)`` their Symbol."""
     entries = [_entry(a) for a in inputs]
     for o in outputs:
         if _in_graph(o) and not any(o is a for a in inputs):
@@ -202,7 +204,10 @@ def _record(op: Any, attrs: Any, inputs: Sequence[Any], outputs: Sequence[Any], 
     node = _Node(op, attrs, entries, [getattr(a, "_data", a) for a in inputs], [o._data for o in outputs],
                  rule=rule, name=name or f"node_{_counter[1]}")
     if symbol is not None:
-        node.symbol = ([_entry(a) for a in symbol[0]], symbol[1], f"node_{_counter[1]}")
+        n_names = symbol[2] if len(symbol) > 2 else 1
+        names = [f"node_{_counter[1] + i}" for i in range(n_names)]
+        node.symbol = ([_entry(a) for a in symbol[0]], symbol[1], names if len(symbol) > 2 else names[0])
+        _counter[1] += n_names - 1
     _counter[1] += 1
     for k, o in enumerate(outputs):
         o._ag = (node, k)
