@@ -11,10 +11,12 @@ resolution is 1e-3, and MXNet rounds its float16 elementwise results in places t
 Dropout is off in every script (MXNet's random stream is not reproduced)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
-from sweep_support import NAMES, run_transpiled, run_unchanged, transpile_one
+from sweep_support import NAMES, SCRIPTS, run_transpiled, run_unchanged, transpile_one
 
 RECORD = np.load(__import__("pathlib").Path(__file__).parent / "fixtures" / "training_sweep.npz")
 
@@ -39,9 +41,29 @@ def test_script_runs_unchanged_with_mxnets_numbers(name: str) -> None:
     _check(name, run_unchanged(name))
 
 
+def _imports_mapped(source: str) -> list[str]:
+    """The source with its ``mxnet`` imports spelled ``hybridize.runtime``: what the transpiler writes
+    for a script without ``hybrid_forward`` methods."""
+    return [re.sub(r"^(\s*)(from|import) mxnet\b", r"\1\2 hybridize.runtime", line) for line in source.splitlines()]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_transpiled_script_gives_mxnets_numbers(tmp_path, name: str) -> None:
+    """A transpiled script whose only changes are its import lines binds the same runtime objects
+    and runs the same statements as the unchanged run above, so its text is checked and it is not
+    run again (the suite's time); one with rewritten code (``@static_graph`` hybrid_forward) runs."""
     path, report = transpile_one(name, tmp_path)
     assert "HY012" not in report and "Transpiled 1 of 1 module" in report, report
-    assert "import mxnet" not in path.read_text() and "from mxnet" not in path.read_text()
+    text = path.read_text()
+    assert "import mxnet" not in text and "from mxnet" not in text
+    header, *lines = text.splitlines()
+    assert header.startswith("# Transpiled by hybridize")
+    if lines[1:] == _imports_mapped((SCRIPTS / f"{name}.py").read_text()):
+        return
+    assert "@static_graph" in text, f"{name}: rewritten beyond its imports"
     _check(name, run_transpiled(path, name))
+
+
+def test_scripts_with_hybrid_forward_are_rewritten_and_run() -> None:
+    rewritten = [n for n in NAMES if "def hybrid_forward" in (SCRIPTS / f"{n}.py").read_text()]
+    assert sorted(rewritten) == ["fp16_resume", "gluonts_fit", "lstm_lm", "nlp_accum"]
