@@ -162,6 +162,26 @@ _IGNORE_HEAD_GRADIENT = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "M
                                    "BlockGrad"})
 
 
+_BATCH_NORMS = frozenset({"BatchNorm", "_contrib_BatchNormWithReLU", "_contrib_SyncBatchNorm"})
+
+
+def _batch_norm_statistics(node: Any, inputs: list) -> tuple[np.ndarray, np.ndarray]:
+    """BatchNorm's hidden ``mean`` and ``var`` outputs (what MXNet's monitor reports without
+    ``output_mean_var``): in training the batch mean and inverse standard deviation
+    ``1/sqrt(var + eps)``, else the moving mean and ``1/sqrt(moving_var + eps)``."""
+    attrs = node.resolved
+    x, moving_mean, moving_var = (np.asarray(inputs[i]) for i in (0, 3, 4))
+    if autograd.is_training() and not attrs.use_global_stats:
+        axis = getattr(attrs, "axis", 1) % x.ndim
+        axes = tuple(a for a in range(x.ndim) if a != axis)
+        xf = x.astype(np.float32)
+        mean = xf.mean(axis=axes)
+        var = xf.var(axis=axes)
+    else:
+        mean, var = moving_mean.astype(np.float32), moving_var.astype(np.float32)
+    return mean, (1.0 / np.sqrt(var + np.float32(attrs.eps))).astype(np.float32)
+
+
 def _gradient_inputs(node: Any, aux_names: list) -> list:
     """The inputs of ``node`` that MXNet's gradient node has an output for (auxiliary states have none)."""
     aux = set(aux_names)
@@ -325,6 +345,9 @@ class Executor:
                     cb(f"{node.name}_{name}", NDArray(np.asarray(v)))
             for name, v in zip(node.output_names(), outputs):
                 cb(name, NDArray(np.asarray(v)))
+            if node.op.name in _BATCH_NORMS and len(outputs) == 1:  # MXNet's hidden outputs show too
+                for name, v in zip(("mean", "var"), _batch_norm_statistics(node, inputs)):
+                    cb(f"{node.name}_{name}", NDArray(v))
         return hook
 
     def _forward_recorded(self, train: bool = True) -> list[NDArray]:

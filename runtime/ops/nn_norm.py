@@ -18,6 +18,9 @@ Shape rules complete parameter shapes (gamma, beta, moving stats) from the data.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
 from ..base import ShapeError
@@ -112,14 +115,23 @@ _BN_PARAMS = (
 _BN_INPUTS = ("data", "gamma", "beta", "moving_mean", "moving_var")
 _BN_AUX = ("moving_mean", "moving_var")
 
-register(OpDef("BatchNorm", _batch_norm, params=_BN_PARAMS, inputs=_BN_INPUTS, aux=_BN_AUX,
+@dataclass(eq=False)
+class _BatchNormOp(OpDef):
+    """BatchNorm's outputs are named ``output``, ``mean``, ``var`` (the last two visible with
+    ``output_mean_var`` only), as MXNet lists them (``bn_mean``, not ``bn_output1``)."""
+
+    def output_names(self, attrs: Any) -> list[str]:
+        return ["output", "mean", "var"][: _bn_nout(attrs)]
+
+
+register(_BatchNormOp("BatchNorm", _batch_norm, params=_BN_PARAMS, inputs=_BN_INPUTS, aux=_BN_AUX,
                num_outputs=_bn_nout, infer_shape=_bn_shape, infer_type=_bn_type, mode_dependent=True))
-register(OpDef("_contrib_BatchNormWithReLU", _batch_norm_relu, params=_BN_PARAMS, inputs=_BN_INPUTS,
+register(_BatchNormOp("_contrib_BatchNormWithReLU", _batch_norm_relu, params=_BN_PARAMS, inputs=_BN_INPUTS,
                aux=_BN_AUX, num_outputs=_bn_nout, infer_shape=_bn_shape, infer_type=_bn_type,
                mode_dependent=True))
 
 
-register(OpDef(
+register(_BatchNormOp(
     "_contrib_SyncBatchNorm", lambda attrs, *a: _batch_norm_core(_with_axis(attrs), *a),
     params=(Param("eps", Float, 1e-3), Param("momentum", Float, 0.9), Param("fix_gamma", Bool, True),
             Param("use_global_stats", Bool, False), Param("output_mean_var", Bool, False),

@@ -2,7 +2,9 @@
 graph executor does (``fixtures/monitor_backward.json``, recorded by
 ``tools/record_monitor_backward.py``): after the forward outputs, each gradient node
 ``<op>_backward`` (one output per input gradient), the head gradient an operator reads
-(``_head_grad_<i>_id``; loss outputs read none) and the sum of several contributions (``sum_grad``)."""
+(``_head_grad_<i>_id``; loss outputs read none) and the sum of several contributions (``sum_grad``);
+BatchNorm's hidden ``mean``/``var`` outputs too (batch mean and inverse standard deviation in
+training, the moving ones in inference)."""
 from __future__ import annotations
 
 import json
