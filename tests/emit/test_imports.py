@@ -84,7 +84,7 @@ def _partial_mxnet(root: Path) -> Path:
     """A partial copy of mxnet: the top-level __init__ imports submodules that are not in the copy."""
     mx = root / "mxnet"
     (mx / "gluon").mkdir(parents=True)
-    (mx / "__init__.py").write_text("from . import engine, gluon\nfrom .base import MXNetError\n"
+    (mx / "__init__.py").write_text("from . import rtc, gluon\nfrom .base import MXNetError\n"
                                     "from . import ndarray as nd\nVALUE = 1\n")
     (mx / "gluon" / "__init__.py").write_text("from .block import *\n")
     (mx / "gluon" / "block.py").write_text("")
@@ -96,7 +96,7 @@ def test_tree_binds_reads_the_package_init(tmp_path: Path):
     tree = Tree.for_path(str(mx))
     assert tree.binds("mxnet", "VALUE") is True
     assert tree.binds("mxnet", "nd") is True            # `from . import ndarray as nd` binds an attribute
-    assert tree.binds("mxnet", "engine") is False       # `from . import engine`: the submodule itself
+    assert tree.binds("mxnet", "rtc") is False       # `from . import rtc`: the submodule itself
     assert tree.binds("mxnet", "ndarray") is False
     assert tree.binds("mxnet.gluon", "HybridBlock") is None   # star import: cannot tell
     assert tree.binds("mxnet.gluon.block", "x") is None      # a module, not a package
@@ -104,13 +104,13 @@ def test_tree_binds_reads_the_package_init(tmp_path: Path):
 
 
 def test_submodules_outside_a_partial_mxnet_copy_map_to_the_runtime(tmp_path: Path):
-    """``from . import engine`` in a partial mxnet/__init__.py leaves the tree (there is no engine.py):
+    """``from . import rtc`` in a partial mxnet/__init__.py leaves the tree (there is no rtc.py):
     it used to stay relative, importing a module the output does not have."""
     mx = _partial_mxnet(tmp_path)
     tree = Tree.for_path(str(mx))
-    plan = plan_from_import(1, None, "mxnet", tree, ("engine", "gluon"))
-    assert (plan.keep, plan.module, plan.moved) == (False, "hybridize.runtime", ("engine",))
-    plan = plan_from_import(1, None, "mxnet", tree, ("engine",))
+    plan = plan_from_import(1, None, "mxnet", tree, ("rtc", "gluon"))
+    assert (plan.keep, plan.module, plan.moved) == (False, "hybridize.runtime", ("rtc",))
+    plan = plan_from_import(1, None, "mxnet", tree, ("rtc",))
     assert (plan.keep, plan.module, plan.moved) == (False, "hybridize.runtime", ())
     assert plan_from_import(1, None, "mxnet", tree, ("gluon",)).keep               # in the tree
     assert plan_from_import(2, None, "mxnet.gluon", tree, ("VALUE", "nd")).keep    # attributes of mxnet
@@ -133,24 +133,24 @@ def test_rewrite_splits_a_from_import(tmp_path: Path, transpile_cmd):
     (mx / "gluon" / "utils.py").write_text(
         "from .. import VALUE, ndarray, nd as _nd  # comment\n"
         "from .. import (\n    symbol,\n    VALUE as V,\n)\n"
-        "from .. import engine; from . import block\n")
+        "from .. import rtc; from . import block\n")
     out = tmp_path / "out"
     result = transpile_cmd(str(mx), "-o", str(out), "--keep-going")
-    # the runtime has no ``engine``: reported (HY012), and the modules are written all the same
+    # the runtime has no ``rtc`` (CUDA kernels compiled at run time): reported (HY012), and the modules are written all the same
     assert result.exit_code == 1, result.stdout + result.stderr
-    assert "HY012 `mxnet.engine` (`from .. import engine`)" in result.stdout
-    assert "unsupported APIs (HY012): mxnet.engine." in result.stderr
+    assert "HY012 `mxnet.rtc` (`from .. import rtc`)" in result.stdout
+    assert "unsupported APIs (HY012): mxnet.rtc." in result.stderr
     init = (out / "mxnet" / "__init__.py").read_text()
     # ... and the name the runtime lacks is a placeholder that raises when used, so the module imports
     assert "\nfrom . import gluon\n" \
            "from hybridize.runtime.gluon.static_graph import unsupported_api as _hybridize_unsupported\n" \
-           "engine = _hybridize_unsupported('mxnet.engine')\n" \
+           "rtc = _hybridize_unsupported('mxnet.rtc')\n" \
            "from hybridize.runtime.base import MXNetError\nfrom hybridize.runtime import ndarray as nd\n" in init
     utils = (out / "mxnet" / "gluon" / "utils.py").read_text()
     assert "\nfrom .. import VALUE, nd as _nd  # comment\nfrom hybridize.runtime import ndarray\n" in utils
     assert "\nfrom .. import (\n    VALUE as V,\n)\nfrom hybridize.runtime import (\n    symbol,\n)\n" in utils
     assert "\nfrom hybridize.runtime.gluon.static_graph import unsupported_api as _hybridize_unsupported; " \
-           "engine = _hybridize_unsupported('mxnet.engine'); from . import block\n" in utils
+           "rtc = _hybridize_unsupported('mxnet.rtc'); from . import block\n" in utils
 
 
 def test_a_transpiled_module_never_repeats_an_import_line(tmp_path: Path, transpile_cmd):
