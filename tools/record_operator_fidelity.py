@@ -128,7 +128,20 @@ def mod(mx, out: dict, meta: dict) -> None:
     out.update({"mod/a": a_val, "mod/b": b_val, "mod/head": head})
 
 
-CASES = [batchnorm, bilinear, take_raise, mod]
+def relu_nan(mx, out: dict, meta: dict) -> None:
+    """``relu`` at NaN and infinities: the forward keeps NaN, the gradient is NaN there
+    (``mshadow_op::relu_grad`` returns a NaN argument)."""
+    for dt in ("float32", "float64"):
+        x = mx.nd.array([np.nan, -1.0, 2.0, np.inf, -np.inf, 0.0], dtype=dt)
+        x.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.relu(x)
+        y.backward(mx.nd.array([3.0] * 6, dtype=dt))
+        out.update({f"relu_{dt}/x": x.asnumpy(), f"relu_{dt}/y": y.asnumpy(), f"relu_{dt}/dx": x.grad.asnumpy()})
+        meta[f"relu_{dt}"] = {"dtype": dt}
+
+
+CASES = [batchnorm, bilinear, take_raise, mod, relu_nan]
 
 
 def main() -> None:

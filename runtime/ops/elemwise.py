@@ -367,7 +367,7 @@ _UNARY_GRADS = {
     "arctanh": lambda F, x, y, g: g / (1.0 - F.square(x)),
     "degrees": lambda F, x, y, g: g * float(180.0 / np.pi),
     "radians": lambda F, x, y, g: g * float(np.pi / 180.0),
-    "relu": lambda F, x, y, g: g * (y > 0.0),
+    "relu": lambda F, x, y, g: F._internal._backward_relu(g, y),
     "sigmoid": lambda F, x, y, g: g * y * (1.0 - y),
     "softsign": lambda F, x, y, g: g / F.square(F.abs(x) + 1.0),
     "erf": lambda F, x, y, g: g * F.exp(-F.square(x)) * float(2.0 / np.sqrt(np.pi)),
@@ -378,6 +378,28 @@ _UNARY_GRADS = {
     "_copy": lambda F, x, y, g: g,
     "make_loss": lambda F, x, y, g: F.ones_like(y),  # MXNet: the loss's gradient is ones, whatever comes in
 }
+
+
+def _backward_relu(attrs, g, y):
+    """relu's gradient ``g * relu_grad(y)`` with MXNet's ``relu_grad``: 1 where ``y > 0``, 0 elsewhere,
+    and NaN where ``y`` is NaN (``mshadow_op::relu_grad`` returns a NaN argument itself)."""
+    d = g * (y > 0)
+    if y.dtype.kind == "f" and np.isnan(np.add.reduce(y, axis=None)):     # relu's outputs are >= 0 or NaN
+        nan = np.isnan(y)
+        d[np.broadcast_to(nan, d.shape)] = np.nan
+    return d
+
+
+register(OpDef("_backward_relu", _backward_relu, inputs=("ograd", "output"), infer_shape=lambda a, s: (list(s), [s[0]]),
+               infer_type=lambda a, d: [d[0] if d[0] is not None else np.dtype(np.float32)],
+               doc="relu's gradient: ograd where the output is positive, 0 elsewhere, NaN where it is NaN."))
+
+
+@defgrad("_backward_relu")
+def _backward_relu_grad(F, attrs, inputs, outputs, out_grads):
+    """MXNet's second-order rule: ``ograd * (y > 0)`` for the head gradient, zeros for ``y``."""
+    y = inputs[1]
+    return [out_grads[0] * (y > F.zeros_like(y)), F.zeros_like(y)]
 
 
 def _unary_rule(fn):

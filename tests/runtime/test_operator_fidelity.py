@@ -151,3 +151,13 @@ def test_modulo_gradients_match_mxnet(name):
     np.testing.assert_array_equal(exe.outputs[0].asnumpy(), FIX[name + "/y"])
     np.testing.assert_allclose(ga.asnumpy(), FIX[name + "/da"], rtol=1e-6)
     np.testing.assert_allclose(gb.asnumpy(), FIX[name + "/db"], rtol=1e-6)
+
+
+# -- relu at NaN: the gradient is NaN there (MXNet's relu_grad) ---------------------------------------
+@pytest.mark.parametrize("name", ["relu_float32", "relu_float64"])
+def test_relu_gradient_at_nan_is_nan_as_mxnets(name):
+    c = _case(name)
+    y, (dx,) = _grads(mx.nd.relu, [c["x"]], np.full(c["x"].shape, 3.0, c["x"].dtype))
+    np.testing.assert_array_equal(y, c["y"])
+    np.testing.assert_array_equal(dx, c["dx"])
+    assert dx.dtype == c["dx"].dtype
