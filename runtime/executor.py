@@ -182,6 +182,17 @@ def _batch_norm_statistics(node: Any, inputs: list) -> tuple[np.ndarray, np.ndar
     return mean, (1.0 / np.sqrt(var + np.float32(attrs.eps))).astype(np.float32)
 
 
+def _dropout_mask(node: Any, inputs: list, outputs: list) -> np.ndarray:
+    """Dropout's hidden ``mask`` output: 0 where an element was dropped, ``1/(1-p)`` where kept, when
+    the forward drew one; zeros otherwise (MXNet's is then an unwritten buffer)."""
+    from .ops.nn_activation import _dropout_mask_of
+    attrs = node.resolved
+    x = np.asarray(inputs[0])
+    if not (attrs.mode == "always" or autograd.is_training()) or attrs.p <= 0 or attrs.p >= 1:
+        return np.zeros_like(x)
+    return np.broadcast_to(_dropout_mask_of(x, outputs[0], attrs.p), x.shape).astype(x.dtype)
+
+
 def _gradient_inputs(node: Any, aux_names: list) -> list:
     """The inputs of ``node`` that MXNet's gradient node has an output for (auxiliary states have none)."""
     aux = set(aux_names)
@@ -348,6 +359,8 @@ class Executor:
             if node.op.name in _BATCH_NORMS and len(outputs) == 1:  # MXNet's hidden outputs show too
                 for name, v in zip(("mean", "var"), _batch_norm_statistics(node, inputs)):
                     cb(f"{node.name}_{name}", NDArray(v))
+            elif node.op.name == "Dropout":
+                cb(f"{node.name}_mask", NDArray(_dropout_mask(node, inputs, outputs)))
         return hook
 
     def _forward_recorded(self, train: bool = True) -> list[NDArray]:

@@ -1,6 +1,6 @@
 """The names an executor's monitor callback reports over a training forward and backward, for
 a few graphs (a loss with a label, a head gradient read by an operator, a gradient summed from two
-uses, a shared weight, no bias, BatchNorm), and the values of BatchNorm's hidden ``mean``/``var``
+uses, a shared weight, no bias, BatchNorm, Dropout), and the values of BatchNorm's hidden ``mean``/``var``
 outputs in a training and an inference forward. One module for both sides: ``tools/record_monitor_backward.py``
 runs it under MXNet 1.9.1 (``fixtures/monitor_backward.json``), ``test_monitor_backward.py`` under
 the runtime, each given its ``mx``."""
@@ -24,6 +24,7 @@ def _graphs(mx: Any) -> dict[str, tuple[Any, dict]]:
     bn = S.BatchNorm(S.FullyConnected(x, num_hidden=3, name="fc"), fix_gamma=False, name="bn")
     return {
         "fc_batchnorm": (bn, {"data": (4, 5)}),
+        "fc_dropout": (S.Dropout(S.FullyConnected(x, num_hidden=3, name="fc"), p=0.5, name="do"), {"data": (4, 5)}),
         "chain_loss": (chain, {"data": (2, 5), "lro_label": (2, 3)}),
         "conv_relu_fc": (conv, {"data": (2, 1, 5, 5)}),
         "entry_used_twice": (twice, {"data": (2, 5)}),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
 import pytest
 
 import hybridize.runtime as mx
@@ -41,3 +42,15 @@ def test_backward_values_are_the_gradients() -> None:
     ex.backward(mx.nd.ones((1,)))
     assert seen["sq_backward_output"] == [2.0, 4.0, 6.0]
     assert seen["total_backward_output"] == [1.0, 1.0, 1.0]
+
+
+def test_dropout_mask_is_the_one_drawn() -> None:
+    x = mx.sym.var("x")
+    ex = mx.sym.Dropout(x, p=0.25, name="do").simple_bind(mx.cpu(), x=(50, 40))
+    ex.arg_dict["x"][:] = mx.nd.ones((50, 40)) * 3
+    seen = {}
+    ex.set_monitor_callback(lambda name, arr: seen.__setitem__(name, arr.asnumpy()))
+    ex.forward(is_train=True)
+    mask = seen["do_mask"]
+    assert set(mask.ravel().tolist()) == {0.0, float(np.float32(1) / np.float32(0.75))}
+    assert (seen["do_output"] == 3 * mask).all()
