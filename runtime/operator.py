@@ -11,8 +11,9 @@ A ``CustomOpProp`` subclass registered under a name becomes reachable as the ``C
 * ``CustomOp.forward(is_train, req, in_data, out_data, aux)`` writes the preallocated outputs,
   usually through ``self.assign(dst, req, src)``.
 
-There is no autograd in this runtime: ``backward`` is never called. Auxiliary states
-(``list_auxiliary_states``) and non-default storage types are not supported.
+``backward`` runs for gradients (autograd, executors). Auxiliary states (``list_auxiliary_states``)
+and non-default storage types are not supported. The legacy ``PythonOp``/``NumpyOp``/``NDArrayOp``
+interface runs on the same machinery.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from typing import Any
 from .base import HybridizeError
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_registered", "get_all_registered_operators",
-           "get_operator_arguments", "OperatorArguments"]
+           "get_operator_arguments", "OperatorArguments", "PythonOp", "NumpyOp", "NDArrayOp"]
 
 
 class CustomOp:
@@ -156,6 +157,132 @@ class _Host:
             from .base import CustomOpError
             raise CustomOpError(f"Error in CustomOp.backward of {op_type!r}: {type(e).__name__}: {e}") from e
         return [g.asnumpy() for g in in_grad]
+
+
+# -- the legacy PythonOp interface (deprecated in MXNet 1.9.1, still shipped) --------------------------
+class PythonOp:
+    """Base class for operators implemented in Python (MXNet's legacy interface, deprecated in favour
+    of :class:`CustomOp`). ``get_symbol(*inputs, name=...)`` makes the graph node; here it is a
+    ``Custom`` node whose prop and operator call this object's ``forward``/``backward``/
+    ``infer_shape``/``list_*`` (MXNet 1.9.1 runs them from its ``_Native``/``_NDArray`` operators).
+
+    The defaults: ``forward`` copies the first input, ``backward`` writes 1.0 into the first input's
+    gradient (whatever the output gradient), one input ``data``, one output ``output``."""
+
+    _ref_holder: list = []
+
+    def __init__(self, need_top_grad: bool = True) -> None:
+        import warnings
+        self.info_ = None
+        self.need_top_grad_ = need_top_grad
+        warnings.warn("PythonOp has been deprecated. Please use CustomOp")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.get_symbol(*args, **kwargs)
+
+    def get_symbol(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("Must override this")
+
+    def forward(self, in_data: list, out_data: list) -> None:
+        out_data[0][:] = in_data[0]
+
+    def backward(self, out_grad: list, in_data: list, out_data: list, in_grad: list) -> None:
+        in_grad[0][:] = 1.0
+
+    def infer_shape(self, in_shape: list) -> tuple:
+        return in_shape, [in_shape[0]]
+
+    def list_outputs(self) -> list:
+        return ["output"]
+
+    def list_arguments(self) -> list:
+        return ["data"]
+
+    def need_top_grad(self) -> bool:
+        return self.need_top_grad_
+
+    # the Custom node standing for this object
+    _ARRAYS = "numpy"
+
+    def _custom_symbol(self, args: tuple, kwargs: dict) -> Any:
+        from . import symbol
+        op_type = f"_legacy_python_op_{id(self):x}"
+        register(op_type)(_legacy_prop(self))
+        PythonOp._ref_holder.append(self)       # MXNet keeps the op alive for its C callbacks too
+        return symbol.Custom(*args, op_type=op_type, **kwargs)
+
+
+class NumpyOp(PythonOp):
+    """A :class:`PythonOp` whose ``forward``/``backward`` get numpy arrays (``out_data``, ``in_grad``
+    written in place)."""
+
+    def __init__(self, need_top_grad: bool = True) -> None:
+        import warnings
+        super().__init__(need_top_grad)
+        warnings.warn("NumpyOp has been deprecated. Please use CustomOp")
+
+    def get_symbol(self, *args: Any, **kwargs: Any) -> Any:
+        return self._custom_symbol(args, kwargs)
+
+
+class NDArrayOp(PythonOp):
+    """A :class:`PythonOp` whose ``forward``/``backward`` get NDArrays."""
+    _ARRAYS = "ndarray"
+
+    def __init__(self, need_top_grad: bool = True) -> None:
+        import warnings
+        super().__init__(need_top_grad)
+        warnings.warn("NDArrayOp has been deprecated. Please use CustomOp")
+
+    def get_symbol(self, *args: Any, **kwargs: Any) -> Any:
+        return self._custom_symbol(args, kwargs)
+
+    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list) -> list:
+        deps = list(out_grad) if self.need_top_grad() else []
+        return deps + list(in_data) + list(out_data)
+
+
+def _legacy_prop(pyop: PythonOp) -> type:
+    """A ``CustomOpProp`` class running ``pyop`` (numpy arrays for a NumpyOp, NDArrays for an NDArrayOp)."""
+    import numpy as np
+
+    def as_arrays(arrays: list) -> list:
+        return [a.asnumpy() for a in arrays] if pyop._ARRAYS == "numpy" else list(arrays)
+
+    def write_back(dst: list, src: list) -> None:
+        if pyop._ARRAYS == "numpy":
+            for d, s_ in zip(dst, src):
+                d[:] = np.asarray(s_)
+
+    class _Op(CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            outs = as_arrays(out_data)
+            pyop.forward(in_data=as_arrays(in_data), out_data=outs)
+            write_back(out_data, outs)
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            grads = as_arrays(in_grad)
+            pyop.backward(out_grad=as_arrays(out_grad), in_data=as_arrays(in_data), out_data=as_arrays(out_data),
+                          in_grad=grads)
+            write_back(in_grad, grads)
+
+    class _Prop(CustomOpProp):
+        def __init__(self, **kwargs):
+            super().__init__(need_top_grad=pyop.need_top_grad())
+
+        def list_arguments(self):
+            return pyop.list_arguments()
+
+        def list_outputs(self):
+            return pyop.list_outputs()
+
+        def infer_shape(self, in_shape):
+            ishape, oshape = pyop.infer_shape([list(s) for s in in_shape])
+            return list(ishape), list(oshape), []
+
+        def create_operator(self, ctx, in_shapes, in_dtypes):
+            return _Op()
+    return _Prop
 
 
 def get_registered(op_type: str) -> type:

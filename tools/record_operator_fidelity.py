@@ -141,7 +141,51 @@ def relu_nan(mx, out: dict, meta: dict) -> None:
         meta[f"relu_{dt}"] = {"dtype": dt}
 
 
-CASES = [batchnorm, bilinear, take_raise, mod, relu_nan]
+def numpy_op(mx, out: dict, meta: dict) -> None:
+    """The legacy ``mx.operator.NumpyOp``: the base class's defaults (copy forward, a backward writing
+    1.0 whatever the output gradient) and a two-input subclass, bound and run by an executor."""
+    import warnings
+    warnings.simplefilter("ignore")
+
+    class Mul(mx.operator.NumpyOp):
+        def list_arguments(self):
+            return ["a", "b"]
+
+        def list_outputs(self):
+            return ["prod"]
+
+        def infer_shape(self, in_shape):
+            return in_shape, [in_shape[0]]
+
+        def forward(self, in_data, out_data):
+            out_data[0][:] = in_data[0] * in_data[1]
+
+        def backward(self, out_grad, in_data, out_data, in_grad):
+            in_grad[0][:] = out_grad[0] * in_data[1]
+            in_grad[1][:] = out_grad[0] * in_data[0]
+
+    x = mx.sym.Variable("X")
+    s = mx.operator.NumpyOp().get_symbol(x, name="numpy_op")
+    dx = mx.nd.zeros((4,))
+    exe = s.bind(mx.cpu(), args=[mx.nd.array([1.0, 2.0, 3.0, 4.0])], args_grad={"X": dx})
+    exe.forward(is_train=True)
+    out["numpy_op_default/y"] = exe.outputs[0].asnumpy()
+    exe.backward(mx.nd.array([3.0, 3.0, 3.0, 3.0]))
+    out["numpy_op_default/dx"] = dx.asnumpy()
+    meta["numpy_op_default"] = {"arguments": s.list_arguments(), "outputs": s.list_outputs()}
+    a, b = mx.sym.Variable("A"), mx.sym.Variable("B")
+    s = Mul().get_symbol(a, b, name="mul")
+    da, db = mx.nd.zeros((2, 3)), mx.nd.zeros((2, 3))
+    exe = s.bind(mx.cpu(), args=[mx.nd.array(np.arange(6).reshape(2, 3)), mx.nd.array(np.full((2, 3), 2.0))],
+                 args_grad=[da, db])
+    exe.forward(is_train=True)
+    out["numpy_op_mul/y"] = exe.outputs[0].asnumpy()
+    exe.backward(mx.nd.array(np.full((2, 3), 3.0)))
+    out.update({"numpy_op_mul/da": da.asnumpy(), "numpy_op_mul/db": db.asnumpy()})
+    meta["numpy_op_mul"] = {"arguments": s.list_arguments(), "outputs": s.list_outputs()}
+
+
+CASES = [batchnorm, bilinear, take_raise, mod, relu_nan, numpy_op]
 
 
 def main() -> None:

@@ -161,3 +161,46 @@ def test_relu_gradient_at_nan_is_nan_as_mxnets(name):
     np.testing.assert_array_equal(y, c["y"])
     np.testing.assert_array_equal(dx, c["dx"])
     assert dx.dtype == c["dx"].dtype
+
+
+# -- the legacy mx.operator.NumpyOp on the Custom machinery ---------------------------------------------
+class _Mul(mx.operator.NumpyOp):
+    def list_arguments(self):
+        return ["a", "b"]
+
+    def list_outputs(self):
+        return ["prod"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]]
+
+    def forward(self, in_data, out_data):
+        out_data[0][:] = in_data[0] * in_data[1]
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        in_grad[0][:] = out_grad[0] * in_data[1]
+        in_grad[1][:] = out_grad[0] * in_data[0]
+
+
+@pytest.mark.filterwarnings("ignore:NumpyOp has been deprecated", "ignore:PythonOp has been deprecated")
+def test_numpy_op_defaults_and_subclass_run_as_mxnets():
+    s = mx.operator.NumpyOp().get_symbol(mx.sym.Variable("X"), name="numpy_op")
+    assert [s.list_arguments(), s.list_outputs()] == [META["numpy_op_default"]["arguments"],
+                                                      META["numpy_op_default"]["outputs"]]
+    dx = mx.nd.zeros((4,))
+    exe = s.bind(mx.cpu(), args=[mx.nd.array([1.0, 2.0, 3.0, 4.0])], args_grad={"X": dx})
+    exe.forward(is_train=True)
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), FIX["numpy_op_default/y"])
+    exe.backward(mx.nd.array([3.0, 3.0, 3.0, 3.0]))
+    np.testing.assert_array_equal(dx.asnumpy(), FIX["numpy_op_default/dx"])
+
+    s = _Mul().get_symbol(mx.sym.Variable("A"), mx.sym.Variable("B"), name="mul")
+    assert [s.list_arguments(), s.list_outputs()] == [META["numpy_op_mul"]["arguments"], META["numpy_op_mul"]["outputs"]]
+    da, db = mx.nd.zeros((2, 3)), mx.nd.zeros((2, 3))
+    exe = s.bind(mx.cpu(), args=[mx.nd.array(np.arange(6).reshape(2, 3)), mx.nd.array(np.full((2, 3), 2.0))],
+                 args_grad=[da, db])
+    exe.forward(is_train=True)
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), FIX["numpy_op_mul/y"])
+    exe.backward(mx.nd.array(np.full((2, 3), 3.0)))
+    np.testing.assert_array_equal(da.asnumpy(), FIX["numpy_op_mul/da"])
+    np.testing.assert_array_equal(db.asnumpy(), FIX["numpy_op_mul/db"])
