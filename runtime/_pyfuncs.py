@@ -174,12 +174,36 @@ def install(namespace: dict, is_tensor: Callable[[Any], bool], symbolic: bool) -
             if op_name.startswith("_"):
                 setattr(internal, op_name, fn)     # _adamw_update: reached through _internal
                 contrib = namespace.get("contrib")
-                if contrib is not None and op_name.startswith("_multi"):
+                if contrib is not None and op_name.startswith("_multi") and "adamw" in op_name:
+                    setattr(contrib, op_name[1:], _multi_adamw_wrapper(fn, op_name.startswith("_multi_mp"),
+                                                                        namespace["array"]))
+                elif contrib is not None and op_name.startswith("_multi"):
                     setattr(contrib, op_name[1:], _multi_lamb_wrapper(fn, op_name.startswith("_multi_mp")))
                 elif contrib is not None:          # and as MXNet's nd.contrib.adamw_update wrappers
                     setattr(contrib, op_name[1:], fn)
             else:
                 namespace[op_name] = fn
+
+
+def _multi_adamw_wrapper(fn: Callable, mp: bool, array: Callable) -> Callable:
+    """MXNet's ``nd.contrib.multi_[mp_]adamw_update(weights, grads, mean, var, [weights32,] rescale_grad,
+    lrs, wds, etas, out=None, name=None, size=0, **kwargs)`` (gluon-nlp's BERTAdam): lists in,
+    interleaved into the internal operator, ``rescale_grad`` a number or a one-value array."""
+    def multi_adamw_update(weights: Any, grads: Any, mean: Any, var: Any, *rest: Any, out: Any = None,
+                           name: Any = None, size: int = 0, **kwargs: Any) -> Any:
+        names = (("weights32",) if mp else ()) + ("rescale_grad", "lrs", "wds", "etas")
+        given = dict(zip(names, rest))
+        for k in names[len(rest):]:
+            given[k] = kwargs.pop(k)
+        rescale = given["rescale_grad"]
+        if not hasattr(rescale, "asnumpy"):   # MXNet's _get_rescale_grad: a number becomes a (1,) array
+            rescale = array([float(rescale)])
+        lists = (weights, grads, mean, var) + ((given["weights32"],) if mp else ())
+        flat = [a for group in zip(*lists) for a in group] + [rescale]
+        return fn(*flat, out=out, num_weights=size or len(weights), lrs=given["lrs"], wds=given["wds"],
+                  etas=given["etas"], **kwargs)
+    multi_adamw_update.__name__ = "multi_mp_adamw_update" if mp else "multi_adamw_update"
+    return multi_adamw_update
 
 
 def _multi_lamb_wrapper(fn: Callable, mp: bool) -> Callable:

@@ -41,7 +41,17 @@ class _MxnetIsTheRuntime(importlib.abc.MetaPathFinder):
             module = getattr(sys.modules.get(parent_name), leaf, None)
             if not isinstance(module, types.ModuleType):
                 return None
+        _register_submodules()
         return importlib.util.spec_from_loader(fullname, _Loader(module))
+
+
+def _register_submodules() -> None:
+    """The runtime's submodules of plain modules (``hybridize.runtime.ndarray.contrib``: ``ndarray`` is a
+    module, not a package) under their ``mxnet`` names: the import system looks those up in
+    ``sys.modules`` (``from mxnet.ndarray.contrib import adamw_update``) and cannot find them otherwise."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("hybridize.runtime.") and module is not None:
+            sys.modules.setdefault("mxnet" + name[len("hybridize.runtime"):], module)
 
 
 @contextlib.contextmanager

@@ -27,6 +27,8 @@ NON_DIFFERENTIABLE: dict[str, str] = {
     "_multi_mp_lamb_update": "src/operator/contrib/multi_lamb.cc",
     "_adamw_update": "src/operator/contrib/adamw.cc",
     "_mp_adamw_update": "src/operator/contrib/adamw.cc",
+    "_multi_adamw_update": "src/operator/contrib/adamw.cc",
+    "_multi_mp_adamw_update": "src/operator/contrib/adamw.cc",
     "multi_lars": "src/operator/contrib/multi_lars.cc",
     "multi_sum_sq": "src/operator/contrib/multi_sum_sq.cc",
     "all_finite": "src/operator/contrib/all_finite.cc",

@@ -634,3 +634,83 @@ for _mp in (False, True):
     _register_multi("_multi_mp_lamb_update" if _mp else "_multi_lamb_update", _multi_lamb_math(_mp),
                     _multi_lamb_inputs(_mp), _multi_lamb_mutated(_mp), _MULTI_LAMB, 4 + _mp,
                     num_outputs=lambda attrs: attrs.num_tensors)
+
+
+def _multi_adamw_math(mp: bool) -> Callable:
+    """``_multi_adamw_update`` / ``_multi_mp_adamw_update`` (``nd.contrib.multi_[mp_]adamw_update``,
+    what gluon-nlp's BERTAdam calls): per tensor AdamW with its own ``lrs``/``wds``/``etas``, in MXNet's
+    aggregated kernel's arithmetic (``mean = beta1 * (mean - g) + g``, ``var = beta2 * (var - g*g) +
+    g*g``, which rounds unlike the single ``adamw_update``); the trailing ``rescale_grad`` tensor skips
+    the whole update when it is 0 or not finite."""
+    stride = 4 + mp
+
+    def math(attrs, *arrays):
+        n = attrs.num_weights
+        r = _rescale_ok(arrays[-1])
+        outs, means, vars_, masters = [], [], [], []
+        for i in range(n):
+            weight, grad, mean, var = arrays[i * stride:i * stride + 4]
+            w32 = arrays[i * stride + 4] if mp else None
+            if r is None:
+                outs.append(weight.copy())
+                means.append(mean)
+                vars_.append(var)
+                masters.append(w32)
+                continue
+            mt = np.dtype(_F) if mp else weight.dtype
+            c = mt.type
+            w = w32 if mp else weight.astype(mt, copy=False)
+            g = c(r) * grad.astype(mt, copy=False)
+            if attrs.clip_gradient >= 0:
+                g = _clip(g, c(attrs.clip_gradient))
+            mean = (c(attrs.beta1) * (mean - g) + g).astype(mt, copy=False)
+            adj = g * g
+            var = (c(attrs.beta2) * (var - adj) + adj).astype(mt, copy=False)
+            w = (w - c(attrs.etas[i]) * (c(attrs.lrs[i]) * mean / (np.sqrt(var) + c(attrs.epsilon))
+                                         + c(attrs.wds[i]) * w)).astype(mt, copy=False)
+            outs.append(w.astype(weight.dtype))
+            means.append(mean)
+            vars_.append(var)
+            masters.append(w)
+        return (*outs, *means, *vars_, *(masters if mp else ()))
+    return math
+
+
+def _multi_adamw_inputs(mp: bool) -> Callable:
+    kinds = ("weight", "grad", "mean", "var") + (("weight32",) if mp else ())
+
+    def inputs(attrs):
+        return [f"{k}_{i}" for i in range(attrs.num_weights) for k in kinds] + ["rescale_grad"]
+    return inputs
+
+
+def _multi_adamw_mutated(mp: bool) -> Callable:
+    stride = 4 + mp
+
+    def mutated(attrs):
+        n = attrs.num_weights
+        return tuple(i * stride + 2 for i in range(n)) + tuple(i * stride + 3 for i in range(n)) + \
+            (tuple(i * stride + 4 for i in range(n)) if mp else ())
+    return mutated
+
+
+def _multi_adamw_shape(stride: int):
+    def infer(attrs, in_shapes):
+        ins, outs = _multi_shape(stride)(attrs, list(in_shapes[:-1]))
+        return ins + [(1,)], outs
+    return infer
+
+
+_MULTI_ADAMW = (Param("lrs", FloatTuple), Param("beta1", Float, 0.9), Param("beta2", Float, 0.999),
+                Param("epsilon", Float, 1e-8), Param("wds", FloatTuple), Param("etas", FloatTuple),
+                Param("clip_gradient", Float, -1.0), Param("num_weights", Int, 1))
+
+for _mp in (False, True):
+    _name = "_multi_mp_adamw_update" if _mp else "_multi_adamw_update"
+    register(OpDef(_name, (lambda m: lambda attrs, *arrays: tuple(m(attrs, *arrays)[:attrs.num_weights]))(
+                       _multi_adamw_math(_mp)),
+                   inputs=_multi_adamw_inputs(_mp), params=_MULTI_ADAMW, num_outputs=_multi_outputs,
+                   infer_shape=_multi_adamw_shape(4 + _mp), infer_type=_multi_type(4 + _mp),
+                   doc=f"{_name}: the updated weights of num_weights tensors (MXNet's aggregated AdamW; "
+                       f"it also updates the moments among its inputs in place)."))
+    STATEFUL[_name] = (_multi_adamw_math(_mp), _multi_adamw_mutated(_mp))
