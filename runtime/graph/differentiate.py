@@ -45,6 +45,7 @@ class TrainingProgram:
         self.forward, self.backward, self.spec = forward, backward, spec
         self.wrt, self.n_outputs = list(wrt), n_outputs
         self.keep: list[int] | None = None
+        self._checked: dict = {}    # gradient destinations checked against the bound parameters (-1: their ids)
 
     def bind_params(self, params: Mapping[str, np.ndarray]) -> None:
         """Rebinds both programs (after every update), their weight transforms written in place."""
@@ -93,16 +94,32 @@ class TrainingProgram:
 
     def _destinations(self, into: list, args: list) -> list | None:
         """``into`` with the arrays the backward may not write into dropped (wrong shape, dtype or
-        layout, read-only, or sharing memory with what the backward reads); None when none is left."""
-        out, shapes, dtypes = [], self.backward.output_shapes, self.backward.output_dtypes
-        reads = args + list(self.backward.params.values())
+        layout, read-only, or sharing memory with what the backward reads); None when none is left.
+        A destination's checks against the bound parameters are kept while the same arrays are bound
+        (the same gradient buffers step after step); against the call's inputs they run every call."""
+        out, ok = [], self._checked
+        bound = tuple(map(id, self.backward._params.values()))
+        if ok.get(-1) != bound:         # other parameter arrays bound: check again
+            ok.clear()
+            ok[-1] = bound
         for k, d in enumerate(into):
-            if d is not None and not (isinstance(d, np.ndarray) and d.shape == tuple(shapes[k]) and d.dtype == dtypes[k]
-                                      and d.flags.c_contiguous and d.flags.writeable
-                                      and not any(np.may_share_memory(d, a) for a in reads)):
-                d = None
+            if d is not None and ok.get(k) is not d:
+                if not self._fits(k, d):
+                    d = None
+                else:
+                    ok[k] = d
+            if d is not None:
+                for a in args:
+                    if np.may_share_memory(d, a):
+                        d = None
+                        break
             out.append(d)
         return out if any(d is not None for d in out) else None
+
+    def _fits(self, k: int, d: object) -> bool:
+        return isinstance(d, np.ndarray) and d.shape == tuple(self.backward.output_shapes[k]) \
+            and d.dtype == self.backward.output_dtypes[k] and d.flags.c_contiguous and d.flags.writeable \
+            and not any(np.may_share_memory(d, a) for a in self.backward.params.values())
 
 
 _HEAP_PAD_DEFAULT = 64 << 20
@@ -161,7 +178,8 @@ def compile_training(graph: Graph, input_names: list[str], shapes: Mapping[str, 
     retain_heap()
     var_names = {n.name for n in graph.variables()}
     fwd = compile_graph(graph, input_names=input_names, shapes=shapes, dtypes=dtypes,
-                        params={k: v for k, v in params.items() if k in var_names}, training=training, wrt=wrt)
+                        params={k: v for k, v in params.items() if k in var_names}, training=training, wrt=wrt,
+                        options={"split_dense": True})
     spec = fwd.backward
     names = spec.head_names + spec.saved_names
     present = {n.name for n in spec.graph.variables()}
@@ -169,7 +187,7 @@ def compile_training(graph: Graph, input_names: list[str], shapes: Mapping[str, 
     bwd = compile_graph(spec.graph, input_names=used, shapes={k: spec.shapes[k] for k in used},
                         dtypes={k: spec.dtypes[k] for k in used},
                         params={k: params[k] for k in spec.params}, training=training,
-                        options={"nhwc_views": True, "output_args": True})
+                        options={"nhwc_views": True, "output_args": True, "split_dense": True})
     # one arena for both: the forward's buffers are dead when it returns (its outputs are fresh
     # arrays), and the two never run at the same time in one thread
     arena = _SharedArena(max(fwd.arena_bytes, bwd.arena_bytes))

@@ -156,3 +156,28 @@ def test_forward_and_backward_share_one_arena():
             base = base.base
         bases.add(id(base))
     assert len(bases) == 1
+
+
+def test_a_large_gemm_of_a_training_step_runs_in_row_chunks_on_the_pool(monkeypatch):
+    """32x512 by 512x256 (4.2M multiply-adds): the forward's GEMM and the weight gradient's split
+    into one row chunk per thread; the same numbers as the tape up to float32 rounding."""
+    monkeypatch.setenv("HYBRIDIZE_THREADS", "2")
+
+    def build():
+        net = nn.HybridSequential()
+        net.add(nn.Dense(256, activation="relu", in_units=512), nn.Dense(3, in_units=256))
+        net.initialize(mx.init.Xavier())
+        return net
+    x = mx.nd.array(np.random.default_rng(3).standard_normal((32, 512)).astype(np.float32))
+    y = mx.nd.array(np.arange(32) % 3)
+    ref, net = build(), build()
+    for p, q in zip(ref.collect_params().values(), net.collect_params().values()):
+        q.set_data(p.data())
+    net.hybridize()
+    for block in (ref, net):
+        _step(block, x, y)
+    [(tp, _)] = net._cached_op.training_programs.values()
+    assert "split_matmul" in tp.forward.code and "split_matmul" in tp.backward.code
+    for p, q in zip(ref.collect_params().values(), net.collect_params().values()):
+        want = p.grad().asnumpy()
+        np.testing.assert_allclose(q.grad().asnumpy(), want, rtol=1e-4, atol=1e-5 * float(np.abs(want).max()))

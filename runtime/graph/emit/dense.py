@@ -7,7 +7,8 @@ outputs, aliasing planned inputs as far as the planner knows, were copied once m
 Here an unread gradient is not computed, the data gradient lands in a planned buffer, the weight
 and bias gradients in the program's output arrays. Same BLAS calls and the same reduction as the
 registry kernel (``np.dot`` and ``np.matmul`` run the same GEMM for 2-D float operands), so the
-same numbers.
+same numbers (in a training program a large GEMM runs in row chunks on the thread pool,
+``kernels/dense.py``: the same up to the last bits).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import numpy as np
 
 from ...ops.registry import find_op
 from ..ir import Entry
+from ..kernels.dense import split_matmul
 from .registry import emitter
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -29,6 +31,16 @@ def _reshape(em: Any, lines: list[str], expr: str, shape: tuple, to: tuple) -> s
     nm = em.names.make("flat")
     lines.append(f"{nm} = {expr}.reshape({em.bind('shape', tuple(to))})")
     return nm
+
+
+def _gemm(em: Any, a: str, b: str, out: str, rows: int, inner: int, cols: int) -> str:
+    """``out = a @ b``: one BLAS call, or row chunks on the thread pool in a training program
+    (``kernels/dense.py``)."""
+    split = split_matmul(rows, inner, cols) if em.plan.split_dense else None
+    if split is None:
+        return f"_dot({a}, {b}, out={out})"
+    em.plan.parallel = True
+    return f"{em.bind('split_matmul', split)}({a}, {b}, {out})"
 
 
 @emitter(find_op("_backward_FullyConnected"))
@@ -47,14 +59,14 @@ def _emit_backward_fc(em: Any) -> list[str]:
     g2 = _reshape(em, lines, g, gs, (rows, hidden))
     if need[0]:                                 # d data = g W
         buf = em.out_buffer(0)
-        lines.append(f"_dot({g2}, {w}, out={_reshape(em, lines, buf, xs, (rows, units))})")
+        lines.append(_gemm(em, g2, w, _reshape(em, lines, buf, xs, (rows, units)), rows, hidden, units))
         lines.append(f"{em.outs[0]} = {buf}")
     else:
         lines.append(f"{em.outs[0]} = None")
     if need[1]:                                 # d weight = g^T x
         x2 = _reshape(em, lines, x, xs, (rows, units))
         buf = em.out_buffer(1)
-        lines += [f"_dot({g2}.T, {x2}, out={buf})", f"{em.outs[1]} = {buf}"]
+        lines += [_gemm(em, f"{g2}.T", x2, buf, hidden, rows, units), f"{em.outs[1]} = {buf}"]
     else:
         lines.append(f"{em.outs[1]} = None")
     if not a.no_bias:

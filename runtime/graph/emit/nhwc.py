@@ -10,6 +10,7 @@ import numpy as np
 from ..ir import Entry
 from ..kernels import nhwc as K
 from ..kernels.common import apply_act
+from ..kernels.dense import split_matmul
 from ..kernels.fastpath import FAST_MIN_SIZE, clip_, zeros_like_view
 from ..kernels.nhwc import (
     ACT,
@@ -111,7 +112,13 @@ def _emit_dense(em: Any) -> list[str]:
     # (0.5 us a call: a tenth of a batch-1 MLP layer); it needs one float dtype throughout
     dts = {np.dtype(d) for d in em.in_dtypes[:2]}
     mm = "_dot" if len(dts) == 1 and dts <= {np.dtype(np.float32), np.dtype(np.float64)} else "_matmul"
-    lines.append(f"{mm}({x}, {em.args[1]}, out={o2})")
+    rows = xs[0] if a.flatten else int(math.prod(xs[:-1]))
+    split = split_matmul(rows, int(em.in_shapes[1][0]), int(a.num_hidden)) if em.plan.split_dense else None
+    if split is not None:      # a training program's large GEMM: row chunks on the thread pool
+        em.plan.parallel = True
+        lines.append(f"{em.bind('split_matmul', split)}({x}, {em.args[1]}, {o2})")
+    else:
+        lines.append(f"{mm}({x}, {em.args[1]}, out={o2})")
     if a.has_bias:
         lines.append(f"_add({o2}, {em.args[2]}, out={o2})")
     o2_shape = (xs[0], a.num_hidden) if a.flatten else (int(math.prod(xs[:-1])), a.num_hidden)

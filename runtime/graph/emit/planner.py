@@ -86,6 +86,7 @@ class Planner:
         self.step = 0
         self.node: tuple[str, str] = ("", "")    # the node being emitted: (name, op)
         self.parallel = False      # some kernel runs row chunks on the thread pool
+        self.split_dense = False   # large dense GEMMs in row chunks on the pool (training programs)
         self.augmented: dict[Entry, str] = {}      # entry -> a (1, n + 1) buffer holding it and a 1 (_hy_dense)
         self.slots: dict[tuple, str] = {}          # (buffer, offset, width) -> a view made with the buffers
         self.shared: dict[tuple, str] = {}         # Emit.bind's shared values -> their global's name

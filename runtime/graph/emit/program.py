@@ -407,6 +407,7 @@ def generate(g: Graph, ctx: Any) -> Graph:
 
     # steps: one per dynamic op node, in order (the plan memory stage's schedule)
     plan = Planner(glob, names, meta)
+    plan.split_dense = bool(ctx.options.get("split_dense"))
     out_args = bool(ctx.options.get("output_args"))
     if out_args:    # output k written into _out[k] where its emitter asks for its buffer
         for k, e in enumerate(g.outputs):
