@@ -231,7 +231,8 @@ class Executor:
         g = self._graph
         names = self._arg_names + self._aux_names
         arrays = self.arg_arrays + self.aux_arrays
-        shapes = entry_shapes(g, {n: a.shape for n, a in zip(names, arrays)})
+        # the bound arrays' shapes win over a variable's declared shape (MXNet binds and reshapes so)
+        shapes = entry_shapes(g, {n: a.shape for n, a in zip(names, arrays)}, override_hints=True)
         dtypes = infer_dtypes(g, {n: np.dtype(a.dtype) for n, a in zip(names, arrays)})
         if needs_shape_completion(g):  # zeros((0, H)) begin states: filled in once, at the bound shapes
             self._graph = g.copy()

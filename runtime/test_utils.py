@@ -1153,3 +1153,27 @@ def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test
     if numpy_func is not None:
         numpy_out = numpy_func(*[ele.asnumpy() for ele in data_l])
         assert_almost_equal(saved_out_np, numpy_out, rtol=rtol, atol=atol)
+
+
+def _dummy_iter_base() -> type:
+    from .io.io import DataIter
+    return DataIter
+
+
+class DummyIter(_dummy_iter_base()):
+    """An iterator that returns the first batch of ``real_iter`` forever (MXNet's speed-test helper):
+    its ``provide_data``/``provide_label``/``batch_size`` are the real iterator's; it never stops."""
+
+    def __init__(self, real_iter: Any) -> None:
+        super().__init__()
+        self.real_iter = real_iter
+        self.provide_data = real_iter.provide_data
+        self.provide_label = real_iter.provide_label
+        self.batch_size = real_iter.batch_size
+        self.the_batch = next(real_iter)
+
+    def __iter__(self) -> "DummyIter":
+        return self
+
+    def next(self) -> Any:
+        return self.the_batch
