@@ -541,8 +541,37 @@ class Executor:
         return Symbol(g.outputs)
 
     def debug_str(self) -> str:
-        """The bound graph, one node a line."""
-        return str(self._symbol.graph())
+        """The bound graph, one node a line, ending as MXNet's graph executor ends its report: with
+        the memory of its intermediate arrays, ``Total N MB allocated`` (the operators' outputs, and
+        as much again for their gradients when a gradient reaches an argument that has a gradient
+        array: a ``stop_gradient`` before every output, or ``grad_req='null'``, leaves the forward's
+        alone; ``stop_gradient`` runs in place). An estimate without MXNet's memory sharing, so the
+        numbers are not MXNet's."""
+        return str(self._symbol.graph()) + f"\nTotal {self._intermediate_bytes() >> 20} MB allocated\n"
+
+    def _intermediate_bytes(self) -> int:
+        g = self._graph
+        names = self._arg_names + self._aux_names
+        arrays = self.arg_arrays + self.aux_arrays
+        shapes = entry_shapes(g, {n: a.shape for n, a in zip(names, arrays)})
+        dtypes = infer_dtypes(g, {n: np.dtype(a.dtype) for n, a in zip(names, arrays)})
+        total = sum(int(np.prod(s)) * np.dtype(dtypes.get(e, np.float32)).itemsize
+                    for e, s in shapes.items() if e.node.op is not None and e.node.op.name != "BlockGrad")
+        wants = {n for n, g_, r in zip(self._arg_names, self.grad_arrays, self._grad_req.values())
+                 if g_ is not None and r != "null"}
+        seen: set = set()
+        stack = [e.node for e in g.outputs]
+        while stack:      # does a gradient flow from an output to an argument that wants one?
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if node.op is None:
+                if node.name in wants:
+                    return 2 * total
+            elif node.op.name != "BlockGrad":
+                stack.extend(e.node for e in node.inputs)
+        return total
 
 
 def _placement(graph: Any, ctx: Context | None, group2ctx: Mapping | None) -> dict[int, Context | None]:

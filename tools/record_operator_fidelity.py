@@ -185,7 +185,22 @@ def numpy_op(mx, out: dict, meta: dict) -> None:
     meta["numpy_op_mul"] = {"arguments": s.list_arguments(), "outputs": s.list_outputs()}
 
 
-CASES = [batchnorm, bilinear, take_raise, mod, relu_nan, numpy_op]
+def memory_report(mx, out: dict, meta: dict) -> None:
+    """``Executor.debug_str()``'s last line, ``Total N MB allocated``, for ten chained squares bound
+    with gradients, without (``grad_req='null'``), and behind a ``stop_gradient``."""
+    import re
+    data = mx.sym.Variable("data")
+    for _ in range(10):
+        data = data * data
+    mb = {}
+    for name, sym, req in (("grads", data, "write"), ("null", data, "null"),
+                           ("stop_gradient", mx.sym.stop_gradient(data), "write")):
+        exe = sym.simple_bind(ctx=mx.cpu(), data=(10, 3, 256, 256), grad_req=req)
+        mb[name] = int(re.search(r"Total (\d+) MB allocated", exe.debug_str()).group(1))
+    meta["memory_report"] = mb
+
+
+CASES = [batchnorm, bilinear, take_raise, mod, relu_nan, numpy_op, memory_report]
 
 
 def main() -> None:

@@ -204,3 +204,19 @@ def test_numpy_op_defaults_and_subclass_run_as_mxnets():
     exe.backward(mx.nd.array(np.full((2, 3), 3.0)))
     np.testing.assert_array_equal(da.asnumpy(), FIX["numpy_op_mul/da"])
     np.testing.assert_array_equal(db.asnumpy(), FIX["numpy_op_mul/db"])
+
+
+# -- Executor.debug_str's memory line: its relations as MXNet's (the numbers are an estimate) -----------
+def test_executor_memory_report_orders_the_bindings_as_mxnet():
+    import re
+    data = mx.sym.Variable("data")
+    for _ in range(10):
+        data = data * data
+    mb = {}
+    for name, sym, req in (("grads", data, "write"), ("null", data, "null"),
+                           ("stop_gradient", mx.sym.stop_gradient(data), "write")):
+        exe = sym.simple_bind(ctx=mx.cpu(), data=(4, 3, 128, 128), grad_req=req)
+        mb[name] = int(re.search(r"Total (\d+) MB allocated", exe.debug_str()).group(1))
+    ref = META["memory_report"]     # MXNet at (10, 3, 256, 256): 90, 15, 15
+    assert (mb["grads"] > mb["null"]) == (ref["grads"] > ref["null"])
+    assert (mb["null"] == mb["stop_gradient"]) == (ref["null"] == ref["stop_gradient"])
