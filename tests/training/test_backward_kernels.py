@@ -53,6 +53,13 @@ def test_data_and_weight_gradients_equal_the_tapes(N, C, sp, F, kernel, stride, 
     assert got_dw.dtype == got_db.dtype == np.float32
     np.testing.assert_allclose(got_dw, dw, rtol=1e-5, atol=1e-5 * np.abs(dw).max())
     np.testing.assert_allclose(got_db, db, rtol=1e-5, atol=1e-5 * np.abs(db).max())
+    # the output gradient handed over with the sample axis innermost (``_hy_samples_last``)
+    s = types.SimpleNamespace(**vars(a), g_samples_last=True)
+    np.testing.assert_array_equal(G._dgrad(s, G.samples_last(g), w, x), got_dx)
+    if G.wgrad_samples_last(a, g.shape):
+        got_dw, got_db = G._wgrad(s, G.samples_last(g), x, w)
+        np.testing.assert_allclose(got_dw, dw, rtol=1e-5, atol=1e-5 * np.abs(dw).max())
+        np.testing.assert_allclose(got_db, db, rtol=1e-5, atol=1e-5 * np.abs(db).max())
 
 
 def test_few_channel_layers_of_a_training_program_stay_channel_first():

@@ -21,7 +21,7 @@ from ..ir import Entry, Graph, Node
 from ..kernels import conv as KC
 from ..kernels import nhwc as K
 from ..kernels import train as KT
-from ..kernels.grad import CONV_DGRAD, CONV_WGRAD
+from ..kernels.grad import CONV_DGRAD, CONV_WGRAD, SAMPLES_LAST, wgrad_samples_last
 from . import Pass, PassContext, is_float, registry_op
 
 CONVOLUTION, POOLING, BATCHNORM, CONCAT, FLATTEN, FULLY_CONNECTED = (registry_op(n) for n in (
@@ -105,6 +105,15 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
     def floaty(e_old: Entry) -> bool:
         return is_float(meta[e_old].dtype)
 
+    def samples_last(e: Entry) -> Entry:
+        """The output gradient ``e`` as ``(F, *positions, N)``, once per tensor (the channel-first data
+        and weight gradients of one convolution share it)."""
+        key = (e, "samples_last", 0)
+        if key not in conv_cache:
+            conv_cache[key] = Node(SAMPLES_LAST, ctx.fresh("samples_last"), {}, [e]).entry()
+            count("samples_last")
+        return conv_cache[key]
+
     uses: dict[Entry, int] = {}
     for n in graph.nodes:
         for e in n.inputs:
@@ -129,6 +138,8 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
         if out is None:
             out = Node(n.op, n.name, n.attrs, [to_orig(e) for e in ins] if dynamic else ins, n.extra)
             out_nhwc = False
+            if ctx.training and dynamic:
+                out = _samples_last_ograd(out, n, shape_of, samples_last, count)
         for i in range(out.num_outputs):
             emap[Entry(n, i)] = Entry(out, i)
             if out_nhwc is True or isinstance(out_nhwc, tuple) and out_nhwc[i]:
@@ -347,6 +358,20 @@ def _few_channels_cf(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shap
 
 # the channel-first convolution's columns per output (C * kh * kw) at most: few-channel inputs
 _CONV_CF_MAX_COLUMNS = 64
+
+
+def _samples_last_ograd(out: Node, n: Node, shape_of, samples_last, count) -> Node:
+    """A channel-first data gradient (and a weight gradient that reads its output gradient with the
+    sample axis innermost) takes the output gradient from a shared ``_hy_samples_last`` node instead
+    of transposing it itself: LeNet's second convolution's two gradients transposed the same 64 x 16
+    x 8 x 8 gradient each."""
+    if out.op is not CONV_DGRAD and not (out.op is CONV_WGRAD and wgrad_samples_last(n.resolved, shape_of(n.inputs[0]))):
+        return out
+    if out.attrs.get("g_samples_last") or len(shape_of(n.inputs[0]) or ()) < 3:
+        return out
+    count("conv_grad_samples_last")
+    return Node(out.op, out.name, {**out.attrs, "g_samples_last": True},
+                [samples_last(out.inputs[0])] + list(out.inputs[1:]), out.extra)
 
 
 def _relu_into_maxpool_bwd(n: Node, ins: list[Entry], uses: dict, nhwc: set, to_nhwc,
