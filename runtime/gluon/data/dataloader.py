@@ -28,6 +28,7 @@ import threading
 import traceback
 import weakref
 from multiprocessing.pool import ThreadPool
+from multiprocessing.reduction import ForkingPickler  # noqa: F401  # MXNet's module exposes it: gluon-nlp imports it from here
 
 import numpy as np
 
