@@ -757,19 +757,61 @@ def _sgd_mom_in_place(weights, grads, states, lrs, wds, momentum, rescale_grad) 
             return False
         arrays.append((W, G, M))
     mo, rs = f32(momentum), f32(rescale_grad)
-    scratch = _scratch(max(W.size for W, _, _ in arrays))
-    for (W, G, M), w, m, lr, wd in zip(arrays, weights, states, lrs, wds):
+    jobs = []
+    for (W, G, M), lr, wd in zip(arrays, lrs, wds):
         lr, wd = f32(lr), f32(wd)
-        numpy.multiply(M, mo, out=M)
-        tmp = scratch[:W.size].reshape(W.shape)
-        numpy.multiply(W, lr * wd, out=tmp)
-        M -= tmp
-        numpy.multiply(G, lr * rs, out=tmp)
-        M -= tmp
-        W += M
+        jobs.append((W.reshape(-1), G.reshape(-1), M.reshape(-1), lr * wd, lr * rs))
+    groups = _update_groups(jobs)
+    if len(groups) == 1:
+        _sgd_mom_run(groups[0], mo)
+    else:       # elementwise: any split computes the same numbers
+        from ..graph.kernels.parallel import run_chunks
+        run_chunks(lambda i: _sgd_mom_run(groups[i], mo), len(groups))
+    for w, m in zip(weights, states):
         _written(w)
         _written(m)
     return True
+
+
+_UPDATE_PARALLEL_MIN = 1 << 16      # elements below which one thread updates faster than the pool
+
+
+def _update_groups(jobs: list) -> list:
+    """The flat (weight, gradient, momentum) slices of an update in one group per thread of the
+    runtime's pool (consecutive pieces of about equal size, cut at multiples of 16 elements), or
+    one group when the update is too small for the pool to pay."""
+    total = sum(j[0].size for j in jobs)
+    if total < _UPDATE_PARALLEL_MIN:
+        return [jobs]
+    from ..graph.kernels.parallel import num_threads
+    n = min(num_threads(), total // (_UPDATE_PARALLEL_MIN // 2))
+    if n <= 1:
+        return [jobs]
+    bounds = [0] + [total * i // n // 16 * 16 for i in range(1, n)] + [total]
+    groups: list = [[] for _ in range(n)]
+    start = 0
+    for W, G, M, c1, c2 in jobs:        # group k takes elements [bounds[k], bounds[k + 1]) of them all
+        end = start + W.size
+        for k in range(n):
+            lo, hi = max(start, bounds[k]) - start, min(end, bounds[k + 1]) - start
+            if lo < hi:
+                groups[k].append((W[lo:hi], G[lo:hi], M[lo:hi], c1, c2))
+        start = end
+    return [g for g in groups if g]
+
+
+def _sgd_mom_run(jobs: list, mo: numpy.float32) -> None:
+    """``mom = mom*momentum - (lr*wd)*w - (lr*rescale)*g``, ``w = w + mom`` on flat slices, one
+    float32 pass per operation, the temporary in this thread's scratch buffer."""
+    scratch = _scratch(max(j[0].size for j in jobs))
+    for W, G, M, c_wd, c_g in jobs:
+        tmp = scratch[:W.size]
+        numpy.multiply(M, mo, out=M)
+        numpy.multiply(W, c_wd, out=tmp)
+        M -= tmp
+        numpy.multiply(G, c_g, out=tmp)
+        M -= tmp
+        W += M
 
 
 @register

@@ -4,6 +4,7 @@ the weights; other cases take the operator."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import hybridize.runtime as mx
 from hybridize.runtime import autograd, gluon, nd
@@ -11,14 +12,16 @@ from hybridize.runtime.gluon import nn
 from hybridize.runtime.optimizer import optimizer as O
 
 
-def _arrays(seed: int = 0):
+def _arrays(seed: int = 0, shapes=((5, 3), (7,), (2, 3, 4))):
     rng = np.random.default_rng(seed)
-    shapes = [(5, 3), (7,), (2, 3, 4)]
     return [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(3)]
 
 
-def test_the_in_place_update_equals_the_operator_bit_for_bit():
-    W, G, M = _arrays()
+@pytest.mark.parametrize("shapes", [((5, 3), (7,), (2, 3, 4)), ((300, 257), (257,), (3, 5))],
+                         ids=["one thread", "split over the pool"])
+def test_the_in_place_update_equals_the_operator_bit_for_bit(monkeypatch, shapes):
+    monkeypatch.setenv("HYBRIDIZE_THREADS", "2")
+    W, G, M = _arrays(0, shapes)
     lrs, wds = [0.1, 0.013, 0.5], [1e-4, 0.0, 3e-3]
     a_w, a_g, a_m = [nd.array(w) for w in W], [nd.array(g) for g in G], [nd.array(m) for m in M]
     b_w, b_m = [nd.array(w) for w in W], [nd.array(m) for m in M]
