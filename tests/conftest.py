@@ -11,11 +11,13 @@ The suite runs on every core (``-n auto --dist worksteal`` in pyproject's ``addo
 suite runs serially. The modules of the longest tests are scheduled first, so that with several
 workers no long test starts last and leaves the other workers idle at the end.
 
-Where ``PYTHONDONTWRITEBYTECODE`` is set (nothing written beside the sources), every Python process
-the suite starts (the xdist workers, the CLI and crash tests' subprocesses) would compile the
-package from source again, about a second each; the run then byte-compiles into one private
-``PYTHONPYCACHEPREFIX`` instead (still nothing in the tree), shared by all of its processes and
-removed at the end. Hypothesis keeps its constants cache there too, not in ``.hypothesis/``."""
+Where ``PYTHONDONTWRITEBYTECODE`` is set (nothing written beside the sources), every subprocess the
+tests start (the CLI, crash and packaging tests', a hundred or so) would compile the package from
+source again, about a second each; they byte-compile into one ``PYTHONPYCACHEPREFIX`` of the run
+instead (still nothing in the tree), shared by the workers' children and removed at the end. The
+workers themselves keep the installed libraries' own bytecode (a prefix would hide it: they start
+together, so each would compile numpy, hypothesis, onnx... again). Hypothesis keeps its constants
+cache in the session's directory, not in ``.hypothesis/``."""
 from __future__ import annotations
 
 import os
@@ -56,14 +58,14 @@ def pytest_collection_modifyitems(config, items) -> None:
         set_hypothesis_home_dir(os.environ["HYBRIDIZE_CACHE_DIR"])
 
 
+CHILD_PYCACHE = "HYBRIDIZE_TEST_CHILD_PYCACHE"   # the run's bytecode folder for subprocesses
+
+
 def pytest_configure(config) -> None:
-    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
-        # set before xdist starts its workers (pytest_sessionstart): they and their children inherit it
-        prefix = tempfile.mkdtemp(prefix="hy-test-pycache-")
-        _session_cache.append(prefix)
-        os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = prefix
-        del os.environ["PYTHONDONTWRITEBYTECODE"]
-        sys.dont_write_bytecode = False
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX") \
+            and not os.environ.get(CHILD_PYCACHE):   # (xdist's workers inherit the controller's)
+        _session_cache.append(tempfile.mkdtemp(prefix="hy-test-pycache-"))
+        os.environ[CHILD_PYCACHE] = _session_cache[-1]
     _session_cache.append(tempfile.mkdtemp(prefix="hy-test-cache-"))
     os.environ["HYBRIDIZE_CACHE_DIR"] = _session_cache[-1]
     # no background convolution timing in the suite's processes (tests that want it turn it on)
@@ -73,6 +75,19 @@ def pytest_configure(config) -> None:
 def pytest_unconfigure(config) -> None:
     for folder in _session_cache:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _children_bytecode_cache():
+    """Processes started by the tests byte-compile into the run's folder (see the module's docstring)."""
+    prefix = os.environ.get(CHILD_PYCACHE)
+    if not prefix or not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPYCACHEPREFIX", prefix)
+        patch.delenv("PYTHONDONTWRITEBYTECODE")
+        yield
 
 
 @pytest.fixture(autouse=True)
