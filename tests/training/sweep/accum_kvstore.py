@@ -3,7 +3,12 @@ to the Trainer with ``update_on_kvstore=True``, ``collect_params().setattr('grad
 ``setattr('lr_mult', ...)``, several micro-batches per ``trainer.step(batch_size * accumulate)`` then
 ``zero_grad()``; RMSProp with a warmup ``MultiFactorScheduler``; an imperative ``nn.Block`` with a
 hybridized child, ``SigmoidBinaryCrossEntropyLoss`` with ``pos_weight``, ``KLDivLoss``, and the
-``F1``/``MCC``/``PearsonCorrelation``/``MAE`` metrics."""
+``F1``/``MCC``/``PearsonCorrelation``/``MAE`` metrics; ``save_states`` / ``load_states`` through the store
+(``kvstore.save_optimizer_states``) between steps. (Reloading parameters into a Trainer whose
+user-given store already holds them fails in MXNet 1.9.1, "duplicate init of key 0", and here alike.)"""
+import os
+import tempfile
+
 import numpy as np
 
 import mxnet as mx
@@ -69,4 +74,15 @@ def run():
     pearson = mx.metric.PearsonCorrelation()
     pearson.update([y], [nd.sigmoid(net(X)[0])])
     log.extend(m.get()[1] for m in metrics + [pearson])
+    tmp = tempfile.mkdtemp()
+    trainer.save_states(os.path.join(tmp, 'net.states'))
+    for _ in range(2):
+        trainer.load_states(os.path.join(tmp, 'net.states'))
+        with autograd.record():
+            logit, logp = net(X[:micro])
+            loss = bce(logit, y[:micro]) + 0.5 * kl(logp, target_dist[:micro])
+        loss.backward()
+        trainer.step(micro)
+        net.collect_params().zero_grad()
+        log.append(float(net(X)[0].sum().asscalar()))
     return {"losses": log, "params": {k: p.data().asnumpy() for k, p in params.items()}}
