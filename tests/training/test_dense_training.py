@@ -158,9 +158,9 @@ def test_forward_and_backward_share_one_arena():
     assert len(bases) == 1
 
 
-def test_a_large_gemm_of_a_training_step_runs_in_row_chunks_on_the_pool(monkeypatch):
+def test_a_large_gemm_of_a_training_step_runs_in_column_chunks_on_the_pool(monkeypatch):
     """32x512 by 512x256 (4.2M multiply-adds): the forward's GEMM and the weight gradient's split
-    into one row chunk per thread; the same numbers as the tape up to float32 rounding."""
+    into one column chunk per thread; the same numbers as the tape up to float32 rounding."""
     monkeypatch.setenv("HYBRIDIZE_THREADS", "2")
 
     def build():

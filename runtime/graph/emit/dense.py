@@ -7,7 +7,7 @@ outputs, aliasing planned inputs as far as the planner knows, were copied once m
 Here an unread gradient is not computed, the data gradient lands in a planned buffer, the weight
 and bias gradients in the program's output arrays. Same BLAS calls and the same reduction as the
 registry kernel (``np.dot`` and ``np.matmul`` run the same GEMM for 2-D float operands), so the
-same numbers (in a training program a large GEMM runs in row chunks on the thread pool,
+same numbers (in a training program a large GEMM runs in column chunks on the thread pool,
 ``kernels/dense.py``: the same up to the last bits).
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _reshape(em: Any, lines: list[str], expr: str, shape: tuple, to: tuple) -> s
 
 
 def _gemm(em: Any, a: str, b: str, out: str, rows: int, inner: int, cols: int) -> str:
-    """``out = a @ b``: one BLAS call, or row chunks on the thread pool in a training program
+    """``out = a @ b``: one BLAS call, or column chunks on the thread pool in a training program
     (``kernels/dense.py``)."""
     split = split_matmul(rows, inner, cols) if em.plan.split_dense else None
     if split is None:

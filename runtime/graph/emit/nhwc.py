@@ -114,7 +114,7 @@ def _emit_dense(em: Any) -> list[str]:
     mm = "_dot" if len(dts) == 1 and dts <= {np.dtype(np.float32), np.dtype(np.float64)} else "_matmul"
     rows = xs[0] if a.flatten else int(math.prod(xs[:-1]))
     split = split_matmul(rows, int(em.in_shapes[1][0]), int(a.num_hidden)) if em.plan.split_dense else None
-    if split is not None:      # a training program's large GEMM: row chunks on the thread pool
+    if split is not None:      # a training program's large GEMM: column chunks on the thread pool
         em.plan.parallel = True
         lines.append(f"{em.bind('split_matmul', split)}({x}, {em.args[1]}, {o2})")
     else:
