@@ -12,7 +12,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..base import ShapeError
-from ..graph.kernels.parallel import blas_single_threaded
 from ._util import dim_known
 from .attrs import AttrError, AttrType, format_value, parse_literal
 
@@ -161,12 +160,8 @@ def OptEnum(*choices: str) -> AttrType:
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul`` through BLAS: half-precision operands are multiplied in float32 (numpy has no
-    half-precision BLAS) and the result is cast back, as MXNet accumulates fp16 in fp32.
-    Single-threaded, as in the executor and the compiled programs: OpenBLAS's busy-waiting threads
-    tripled the CPU time of an imperative ResNet-50 forward (and slowed it) once the machine had
-    more runnable threads than cores."""
-    with blas_single_threaded():
-        if a.dtype == np.float16 or b.dtype == np.float16:
-            out = np.matmul(a.astype(np.float32), b.astype(np.float32))
-            return out.astype(np.float16)
-        return np.matmul(a, b)
+    half-precision BLAS) and the result is cast back, as MXNet accumulates fp16 in fp32."""
+    if a.dtype == np.float16 or b.dtype == np.float16:
+        out = np.matmul(a.astype(np.float32), b.astype(np.float32))
+        return out.astype(np.float16)
+    return np.matmul(a, b)

@@ -181,24 +181,3 @@ def test_almost_equal_of_large_arrays_is_np_allclose(equal_nan):
         for rtol, atol in ((1e-5, 1e-6), (0.0, 0.0)):
             assert almost_equal(x, b, rtol, atol, equal_nan=equal_nan) == \
                 bool(np.allclose(x, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
-
-
-def test_kernel_matmul_runs_blas_single_threaded_and_restores_the_count(monkeypatch):
-    from hybridize.runtime.graph.kernels import parallel
-    from hybridize.runtime.ops import _nnutil
-    setter, getter = parallel._blas_functions()
-    if setter is None:
-        pytest.skip("no OpenBLAS found: nothing to switch")
-    before = getter()
-    seen = []
-    real = np.matmul
-
-    def spy(a, b):
-        seen.append(getter())
-        return real(a, b)
-    monkeypatch.setattr(_nnutil.np, "matmul", spy)
-    a, b = np.arange(6, dtype=np.float32).reshape(2, 3), np.ones((3, 2), np.float32)
-    np.testing.assert_array_equal(_nnutil.matmul(a, b), real(a, b))
-    half = _nnutil.matmul(a.astype(np.float16), b.astype(np.float16))
-    assert half.dtype == np.float16 and half.tolist() == real(a, b).tolist()
-    assert seen == [1, 1] and getter() == before
