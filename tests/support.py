@@ -45,3 +45,14 @@ def one_op_graph_json(op: str, name: str, num_inputs: int, num_outputs: int, jso
     return json.dumps({"nodes": nodes, "arg_nodes": list(range(num_inputs)),
                        "heads": [[num_inputs, k, 0] for k in range(num_outputs)],
                        "attrs": {"mxnet_version": ["int", 10901]}})
+
+
+def package_search_path() -> list[str]:
+    """The folder a child interpreter needs on ``PYTHONPATH`` to import the ``hybridize`` this
+    process imported: the folder holding a ``hybridize`` entry (a checkout named so, or a folder
+    with a ``hybridize`` link to one), or nothing when it is an installed package. Only that
+    folder: the checkout's siblings would shadow modules of the standard library (a folder named
+    ``bisect`` next to the clone breaks ``import random``)."""
+    import hybridize
+    root = Path(hybridize.__file__).parent.parent   # unresolved: a link's folder, not its target's
+    return [str(root)] if (root / "hybridize").exists() else []

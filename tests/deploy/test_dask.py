@@ -8,12 +8,10 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-import hybridize
-from support import FIXTURES, REPO, require_shared
+from support import FIXTURES, REPO, package_search_path, require_shared
 
 
 def test_readme_dask_example_runs_on_a_local_cluster(tmp_path) -> None:
@@ -25,8 +23,7 @@ def test_readme_dask_example_runs_on_a_local_cluster(tmp_path) -> None:
     (tmp_path / "example.py").write_text(block.group(1))
     for name in ("model-symbol.json", "model-0000.params"):
         shutil.copy(FIXTURES / "models" / "seed_mlp" / name, tmp_path / name)
-    root = str(Path(hybridize.__file__).resolve().parent.parent)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]),
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*package_search_path(), os.environ.get("PYTHONPATH", "")]),
                HYBRIDIZE_THREADS="1")
     p = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, env=env, capture_output=True,
                        text=True, timeout=120)

@@ -16,11 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import hybridize
 import hybridize.runtime as mx
 from hybridize.runtime import gluon, nd
 from hybridize.runtime.gluon import nn
-from support import FIXTURES, require_shared
+from support import FIXTURES, package_search_path, require_shared
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -33,8 +32,7 @@ def fresh_process_outputs(cases: dict, tmp_path: Path) -> dict:
     """Pickles ``{name: (object, inputs)}``, unpickles it in a new interpreter and returns the
     outputs computed there, ``{name: [arrays]}``."""
     (tmp_path / "cases.pkl").write_bytes(pickle.dumps(cases))
-    root = str(Path(hybridize.__file__).resolve().parent.parent)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, str(HERE), os.environ.get("PYTHONPATH", "")]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*package_search_path(), str(HERE), os.environ.get("PYTHONPATH", "")]))
     subprocess.run([sys.executable, str(HERE / "pickle_models.py"), str(tmp_path / "cases.pkl"),
                     str(tmp_path / "out.npz")], check=True, env=env, timeout=120)
     out: dict = {}
