@@ -3,7 +3,7 @@ which lists this file). Registered by decorator or at import, read by name, or p
 MXNet's signatures have and the runtime accepts without needing them."""
 from typing import Any
 
-from hybridize.runtime.graph.emit import conv, nhwc, train
+from hybridize.runtime.graph.emit import conv, dense, nhwc, train
 from hybridize.runtime.graph.kernels.conv import background, dw, gemm, group, wino, wino4
 
 conv._emit_conv  # @emitter
@@ -11,6 +11,8 @@ nhwc._emit_layout, nhwc._emit_pool, nhwc._emit_dense, nhwc._emit_affine, nhwc._e
 nhwc._emit_add, nhwc._emit_concat, nhwc._emit_reshape  # @emitter
 train._emit_bn_train, train._emit_bn_train_bwd, train._emit_maxpool_bwd, train._emit_dgrad  # @emitter
 train._emit_wgrad, train._emit_backward_activation, train._emit_add_n  # @emitter
+train._emit_bn_train_cf, train._emit_bn_train_bwd_cf, train._emit_conv_cf, train._emit_maxpool_cf  # @emitter
+train._emit_maxpool_bwd_cf, dense._emit_backward_fc  # @emitter
 dw.ALGO, gemm.ALGO, group.ALGO, wino.ALGO, wino4.ALGO  # register(ConvAlgo(...))
 background._stop  # @atexit.register
 

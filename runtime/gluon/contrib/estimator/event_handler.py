@@ -421,18 +421,13 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                 self.best = -np.inf
             else:
                 # use greater for accuracy and f1 and less otherwise
-                if 'acc' or 'f1' in self.monitor.get()[0].lower():
-                    warnings.warn("`greater` operator will be used to determine if {} has improved. "
-                                  "Please specify `mode='min'` to use the `less` operator. "
-                                  "Specify `mode='max' to disable this warning.`"
-                                  .format(self.monitor.get()[0]))
-                    self.monitor_op = np.greater
-                else:
-                    warnings.warn("`less` operator will be used to determine if {} has improved. "
-                                  "Please specify `mode='max'` to use the `greater` operator. "
-                                  "Specify `mode='min' to disable this warning.`"
-                                  .format(self.monitor.get()[0]))
-                    self.monitor_op = np.less
+                # MXNet 1.9.1 tests ``'acc' or 'f1' in name``, which is always true: whatever the metric,
+                # it warns and picks ``greater`` (its ``less`` branch is unreachable), as here
+                warnings.warn("`greater` operator will be used to determine if {} has improved. "
+                              "Please specify `mode='min'` to use the `less` operator. "
+                              "Specify `mode='max' to disable this warning.`"
+                              .format(self.monitor.get()[0]))
+                self.monitor_op = np.greater
 
     def train_begin(self, estimator, *args, **kwargs):
         # reset all counters
@@ -669,18 +664,13 @@ class EarlyStoppingHandler(TrainBegin, EpochEnd, TrainEnd):
         elif mode == 'max':
             self.monitor_op = np.greater
         else:
-            if 'acc' or 'f1' in self.monitor.get()[0].lower():
-                warnings.warn("`greater` operator will be used to determine if {} has improved. "
-                              "Please specify `mode='min'` to use the `less` operator. "
-                              "Specify `mode='max' to disable this warning.`"
-                              .format(self.monitor.get()[0]))
-                self.monitor_op = np.greater
-            else:
-                warnings.warn("`less` operator will be used to determine if {} has improved. "
-                              "Please specify `mode='max'` to use the `greater` operator. "
-                              "Specify `mode='min' to disable this warning.`"
-                              .format(self.monitor.get()[0]))
-                self.monitor_op = np.less
+            # MXNet 1.9.1 tests ``'acc' or 'f1' in name``, which is always true: whatever the metric,
+            # it warns and picks ``greater`` (its ``less`` branch is unreachable), as here
+            warnings.warn("`greater` operator will be used to determine if {} has improved. "
+                          "Please specify `mode='min'` to use the `less` operator. "
+                          "Specify `mode='max' to disable this warning.`"
+                          .format(self.monitor.get()[0]))
+            self.monitor_op = np.greater
 
         if self.monitor_op == np.greater:  # pylint: disable=comparison-with-callable
             self.min_delta *= 1
