@@ -10,6 +10,9 @@ A training step is what a Gluon script does per batch::
 with the net hybridized (MXNet: ``hybridize(static_alloc=True, static_shape=True)``), SGD with
 momentum, the same input shapes on both sides. Each measurement is N steps back to back then
 ``nd.waitall()`` (the seed chapter's way of timing calls); the figure is the median over the rounds.
+Before each system's round the cores are left idle for ``--settle`` seconds (0.3): MXNet's OpenMP
+threads spin after its round and took a core from ours when our round followed at once (the
+seed MLP measured 1.15-1.37x without the pause, 0.88-1.20x with it; MXNet's own figure unchanged).
 MXNet runs in its own subprocess (``$HYBRIDIZE_MXNET_PYTHON``, default ``/tmp/mxnet-venv/bin/python``
 when it exists), driven round by round from here.
 
@@ -209,6 +212,7 @@ def run(args: argparse.Namespace) -> tuple[list[dict], dict]:
         cpus: dict[str, list[float]] = {k: [] for k in systems}
         for _ in range(args.rounds):
             for k, fn in systems.items():
+                time.sleep(args.settle)   # the other system's threads park (OpenMP spins after its work)
                 times[k].append(fn(steps))
                 cpus[k].append(fn.last["cpu"])
         mem = ours.memory()
@@ -277,6 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="3 rounds of few steps")
     ap.add_argument("--rounds", type=int, default=None)
+    ap.add_argument("--settle", type=float, default=0.3,
+                    help="seconds of idle before each system's round (default 0.3): neither system's "
+                         "spinning worker threads from its last round take cores from the other's")
     ap.add_argument("--only", nargs="*", help="workloads: lenet resnet18_v1 mlp")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--output", default=str(HERE / "RESULTS-training.md"))

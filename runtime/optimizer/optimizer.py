@@ -773,7 +773,7 @@ def _sgd_mom_in_place(weights, grads, states, lrs, wds, momentum, rescale_grad) 
     return True
 
 
-_UPDATE_PARALLEL_MIN = 1 << 16      # elements below which one thread updates faster than the pool
+_UPDATE_PARALLEL_MIN = 1 << 20      # elements below which one thread updates faster than the pool (idle 2 cores)
 
 
 def _update_groups(jobs: list) -> list:

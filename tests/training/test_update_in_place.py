@@ -21,6 +21,7 @@ def _arrays(seed: int = 0, shapes=((5, 3), (7,), (2, 3, 4))):
                          ids=["one thread", "split over the pool"])
 def test_the_in_place_update_equals_the_operator_bit_for_bit(monkeypatch, shapes):
     monkeypatch.setenv("HYBRIDIZE_THREADS", "2")
+    monkeypatch.setattr(O, "_UPDATE_PARALLEL_MIN", 1 << 16)   # 300 x 257 splits at this threshold
     W, G, M = _arrays(0, shapes)
     lrs, wds = [0.1, 0.013, 0.5], [1e-4, 0.0, 3e-3]
     a_w, a_g, a_m = [nd.array(w) for w in W], [nd.array(g) for g in G], [nd.array(m) for m in M]

@@ -18,7 +18,7 @@ from .parallel import matmul_chunks, run_chunks
 
 __all__ = ["SPLIT_MIN_WORK", "split_matmul"]
 
-SPLIT_MIN_WORK = 4e6     # multiply-adds below which waking the pool costs about what the split saves
+SPLIT_MIN_WORK = 64e6    # multiply-adds below which waking the pool costs more than the split saves (idle 2-core VM: the MLP's 8.4M-multiply-add layer ran slower split)
 
 
 def split_matmul(rows: int, inner: int, cols: int) -> Callable | None:
