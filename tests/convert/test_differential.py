@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 from differential import Program, run_program, strategies, with_shape_line  # noqa: E402
 
-EXAMPLES = int(os.environ.get("HYBRIDIZE_DIFFERENTIAL_EXAMPLES", "70"))
+EXAMPLES = int(os.environ.get("HYBRIDIZE_DIFFERENTIAL_EXAMPLES", "40"))
 
 
 def _verdict(text: str):

@@ -4,9 +4,10 @@ static shapes, and with a dynamic batch axis run at batch 1 (against MXNet) and 
 perturbed; against our numpy runtime at batch 3).
 
 vgg11_bn and alexnet (133 M and 61 M parameters: ~20 s and ~10 s of protobuf serialisation,
-checking and session building, a sixth of the suite's budget) run with ``HYBRIDIZE_SLOW=1``; every
-operator they export (Convolution, BatchNorm, Activation, Pooling, Flatten, FullyConnected, Dropout)
-is exported by the other models here."""
+checking and session building, a sixth of the suite's budget) and resnet50_v1/v2 (5 s each) run with
+``HYBRIDIZE_SLOW=1``; every operator they export (Convolution, BatchNorm, Activation, Pooling, Flatten,
+FullyConnected, Dropout, elementwise add) and both residual-unit versions are exported by the other
+models here (resnet18_v1/v2)."""
 from __future__ import annotations
 
 import os
@@ -18,7 +19,7 @@ import model_support as ms
 from onnx_support import checked_session, dim_values, run
 from support import model_names
 
-SLOW_ONLY = {"vgg11_bn", "alexnet"}
+SLOW_ONLY = {"vgg11_bn", "alexnet", "resnet50_v1", "resnet50_v2"}
 MODELS = [m for m in model_names() if os.environ.get("HYBRIDIZE_SLOW") == "1" or m not in SLOW_ONLY]
 
 
