@@ -353,6 +353,20 @@ def centered_dot(sum_gxc, sum_xc, sum_g, count):
     return sum_gxc - sum_xc * (sum_g / count)
 
 
+def update_moving_stats(attrs, mean, var, moving_mean, moving_var, acc) -> None:
+    """MXNet's training-mode BatchNorm backward updates the moving statistics in place (``momentum``,
+    biased variance); shared by the registry kernel and the compiled training kernels."""
+    m = acc.type(attrs.momentum)
+    moving_mean[...] = (moving_mean * m + mean * (1 - m)).astype(moving_mean.dtype)
+    moving_var[...] = (moving_var * m + var * (1 - m)).astype(moving_var.dtype)
+
+
+def bn_param_grads(attrs, sum_g, sum_gxc, invstd, gamma, beta) -> tuple:
+    """(d gamma, d beta) from the per-channel sums: zero for a fixed gamma, as MXNet."""
+    dgamma = np.zeros_like(gamma) if attrs.fix_gamma else (sum_gxc * invstd).astype(gamma.dtype)
+    return dgamma, sum_g.astype(beta.dtype)
+
+
 def _backward_batch_norm(attrs, g, x, gamma, beta, moving_mean, moving_var):
     """BatchNorm's (d data, d gamma, d beta), as MXNet's CPU kernel (and its oneDNN one): with the
     backward pass in training mode (``is_train``, ``backward(train_mode=True)``, the default) and
@@ -391,14 +405,10 @@ def _backward_batch_norm(attrs, g, x, gamma, beta, moving_mean, moving_var):
         dx = ga - (sum_g / count).reshape(bshape)
         dx -= xc * (invstd * invstd * sum_gxc / count).reshape(bshape)
         dx *= scale
-        m = acc.type(attrs.momentum)
-        moving_mean[...] = (moving_mean * m + mean * (1 - m)).astype(moving_mean.dtype)
-        moving_var[...] = (moving_var * m + var * (1 - m)).astype(moving_var.dtype)
+        update_moving_stats(attrs, mean, var, moving_mean, moving_var, acc)
     else:
         dx = ga * scale
-    dgamma = np.zeros_like(gamma) if attrs.fix_gamma else (sum_gxc * invstd).astype(gamma.dtype)
-    dbeta = sum_g.astype(beta.dtype)
-    return dx.astype(x.dtype, copy=False), dgamma, dbeta
+    return (dx.astype(x.dtype, copy=False),) + bn_param_grads(attrs, sum_g, sum_gxc, invstd, gamma, beta)
 
 
 _BN_BACKWARD_PARAMS = tuple(p for p in _BN_PARAMS if p.name != "output_mean_var") + (

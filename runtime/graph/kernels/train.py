@@ -18,7 +18,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ...ops._nnutil import matmul
-from ...ops.nn_norm import centered_dot
+from ...ops.nn_norm import bn_param_grads, centered_dot, update_moving_stats
 from .common import _internal, _p, _pad_rows, affine_into
 from .fastpath import RowTiling
 from .parallel import chunks_for, num_threads, run_chunks
@@ -172,11 +172,8 @@ def bn_train_bwd_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx):
         dr[lo:hi] = d
     bounds = _bounds(N * H, parts)
     run_chunks(grad, len(bounds))
-    m = acc.type(attrs.momentum)
-    moving_mean[...] = (moving_mean * m + mean * (1 - m)).astype(moving_mean.dtype)
-    moving_var[...] = (moving_var * m + var * (1 - m)).astype(moving_var.dtype)
-    dgamma = np.zeros_like(gamma) if attrs.fix_gamma else (sum_gxc * invstd).astype(gamma.dtype)
-    return dgamma, sum_g.astype(beta.dtype)
+    update_moving_stats(attrs, mean, var, moving_mean, moving_var, acc)
+    return bn_param_grads(attrs, sum_g, sum_gxc, invstd, gamma, beta)
 
 
 BN_TRAIN_BWD = _internal("_hy_bn_train_bwd", _bn_train_bwd,
@@ -343,11 +340,8 @@ def bn_train_bwd_cf_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx):
             d *= scale
             dr[lo:hi] = d
     run_chunks(grad, len(bounds))
-    m = acc.type(attrs.momentum)
-    moving_mean[...] = (moving_mean * m + mean * (1 - m)).astype(moving_mean.dtype)
-    moving_var[...] = (moving_var * m + var * (1 - m)).astype(moving_var.dtype)
-    dgamma = np.zeros_like(gamma) if attrs.fix_gamma else (sum_gxc * invstd).astype(gamma.dtype)
-    return dgamma, sum_g.astype(beta.dtype)
+    update_moving_stats(attrs, mean, var, moving_mean, moving_var, acc)
+    return bn_param_grads(attrs, sum_g, sum_gxc, invstd, gamma, beta)
 
 
 BN_TRAIN_BWD_CF = _internal("_hy_bn_train_bwd_cf", _bn_train_bwd_cf,
