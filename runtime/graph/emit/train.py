@@ -10,6 +10,7 @@ import numpy as np
 
 from ...ops.registry import find_op
 from ..kernels import train as KT
+from ..kernels import train_sl as KS
 from ..kernels.fastpath import FAST_MIN_SIZE, zeros_like_view
 from ..kernels.parallel import num_threads
 from .registry import emitter
@@ -81,6 +82,43 @@ def _emit_dgrad(em: Any) -> list[str]:
 def _emit_wgrad(em: Any) -> list[str]:
     _parallel(em)
     k = em.bind("wgrad", KT._wgrad_nhwc)
+    a = em.bind("attrs", em.node.resolved)
+    return [f"{', '.join(em.outs)}, *_ = {k}({a}, {', '.join(em.args)})"]
+
+
+@emitter(KS.CONV_SL)
+def _emit_conv_sl(em: Any) -> list[str]:
+    return _into(em, "conv_sl", KS.conv_sl_into)
+
+
+@emitter(KS.BN_TRAIN_SL)
+def _emit_bn_train_sl(em: Any) -> list[str]:
+    return _into(em, "bn_train_sl", KS.bn_train_sl_into, inplace=True, n_args=3)
+
+
+@emitter(KS.BN_TRAIN_BWD_SL)
+def _emit_bn_train_bwd_sl(em: Any) -> list[str]:
+    return _into(em, "bn_train_bwd_sl", KS.bn_train_bwd_sl_into, inplace=True, extra_outs=True)
+
+
+@emitter(KS.MAXPOOL_SL)
+def _emit_maxpool_sl(em: Any) -> list[str]:
+    return _into(em, "maxpool_sl", KS.maxpool_sl_into)
+
+
+@emitter(KS.MAXPOOL_BWD_SL)
+def _emit_maxpool_bwd_sl(em: Any) -> list[str]:
+    return _into(em, "maxpool_bwd_sl", KS.maxpool_bwd_sl_into)
+
+
+@emitter(KS.DGRAD_SL)
+def _emit_dgrad_sl(em: Any) -> list[str]:
+    return _into(em, "dgrad_sl", KS.dgrad_sl_into)
+
+
+@emitter(KS.WGRAD_SL)
+def _emit_wgrad_sl(em: Any) -> list[str]:
+    k = em.bind("wgrad_sl", KS._wgrad_sl)
     a = em.bind("attrs", em.node.resolved)
     return [f"{', '.join(em.outs)}, *_ = {k}({a}, {', '.join(em.args)})"]
 

@@ -21,6 +21,7 @@ from ..ir import Entry, Graph, Node
 from ..kernels import conv as KC
 from ..kernels import nhwc as K
 from ..kernels import train as KT
+from ..kernels import train_sl as KS
 from ..kernels.grad import CONV_DGRAD, CONV_WGRAD, SAMPLES_LAST, wgrad_samples_last
 from . import Pass, PassContext, is_float, registry_op
 
@@ -62,6 +63,7 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
     meta = ctx.infer(graph)
     dyn = ctx.dynamic(graph)
     nhwc: set[Entry] = set()                   # new entries holding NHWC tensors
+    sl: set[Entry] = set()                     # ... and samples-last (C, H, W, N) ones (training)
     conv_cache: dict[tuple[Entry, tuple], Entry] = {}
     emap: dict[Entry, Entry] = {}              # old entry -> new entry
     counts: dict[str, int] = {}
@@ -81,6 +83,8 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
         return conv_cache[key]
 
     def to_orig(e: Entry) -> Entry:
+        if e in sl:
+            return convert(e, KS.FROM_SL, "to_nchw")
         if e not in nhwc:
             return e
         return convert(e, K.TO_NCHW, "to_nchw")
@@ -95,9 +99,22 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
     def to_nhwc(e: Entry) -> Entry:
         if e in nhwc:
             return e
+        if e in sl:
+            return convert(e, _SL_NHWC, "to_nhwc")
         if views and e.node.op is None and len(meta[e].shape or ()) == 4:
             return convert(e, K.TO_NHWC, "to_nhwc", view=2)
         return convert(e, K.TO_NHWC, "to_nhwc")
+
+    def to_sl(e: Entry) -> Entry:
+        if e in sl:
+            return e
+        if e in nhwc:
+            return convert(e, _SL_NHWC, "to_sl")
+        if views and e.node.op is None and len(meta[e].shape or ()) == 4:
+            return convert(e, KS.TO_SL, "to_sl", view=2)
+        return convert(e, KS.TO_SL, "to_sl")
+
+    lay = _Layouts(nhwc, sl, to_sl, to_orig)
 
     def static(e_old: Entry) -> bool:
         return id(e_old.node) not in dyn
@@ -129,12 +146,12 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
         out: Node | None = None
         out_nhwc = False
         dynamic = id(n) in dyn
-        fused = _relu_into_maxpool_bwd(n, ins, uses, nhwc, to_nhwc, count) if ctx.training else None
+        fused = _relu_into_maxpool_bwd(n, ins, uses, lay, to_nhwc, count) if ctx.training else None
         if fused is not None:
             out, out_nhwc = fused
         elif dynamic and not (n.op.mode_dependent and ctx.training and n.op is not BATCHNORM) and n.inputs \
                 and floaty(n.inputs[0]):
-            out, out_nhwc = _lower_one(n, n.op, ins, shape_of, static, to_nhwc, to_orig, nhwc, ctx, count)
+            out, out_nhwc = _lower_one(n, n.op, ins, shape_of, static, to_nhwc, to_orig, lay, ctx, count)
         if out is None:
             out = Node(n.op, n.name, n.attrs, [to_orig(e) for e in ins] if dynamic else ins, n.extra)
             out_nhwc = False
@@ -142,12 +159,17 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
                 out = _samples_last_ograd(out, n, shape_of, samples_last, count)
         for i in range(out.num_outputs):
             emap[Entry(n, i)] = Entry(out, i)
-            if out_nhwc is True or isinstance(out_nhwc, tuple) and out_nhwc[i]:
+            flag = out_nhwc[i] if isinstance(out_nhwc, tuple) else out_nhwc
+            if flag == SL:
+                sl.add(Entry(out, i))
+            elif flag is True:
                 nhwc.add(Entry(out, i))
     # (an activation of fewer channels is read by channel-first kernels: it is saved channel-first,
     # strided views would slow them down several times)
+    # (a samples-last one goes as a view too: the backward's samples-last kernels read it)
     outputs = [convert(emap[e], K.TO_NCHW, "saved", view=1)
                if i in saved_out and emap[e] in nhwc and not _train_channel_first(shape_of(e))
+               else convert(emap[e], KS.FROM_SL, "saved", view=1) if i in saved_out and emap[e] in sl
                else to_orig(emap[e]) for i, e in enumerate(graph.outputs)]
     ctx.stats["layout"] = counts
     lowered = Graph(outputs)
@@ -165,12 +187,28 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
 LONG_REDUCTION = 1 << 15
 
 
-def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to_orig, nhwc: set,
-               ctx: PassContext, count) -> tuple[Node | None, bool]:
+SL = "samples_last"          # a lowering's output-layout flag: samples-last (True: NHWC)
+_SL_NHWC = (3, 1, 2, 0)      # (C, H, W, N) <-> (N, H, W, C), both ways
+
+
+class _Layouts:
+    """The lowering's layout sets and the samples-last conversion (one transpose per tensor)."""
+
+    def __init__(self, nhwc: set, sl: set, to_sl, to_orig):
+        self.nhwc, self.sl, self.to_sl, self.to_orig = nhwc, sl, to_sl, to_orig
+
+
+def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to_orig, lay: _Layouts,
+               ctx: PassContext, count) -> tuple[Node | None, Any]:
     a = n.resolved
     x_old = n.inputs[0]
     xs = shape_of(x_old)
-    few = _few_channels_cf(n, op, a, xs, ins, shape_of, static, to_orig, nhwc, ctx, count)
+    nhwc, sl = lay.nhwc, lay.sl
+    if ctx.training:
+        low = _lower_samples_last(n, op, a, xs, ins, shape_of, static, lay, count)
+        if low is not None:
+            return low
+    few = _few_channels_cf(n, op, a, xs, ins, shape_of, static, to_orig, nhwc | sl, ctx, count)
     if few is not None:
         return few, False
     if op is CONVOLUTION and len(xs) == 4 and (a.layout or "NCHW") == "NCHW" \
@@ -220,9 +258,12 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
     act = act_spec(op, a)
     if act is not None:
         count("activation")
-        return Node(K.ACT, n.name, {"act": act}, [ins[0]]), ins[0] in nhwc
+        return Node(K.ACT, n.name, {"act": act}, [ins[0]]), SL if ins[0] in sl else ins[0] in nhwc
     if op in ADDS and len(n.inputs) == 2 and tuple(shape_of(n.inputs[0])) == tuple(shape_of(n.inputs[1])):
         l, r = ins
+        if l in sl or r in sl:
+            count("add")
+            return Node(K.ADD, n.name, {"act": ()}, [lay.to_sl(l), lay.to_sl(r)]), SL
         if l in nhwc or r in nhwc:
             l, r = to_nhwc(l), to_nhwc(r)
             count("add")
@@ -233,7 +274,11 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
         count("concat")
         if any(e in nhwc for e in ins):
             return Node(K.CONCAT, n.name, {"axis": 3, "num_args": len(ins)}, [to_nhwc(e) for e in ins]), True
-        return Node(K.CONCAT, n.name, {"axis": 1, "num_args": len(ins)}, ins), False
+        return Node(K.CONCAT, n.name, {"axis": 1, "num_args": len(ins)}, [to_orig(e) for e in ins]), False
+    if (op.has("elementwise") or op in ELEMENTWISE_GRADS) and n.num_outputs == 1 and any(e in sl for e in ins) \
+            and all(tuple(shape_of(e)) == tuple(xs) for e in n.inputs):
+        count("elementwise")
+        return Node(op, n.name, n.attrs, [lay.to_sl(e) for e in ins], n.extra), SL
     if (op.has("elementwise") or op in ELEMENTWISE_GRADS) and n.num_outputs == 1 and any(e in nhwc for e in ins) \
             and all(tuple(shape_of(e)) == tuple(xs) for e in n.inputs):
         # position by position: computes the same in NHWC, no transpose back (and forth)
@@ -242,13 +287,13 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
     if op is FLATTEN and len(xs) >= 2:
         flat = (xs[0], int(np.prod(xs[1:])))
         x = ins[0]
-        if x in nhwc and not (len(xs) == 4 and xs[2] * xs[3] == 1):
+        if x in nhwc and not (len(xs) == 4 and xs[2] * xs[3] == 1) or x in sl:
             x = to_orig(x)
         count("flatten")
         return Node(K.RESHAPE, n.name, {"shape": flat}, [x]), False
     if op is FULLY_CONNECTED and all(static(e) for e in n.inputs[1:]):
         x = ins[0]
-        if x in nhwc and not (a.flatten and len(xs) == 4 and xs[2] * xs[3] == 1):
+        if x in nhwc and not (a.flatten and len(xs) == 4 and xs[2] * xs[3] == 1) or x in sl:
             x = to_orig(x)
         has_bias = not a.no_bias
         rows = xs[0] if a.flatten else int(np.prod(xs[:-1]))
@@ -284,6 +329,77 @@ def _train_channel_first(shape: tuple) -> bool:
     """Do a training program's kernels keep this (NCHW) activation channel-first?"""
     C, positions = shape[1], int(np.prod(shape[2:]))
     return C < _TRAIN_NHWC_MIN_CHANNELS or C < _SMALL_MAP_NHWC_MIN_CHANNELS and positions <= _SMALL_MAP
+
+
+# a training program's few-channel activations (``_train_channel_first``) of at least this many
+# samples go samples-last, (C, H, W, N): the channel-first kernels' rows of a few floats become runs
+# of the batch (LeNet at batch 64: its convolutions, BatchNorms and pools 1.6x faster). Fewer samples
+# make short runs again: those stay channel-first
+_SL_MIN_SAMPLES = 16
+# a samples-last convolution's columns per output (C * kh * kw) at most
+_SL_MAX_COLUMNS = 1024
+
+
+def _samples_last(shape: tuple | None) -> bool:
+    """Does a training program keep this (NCHW) activation samples-last?"""
+    return shape is not None and len(shape) == 4 and shape[0] >= _SL_MIN_SAMPLES and _train_channel_first(shape)
+
+
+def _lower_samples_last(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape_of, static, lay: _Layouts,
+                        count) -> tuple[Node, Any] | None:
+    """A training program's few-channel convolutions, BatchNorms, max pools and their gradients onto
+    the samples-last kernels (``kernels/train_sl.py``) when their tensors are ``_samples_last``; None
+    for anything else."""
+    if len(xs or ()) != 4:
+        return None
+    to_sl = lay.to_sl
+    two_d = len(tuple(getattr(a, "kernel", ()) or ())) == 2
+    if op is CONVOLUTION and two_d and (a.layout or "NCHW") == "NCHW" and int(a.num_group) == 1 \
+            and _samples_last(shape_of(Entry(n, 0))) and (_samples_last(xs) or ins[0] in lay.sl) \
+            and xs[1] * int(np.prod(tuple(a.kernel))) <= _SL_MAX_COLUMNS and all(static(e) for e in n.inputs[1:]):
+        kernel, stride, pad, dilate = _pair(a.kernel, 1), _pair(a.stride, 1), _pair(a.pad, 0), _pair(a.dilate, 1)
+        count("conv_sl")
+        return Node(KS.CONV_SL, n.name, {"kernel": kernel, "stride": stride, "pad": pad, "dilate": dilate,
+                                         "num_filter": int(a.num_filter), "no_bias": bool(a.no_bias)},
+                    [to_sl(ins[0])] + ins[1:]), SL
+    if op is POOLING and a.pool_type == "max" and not a.global_pool and two_d and (a.layout or "NCHW") == "NCHW" \
+            and a.pooling_convention in ("valid", "full") and (_samples_last(xs) or ins[0] in lay.sl):
+        kernel, stride, pad = _pair(a.kernel, 1), _pair(a.stride, 1), _pair(a.pad, 0)
+        if stride != kernel or pad != (0, 0) or a.pooling_convention == "full" and (xs[2] % kernel[0] or xs[3] % kernel[1]):
+            return None
+        count("maxpool_sl")
+        return Node(KS.MAXPOOL_SL, n.name, {"kernel": kernel}, [to_sl(ins[0])]), SL
+    if op is BATCHNORM and a.axis in (1, -3) and not a.use_global_stats and not a.output_mean_var and _samples_last(xs):
+        count("batchnorm_train_sl")
+        return Node(KS.BN_TRAIN_SL, n.name, {"eps": float(a.eps), "fix_gamma": bool(a.fix_gamma)},
+                    [to_sl(ins[0])] + ins[1:5]), SL
+    if op is BACKWARD_BN and a.axis in (1, -3) and a.is_train and a.forward_train and not a.use_global_stats \
+            and _samples_last(xs):
+        count("batchnorm_train_backward_sl")
+        return Node(KS.BN_TRAIN_BWD_SL, n.name, {"eps": float(a.eps), "momentum": float(a.momentum),
+                                                  "fix_gamma": bool(a.fix_gamma)},
+                    [to_sl(ins[0]), to_sl(ins[1])] + ins[2:6]), (SL, False, False)
+    if op is BACKWARD_POOL and a.pool_type == "max" and not a.global_pool and two_d and (a.layout or "NCHW") == "NCHW" \
+            and a.pooling_convention in ("valid", "full") and _samples_last(shape_of(n.inputs[1])):
+        kernel, stride, pad = _pair(a.kernel, 1), _pair(a.stride, 1), _pair(a.pad, 0)
+        N, C, H, W = shape_of(n.inputs[1])
+        if stride == kernel and pad == (0, 0) and xs[2] * kernel[0] <= H and xs[3] * kernel[1] <= W:
+            count("maxpool_backward_sl")
+            return Node(KS.MAXPOOL_BWD_SL, n.name, {"kernel": kernel}, [to_sl(e) for e in ins[:3]]), SL
+        return None
+    if op in (CONV_WGRAD, CONV_DGRAD) and a.num_group == 1 and two_d and _samples_last(xs):
+        attrs = {k: tuple(getattr(a, k)) for k in ("kernel", "stride", "dilate", "pad")}
+        data = shape_of(n.inputs[1] if op is CONV_WGRAD else n.inputs[2])
+        if not _samples_last(data) or data[1] * int(np.prod(attrs["kernel"])) > _SL_MAX_COLUMNS:
+            return None
+        if op is CONV_WGRAD:
+            count("conv_wgrad_sl")
+            return Node(KS.WGRAD_SL, n.name, {**attrs, "no_bias": bool(a.no_bias)},
+                        [to_sl(ins[0]), to_sl(ins[1]), ins[2]]), False
+        N, C, H, W = data
+        count("conv_dgrad_sl")
+        return Node(KS.DGRAD_SL, n.name, {**attrs, "data_shape": (C, H, W, N)}, [to_sl(ins[0]), ins[1]]), SL
+    return None
 
 
 def _lower_training(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape_of, to_nhwc, to_orig, nhwc: set,
@@ -374,8 +490,8 @@ def _samples_last_ograd(out: Node, n: Node, shape_of, samples_last, count) -> No
                 [samples_last(out.inputs[0])] + list(out.inputs[1:]), out.extra)
 
 
-def _relu_into_maxpool_bwd(n: Node, ins: list[Entry], uses: dict, nhwc: set, to_nhwc,
-                           count) -> tuple[Node, bool] | None:
+def _relu_into_maxpool_bwd(n: Node, ins: list[Entry], uses: dict, lay: _Layouts, to_nhwc,
+                           count) -> tuple[Node, Any] | None:
     """relu's gradient right after the backward of the max pool that read relu's output (``relu ->
     MaxPool`` in the forward): the pool's training kernel applies it to the pool's output gradient
     (a quarter of the positions for 2x2 windows; the tap a gradient goes to holds the window's
@@ -383,19 +499,26 @@ def _relu_into_maxpool_bwd(n: Node, ins: list[Entry], uses: dict, nhwc: set, to_
     if n.op is not BACKWARD_ACT or n.resolved.act_type != "relu" or len(ins) != 3 or uses.get(n.inputs[0], 0) != 1:
         return None
     pool = ins[0].node
-    if pool.op not in (KT.MAXPOOL_BWD, KT.MAXPOOL_BWD_CF) or pool.attrs.get("relu") or ins[0].index != 0:
+    if pool.op not in (KT.MAXPOOL_BWD, KT.MAXPOOL_BWD_CF, KS.MAXPOOL_BWD_SL) or pool.attrs.get("relu") \
+            or ins[0].index != 0:
         return None
     y = ins[2]
-    if pool.inputs[1] != (to_nhwc(y) if pool.op is KT.MAXPOOL_BWD and y not in nhwc else y):
+    if pool.op is KS.MAXPOOL_BWD_SL:
+        if pool.inputs[1] != lay.to_sl(y):
+            return None
+    elif pool.inputs[1] != (to_nhwc(y) if pool.op is KT.MAXPOOL_BWD and y not in lay.nhwc else y):
         return None
     count("relu_into_maxpool_backward")
-    return Node(pool.op, n.name, {**pool.attrs, "relu": True}, list(pool.inputs)), pool.op is KT.MAXPOOL_BWD
+    return Node(pool.op, n.name, {**pool.attrs, "relu": True}, list(pool.inputs)), \
+        SL if pool.op is KS.MAXPOOL_BWD_SL else pool.op is KT.MAXPOOL_BWD
 
 
 def _lower_training_cf(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape_of, to_orig,
                        count) -> tuple[Node, Any] | None:
     """Training-mode BatchNorm and max-pool backward of few-channel layers onto the channel-first
     kernels of ``kernels/train.py`` (sample chunks on the pool); None for anything else."""
+    if op not in (BATCHNORM, BACKWARD_BN, BACKWARD_POOL):
+        return None
     ins = [to_orig(e) for e in ins]
     if op is BATCHNORM and a.axis in (1, -3) and not a.use_global_stats and not a.output_mean_var:
         count("batchnorm_train_cf")

@@ -1,0 +1,303 @@
+"""Samples-last kernels of compiled training programs: few-channel layers (LeNet's) on ``(C, H, W, N)``
+tensors, the sample axis innermost.
+
+Channel-first, a small layer's every numpy pass runs along image rows of a few floats (LeNet's
+24-wide maps, 12-wide pool windows, 8-wide second layer): the per-call overhead of numpy's inner
+loops dominates. Samples-last, a tap of a convolution's columns is a copy of whole ``(OW, N)``
+blocks (1536 floats at batch 64), a max pool's tap a run of ``N``, a BatchNorm channel one
+contiguous row, and the convolution's GEMM lands in the same layout: the layers between the
+network's input and its flatten need no transposes (the layout pass keeps them samples-last when
+the batch is large, ``_SL_MIN_SAMPLES``; small batches stay channel-first).
+
+They compute what the registry kernels compute: each output the same sum (a convolution's over
+``(c, i, j)``, MXNet's im2col order; the data gradient's taps added in row-major order); only the
+BatchNorm statistics and the weight gradients sum their terms in another order.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .common import _internal, _p
+from .train import _pool_attrs, bn_train_bwd_cf_into, bn_train_cf_into
+
+__all__ = ["BN_TRAIN_SL", "BN_TRAIN_BWD_SL", "CONV_SL", "DGRAD_SL", "MAXPOOL_SL", "MAXPOOL_BWD_SL", "WGRAD_SL",
+           "TO_SL", "FROM_SL"]
+
+# (N, C, H, W) <-> (C, H, W, N): the layout pass's transposes into and out of the samples-last region
+TO_SL = (1, 2, 3, 0)
+FROM_SL = (3, 0, 1, 2)
+
+# the columns built at once (a block of output rows): in L2 for the GEMM that reads them
+_COLS_BYTES = 512 << 10
+
+
+def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
+    return (n + 2 * p - d * (k - 1) - 1) // s + 1
+
+
+def _taps(x: np.ndarray, attrs, osp: tuple) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(C, kh, kw, OH, OW, N)``: every output position's window of samples-last ``x`` (a view of
+    ``x``, or of its zero-padded copy, returned second so it outlives the view)."""
+    (kh, kw), (sh, sw), (dh, dw), (ph, pw) = attrs.kernel, attrs.stride, attrs.dilate, attrs.pad
+    C, H, W, N = x.shape
+    src = None
+    if ph or pw:
+        src = np.zeros((C, H + 2 * ph, W + 2 * pw, N), x.dtype)
+        src[:, ph:ph + H, pw:pw + W] = x
+        x = src
+    s = x.strides
+    return as_strided(x, (C, kh, kw) + tuple(osp) + (N,),
+                      (s[0], s[1] * dh, s[2] * dw, s[1] * sh, s[2] * sw, s[3]), writeable=False), src
+
+
+def _row_blocks(OH: int, per_row: int) -> list[tuple[int, int]]:
+    """Blocks of output rows whose columns (``per_row`` bytes a row) fit ``_COLS_BYTES``."""
+    r = max(1, _COLS_BYTES // max(per_row, 1))
+    return [(r0, min(OH, r0 + r)) for r0 in range(0, OH, r)]
+
+
+# ------------------------------------------------------------------------------------------
+# convolution (one group)
+# ------------------------------------------------------------------------------------------
+def _conv_sl(attrs, x, w, *b):
+    """See :func:`conv_sl_into`."""
+    (kh, kw), (sh, sw), (dh, dw), (ph, pw) = attrs.kernel, attrs.stride, attrs.dilate, attrs.pad
+    C, H, W, N = x.shape
+    out = np.empty((w.shape[0], _out_size(H, kh, sh, ph, dh), _out_size(W, kw, sw, pw, dw), N),
+                   np.result_type(x.dtype, w.dtype))
+    conv_sl_into(attrs, x, w, *b, out)
+    return out
+
+
+def conv_sl_into(attrs, x, w, *rest):
+    """A 2-D convolution (one group) of samples-last data into samples-last ``rest[-1]`` (bias
+    ``rest[0]`` when given): per block of output rows, the columns ``(C * kh * kw, rows * OW * N)``
+    (one strided copy, runs of ``OW * N``) and one GEMM ``W (F, K) @ columns`` straight into the
+    output's rows, each output the sum over ``(c, i, j)`` as MXNet's im2col; the bias added after."""
+    out = rest[-1]
+    b = rest[0] if len(rest) > 1 else None
+    F, OH, OW, N = out.shape
+    dt = out.dtype
+    taps, _keep = _taps(x, attrs, (OH, OW))
+    K = int(np.prod(taps.shape[:3]))
+    wm = w.reshape(F, K).astype(dt, copy=False)
+    o2 = out.reshape(F, -1)
+    row = OW * N
+    for r0, r1 in _row_blocks(OH, K * row * dt.itemsize):
+        cols = np.empty(taps.shape[:3] + (r1 - r0,) + taps.shape[4:], dt)
+        np.copyto(cols, taps[:, :, :, r0:r1])
+        o = o2[:, r0 * row:r1 * row]
+        np.matmul(wm, cols.reshape(K, -1), out=o)
+        if b is not None:
+            np.add(o, b.astype(dt, copy=False).reshape(F, 1), out=o)
+
+
+def _conv_sl_shape(a, s):
+    C, H, W, N = s[0]
+    (kh, kw), (sh, sw), (dh, dw), (ph, pw) = a.kernel, a.stride, a.dilate, a.pad
+    return list(s), [(a.num_filter, _out_size(H, kh, sh, ph, dh), _out_size(W, kw, sw, pw, dw), N)]
+
+
+CONV_SL = _internal(
+    "_hy_conv_sl", _conv_sl,
+    (_p("kernel"), _p("stride"), _p("dilate"), _p("pad"), _p("num_filter"), _p("no_bias", False)),
+    lambda a: ["data", "weight"] if a.no_bias else ["data", "weight", "bias"],
+    _conv_sl_shape, infer_type=lambda a, d: [d[0]])
+
+
+def _wgrad_sl(attrs, g, x, w):
+    """The weight (and bias) gradient of a one-group convolution from samples-last ``g`` and ``x``:
+    ``dW (F, K) = sum over row blocks of g_rows (F, rows * OW * N) @ columns^T``, the columns built
+    as the forward's; the bias's a sum along each filter's row."""
+    F, OH, OW, N = g.shape
+    taps, _keep = _taps(x, attrs, (OH, OW))
+    K = int(np.prod(taps.shape[:3]))
+    dt = np.result_type(g.dtype, x.dtype)
+    g2 = g.reshape(F, -1)
+    row = OW * N
+    dw = None
+    for r0, r1 in _row_blocks(OH, K * row * dt.itemsize):
+        cols = np.empty(taps.shape[:3] + (r1 - r0,) + taps.shape[4:], dt)
+        np.copyto(cols, taps[:, :, :, r0:r1])
+        part = np.matmul(g2[:, r0 * row:r1 * row], cols.reshape(K, -1).T)
+        if dw is None:
+            dw = part
+        else:
+            dw += part
+    dw = dw.reshape(w.shape).astype(w.dtype, copy=False)
+    if attrs.no_bias:
+        return (dw,)
+    return dw, np.add.reduce(g2, axis=1).astype(g.dtype, copy=False)
+
+
+WGRAD_SL = _internal(
+    "_hy_wgrad_sl", _wgrad_sl,
+    (_p("kernel"), _p("stride"), _p("dilate"), _p("pad"), _p("no_bias", False)),
+    ("ograd", "data", "weight"),
+    lambda a, s: (list(s), [tuple(s[2])] + ([] if a.no_bias else [(s[2][0],)])),
+    num_outputs=lambda a: 1 if a.no_bias else 2,
+    infer_type=lambda a, d: [d[2]] * (1 if a.no_bias else 2))
+
+
+def _dgrad_sl(attrs, g, w):
+    """See :func:`dgrad_sl_into`."""
+    dx = np.empty(tuple(attrs.data_shape), np.result_type(g.dtype, w.dtype))
+    dgrad_sl_into(attrs, g, w, dx)
+    return dx
+
+
+def dgrad_sl_into(attrs, g, w, dx):
+    """The data gradient of a one-group convolution, samples-last (``data_shape``: the data's
+    ``(C, H, W, N)``): one GEMM gives every tap's columns ``(kh, kw, C, OH, OW, N)`` (the weight's
+    transpose times the output gradient), added back tap by tap in row-major order (col2im, as the
+    registry kernel) into ``dx`` (or a zero-padded buffer cropped into it), each tap's add along runs
+    of ``OW * N``."""
+    (kh, kw), (sh, sw), (dh, dw_), (ph, pw) = attrs.kernel, attrs.stride, attrs.dilate, attrs.pad
+    F, OH, OW, N = g.shape
+    C, H, W, _ = dx.shape
+    wt = np.ascontiguousarray(w.transpose(2, 3, 1, 0)).reshape(kh * kw * C, F)
+    dcols = np.matmul(wt, g.reshape(F, -1)).reshape(kh, kw, C, OH, OW, N)
+    Hp = max(H + 2 * ph, (OH - 1) * sh + (kh - 1) * dh + 1)
+    Wp = max(W + 2 * pw, (OW - 1) * sw + (kw - 1) * dw_ + 1)
+    direct = (Hp, Wp) == (H, W) and dx.flags.c_contiguous and dx.dtype == dcols.dtype
+    buf = dx if direct else np.empty((C, Hp, Wp, N), dcols.dtype)
+    buf[...] = 0
+    for i in range(kh):
+        for j in range(kw):
+            buf[:, i * dh:i * dh + sh * (OH - 1) + 1:sh, j * dw_:j * dw_ + sw * (OW - 1) + 1:sw] += dcols[i, j]
+    if not direct:
+        np.copyto(dx, buf[:, ph:ph + H, pw:pw + W], casting="unsafe")
+
+
+DGRAD_SL = _internal(
+    "_hy_dgrad_sl", _dgrad_sl,
+    (_p("kernel"), _p("stride"), _p("dilate"), _p("pad"), _p("data_shape")),
+    ("ograd", "weight"),
+    lambda a, s: (list(s), [tuple(a.data_shape)]),
+    infer_type=lambda a, d: [d[1]])
+
+
+# ------------------------------------------------------------------------------------------
+# BatchNorm, training mode: a channel is one contiguous row
+# ------------------------------------------------------------------------------------------
+def _rows(a: np.ndarray) -> np.ndarray:
+    """``(C, H, W, N)`` as the channel-first kernels' ``(1, C, H * W * N, 1)`` (a view)."""
+    return a.reshape(1, a.shape[0], -1, 1)
+
+
+def _bn_train_sl(attrs, x, gamma, beta, moving_mean, moving_var):
+    out = np.empty_like(x)
+    bn_train_sl_into(attrs, x, gamma, beta, out)
+    return out
+
+
+def bn_train_sl_into(attrs, x, gamma, beta, out):
+    """BatchNorm's training forward on samples-last data into ``out`` (may be ``x``): the channel-first
+    kernel on the channels as rows."""
+    x = np.ascontiguousarray(x)
+    if not out.flags.c_contiguous:
+        out[...] = _bn_train_sl(attrs, x, gamma, beta, None, None)
+        return
+    bn_train_cf_into(attrs, _rows(x), gamma, beta, _rows(out))
+
+
+BN_TRAIN_SL = _internal("_hy_bn_train_sl", _bn_train_sl, (_p("eps", 1e-3), _p("fix_gamma", True)),
+                        ("data", "gamma", "beta", "moving_mean", "moving_var"),
+                        lambda a, s: (list(s), [tuple(s[0])]), infer_type=lambda a, d: [d[0]])
+
+
+def _bn_train_bwd_sl(attrs, g, x, gamma, beta, moving_mean, moving_var):
+    dx = np.empty(x.shape, x.dtype)
+    return (dx,) + bn_train_bwd_sl_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx)
+
+
+def bn_train_bwd_sl_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx):
+    """BatchNorm's training backward on samples-last data, d data into ``dx`` (may be ``g``); returns
+    (d gamma, d beta) and updates the moving statistics, as the channel-first kernel."""
+    x, g = np.ascontiguousarray(x), np.ascontiguousarray(g)
+    if not dx.flags.c_contiguous:
+        res = _bn_train_bwd_sl(attrs, g, x, gamma, beta, moving_mean, moving_var)
+        dx[...] = res[0]
+        return res[1:]
+    return bn_train_bwd_cf_into(attrs, _rows(g), _rows(x), gamma, beta, moving_mean, moving_var, _rows(dx))
+
+
+BN_TRAIN_BWD_SL = _internal("_hy_bn_train_bwd_sl", _bn_train_bwd_sl,
+                            (_p("eps", 1e-3), _p("momentum", 0.9), _p("fix_gamma", True)),
+                            ("ograd", "data", "gamma", "beta", "moving_mean", "moving_var"),
+                            lambda a, s: (list(s), [tuple(s[1]), tuple(s[2]), tuple(s[3])]), num_outputs=3,
+                            infer_type=lambda a, d: [d[1], d[2], d[3]])
+
+
+# ------------------------------------------------------------------------------------------
+# max pooling over windows that tile the input (kernel == stride, no padding)
+# ------------------------------------------------------------------------------------------
+def _tap(a: np.ndarray, ti: int, tj: int, kernel: tuple, osp: tuple) -> np.ndarray:
+    """Tap ``(ti, tj)`` of every window: ``(C, OH, OW, N)`` strided view of samples-last ``a``."""
+    (kh, kw), (OH, OW) = kernel, osp
+    return a[:, ti:ti + kh * (OH - 1) + 1:kh, tj:tj + kw * (OW - 1) + 1:kw]
+
+
+def _maxpool_sl(attrs, x):
+    kh, kw = attrs.kernel
+    C, H, W, N = x.shape
+    out = np.empty((C, H // kh, W // kw, N), x.dtype)
+    maxpool_sl_into(attrs, x, out)
+    return out
+
+
+def maxpool_sl_into(attrs, x, out):
+    """The maximum over each window's taps, one tap at a time into ``out`` (runs of ``N``; NaN
+    propagates as ``np.maximum`` does, the registry kernel's rule)."""
+    kernel = tuple(attrs.kernel)
+    osp = out.shape[1:3]
+    taps = [(i, j) for i in range(kernel[0]) for j in range(kernel[1])]
+    if len(taps) == 1:
+        out[...] = _tap(x, 0, 0, kernel, osp)
+        return
+    np.maximum(_tap(x, *taps[0], kernel, osp), _tap(x, *taps[1], kernel, osp), out=out)
+    for t in taps[2:]:
+        np.maximum(out, _tap(x, *t, kernel, osp), out=out)
+
+
+MAXPOOL_SL = _internal("_hy_maxpool_sl", _maxpool_sl, (_p("kernel"),), ("data",),
+                       lambda a, s: (list(s), [(s[0][0], s[0][1] // a.kernel[0], s[0][2] // a.kernel[1], s[0][3])]),
+                       infer_type=lambda a, d: [d[0]])
+
+
+def _maxpool_bwd_sl(attrs, g, x, y):
+    dx = np.empty_like(x)
+    maxpool_bwd_sl_into(attrs, g, x, y, dx)
+    return dx
+
+
+def maxpool_bwd_sl_into(attrs, g, x, y, dx):
+    """Max pooling's input gradient, samples-last: each output's gradient to the first tap (row-major)
+    of its window equal to the window's maximum, as the registry kernel, each tap's share written in
+    place (runs of ``N``); relu's gradient fused when ``relu``; NaN maxima take the registry kernel."""
+    kernel = tuple(attrs.kernel)
+    C, H, W, N = x.shape
+    osp = g.shape[1:3]
+    if getattr(attrs, "relu", False):    # relu's gradient fused (the layout pass's rewrite)
+        g = g * (y > 0)
+    if np.isnan(y).any():
+        from ...ops.nn_pool import _pool_backward_cf
+        t = FROM_SL
+        dx.transpose(t)[...] = _pool_backward_cf(_pool_attrs(attrs), x.transpose(t), y.transpose(t), g.transpose(t))
+        return
+    if osp[0] * kernel[0] != H or osp[1] * kernel[1] != W:     # rows or columns no window reads
+        dx[...] = 0
+    found = np.zeros(y.shape, bool)
+    hit = np.empty(y.shape, bool)
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            np.equal(_tap(x, i, j, kernel, osp), y, out=hit)
+            np.greater(hit, found, out=hit)
+            found |= hit
+            np.multiply(g, hit, out=_tap(dx, i, j, kernel, osp), dtype=dx.dtype, casting="unsafe")
+
+
+MAXPOOL_BWD_SL = _internal("_hy_maxpool_bwd_sl", _maxpool_bwd_sl, (_p("kernel"), _p("relu", False)),
+                           ("ograd", "data", "output"), lambda a, s: (list(s), [tuple(s[1])]),
+                           infer_type=lambda a, d: [d[1]])
