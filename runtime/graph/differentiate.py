@@ -53,20 +53,45 @@ class TrainingProgram:
         self.backward.bind_params(params, reuse=True)
 
     def memory(self) -> dict:
-        """Planned bytes of the step: the saved activations (alive from the forward into the
-        backward) plus the two programs' shared arena (the larger of their planned buffers); the
-        liveness bound is the same sum with each program's lower bound. ``arena_bytes``: the arena,
-        allocated at the first step and held (not a step's allocation). Reference kernels' own
-        temporaries, numpy's ufunc buffers and the arrays around the programs (the loss, the head
-        gradient) are not planned (``tracemalloc`` sees them); the gradients are written into the
-        parameters' gradient buffers, which exist before and after the step."""
+        """The step's memory plan, bytes. ``peak_bytes``: what the step holds at most as planned,
+        the saved activations (fresh arrays made by the forward, held until the backward returns)
+        plus the two programs' shared arena (the larger of their planned peaks); ``arena_bytes``:
+        that arena, allocated at the first step and held (not a step's allocation).
+
+        ``lower_bound_bytes``: the liveness bound of forward + backward, the most bytes alive at
+        once over the forward's steps then the backward's, each step counting the program's planned
+        buffers alive at it (scratch included) and the activations saved for the backward alive at
+        it, each from the forward step that makes it to the backward step that last reads it.
+        Reference kernels' own temporaries, numpy's ufunc buffers and the arrays around the
+        programs (the loss, the head gradient) are not planned (``tracemalloc`` sees them); the
+        gradients are written into the parameters' gradient buffers, which exist before and after
+        the step."""
         fwd, bwd = self.forward.stats.get("memory", {}), self.backward.stats.get("memory", {})
-        saved = sum(int(np.prod(self.spec.shapes[n])) * np.dtype(self.spec.dtypes[n]).itemsize
-                    for n, (kind, _) in zip(self.spec.saved_names, self.spec.saved_from) if kind == "output")
+        spec = self.spec
+        nbytes = {n: int(np.prod(spec.shapes[n])) * np.dtype(spec.dtypes[n]).itemsize for n in spec.saved_names}
+        saved = [(n, ref) for n, (kind, ref) in zip(spec.saved_names, spec.saved_from) if kind == "output"]
+        total = sum(nbytes[n] for n, _ in saved)
         arena = max(self.forward.arena_bytes, self.backward.arena_bytes)
-        return {"peak_bytes": saved + max(fwd.get("peak_bytes", 0), bwd.get("peak_bytes", 0)),
-                "lower_bound_bytes": saved + max(fwd.get("lower_bound_bytes", 0), bwd.get("lower_bound_bytes", 0)),
-                "saved_bytes": saved, "arena_bytes": arena}
+        return {"peak_bytes": total + max(fwd.get("peak_bytes", 0), bwd.get("peak_bytes", 0)),
+                "lower_bound_bytes": self._liveness_bound(fwd, bwd, saved, nbytes),
+                "saved_bytes": total, "arena_bytes": arena}
+
+    def _liveness_bound(self, fwd: dict, bwd: dict, saved: list, nbytes: dict) -> int:
+        made = fwd.get("output_steps") or []
+        last = dict(zip(self.backward.input_names, bwd.get("input_last_use") or []))
+        f_live = list(fwd.get("live_bytes") or [0])
+        b_live = list(bwd.get("live_bytes") or [0])
+        f_add = np.zeros(len(f_live) + 1, np.int64)
+        b_del = np.zeros(len(b_live) + 1, np.int64)
+        for name, k in saved:
+            t = made[k] if k < len(made) and made[k] is not None else 0
+            f_add[min(t, len(f_live))] += nbytes[name]
+            u = last.get(name)          # None: the backward never reads it (dead after the forward)
+            if u is not None:
+                b_del[:min(u, len(b_live)) + 1] += nbytes[name]
+        f_peak = int(np.max(np.asarray(f_live + [0], np.int64) + np.cumsum(f_add)))
+        b_peak = int(np.max(np.asarray(b_live + [0], np.int64) + b_del))
+        return max(f_peak, b_peak)
 
     def run(self, data: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """(outputs, saved activations) of the forward program on the data arrays (input order)."""

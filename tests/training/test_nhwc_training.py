@@ -148,8 +148,11 @@ def test_a_stride_one_weight_gradient_by_shifted_rows_equals_the_patches(shape, 
     g = rng.standard_normal((N, f, OH, OW)).astype(np.float32)
     a = _A(kernel=(k, k), stride=(1, 1), dilate=(d, d), pad=(p, p), num_group=1, no_bias=True)
     ref = G._wgrad(a, g, x, np.zeros((f, C, k, k), np.float32))[0]
-    got = T._wgrad_shifted(_nhwc(g), _nhwc(x), (k, k), (d, d), (p, p))
-    np.testing.assert_allclose(got.reshape(f, k, k, C).transpose(0, 3, 1, 2), ref, rtol=1e-5, atol=1e-5)
+    fn, scratch = T._build_wgrad_shifted(_nhwc(x).shape, _nhwc(g).shape, (k, k), (d, d), (p, p), np.dtype(np.float32))
+    got = np.empty((f, C, k, k), np.float32)
+    # its scratch is a compiled program's arena, holding what other steps left there
+    fn(_nhwc(g), _nhwc(x), got, [np.full(s, np.nan, dt) for s, dt in scratch])
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
 
 
 def test_a_training_program_rebinds_its_weight_transforms_in_place():

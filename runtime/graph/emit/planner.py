@@ -123,7 +123,8 @@ class Planner:
     def finish(self, stats: dict) -> list[str]:
         """Assigns arena offsets (greedy by size, first fit) and returns the prelude lines."""
         if not self.vbufs:
-            stats["memory"] = {"peak_bytes": 0, "lower_bound_bytes": 0, "buffers": 0, "unshared_bytes": 0}
+            stats["memory"] = {"peak_bytes": 0, "lower_bound_bytes": 0, "buffers": 0, "unshared_bytes": 0,
+                               "live_bytes": [0] * self.step}
             return []
         n_steps = max(v.last for v in self.vbufs) + 1
         placed = _Lifetimes(n_steps)
@@ -142,9 +143,12 @@ class Planner:
         for v in self.vbufs:
             live[v.first] += v.nbytes
             live[v.last + 1] -= v.nbytes
-        lower = int(np.cumsum(live).max())
+        live = np.cumsum(live)
+        lower = int(live.max())
+        # live_bytes[t]: planned bytes alive at step t (a training step's bound adds the activations)
         stats["memory"] = {"peak_bytes": int(total), "lower_bound_bytes": lower, "buffers": len(self.vbufs),
-                           "unshared_bytes": int(sum(v.nbytes for v in self.vbufs))}
+                           "unshared_bytes": int(sum(v.nbytes for v in self.vbufs)),
+                           "live_bytes": [int(live[t]) if t < len(live) else 0 for t in range(self.step)]}
         layout = [(v.offset, v.nbytes, v.dtype, v.shape) for v in self.vbufs]
         slots = list(self.slots.items())
         tls = self.glob["_tls"]

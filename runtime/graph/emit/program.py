@@ -436,6 +436,11 @@ def generate(g: Graph, ctx: Any) -> Graph:
         glob["_NO_OUTS"] = (None,) * len(g.outputs)
     tail.append("return [" + ", ".join(rets) + "]")
     prelude = plan.finish(ctx.stats)
+    # when each output is made and each input last read (a training step's liveness bound)
+    step_of = {id(n): t for t, n in enumerate(ctx.steps)}
+    ctx.stats["memory"]["output_steps"] = [step_of.get(id(e.node)) for e in g.outputs]
+    ctx.stats["memory"]["input_last_use"] = [
+        None if nm not in variables else meta[Entry(variables[nm], 0)].last_use for nm in ctx.input_names]
     head = const_lines + prelude + body[len(const_lines):n_head]
     bounds = emitter.starts[1:] + [len(body)]
     steps = [body[a:b] for a, b in zip(emitter.starts, bounds)]

@@ -80,10 +80,16 @@ def _emit_dgrad(em: Any) -> list[str]:
 
 @emitter(KT.WGRAD_NHWC)
 def _emit_wgrad(em: Any) -> list[str]:
+    """The weight (and bias) gradient written where its buffers are: the parameters' gradient
+    buffers when the backward is given them (``output_args``), else planned buffers; its padded
+    copies, patch columns and partial sums in planned scratch."""
     _parallel(em)
-    k = em.bind("wgrad", KT._wgrad_nhwc)
-    a = em.bind("attrs", em.node.resolved)
-    return [f"{', '.join(em.outs)}, *_ = {k}({a}, {', '.join(em.args)})"]
+    fn, scratch = KT.build_wgrad(em.node.resolved, em.in_shapes[0], em.in_shapes[1], em.in_dtypes[0])
+    k = em.bind("wgrad", fn)
+    bufs = [em.out_buffer(i) for i in range(len(em.outs))]
+    sc = [em.scratch(s, d) for s, d in scratch]
+    args = [em.args[0], em.args[1], bufs[0], bufs[1] if len(bufs) > 1 else "None"] + sc
+    return [f"{k}({', '.join(args)})"] + [f"{o} = {b}" for o, b in zip(em.outs, bufs)]
 
 
 @emitter(KS.CONV_SL)

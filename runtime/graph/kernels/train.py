@@ -604,19 +604,35 @@ def _wgrad_nhwc(attrs, g, x, w):
     one GEMM per chunk of output rows over that chunk's NHWC patches (built tap by tap, each a
     contiguous channel run), chunks on the pool, partial sums added. ``w`` gives the shape
     ``(F, C, kh, kw)`` of the result."""
+    fn, scratch = build_wgrad(attrs, g.shape, x.shape, g.dtype)
+    dw = np.empty(w.shape, w.dtype)
+    db = None if attrs.no_bias else np.empty((g.shape[-1],), g.dtype)
+    fn(g, x, dw, db, *[np.empty(sh, dt) for sh, dt in scratch])
+    return (dw,) if db is None else (dw, db)
+
+
+def build_wgrad(attrs, g_shape: tuple, x_shape: tuple, dtype) -> tuple:
+    """``(fn, scratch)``: ``fn(g, x, dw, db, *scratch_buffers)`` writes the weight gradient into
+    ``dw`` ``(F, C, kh, kw)`` (and the bias gradient into ``db`` unless None): the parameters'
+    gradient buffers when a backward program is given them. Its working arrays (padded copies,
+    patch columns, each thread's partial sums) are the listed scratch buffers, which a compiled
+    program plans (in its arena, sized once) instead of allocating them on every call."""
     (kh, kw), (sh, sw), (dh, dw_), (ph, pw) = attrs.kernel, attrs.stride, attrs.dilate, attrs.pad
-    N, H, W, C = x.shape
-    OH, OW, F = g.shape[1:]
+    N, H, W, C = x_shape
+    OH, OW, F = g_shape[1:]
     Hp, Wp = H + 2 * ph, W + 2 * pw
+    dtype = np.dtype(dtype)
     if (sh, sw) == (1, 1) and OH == Hp - (kh - 1) * dh and OW == Wp - (kw - 1) * dw_ \
             and Hp * Wp <= _SHIFTED_MAX_WASTE * OH * OW:
-        dw = _wgrad_shifted(g, x, (kh, kw), (dh, dw_), (ph, pw)).astype(w.dtype, copy=False)
+        fn, scratch = _build_wgrad_shifted(x_shape, g_shape, (kh, kw), (dh, dw_), (ph, pw), dtype)
     else:
-        dw = _wgrad_patches(attrs, g, x)
-    dw = np.ascontiguousarray(dw.reshape(F, kh, kw, C).transpose(0, 3, 1, 2), dtype=w.dtype)
-    if attrs.no_bias:
-        return (dw,)
-    return dw, g.sum(axis=(0, 1, 2)).astype(g.dtype, copy=False)
+        fn, scratch = _build_wgrad_patches(attrs, x_shape, g_shape, dtype)
+
+    def run(g, x, dw, db, *rest):
+        fn(g, x, dw, rest)
+        if db is not None:
+            np.add.reduce(g, axis=(0, 1, 2), out=db)
+    return run, scratch
 
 
 # a stride-1 weight gradient reads the padded images: worth it while they are at most this much
@@ -625,48 +641,55 @@ def _wgrad_nhwc(attrs, g, x, w):
 _SHIFTED_MAX_WASTE = 1.1
 
 
-def _wgrad_shifted(g: np.ndarray, x: np.ndarray, kernel: tuple, dil: tuple, pad: tuple) -> np.ndarray:
+def _build_wgrad_shifted(x_shape: tuple, g_shape: tuple, kernel: tuple, dil: tuple, pad: tuple,
+                         dtype: np.dtype) -> tuple:
     """A stride-1 weight gradient without im2col: with the output gradient laid on the padded
     input's grid (zeros off the outputs) and both flattened to rows of pixels, tap ``(i, j)``'s
     input rows are the padded input's rows shifted by ``i * dh * Wp + j * dw``: one GEMM per tap,
     ``g_rows^T @ x_rows[shift:]``, over every sample at once (row blocks on the pool, summed in
-    order). Returns ``(F, kh * kw * C)``."""
+    order). Scratch: the padded input, the gridded gradient, each block's ``(taps, C, F)``."""
     (kh, kw), (dh, dw_), (ph, pw) = kernel, dil, pad
-    N, H, W, C = x.shape
-    OH, OW, F = g.shape[1:]
+    N, H, W, C = x_shape
+    OH, OW, F = g_shape[1:]
     Hp, Wp = H + 2 * ph, W + 2 * pw
     L = N * Hp * Wp
     tail = (kh - 1) * dh * Wp + (kw - 1) * dw_
-    xf = np.zeros((L + tail, C), x.dtype)
-    np.copyto(xf[:L].reshape(N, Hp, Wp, C)[:, ph:ph + H, pw:pw + W], x)
-    gf = np.zeros((N, Hp, Wp, F), g.dtype)
-    gf[:, :OH, :OW] = g
-    gf = gf.reshape(L, F)
-    threads = min(num_threads(), 4)
-    blocks = _bounds(L, threads)
+    blocks = _bounds(L, min(num_threads(), 4))
     shifts = [i * dh * Wp + j * dw_ for i in range(kh) for j in range(kw)]
-    parts: list = [None] * len(blocks)
+    scratch = [((L + tail, C), dtype), ((N, Hp, Wp, F), dtype), ((len(blocks), len(shifts), C, F), dtype)]
 
-    def run(t: int) -> None:
-        a, b = blocks[t]
-        gb = gf[a:b]
-        parts[t] = np.stack([matmul(xf[a + s:b + s].T, gb) for s in shifts])     # (taps, C, F)
-    run_chunks(run, len(blocks))
-    out = parts[0]
-    for p in parts[1:]:
-        out += p
-    return out.transpose(2, 0, 1).reshape(F, kh * kw * C)
+    def run(g, x, dw, rest) -> None:
+        xf, gf, parts = rest
+        _pad_rows(xf[:L].reshape(N, Hp, Wp, C), x, 0, ph, pw)
+        xf[L:] = 0
+        gf[:, OH:] = 0
+        gf[:, :OH, OW:] = 0
+        gf[:, :OH, :OW] = g
+        g2 = gf.reshape(L, F)
+
+        def block(t: int) -> None:
+            a, b = blocks[t]
+            for k, s in enumerate(shifts):
+                _matmul_into(xf[a + s:b + s].T, g2[a:b], parts[t, k])
+        run_chunks(block, len(blocks))
+        out = parts[0]
+        for t in range(1, len(blocks)):
+            out += parts[t]
+        np.copyto(dw, out.reshape(kh, kw, C, F).transpose(3, 2, 0, 1), casting="unsafe")
+    return run, scratch
 
 
-def _wgrad_patches(attrs, g: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """The weight gradient as GEMMs over chunks of im2col patches (any stride): ``(F, kh * kw * C)``."""
+def _build_wgrad_patches(attrs, x_shape: tuple, g_shape: tuple, dtype: np.dtype) -> tuple:
+    """The weight gradient as GEMMs over chunks of im2col patches (any stride). Scratch: each
+    thread's patch columns and padded input band (one chunk's), its partial sum ``(F, K)`` (and one
+    more for a chunk's product when it runs several)."""
     (kh, kw), (sh, sw), (dh, dw_), (ph, pw) = attrs.kernel, attrs.stride, attrs.dilate, attrs.pad
-    N, H, W, C = x.shape
-    OH, OW, F = g.shape[1:]
+    N, H, W, C = x_shape
+    OH, OW, F = g_shape[1:]
     K = kh * kw * C
     T = num_threads()
     total = N * OH
-    per_row = OW * K * x.dtype.itemsize
+    per_row = OW * K * dtype.itemsize
     # chunks of output rows (across samples: a long reduction for BLAS), a block of consecutive
     # chunks per thread, each summed in order: the same result whichever thread runs a block
     n_chunks = max(-(-total * per_row // _COLS_BYTES), min(T, total))
@@ -674,49 +697,66 @@ def _wgrad_patches(attrs, g: np.ndarray, x: np.ndarray) -> np.ndarray:
     bounds = _bounds(total, n_chunks)
     threads = min(T, len(bounds))
     blocks = _bounds(len(bounds), threads)
-    parts: list = [None] * threads
     Wp = max(W + 2 * pw, (OW - 1) * sw + (kw - 1) * dw_ + 1)
-    g2 = g.reshape(total, OW * F)
+    rows = max(r1 - r0 for r0, r1 in bounds)
+    band_rows = (min(rows, OH) - 1) * sh + (kh - 1) * dh + 1
+    several = any(b - a > 1 for a, b in blocks)
+    scratch = [((threads, rows * OW, K), dtype), ((threads, 1, band_rows, Wp, C), dtype),
+               ((threads, F, K), dtype)] + ([((threads, F, K), dtype)] if several else [])
 
-    def patches(r0: int, r1: int) -> np.ndarray:
-        """Columns ``((r1 - r0) * OW, kh * kw * C)`` of the flattened output rows ``r0:r1``: per
-        sample, the padded input band they read, then one strided copy per tap."""
-        cols = np.empty((r1 - r0, OW, kh, kw, C), x.dtype)
-        r = r0
-        while r < r1:
-            n, o0 = divmod(r, OH)
-            o1 = min(OH, o0 + r1 - r)
-            m = o1 - o0
-            band = np.empty((1, (m - 1) * sh + (kh - 1) * dh + 1, Wp, C), x.dtype)
-            _pad_rows(band, x[n:n + 1], o0 * sh, ph, pw)
-            dst = cols[r - r0:r - r0 + m]
-            for i in range(kh):
-                rows = band[0, i * dh:i * dh + sh * (m - 1) + 1:sh]              # (m, Wp, C)
-                if dw_ == 1:     # taps j = 0..kw-1 of one output column: kw * C contiguous values
-                    st = rows.strides
-                    win = as_strided(rows, (m, OW, kw * C), (st[0], sw * st[1], st[2]), writeable=False)
-                    dst[:, :, i] = win.reshape(m, OW, kw, C)
+    def run(g, x, dw, rest) -> None:
+        cols_t, band_t, acc_t = rest[:3]
+        part_t = rest[3] if several else None
+        g2 = g.reshape(total, OW * F)
+
+        def patches(t: int, r0: int, r1: int) -> np.ndarray:
+            """Columns ``((r1 - r0) * OW, kh * kw * C)`` of the flattened output rows ``r0:r1``: per
+            sample, the padded input band they read, then one strided copy per tap."""
+            cols = cols_t[t, :(r1 - r0) * OW].reshape(r1 - r0, OW, kh, kw, C)
+            r = r0
+            while r < r1:
+                n, o0 = divmod(r, OH)
+                o1 = min(OH, o0 + r1 - r)
+                m = o1 - o0
+                band = band_t[t, :, :(m - 1) * sh + (kh - 1) * dh + 1]
+                _pad_rows(band, x[n:n + 1], o0 * sh, ph, pw)
+                dst = cols[r - r0:r - r0 + m]
+                for i in range(kh):
+                    src = band[0, i * dh:i * dh + sh * (m - 1) + 1:sh]              # (m, Wp, C)
+                    if dw_ == 1:     # taps j = 0..kw-1 of one output column: kw * C contiguous values
+                        st = src.strides
+                        win = as_strided(src, (m, OW, kw * C), (st[0], sw * st[1], st[2]), writeable=False)
+                        dst[:, :, i] = win.reshape(m, OW, kw, C)
+                    else:
+                        for j in range(kw):
+                            dst[:, :, i, j] = src[:, j * dw_:j * dw_ + sw * (OW - 1) + 1:sw]
+                r += m
+            return cols.reshape(-1, K)
+
+        def block(t: int) -> None:
+            acc = acc_t[t]
+            for k, i in enumerate(range(*blocks[t])):
+                r0, r1 = bounds[i]
+                gt = g2[r0:r1].reshape(-1, F).T
+                if k == 0:
+                    _matmul_into(gt, patches(t, r0, r1), acc)
                 else:
-                    for j in range(kw):
-                        dst[:, :, i, j] = rows[:, j * dw_:j * dw_ + sw * (OW - 1) + 1:sw]
-            r += m
-        return cols.reshape(-1, K)
+                    _matmul_into(gt, patches(t, r0, r1), part_t[t])
+                    acc += part_t[t]
+        run_chunks(block, threads)
+        out = acc_t[0]
+        for t in range(1, threads):
+            out += acc_t[t]
+        np.copyto(dw, out.reshape(F, kh, kw, C).transpose(0, 3, 1, 2), casting="unsafe")
+    return run, scratch
 
-    def run(t: int) -> None:
-        acc = None
-        for i in range(*blocks[t]):
-            r0, r1 = bounds[i]
-            part = matmul(g2[r0:r1].reshape(-1, F).T, patches(r0, r1))
-            if acc is None:
-                acc = part
-            else:
-                acc += part
-        parts[t] = acc
-    run_chunks(run, threads)
-    dw = parts[0]
-    for p in parts[1:]:
-        dw = dw + p
-    return dw
+
+def _matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = a @ b`` (half precision multiplied in float32, as ``ops._nnutil.matmul``)."""
+    if a.dtype == np.float16 or b.dtype == np.float16:
+        out[...] = matmul(a, b)
+    else:
+        np.matmul(a, b, out=out)
 
 
 WGRAD_NHWC = _internal(
