@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from .base import HybridizeError
+
 __all__ = ["take_numpy", "to_dlpack", "from_dlpack", "DLPACK_DTYPES", "ConsumedCapsuleError"]
 
 # the dtypes MXNet 1.9.1's from_numpy maps to DLPack (``DLDataType.TYPE_MAP``)
@@ -48,8 +50,15 @@ def take_numpy(a: np.ndarray) -> np.ndarray:
     return view
 
 
+def _need_dlpack() -> None:
+    """numpy speaks DLPack from 1.22 on; older numpy (MXNet 1.9.1's CI NumPy) cannot share memory that way."""
+    if not hasattr(np, "from_dlpack"):
+        raise HybridizeError(f"DLPack needs numpy>=1.22 (numpy {np.__version__} has no DLPack support)")
+
+
 def to_dlpack(data: np.ndarray) -> Any:
     """An unversioned DLPack capsule (``"dltensor"``) over ``data`` (writable, C-contiguous)."""
+    _need_dlpack()
     return data.__dlpack__()
 
 
@@ -68,6 +77,7 @@ class _Capsule:
 
 def from_dlpack(obj: Any) -> np.ndarray:
     """A numpy view of a DLPack capsule (consumed) or of an object with ``__dlpack__``."""
+    _need_dlpack()
     if hasattr(obj, "__dlpack__"):
         out = np.from_dlpack(obj)
         return out if out.flags.writeable else _writable(out)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..base import ShapeError
 from . import _special
+from ._npcompat import broadcast_shapes
 from ._util import const_type, known
 from .attrs import Bool, Dtype, Float, Int, Param
 from .registry import OpDef, all_same_shape_backward, register, same_shape
@@ -132,7 +133,7 @@ def _broadcast_shapes(attrs, in_shapes):
             return list(in_shapes), [out]
         return list(in_shapes), [None]
     try:
-        return list(in_shapes), [tuple(np.broadcast_shapes(tuple(a), tuple(b)))]
+        return list(in_shapes), [tuple(broadcast_shapes(tuple(a), tuple(b)))]
     except ValueError:
         raise ShapeError(f"shapes {tuple(a)} and {tuple(b)} cannot be broadcast together") from None
 

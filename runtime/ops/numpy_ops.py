@@ -40,6 +40,7 @@ from . import (  # noqa: F401  # noqa: F401  (their ops get aliases here)
     tensor_shape,
 )
 from ._grad import backward_op, internal
+from ._npcompat import broadcast_shapes
 from ._util import dim_known, known, shape_fn
 from .attrs import (
     AttrType,
@@ -404,7 +405,8 @@ def _arg(fn):
         if attrs.axis is None:
             out = np.asarray(fn(a))
             return (out.reshape((1,) * a.ndim) if attrs.keepdims else out).astype(np.int64)
-        return np.asarray(fn(a, axis=attrs.axis, keepdims=attrs.keepdims)).astype(np.int64)
+        out = np.asarray(fn(a, axis=attrs.axis))    # keepdims= of argmax/argmin is NumPy 1.22's
+        return (np.expand_dims(out, attrs.axis) if attrs.keepdims else out).astype(np.int64)
     return compute
 
 
@@ -838,7 +840,7 @@ def _sampler_shape(batch: bool):
         from ._util import known
         if not all(known(s) for s in in_shapes):
             return list(in_shapes), [None]
-        pshape = tuple(np.broadcast_shapes(*[tuple(s) for s in in_shapes])) if in_shapes else ()
+        pshape = tuple(broadcast_shapes(*[tuple(s) for s in in_shapes])) if in_shapes else ()
         return list(in_shapes), [_size(attrs) + pshape]
     return infer
 
@@ -853,7 +855,7 @@ def _two_param_sampler(name: str, p1: str, p2: str, draw, defaults=(0.0, 1.0), b
         it = iter(arrays)
         a = next(it) if attrs.get(p1) is None else attrs.get(p1)
         b = next(it) if attrs.get(p2) is None else attrs.get(p2)
-        pshape = np.broadcast_shapes(np.shape(a), np.shape(b))
+        pshape = broadcast_shapes(np.shape(a), np.shape(b))
         shape = pshape if attrs.size is None else _size(attrs) + (tuple(pshape) if batch else ())
         dt = np.dtype(attrs.dtype if attrs.dtype not in (None, "None") else "float32")
         return np.asarray(draw(_rng(), a, b, shape)).astype(dt)

@@ -13,6 +13,7 @@ import numpy as np
 from ..base import MXNetError
 from . import numpy_ops  # noqa: F401  (registered first: this module's rules use its kernels)
 from ._grad import backward_op, internal
+from ._npcompat import broadcast_shapes, percentile
 from .attrs import Bool, FloatOrNone, Int, IntOrNone, Param, Shape, ShapeOrNone, Str
 from .registry import ZERO_GRAD, OpDef, defgrad, get_op, register
 
@@ -123,7 +124,7 @@ def _percentile(attrs, a, *q):
     qv = np.asarray(q[0], dtype=np.float64) if q else attrs.q_scalar
     axis = attrs.axis if attrs.axis is None or len(attrs.axis) != 1 else attrs.axis[0]
     axis = None if axis is None else (tuple(axis) if isinstance(axis, tuple) else axis)
-    res = np.percentile(a.astype(np.float64), qv, axis=axis, method=attrs.interpolation, keepdims=attrs.keepdims)
+    res = percentile(a.astype(np.float64), qv, axis=axis, method=attrs.interpolation, keepdims=attrs.keepdims)
     return np.asarray(res).astype(np.float64 if a.dtype == np.float64 else np.float32)
 
 
@@ -422,7 +423,7 @@ def _mvn_shape(attrs, mean_shape: tuple, cov_shape: tuple) -> tuple:
     if cov_shape[-1] != mean_shape[-1]:
         raise ValueError("mean and cov must have same length.The shape of mean is {} but the shape of cov is {}"
                          .format(tuple(mean_shape[-1:]), tuple(cov_shape[-2:])))
-    out = tuple(np.broadcast_shapes(tuple(mean_shape), tuple(cov_shape[:-1])))
+    out = tuple(broadcast_shapes(tuple(mean_shape), tuple(cov_shape[:-1])))
     return (tuple(attrs.size) if attrs.size is not None else ()) + out
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from ..base import HybridizeError, ShapeError
 from ._grad import backward_op, internal
 from ._nnutil import merge_shape
+from ._npcompat import broadcast_shapes, qr
 from ._util import known
 from .attrs import Bool, Float, Int, Param
 from .nn_detection import _NamedOutputs
@@ -137,7 +138,7 @@ def _tri_solve(t: np.ndarray, b: np.ndarray, lower: bool) -> np.ndarray:
     n = t.shape[-1]
     acc = np.result_type(t.dtype, np.float64)
     t = t.astype(acc, copy=False)
-    x = np.zeros(np.broadcast_shapes(t.shape[:-2], b.shape[:-2]) + b.shape[-2:], dtype=acc)
+    x = np.zeros(broadcast_shapes(t.shape[:-2], b.shape[:-2]) + b.shape[-2:], dtype=acc)
     b = b.astype(acc, copy=False)
     order = range(n) if lower else range(n - 1, -1, -1)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -373,7 +374,7 @@ def _gelqf(attrs, a):
     if a.shape[-2] > a.shape[-1]:
         raise ShapeError(f"linalg.gelqf: Input A shape wrong: Last dimension must be >= than second to last, "
                          f"got {a.shape}")
-    q, r = np.linalg.qr(_tr(a))
+    q, r = qr(_tr(a))
     return (np.ascontiguousarray(_tr(q)).astype(a.dtype, copy=False),
             np.ascontiguousarray(np.tril(_tr(r))).astype(a.dtype, copy=False))
 
