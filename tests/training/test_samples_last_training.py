@@ -32,7 +32,7 @@ def nchw(a: np.ndarray) -> np.ndarray:
                                                   ((2, 3, 10, 10), 5, 3, 1, 2, 2, True)])
 def test_samples_last_convolution_and_its_gradients_equal_the_registry_kernels(shape, f, k, s, p, d, bias, monkeypatch):
     """Output and data gradient term for term (the same sums in the same order); the weight and
-    bias gradients to rounding. Columns in several row blocks (their size limit lowered)."""
+    bias gradients to rounding. Columns in several row (and channel) blocks (their size limit lowered)."""
     monkeypatch.setattr(S, "_COLS_BYTES", 256)
     rng = np.random.default_rng(2)
     x = rng.standard_normal(shape).astype(np.float32)

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .common import _internal, _p
-from .train import _pool_attrs, bn_train_bwd_cf_into, bn_train_cf_into
+from .train import _bounds, _pool_attrs, bn_train_bwd_cf_into, bn_train_cf_into
 
 __all__ = ["BN_TRAIN_SL", "BN_TRAIN_BWD_SL", "CONV_SL", "DGRAD_SL", "MAXPOOL_SL", "MAXPOOL_BWD_SL", "WGRAD_SL",
            "TO_SL", "FROM_SL"]
@@ -30,6 +30,9 @@ FROM_SL = (3, 0, 1, 2)
 
 # the columns built at once (a block of output rows): in L2 for the GEMM that reads them
 _COLS_BYTES = 512 << 10
+# The blocks run one after the other: LeNet's convolutions and gradients (5-10M multiply-adds at
+# batch 64, 1-1.5 ms each) split over the pool's two threads made the step slower, wall and CPU,
+# even with the process at real-time priority (15.1 vs 13.1 ms wall a step, CPU 18.8 vs 13.0 ms).
 
 
 def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
@@ -82,6 +85,7 @@ def conv_sl_into(attrs, x, w, *rest):
     taps, _keep = _taps(x, attrs, (OH, OW))
     K = int(np.prod(taps.shape[:3]))
     wm = w.reshape(F, K).astype(dt, copy=False)
+    bias = None if b is None else b.astype(dt, copy=False).reshape(F, 1)
     o2 = out.reshape(F, -1)
     row = OW * N
     for r0, r1 in _row_blocks(OH, K * row * dt.itemsize):
@@ -89,8 +93,8 @@ def conv_sl_into(attrs, x, w, *rest):
         np.copyto(cols, taps[:, :, :, r0:r1])
         o = o2[:, r0 * row:r1 * row]
         np.matmul(wm, cols.reshape(K, -1), out=o)
-        if b is not None:
-            np.add(o, b.astype(dt, copy=False).reshape(F, 1), out=o)
+        if bias is not None:
+            np.add(o, bias, out=o)
 
 
 def _conv_sl_shape(a, s):
@@ -149,25 +153,31 @@ def _dgrad_sl(attrs, g, w):
 
 def dgrad_sl_into(attrs, g, w, dx):
     """The data gradient of a one-group convolution, samples-last (``data_shape``: the data's
-    ``(C, H, W, N)``): one GEMM gives every tap's columns ``(kh, kw, C, OH, OW, N)`` (the weight's
-    transpose times the output gradient), added back tap by tap in row-major order (col2im, as the
-    registry kernel) into ``dx`` (or a zero-padded buffer cropped into it), each tap's add along runs
-    of ``OW * N``."""
+    ``(C, H, W, N)``): per chunk of channels, one GEMM gives every tap's columns ``(kh, kw, c, OH,
+    OW, N)`` (the weight's transpose times the output gradient), added back tap by tap in row-major
+    order (col2im, as the registry kernel) into ``dx`` (or a zero-padded buffer cropped into it),
+    each tap's add along runs of ``OW * N``."""
     (kh, kw), (sh, sw), (dh, dw_), (ph, pw) = attrs.kernel, attrs.stride, attrs.dilate, attrs.pad
     F, OH, OW, N = g.shape
     C, H, W, _ = dx.shape
-    wt = np.ascontiguousarray(w.transpose(2, 3, 1, 0)).reshape(kh * kw * C, F)
-    dcols = np.matmul(wt, g.reshape(F, -1)).reshape(kh, kw, C, OH, OW, N)
+    g2 = g.reshape(F, -1)
+    dt = np.result_type(g.dtype, w.dtype)
     Hp = max(H + 2 * ph, (OH - 1) * sh + (kh - 1) * dh + 1)
     Wp = max(W + 2 * pw, (OW - 1) * sw + (kw - 1) * dw_ + 1)
-    direct = (Hp, Wp) == (H, W) and dx.flags.c_contiguous and dx.dtype == dcols.dtype
-    buf = dx if direct else np.empty((C, Hp, Wp, N), dcols.dtype)
-    buf[...] = 0
-    for i in range(kh):
-        for j in range(kw):
-            buf[:, i * dh:i * dh + sh * (OH - 1) + 1:sh, j * dw_:j * dw_ + sw * (OW - 1) + 1:sw] += dcols[i, j]
-    if not direct:
-        np.copyto(dx, buf[:, ph:ph + H, pw:pw + W], casting="unsafe")
+    direct = (Hp, Wp) == (H, W) and dx.flags.c_contiguous and dx.dtype == dt
+    # channels in chunks, each its own columns (in L2; LeNet's second convolution built 2.4 MB of
+    # columns at once): a data gradient's channels are independent
+    per_channel = kh * kw * OH * OW * N * dt.itemsize
+    for c0, c1 in _bounds(C, -(-C * per_channel // _COLS_BYTES)):
+        wt = np.ascontiguousarray(w[:, c0:c1].transpose(2, 3, 1, 0)).reshape(-1, F)
+        dcols = np.matmul(wt, g2).reshape(kh, kw, c1 - c0, OH, OW, N)
+        buf = dx[c0:c1] if direct else np.empty((c1 - c0, Hp, Wp, N), dt)
+        buf[...] = 0
+        for i in range(kh):
+            for j in range(kw):
+                buf[:, i * dh:i * dh + sh * (OH - 1) + 1:sh, j * dw_:j * dw_ + sw * (OW - 1) + 1:sw] += dcols[i, j]
+        if not direct:
+            np.copyto(dx[c0:c1], buf[:, ph:ph + H, pw:pw + W], casting="unsafe")
 
 
 DGRAD_SL = _internal(
