@@ -77,7 +77,9 @@ def test_samples_last_max_pool_and_its_backward_equal_the_registry_kernels(shape
 
 
 @pytest.mark.parametrize("fix_gamma", [False, True])
-def test_samples_last_batchnorm_training_equals_the_channel_first_kernels(fix_gamma):
+@pytest.mark.parametrize("chunk", [1 << 20, 1], ids=["one chunk", "a channel a chunk"])
+def test_samples_last_batchnorm_training_equals_the_channel_first_kernels(fix_gamma, chunk, monkeypatch):
+    monkeypatch.setattr(S, "_BN_CHUNK_BYTES", chunk)
     rng = np.random.default_rng(0)
     x = (rng.standard_normal((5, 3, 6, 7)) * 2 + 1).astype(np.float32)
     g = rng.standard_normal(x.shape).astype(np.float32)

@@ -18,8 +18,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ...ops.nn_norm import bn_param_grads, centered_dot, update_moving_stats
 from .common import _internal, _p
-from .train import _bounds, _pool_attrs, bn_train_bwd_cf_into, bn_train_cf_into
+from .train import _bounds, _pool_attrs
 
 __all__ = ["BN_TRAIN_SL", "BN_TRAIN_BWD_SL", "CONV_SL", "DGRAD_SL", "MAXPOOL_SL", "MAXPOOL_BWD_SL", "WGRAD_SL",
            "TO_SL", "FROM_SL"]
@@ -191,9 +192,32 @@ DGRAD_SL = _internal(
 # ------------------------------------------------------------------------------------------
 # BatchNorm, training mode: a channel is one contiguous row
 # ------------------------------------------------------------------------------------------
-def _rows(a: np.ndarray) -> np.ndarray:
-    """``(C, H, W, N)`` as the channel-first kernels' ``(1, C, H * W * N, 1)`` (a view)."""
-    return a.reshape(1, a.shape[0], -1, 1)
+# channels per chunk of a BatchNorm pass: the chunk's temporaries in L2 (LeNet's first layer: a
+# channel is 36864 floats at batch 64), the statistics and the pass that uses them over one chunk
+_BN_CHUNK_BYTES = 320 << 10
+
+
+def _channel_chunks(x2: np.ndarray, acc: np.dtype) -> list[tuple[int, int]]:
+    C, L = x2.shape
+    per = max(1, _BN_CHUNK_BYTES // max(1, L * acc.itemsize))
+    return [(c, min(C, c + per)) for c in range(0, C, per)]
+
+
+def _row_sums(r: np.ndarray, ones: np.ndarray | None, acc: np.dtype) -> np.ndarray:
+    """Sum of each row: a BLAS product with a column of ones when the dtypes allow."""
+    if ones is not None and r.dtype == acc and r.flags.c_contiguous:
+        return np.matmul(r, ones)
+    return np.add.reduce(r, axis=1, dtype=acc)
+
+
+def _row_dots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``sum(a * b)`` of each row pair: one BLAS dot per row, no temporary."""
+    c, L = a.shape
+    return np.matmul(a.reshape(c, 1, L), b.reshape(c, L, 1)).reshape(c)
+
+
+def _ones(L: int, acc: np.dtype) -> np.ndarray | None:
+    return np.ones(L, acc) if acc in (np.float32, np.float64) else None
 
 
 def _bn_train_sl(attrs, x, gamma, beta, moving_mean, moving_var):
@@ -203,13 +227,31 @@ def _bn_train_sl(attrs, x, gamma, beta, moving_mean, moving_var):
 
 
 def bn_train_sl_into(attrs, x, gamma, beta, out):
-    """BatchNorm's training forward on samples-last data into ``out`` (may be ``x``): the channel-first
-    kernel on the channels as rows."""
+    """BatchNorm's training forward on samples-last data into ``out`` (may be ``x``), a channel one
+    contiguous row: per chunk of channels the batch mean, the biased variance (the mean of the
+    squared deviations, as the registry kernel) and the affine pass, the chunk in cache throughout
+    (the moving statistics are updated by the backward, as MXNet's CPU kernel does)."""
     x = np.ascontiguousarray(x)
     if not out.flags.c_contiguous:
         out[...] = _bn_train_sl(attrs, x, gamma, beta, None, None)
         return
-    bn_train_cf_into(attrs, _rows(x), gamma, beta, _rows(out))
+    acc = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+    C = x.shape[0]
+    x2, o2 = x.reshape(C, -1), out.reshape(C, -1)
+    L = x2.shape[1]
+    count, ones = acc.type(L), _ones(L, acc)
+    eps = acc.type(attrs.eps)
+    for c0, c1 in _channel_chunks(x2, acc):
+        r = x2[c0:c1]
+        mean = (_row_sums(r, ones, acc) / count).astype(acc)
+        d = np.subtract(r, mean[:, None], dtype=acc)
+        var = (_row_dots(d, d) / count).astype(acc)
+        g = np.ones(c1 - c0, acc) if attrs.fix_gamma else gamma[c0:c1].astype(acc, copy=False)
+        scale = g * (1 / np.sqrt(var + eps))
+        shift = beta[c0:c1].astype(acc, copy=False) - mean * scale
+        o = o2[c0:c1]
+        np.multiply(r, scale.astype(x.dtype)[:, None], out=o)
+        np.add(o, shift.astype(x.dtype)[:, None], out=o)
 
 
 BN_TRAIN_SL = _internal("_hy_bn_train_sl", _bn_train_sl, (_p("eps", 1e-3), _p("fix_gamma", True)),
@@ -224,13 +266,48 @@ def _bn_train_bwd_sl(attrs, g, x, gamma, beta, moving_mean, moving_var):
 
 def bn_train_bwd_sl_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx):
     """BatchNorm's training backward on samples-last data, d data into ``dx`` (may be ``g``); returns
-    (d gamma, d beta) and updates the moving statistics, as the channel-first kernel."""
+    (d gamma, d beta) and updates the moving statistics, as the channel-first kernel: per chunk of
+    channels (a channel's every quantity is its own) the mean, the deviations, the variance's and the
+    gradient's sums, then d data from the deviations still in cache."""
     x, g = np.ascontiguousarray(x), np.ascontiguousarray(g)
     if not dx.flags.c_contiguous:
         res = _bn_train_bwd_sl(attrs, g, x, gamma, beta, moving_mean, moving_var)
         dx[...] = res[0]
         return res[1:]
-    return bn_train_bwd_cf_into(attrs, _rows(g), _rows(x), gamma, beta, moving_mean, moving_var, _rows(dx))
+    acc = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+    C = x.shape[0]
+    x2, g2, d2 = x.reshape(C, -1), g.reshape(C, -1), dx.reshape(C, -1)
+    L = x2.shape[1]
+    count, ones = acc.type(L), _ones(L, acc)
+    eps = acc.type(attrs.eps)
+    mean, var = np.empty(C, acc), np.empty(C, acc)
+    sum_g, sum_gxc, invstd = np.empty(C, acc), np.empty(C, acc), np.empty(C, acc)
+    for c0, c1 in _channel_chunks(x2, acc):
+        r = x2[c0:c1]
+        m = (_row_sums(r, ones, acc) / count).astype(acc)
+        xc = np.subtract(r, m[:, None], dtype=acc)
+        ga = g2[c0:c1].astype(acc, copy=False)
+        v = (_row_dots(xc, xc) / count).astype(acc)
+        sg = _row_sums(ga, ones, acc)
+        sgxc = centered_dot(_row_dots(ga, xc), _row_sums(xc, ones, acc), sg, count)
+        inv = 1 / np.sqrt(v + eps)
+        gam = np.ones_like(inv) if attrs.fix_gamma else gamma[c0:c1].astype(acc, copy=False)
+        scale = (gam * inv).astype(acc)[:, None]
+        mg = (sg / count).astype(acc)[:, None]
+        coef = (inv * inv * sgxc / count).astype(acc)[:, None]
+        xc *= coef
+        if dx.dtype == acc:          # straight into d data (over g when in place: position by position)
+            d = np.subtract(g2[c0:c1], mg, out=d2[c0:c1])
+            d -= xc
+            d *= scale
+        else:
+            d = np.subtract(g2[c0:c1], mg, dtype=acc)
+            d -= xc
+            d *= scale
+            d2[c0:c1] = d
+        mean[c0:c1], var[c0:c1], sum_g[c0:c1], sum_gxc[c0:c1], invstd[c0:c1] = m, v, sg, sgxc, inv
+    update_moving_stats(attrs, mean, var, moving_mean, moving_var, acc)
+    return bn_param_grads(attrs, sum_g, sum_gxc, invstd, gamma, beta)
 
 
 BN_TRAIN_BWD_SL = _internal("_hy_bn_train_bwd_sl", _bn_train_bwd_sl,
@@ -298,14 +375,20 @@ def maxpool_bwd_sl_into(attrs, g, x, y, dx):
         return
     if osp[0] * kernel[0] != H or osp[1] * kernel[1] != W:     # rows or columns no window reads
         dx[...] = 0
-    found = np.zeros(y.shape, bool)
+    taps = [(i, j) for i in range(kernel[0]) for j in range(kernel[1])]
+    found = np.empty(y.shape, bool)          # a window's maximum already met
     hit = np.empty(y.shape, bool)
-    for i in range(kernel[0]):
-        for j in range(kernel[1]):
-            np.equal(_tap(x, i, j, kernel, osp), y, out=hit)
+    for k, t in enumerate(taps):
+        if k == 0:
+            np.equal(_tap(x, *t, kernel, osp), y, out=found)
+            first = found
+        else:
+            np.equal(_tap(x, *t, kernel, osp), y, out=hit)
             np.greater(hit, found, out=hit)
-            found |= hit
-            np.multiply(g, hit, out=_tap(dx, i, j, kernel, osp), dtype=dx.dtype, casting="unsafe")
+            if k < len(taps) - 1:
+                found |= hit
+            first = hit
+        np.multiply(g, first, out=_tap(dx, *t, kernel, osp), dtype=dx.dtype, casting="unsafe")
 
 
 MAXPOOL_BWD_SL = _internal("_hy_maxpool_bwd_sl", _maxpool_bwd_sl, (_p("kernel"), _p("relu", False)),
