@@ -5,6 +5,7 @@ line each (``hybridize: <file>: <problem>``) at its edge.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 
 __all__ = ["MXNetError", "HybridizeError", "ShapeError", "InvalidGraphError", "LoadError", "UnknownOpError", "NoGradientError", "NotImplementedForSymbol", "OutOfMemoryError",
@@ -160,6 +161,9 @@ class DataLoaderWorkerError(HybridizeError):
 class DistributedTrainingError(HybridizeError):
     """A data-parallel job (``kvstore='dist_sync'``) that cannot start or was stopped: a rank raised,
     its worker process died, or the store was used outside a job."""
+
+
+NDArrayHandle = ctypes.c_void_p  # MXNet's C handle type of an NDArray (``NDArray.handle``)
 
 
 def py_str(x: "bytes | str") -> str:

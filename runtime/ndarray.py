@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 
+import ctypes
 import sys
 import weakref
 from typing import Any, Callable, Iterator, Sequence
@@ -50,6 +51,23 @@ def _written(arr: "NDArray") -> None:
         cb()
 
 
+# id -> array, for the arrays whose ``handle`` was taken (entries vanish with their arrays)
+_HANDLES: "weakref.WeakValueDictionary[int, NDArray]" = weakref.WeakValueDictionary()
+
+
+def _from_handle(handle: ctypes.c_void_p, writable: bool) -> "tuple[np.ndarray, Context | None]":
+    """The storage (shared, read-only unless ``writable``) and context of the live array ``handle``
+    names (``NDArray.handle``)."""
+    src = _HANDLES.get(handle.value or 0)
+    if src is None:
+        raise HybridizeError(f"NDArray handle {handle.value!r} names no live array")
+    data = src._data
+    if not writable:
+        data = data.view()
+        data.flags.writeable = False
+    return data, src._ctx
+
+
 class NDArray:
     """An n-dimensional array on the CPU; the value behind it is a numpy array (``_data``)."""
 
@@ -58,7 +76,9 @@ class NDArray:
     __slots__ = ("_data", "_ag", "_ctx", "_fresh", "__weakref__")
     __array_priority__ = 1000.0
 
-    def __init__(self, data: np.ndarray, ctx: Context | None = None):
+    def __init__(self, data: np.ndarray, ctx: Context | None = None, writable: bool = True):
+        if data.__class__ is ctypes.c_void_p:  # ``NDArray(handle)``, as MXNet's C callbacks are used
+            data, ctx = _from_handle(data, writable)
         self._data = data
         self._ag = None
         # the CPU-kind context asked for (cpu(1), cpu_shared(0), ...); None is cpu(0), the default
@@ -91,6 +111,17 @@ class NDArray:
     def writable(self) -> bool:
         """Whether the array can be written to (always: read-only NDArrays are not made here)."""
         return True
+
+    @property
+    def handle(self) -> ctypes.c_void_p:
+        """A C-pointer-like handle of this array (``mxnet.base.NDArrayHandle``): MXNet's monitor
+        callbacks receive handles and turn them back with ``NDArray(ctypes.cast(h, NDArrayHandle))``;
+        here the handle is a key into a registry of the live arrays that were asked for one."""
+        key = id(self)
+        _HANDLES[key] = self
+        return ctypes.c_void_p(key)
+
+    _as_parameter_ = handle  # ``ctypes.cast(arr, NDArrayHandle)`` accepts the array itself
 
     @property
     def stype(self) -> str:

@@ -18,13 +18,16 @@ interface runs on the same machinery.
 from __future__ import annotations
 
 import collections
+import ctypes
 import threading
 from typing import Any
 
-from .base import HybridizeError
+from .base import HybridizeError, NDArrayHandle, py_str
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_registered", "get_all_registered_operators",
-           "get_operator_arguments", "OperatorArguments", "PythonOp", "NumpyOp", "NDArrayOp"]
+           "get_operator_arguments", "OperatorArguments", "PythonOp", "NumpyOp", "NDArrayOp",
+           # MXNet's module has no ``__all__``: code written for it gets these by ``import *``
+           "ctypes", "NDArrayHandle", "py_str", "NDArray"]
 
 
 class CustomOp:
@@ -316,5 +319,6 @@ def get_operator_arguments(op_name: str) -> OperatorArguments:
 
 
 from .ops import custom as _custom  # noqa: E402  (Custom runs through this front end)
+from .ndarray import NDArray  # noqa: E402,F401  (exported as MXNet's module does)
 
 _custom.install_host(_Host())

@@ -164,3 +164,21 @@ def test_executors_bound_with_a_shared_executor_share_its_gradients():
         exe.forward(is_train=True)
         exe.backward()
     assert first.grad_dict["a"].asscalar() == 5  # 2 + 3 accumulated into the one buffer
+
+
+def test_a_monitor_callback_written_for_mxnets_c_handles_reads_each_array_back_read_only():
+    # MXNet passes an NDArrayHandle: callbacks do ``NDArray(ctypes.cast(arr, NDArrayHandle), writable=False)``
+    from hybridize.runtime.operator import NDArray, NDArrayHandle, ctypes  # MXNet's module exports these
+    x = mx.sym.var("x")
+    exe = mx.sym.relu(x, name="act").simple_bind(mx.cpu(), x=(1, 3), grad_req="null")
+    exe.arg_dict["x"][:] = mx.nd.array([[-1, 0, 2]])
+    seen = {}
+
+    def cb(name, arr):
+        back = NDArray(ctypes.cast(arr, NDArrayHandle), writable=False)
+        seen[name] = back.asnumpy().tolist()
+        with pytest.raises(ValueError):
+            back[:] = 0
+    exe.set_monitor_callback(cb, monitor_all=True)
+    exe.forward()
+    assert seen == {"x": [[-1, 0, 2]], "act_input0": [[-1, 0, 2]], "act_output": [[0, 0, 2]]}
