@@ -823,8 +823,12 @@ def full(shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None, ou
 
 def arange(start: float, stop: float | None = None, step: float = 1.0, repeat: int = 1,
            infer_range: bool | None = None, ctx: Context | None = None, dtype: Any = None) -> NDArray:
-    """``_arange``: values in [start, stop) (``[0, start)`` when ``stop`` is None), each ``repeat`` times."""
-    return _create("_arange", start=start, stop=stop, step=step, repeat=repeat, infer_range=infer_range,
+    """``_arange``: values in [start, stop) (``[0, start)`` when ``stop`` is None), each ``repeat`` times.
+    ``infer_range`` is deprecated and ignored, as in MXNet 1.9.1 (only a graph can infer a length)."""
+    if infer_range is not None:
+        import warnings
+        warnings.warn("`infer_range` argument has been deprecated", DeprecationWarning, stacklevel=2)
+    return _create("_arange", start=start, stop=stop, step=step, repeat=repeat, infer_range=False,
                    dtype=dtype, ctx=ctx)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from ..base import ShapeError
 from ..ops._util import dim_known, np_shape_semantics
 from ..ops._util import known as _known
+from ..ops.tensor_init import arange_stop_for_length
 from .interpreter import Interpreter
 from .ir import Entry, Graph, Meta, Node
 
@@ -186,6 +187,13 @@ def complete_shape_attrs(graph: Graph, shapes: Mapping[Entry, tuple | None]) -> 
     (give it a copy); returns the nodes changed."""
     done = []
     for n in graph.nodes:
+        if _length_from_consumers(n):
+            s = shapes.get(Entry(n, 0))
+            stop = arange_stop_for_length(n.resolved, s[0]) if _known(s) and len(s) == 1 else None
+            if stop is not None:
+                graph.set_attrs(n, {**n.attrs, "stop": stop})
+                done.append(n)
+            continue
         if n.op is None or n.inputs or n.op.param("shape") is None:
             continue
         attr = n.attrs.get("shape")   # a number is another parameter so named (np.random.gamma's)
@@ -199,9 +207,18 @@ def complete_shape_attrs(graph: Graph, shapes: Mapping[Entry, tuple | None]) -> 
     return done
 
 
+def _length_from_consumers(n: Node) -> bool:
+    """An ``arange`` with ``infer_range`` and no ``stop``: its length is its consumers' (MXNet's RangeShape)."""
+    return n.op is not None and not n.inputs and n.op.param("infer_range") is not None \
+        and bool(n.attrs.get("infer_range")) and n.attrs.get("stop") is None
+
+
 def needs_shape_completion(graph: Graph) -> bool:
-    """Does some input-less node have a ``shape`` attribute with unknown (0) dimensions?"""
+    """Does some input-less node have a ``shape`` attribute with unknown (0) dimensions, or a length
+    left to its consumers (``arange(infer_range=True)``)?"""
     for n in graph.nodes:
+        if _length_from_consumers(n):
+            return True
         if n.op is not None and not n.inputs and n.op.param("shape") is not None:
             attr = n.attrs.get("shape")
             if isinstance(attr, (tuple, list)) and attr and not all(dim_known(d) for d in attr):

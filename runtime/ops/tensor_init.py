@@ -67,6 +67,8 @@ _creator("_zeros_without_dtype", lambda a, s, d: np.zeros(s, d),
 
 def _arange_values(attrs):
     start, stop, step = attrs.start, attrs.stop, attrs.step
+    if stop is None and attrs.infer_range:
+        raise ShapeError("arange: infer_range=True without stop takes its length from a consumer's shape; none gave it")
     if stop is None:
         start, stop = 0.0, start
     if step == 0:
@@ -81,10 +83,21 @@ def _arange_values(attrs):
 
 
 def _arange_shape(attrs):
-    if attrs.infer_range:
-        raise ShapeError("arange: infer_range=True needs a consumer to infer the length; not supported")
+    if attrs.infer_range and attrs.stop is None:
+        # MXNet's RangeShape leaves the length to the consumers' shapes; the graph passes then
+        # write it in (``graph.infer.complete_shape_attrs``), so a kernel never sees it unknown
+        return (0,)
     _, _, n = _arange_values(attrs)
     return (n * attrs.repeat,)
+
+
+def arange_stop_for_length(attrs, length: int) -> float | None:
+    """The ``stop`` that gives ``infer_range``'s ``_arange`` (no ``stop``) the inferred ``length``
+    (None when ``length`` is no multiple of ``repeat``): halfway past the last value, so the
+    length ``ceil((stop - start) / step)`` cannot round either way."""
+    if length <= 0 or length % attrs.repeat:
+        return None
+    return attrs.start + (length // attrs.repeat - 0.5) * attrs.step
 
 
 def _arange(attrs, shape, dt):
