@@ -44,8 +44,20 @@ def _softrelu(x):
     return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
 
 
+def onednn(x: np.ndarray) -> bool:
+    """Does MXNet 1.9.1's CPU build run this array's Activation/LeakyReLU through oneDNN? float32 of
+    1 to 5 dimensions (``SupportMKLDNNAct``); other dtypes and ranks take the native kernels. They
+    differ at NaN: oneDNN's relu is ``x > 0 ? x : 0`` (NaN gives 0, ``np.fmax``), its leaky/elu
+    gradients pass the head gradient through at NaN; the native kernels keep NaN."""
+    return x.dtype == np.float32 and 1 <= x.ndim <= 5
+
+
+def _relu(x):
+    return np.fmax(x, x.dtype.type(0)) if onednn(x) else np.maximum(x, x.dtype.type(0))
+
+
 _ACT = {
-    "relu": lambda x: np.maximum(x, x.dtype.type(0)),
+    "relu": _relu,
     "sigmoid": _sigmoid,
     "tanh": np.tanh,
     "softrelu": _softrelu,
@@ -105,7 +117,10 @@ def _leaky_relu(attrs, x, gamma=None):
     t = attrs.act_type
     dt = x.dtype
     if t == "leaky":
-        return np.where(x > 0, x, x * dt.type(attrs.slope))
+        if attrs.slope == 0 and onednn(x):  # oneDNN's relu without a slope: NaN and -inf give 0
+            return np.fmax(x, dt.type(0))
+        with np.errstate(invalid="ignore"):   # -inf * 0 is NaN, as in MXNet's native kernel
+            return np.where(x > 0, x, x * dt.type(attrs.slope))
     if t == "prelu":
         g = gamma.astype(dt, copy=False).reshape(_prelu_gamma_shape(gamma.shape, x.shape))
         return np.where(x > 0, x, x * g)
@@ -317,8 +332,8 @@ def _backward_activation(attrs, g, x, y):
     """Activation's input gradient (MXNet's ``_backward_Activation``)."""
     t = attrs.act_type
     with np.errstate(all="ignore"):
-        if t == "relu":
-            d = (y > 0).astype(g.dtype)
+        if t == "relu":  # oneDNN's relu outputs no NaN; the native relu_grad is NaN at NaN
+            d = (y > 0).astype(g.dtype) if onednn(x) else np.where(np.isnan(y), y, y > 0)
         elif t == "sigmoid":
             d = y * (1 - y)
         elif t == "tanh":
@@ -344,9 +359,11 @@ def _backward_leaky(attrs, g, x, y, gamma=None):
     """LeakyReLU's input gradients (and prelu's gamma gradient, summed over the broadcast axes)."""
     t = attrs.act_type
     dt = g.dtype
+    # oneDNN (float32) passes the head gradient through at NaN: ``x <= 0 ? slope : 1``
+    keep = t in ("leaky", "elu") and onednn(x)
     with np.errstate(all="ignore"):
         if t == "leaky":
-            d = np.where(x > 0, 1, dt.type(attrs.slope))
+            d = np.where(x <= 0, dt.type(attrs.slope), 1) if keep else np.where(x > 0, 1, dt.type(attrs.slope))
         elif t == "prelu":
             gs = _prelu_gamma_shape(gamma.shape, x.shape)
             gb = gamma.astype(dt, copy=False).reshape(gs)
@@ -356,7 +373,7 @@ def _backward_leaky(attrs, g, x, y, gamma=None):
             dg = dg_full.sum(axis=axes, keepdims=True) if axes else dg_full
             return dx, dg.reshape(gamma.shape).astype(gamma.dtype, copy=False)
         elif t == "elu":
-            d = np.where(x > 0, 1, y + dt.type(attrs.slope))
+            d = np.where(x <= 0, y + dt.type(attrs.slope), 1) if keep else np.where(x > 0, 1, y + dt.type(attrs.slope))
         elif t == "selu":
             d = _SELU_LAMBDA * np.where(y > 0, 1, _SELU_ALPHA + y)  # MXNet's selu_grad(out), as written
         elif t == "gelu":

@@ -87,8 +87,8 @@ def _batch_norm_core(attrs, x, gamma, beta, mean, var, relu: bool = False):
     shift = beta.astype(acc, copy=False) - m * scale
     out = x * scale.astype(x.dtype).reshape(bshape)
     out += shift.astype(x.dtype).reshape(bshape)
-    if relu:
-        np.maximum(out, 0, out=out)
+    if relu:  # oneDNN's fused relu on float32 (NaN gives 0), the native one elsewhere
+        (np.fmax if out.dtype == np.float32 else np.maximum)(out, out.dtype.type(0), out=out)
     if attrs.output_mean_var:
         # MXNet's second extra output ("var") holds the inverse standard deviation
         # 1/sqrt(var + eps) (batch_norm.cc and its oneDNN path both store invstd there)

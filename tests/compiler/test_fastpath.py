@@ -17,9 +17,12 @@ from hybridize.runtime.graph.kernels import fastpath
 def test_relu_and_clip_equal_numpy(shape):
     rng = np.random.default_rng(0)
     x = rng.standard_normal(shape).astype(np.float32)
-    x.flat[::97] = np.nan                       # NaN propagates as np.maximum(x, 0) does
+    x.flat[::97] = np.nan                       # oneDNN's relu (the default) gives 0 at NaN, np.fmax(x, 0)
     a = x.copy()
     fastpath.relu_(a)
+    np.testing.assert_array_equal(a, np.fmax(x, 0))
+    a = x.copy()
+    fastpath.relu_(a, keep_nan=True)            # the native relu keeps NaN, as np.maximum(x, 0)
     np.testing.assert_array_equal(a, np.maximum(x, 0))
     b = x.copy()
     fastpath.clip_(b, 0.0, 6.0)

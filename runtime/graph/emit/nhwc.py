@@ -28,6 +28,11 @@ from ..kernels.parallel import chunks_for
 from .registry import emitter
 
 
+def _relu_fn(em: Any, act: tuple) -> str:
+    """relu's maximum: ``np.fmax`` for oneDNN's (NaN gives 0), ``np.maximum`` for ``("relu", "nan")``."""
+    return "_maximum" if len(act) > 1 else em.bind("fmax", np.fmax)
+
+
 def act_lines(em: Any, buf: str, act: tuple, shape: tuple | None = None, dtype: Any = np.float32) -> list[str]:
     """Inline code applying ``act`` to ``buf`` (of ``shape``, when known) in place."""
     if not act:
@@ -35,11 +40,12 @@ def act_lines(em: Any, buf: str, act: tuple, shape: tuple | None = None, dtype: 
     kind = act[0]
     big = shape is not None and int(math.prod(shape)) >= FAST_MIN_SIZE and np.dtype(dtype).kind == "f"
     if kind == "relu":
+        mx = _relu_fn(em, act)
         if big:     # numpy's maximum with a scalar is an unvectorized loop: read a zeros view
             z = em.bind("zeros", zeros_like_view(tuple(shape), dtype))
-            return [f"_maximum({buf}, {z}, out={buf})"]
+            return [f"{mx}({buf}, {z}, out={buf})"]
         zero = em.bind("zero", np.dtype(dtype).type(0))     # a same-dtype scalar: no type resolution
-        return [f"_maximum({buf}, {zero}, out={buf})"]
+        return [f"{mx}({buf}, {zero}, out={buf})"]
     if kind == "clip" and np.dtype(dtype).kind == "f":     # one vectorized pass (see fastpath.clip_)
         lo = em.bind("lo", np.dtype(dtype).type(act[1]))
         hi = em.bind("hi", np.dtype(dtype).type(act[2]))
@@ -207,10 +213,11 @@ def _emit_act(em: Any) -> list[str]:
         buf = em.out_buffer(0)
         if act[0] == "relu":
             shape = tuple(em.out_shapes[0])
+            mx = _relu_fn(em, act)
             if int(math.prod(shape)) >= FAST_MIN_SIZE and np.dtype(em.out_dtypes[0]).kind == "f":
                 z = em.bind("zeros", zeros_like_view(shape, em.out_dtypes[0]))
-                return [f"_maximum({x}, {z}, out={buf})", f"{em.outs[0]} = {buf}"]
-            return [f"_maximum({x}, 0, out={buf})", f"{em.outs[0]} = {buf}"]
+                return [f"{mx}({x}, {z}, out={buf})", f"{em.outs[0]} = {buf}"]
+            return [f"{mx}({x}, 0, out={buf})", f"{em.outs[0]} = {buf}"]
         lines.append(f"_copyto({buf}, {x})")
     return lines + act_lines(em, buf, act, tuple(em.out_shapes[0]), em.out_dtypes[0]) + [f"{em.outs[0]} = {buf}"]
 

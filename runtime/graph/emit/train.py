@@ -136,7 +136,7 @@ def _emit_backward_activation(em: Any) -> list[str]:
     a = em.node.resolved
     g, y = em.args[0], em.args[2]
     dt = np.dtype(em.out_dtypes[0])
-    if a.act_type != "relu" or dt.kind != "f" or np.dtype(em.in_dtypes[2]) != dt or np.dtype(em.in_dtypes[0]) != dt:
+    if a.act_type != "relu" or dt != np.float32 or np.dtype(em.in_dtypes[2]) != dt or np.dtype(em.in_dtypes[0]) != dt:
         k = em.bind("backward_activation", em.node.op.kernel(a, em.in_shapes, em.in_dtypes))
         return [f"{em.outs[0]} = {k}({', '.join(em.args)})"]
     shape = tuple(em.out_shapes[0])

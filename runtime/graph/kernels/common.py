@@ -37,7 +37,7 @@ def apply_act(buf: np.ndarray, act: tuple) -> None:
         return
     kind = act[0]
     if kind == "relu":
-        relu_(buf)
+        relu_(buf, len(act) > 1)
     elif kind == "clip":
         clip_(buf, act[1], act[2])
     elif kind == "sigmoid":

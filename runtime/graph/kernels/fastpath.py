@@ -48,12 +48,14 @@ def zeros_like_view(shape: tuple, dtype) -> np.ndarray:
     return buf[:n].reshape(shape)
 
 
-def relu_(buf: np.ndarray) -> None:
-    """``buf = max(buf, 0)`` in place, on the vectorized loop when ``buf`` is large."""
+def relu_(buf: np.ndarray, keep_nan: bool = False) -> None:
+    """``buf = max(buf, 0)`` in place, on the vectorized loop when ``buf`` is large: oneDNN's
+    ``x > 0 ? x : 0`` (``np.fmax``: NaN gives 0), or with ``keep_nan`` MXNet's native relu (NaN stays)."""
+    f = np.maximum if keep_nan else np.fmax
     if buf.size >= FAST_MIN_SIZE and buf.dtype.kind == "f":
-        np.maximum(buf, zeros_like_view(buf.shape, buf.dtype), out=buf)
+        f(buf, zeros_like_view(buf.shape, buf.dtype), out=buf)
     else:
-        np.maximum(buf, 0, out=buf)
+        f(buf, 0, out=buf)
 
 
 _const_rows: dict[tuple, np.ndarray] = {}

@@ -74,7 +74,7 @@ def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
             pre_act = tuple(p.resolved.act or ())
             ops = ConvOperands.of(n)
             static = [e for e in (ops.weight, scale, shift, ops.bias) if e is not None]
-            if pre_act == ("relu",) and not any(id(e.node) in dyn for e in static):
+            if pre_act[:1] == ("relu",) and not any(id(e.node) in dyn for e in static):
                 # BN-ReLU before the 1x1 convolution: its scale moves into the weights (static,
                 # recomputed at bind_params), leaving an add and a max per input element
                 fold = Node(K.PRE_FOLD, ctx.fresh(n.name + "_prefold"), {"has_bias": ops.bias is not None},

@@ -35,10 +35,16 @@ BACKWARD_ACT = registry_op("_backward_Activation")
 ELEMENTWISE_GRADS = (registry_op("_backward_Activation"), registry_op("add_n"))   # position by position
 
 
-def act_spec(op: Any, attrs: Any) -> tuple | None:
-    """The activation spec (``kernels``' ``act``) of an activation node, or None if it is not one we fuse."""
-    if op is RELU or op is ACTIVATION and attrs.act_type == "relu":
+def act_spec(op: Any, attrs: Any, shape: tuple = (), dtype: Any = None) -> tuple | None:
+    """The activation spec (``kernels``' ``act``) of an activation node, or None if it is not one we fuse.
+    relu is ``("relu",)`` where MXNet runs oneDNN's (``Activation`` on float32 of 1 to 5 dimensions:
+    NaN gives 0) and ``("relu", "nan")`` where it runs its native kernel (the ``relu`` op, other
+    dtypes: NaN stays NaN)."""
+    if op is ACTIVATION and attrs.act_type == "relu" and dtype is not None and np.dtype(dtype) == np.float32 \
+            and 1 <= len(shape) <= 5:
         return ("relu",)
+    if op is RELU or op is ACTIVATION and attrs.act_type == "relu":
+        return ("relu", "nan")
     if op is ACTIVATION and attrs.act_type in ("sigmoid", "tanh"):
         return (attrs.act_type,)
     if op is SIGMOID:
@@ -151,7 +157,8 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
             out, out_nhwc = fused
         elif dynamic and not (n.op.mode_dependent and ctx.training and n.op is not BATCHNORM) and n.inputs \
                 and floaty(n.inputs[0]):
-            out, out_nhwc = _lower_one(n, n.op, ins, shape_of, static, to_nhwc, to_orig, lay, ctx, count)
+            out, out_nhwc = _lower_one(n, n.op, ins, shape_of, static, to_nhwc, to_orig, lay, ctx, count,
+                                       lambda e: meta[e].dtype)
         if out is None:
             out = Node(n.op, n.name, n.attrs, [to_orig(e) for e in ins] if dynamic else ins, n.extra)
             out_nhwc = False
@@ -199,7 +206,7 @@ class _Layouts:
 
 
 def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to_orig, lay: _Layouts,
-               ctx: PassContext, count) -> tuple[Node | None, Any]:
+               ctx: PassContext, count, dtype_of=None) -> tuple[Node | None, Any]:
     a = n.resolved
     x_old = n.inputs[0]
     xs = shape_of(x_old)
@@ -255,7 +262,7 @@ def _lower_one(n: Node, op: Any, ins: list[Entry], shape_of, static, to_nhwc, to
         if len(xs) == 2:
             aff.set_attrs({**aff.attrs, "bshape": (C,)})
         return Node(K.AFFINE, n.name, {"act": ()}, [x, Entry(aff, 0), Entry(aff, 1)]), len(xs) == 4
-    act = act_spec(op, a)
+    act = act_spec(op, a, xs, dtype_of(x_old) if dtype_of is not None else None)
     if act is not None:
         count("activation")
         return Node(K.ACT, n.name, {"act": act}, [ins[0]]), SL if ins[0] in sl else ins[0] in nhwc

@@ -185,7 +185,7 @@ def build(s: Any, tf: Transform) -> Callable:
                 np.add(src, rv, out=dst)
         elif relu_direct:
             for src, dst, z in rects:
-                np.maximum(src, z, out=dst)
+                np.fmax(src, z, out=dst)   # oneDNN's relu: NaN gives 0
         else:
             for src, dst, _ in rects:
                 np.copyto(dst, src)

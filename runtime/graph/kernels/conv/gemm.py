@@ -181,7 +181,7 @@ def build(s: ConvSpec) -> Callable:
                         P, Xc = tile_in.rows(P), tile_in.rows(Xc)
                         np.add(Xc, tile_in.tile(ps), out=P)
                         if allpos:
-                            relu_(P)
+                            relu_(P, len(pre_act) > 1)
                         else:
                             np.maximum(P, lo_t, out=P)
                             np.minimum(P, hi_t, out=P)
