@@ -18,13 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from .base import HybridizeError
+from . import _ctypes_dlpack
 
 __all__ = ["take_numpy", "to_dlpack", "from_dlpack", "DLPACK_DTYPES", "ConsumedCapsuleError"]
 
 # the dtypes MXNet 1.9.1's from_numpy maps to DLPack (``DLDataType.TYPE_MAP``)
 DLPACK_DTYPES = frozenset(("int32", "int64", "bool", "uint8", "uint32", "uint64", "float16", "float32", "float64"))
 
+# numpy implements DLPack from 1.22 on; before, ``_ctypes_dlpack`` makes and reads the capsules
+NUMPY_DLPACK = hasattr(np, "from_dlpack")
 _capi = ctypes.pythonapi
 _capi.PyCapsule_IsValid.restype = ctypes.c_int
 _capi.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
@@ -50,15 +52,10 @@ def take_numpy(a: np.ndarray) -> np.ndarray:
     return view
 
 
-def _need_dlpack() -> None:
-    """numpy speaks DLPack from 1.22 on; older numpy (MXNet 1.9.1's CI NumPy) cannot share memory that way."""
-    if not hasattr(np, "from_dlpack"):
-        raise HybridizeError(f"DLPack needs numpy>=1.22 (numpy {np.__version__} has no DLPack support)")
-
-
 def to_dlpack(data: np.ndarray) -> Any:
     """An unversioned DLPack capsule (``"dltensor"``) over ``data`` (writable, C-contiguous)."""
-    _need_dlpack()
+    if not NUMPY_DLPACK:
+        return _ctypes_dlpack.export(data)
     return data.__dlpack__()
 
 
@@ -77,7 +74,13 @@ class _Capsule:
 
 def from_dlpack(obj: Any) -> np.ndarray:
     """A numpy view of a DLPack capsule (consumed) or of an object with ``__dlpack__``."""
-    _need_dlpack()
+    if not NUMPY_DLPACK:    # numpy<1.22 (MXNet 1.9.1's CI NumPy) speaks no DLPack: read the capsule here
+        cap = obj.__dlpack__() if hasattr(obj, "__dlpack__") else obj
+        if type(cap).__name__ != "PyCapsule":
+            raise TypeError(f"from_dlpack expects a DLPack capsule or an object with __dlpack__, got {type(obj).__name__}")
+        if not _capi.PyCapsule_IsValid(cap, b"dltensor"):
+            raise ConsumedCapsuleError("Invalid DLPack Tensor. DLTensor capsules can be consumed only once.")
+        return _ctypes_dlpack.consume(cap)
     if hasattr(obj, "__dlpack__"):
         out = np.from_dlpack(obj)
         return out if out.flags.writeable else _writable(out)

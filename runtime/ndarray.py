@@ -355,6 +355,9 @@ class NDArray:
         return to_dlpack_for_write(self)
 
     def __dlpack__(self, **kwargs: Any) -> Any:
+        from . import _interop
+        if not _interop.NUMPY_DLPACK:   # numpy<1.22: the runtime's own capsule
+            return _interop.to_dlpack(self._dense())
         return self._dense().__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> tuple:

@@ -1,11 +1,13 @@
 """The runtime's stand-ins for NumPy functions newer than MXNet 1.9.1's CI NumPy (numpy<1.20) give what
 NumPy's own give, so MXNet's unit tests can run against the runtime in MXNet's own environment; the
 stand-ins are exercised here on any NumPy by calling them directly."""
+import gc
+
 import numpy as np
 import pytest
 
-from hybridize.runtime import _interop
-from hybridize.runtime.base import HybridizeError
+from hybridize.runtime import _ctypes_dlpack, _interop
+from hybridize.runtime import ndarray as nd
 from hybridize.runtime.ops import _npcompat
 from hybridize.runtime.ops.registry import get_op
 
@@ -50,7 +52,43 @@ def test_argmax_keepdims_keeps_the_reduced_axis():
     assert op.kernel(attrs, [x.shape], [x.dtype])(x).tolist() == [[1], [0]]
 
 
-def test_dlpack_on_a_numpy_without_it_is_one_clear_error(monkeypatch):
-    monkeypatch.delattr(np, "from_dlpack", raising=False)
-    with pytest.raises(HybridizeError, match=r"DLPack needs numpy>=1.22"):
-        _interop.to_dlpack(np.zeros(3, np.float32))
+@pytest.fixture
+def ctypes_dlpack(monkeypatch):
+    """The runtime's DLPack as on numpy<1.22, which has none of its own."""
+    monkeypatch.setattr(_interop, "NUMPY_DLPACK", False)
+
+
+def test_dlpack_without_numpys_shares_memory_and_consumes_once(ctypes_dlpack):
+    x = nd.array([[1, 2], [3, 4]])
+    cap = x.to_dlpack_for_write()
+    u = nd.from_dlpack(cap)
+    u += 1
+    assert x.asnumpy().tolist() == [[2, 3], [4, 5]]
+    with pytest.raises(ValueError, match="consumed only once"):
+        nd.from_dlpack(cap)
+    r = nd.from_dlpack(nd.array([[-3, -2]], dtype="int32"))       # through NDArray.__dlpack__
+    assert r.dtype == np.int32 and r.asnumpy().tolist() == [[-3, -2]]
+
+
+@pytest.mark.skipif(not hasattr(np, "from_dlpack"), reason="compares with numpy's own DLPack (numpy>=1.22)")
+def test_dlpack_without_numpys_speaks_numpys_abi(ctypes_dlpack):
+    """Capsules of the runtime's own DLPack and numpy's are the same ABI, both ways, strides included."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    view = np.from_dlpack(_interop._Capsule(_ctypes_dlpack.export(a.T)))
+    assert np.shares_memory(view, a) and (view == a.T).all()
+    for dt in (np.int64, np.uint8, np.float16, np.bool_):
+        b = (np.arange(6) % 3).astype(dt).reshape(2, 3)[:, ::2]
+        got = _ctypes_dlpack.consume(b.__dlpack__())
+        assert got.dtype == dt and got.tolist() == b.tolist()
+
+
+def test_dlpack_without_numpys_releases_what_it_exported(ctypes_dlpack):
+    a = np.ones(3, np.float32)
+    gc.collect()
+    before = len(_ctypes_dlpack._LIVE)
+    view = _interop.from_dlpack(_ctypes_dlpack.export(a))
+    assert len(_ctypes_dlpack._LIVE) == before + 1      # the consumer's view holds the tensor
+    del view
+    _ctypes_dlpack.export(a)                             # a capsule nobody consumed frees it itself
+    gc.collect()
+    assert len(_ctypes_dlpack._LIVE) == before
