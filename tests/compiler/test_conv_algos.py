@@ -116,6 +116,34 @@ def test_gemm_row_chunks_that_split_samples(C, kern, stride, pad, monkeypatch):
     np.testing.assert_allclose(o, ref, rtol=2e-5, atol=2e-5 * max(1.0, float(np.abs(ref).max())))
 
 
+@pytest.mark.parametrize("C,kern,stride,pad", [(3, (7, 7), (2, 2), (3, 3)), (4, (1, 1), (2, 2), (0, 0))])
+def test_gemm_patches_built_a_piece_at_a_time(C, kern, stride, pad, monkeypatch):
+    """A row chunk whose patch matrix would be large builds and multiplies it a few rows at a time
+    (pieces that start and end inside a sample) in a buffer of one piece per chunk: the same output."""
+    from hybridize.runtime.graph.kernels.conv import gemm
+    monkeypatch.setenv("HYBRIDIZE_THREADS", "2")
+    monkeypatch.setattr(gemm, "GEMM_PARALLEL_WORK", 1.0)
+    rng = np.random.default_rng(C)
+    x = rng.standard_normal((2, 13, 11, C)).astype(np.float32)
+    w = (rng.standard_normal((5, C) + kern) * 0.2).astype(np.float32)
+    b = rng.standard_normal(5).astype(np.float32)
+    a = types.SimpleNamespace(kernel=kern, stride=stride, pad=pad, dilate=(1, 1), num_filter=5, groups=1,
+                              algo="gemm", act=("relu",), has_bias=True, has_res=False, has_pre=False, pre_act=(),
+                              pre_fold=False)
+    spec = CV.ConvSpec.of(a, x.shape, np.float32)
+    results, sizes = [], []
+    for piece_bytes in (gemm._COL_PIECE_BYTES, 3 * spec.OW * kern[0] * kern[1] * C * 4):
+        monkeypatch.setattr(gemm, "_COL_PIECE_BYTES", piece_bytes)
+        fn, scratch = CV.build_conv(a, x.shape, np.float32)
+        bufs = [np.full(s_, np.nan, d) for s_, d in scratch]
+        o = np.full((2, spec.OH, spec.OW, 5), np.nan, np.float32)
+        fn(x, CV.conv_weight(w, "gemm", 1), o, *bufs, bias=b)
+        results.append(o)
+        sizes.append(sum(int(np.prod(s_)) for s_, _ in scratch))
+    assert sizes[1] < sizes[0]
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("algo", ["gemm", "wino", "wino4"])
 def test_an_output_that_is_a_channel_slice_of_a_wider_buffer(algo):
     """Kernels write ``out`` only through views that keep its strides (and nothing beside it)."""

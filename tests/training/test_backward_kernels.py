@@ -60,6 +60,12 @@ def test_data_and_weight_gradients_equal_the_tapes(N, C, sp, F, kernel, stride, 
         got_dw, got_db = G._wgrad(s, G.samples_last(g), x, w)
         np.testing.assert_allclose(got_dw, dw, rtol=1e-5, atol=1e-5 * np.abs(dw).max())
         np.testing.assert_allclose(got_db, db, rtol=1e-5, atol=1e-5 * np.abs(db).max())
+    if groups == 1 and len(sp) == 2:
+        # the output gradient channels-last (a first convolution's, from an NHWC BatchNorm gradient)
+        h = types.SimpleNamespace(**vars(a), g_nhwc=True)
+        got_dw, got_db = G._wgrad(h, np.ascontiguousarray(np.moveaxis(g, 1, -1)), x, w)
+        np.testing.assert_allclose(got_dw, dw, rtol=1e-5, atol=1e-5 * np.abs(dw).max())
+        np.testing.assert_allclose(got_db, db, rtol=1e-5, atol=1e-5 * np.abs(db).max())
 
 
 def test_few_channel_layers_of_a_training_program_stay_channel_first():

@@ -134,8 +134,8 @@ def test_the_training_programs_pass_nhwc_activations_without_transposes():
     # reads), and the backward views back those it reads as tensors
     assert fwd["transposes"] == 2 and fwd["views"] == 5 and bwd["views"] == 5
     # backward: the flatten's gradient enters NHWC; the first convolution's weight gradient (3
-    # input channels) reads it channel-first
-    assert bwd["transposes"] == 2
+    # input channels: channel-first columns) reads its output gradient channels-last, untransposed
+    assert bwd["transposes"] == 1 and bwd["conv_wgrad_nhwc_ograd"] == 1
 
 
 @pytest.mark.parametrize("shape,f,k,p,d", [((2, 5, 9, 9), 3, 3, 1, 1), ((2, 4, 9, 8), 6, 3, 2, 2), ((1, 3, 8, 8), 2, 1, 0, 1)])

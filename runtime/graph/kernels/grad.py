@@ -7,7 +7,8 @@ which the compiler's fast convolution kernels run. So the stage splits it:
 
 - ``_hy_conv_wgrad(ograd, data, weight)``: the weight (and bias) gradients only, as the registry
   kernel does (im2col) but as one GEMM over all the samples, the samples split over the thread
-  pool when the work is large; ``weight`` is read for its shape;
+  pool when the work is large; ``weight`` is read for its shape; with ``g_nhwc`` the output
+  gradient is channels-last (a training program's first convolution);
 - ``_hy_conv_dgrad(ograd, weight, data)``: the data gradient of a strided, dilated or grouped
   convolution: the weight's transpose times the output gradient, scattered back tap by tap
   (col2im), as the registry kernel does; ``data`` is read for its shape;
@@ -23,12 +24,14 @@ from numpy.lib.stride_tricks import as_strided
 
 from ...ops._nnutil import matmul, pad_spatial, tap_slices, windows
 from .common import _internal, _p
-from .parallel import chunks_for, run_chunks
+from .parallel import chunks_for, num_threads, run_chunks
 
 __all__ = ["CONV_DGRAD", "CONV_FLIP", "CONV_WGRAD", "SAMPLES_LAST"]
 
 
 def _wgrad(attrs, g, x, w):
+    if getattr(attrs, "g_nhwc", False):
+        return _wgrad_g_nhwc(attrs, g, x, w)
     N = x.shape[0]
     nsp = x.ndim - 2
     if getattr(attrs, "g_samples_last", False):   # ograd given as (F, *positions, N) by _hy_samples_last
@@ -76,6 +79,61 @@ def _wgrad(attrs, g, x, w):
     if attrs.no_bias:
         return (dw,)
     return dw, g.sum(axis=(0,) + tuple(range(2, g.ndim))).astype(g.dtype, copy=False)
+
+
+_COLS_BYTES = 2 << 20       # columns of one GEMM of the NHWC-gradient weight gradient
+
+
+def _wgrad_g_nhwc(attrs, g, x, w):
+    """The weight (and bias) gradient of a 2-D one-group convolution from channel-first data and
+    an NHWC output gradient (a training program's first convolution: its data has a few channels,
+    its output gradient comes channels-last from the BatchNorm backward; no transposed copy of
+    it). The columns ``(C * kh * kw, rows * OW)`` of a band of one sample's output rows are copied
+    from that band's zero-padded input rows, a few MiB at a time: ``dW += g_band^T @ cols^T``, bands
+    in consecutive blocks on the pool, the blocks' sums added in order."""
+    (kh, kw), (sh, sw), (dh, dw_), (ph, pw) = (tuple(attrs.kernel), tuple(attrs.stride), tuple(attrs.dilate),
+                                               tuple(attrs.pad))
+    N, C, H, W = x.shape
+    OH, OW, F = g.shape[1:]
+    K = C * kh * kw
+    per = max(1, min(OH, _COLS_BYTES // max(1, OW * K * x.dtype.itemsize)))
+    units = [(n, r0, min(OH, r0 + per)) for n in range(N) for r0 in range(0, OH, per)]
+    threads = max(1, min(chunks_for(float(N) * F * K * OH * OW, len(units)), num_threads(), len(units)))
+    blocks = [(len(units) * i // threads, len(units) * (i + 1) // threads) for i in range(threads)]
+    Wp = max(W + 2 * pw, (OW - 1) * sw + (kw - 1) * dw_ + 1)
+    need = (per - 1) * sh + (kh - 1) * dh + 1
+    parts: list = [None] * threads
+
+    def run(t: int) -> None:
+        band = np.zeros((C, need, Wp), x.dtype)
+        cols = np.empty((C, kh, kw, per * OW), x.dtype)
+        acc = None
+        for n, r0, r1 in units[blocks[t][0]:blocks[t][1]]:
+            m = r1 - r0
+            rows = (m - 1) * sh + (kh - 1) * dh + 1
+            b = band[:, :rows]
+            b[...] = 0
+            i0, i1 = max(0, r0 * sh - ph), min(H, r0 * sh - ph + rows)
+            if i1 > i0:
+                b[:, i0 - (r0 * sh - ph):i1 - (r0 * sh - ph), pw:pw + W] = x[n, :, i0:i1]
+            sc, sr, sq = b.strides
+            v = as_strided(b, (C, kh, kw, m, OW), (sc, sr * dh, sq * dw_, sr * sh, sq * sw), writeable=False)
+            c = cols[..., :m * OW].reshape(C, kh, kw, m, OW)
+            np.copyto(c, v)
+            part = matmul(g[n, r0:r1].reshape(m * OW, F).T, cols[..., :m * OW].reshape(K, m * OW).T)
+            if acc is None:
+                acc = part
+            else:
+                acc += part
+        parts[t] = acc
+    run_chunks(run, threads)
+    dw = parts[0]
+    for p in parts[1:]:
+        dw += p
+    dw = dw.reshape(w.shape).astype(w.dtype, copy=False)
+    if attrs.no_bias:
+        return (dw,)
+    return dw, g.sum(axis=(0, 1, 2)).astype(g.dtype, copy=False)
 
 
 # output rows shorter than this (and at least this many samples): the columns are built with the
@@ -127,7 +185,7 @@ SAMPLES_LAST = _internal("_hy_samples_last", lambda attrs, g: samples_last(g), (
 CONV_WGRAD = _internal(
     "_hy_conv_wgrad", _wgrad,
     (_p("kernel"), _p("stride"), _p("dilate"), _p("pad"), _p("num_group", 1), _p("no_bias", False),
-     _p("g_samples_last", False)),
+     _p("g_samples_last", False), _p("g_nhwc", False)),
     ("ograd", "data", "weight"),
     lambda a, s: (list(s), [tuple(s[2])] + ([] if a.no_bias else [(s[2][0],)])),
     num_outputs=lambda a: 1 if a.no_bias else 2,

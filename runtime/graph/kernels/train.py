@@ -32,8 +32,13 @@ def _bounds(n: int, parts: int) -> list[tuple[int, int]]:
 
 
 def _row_parts(x: np.ndarray) -> int:
-    """Chunks (of image rows) for a memory-bound pass over ``x`` on the pool."""
-    return chunks_for(float(x.size) * 2, x.shape[0] * x.shape[1], min_work=1e6)
+    """Chunks (of image rows) for a memory-bound pass over ``x`` on the pool: at least one per
+    ``_CHUNK_BYTES`` of ``x``, as the passes' temporaries are a chunk's (and a chunk stays in cache)."""
+    rows = x.shape[0] * x.shape[1]
+    return min(rows, max(chunks_for(float(x.size) * 2, rows, min_work=1e6), -(-x.nbytes // _CHUNK_BYTES)))
+
+
+_CHUNK_BYTES = 1 << 20
 
 
 # ------------------------------------------------------------------------------------------
@@ -162,14 +167,17 @@ def bn_train_bwd_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx):
     coef = (invstd * invstd * sum_gxc / count).astype(acc)
     dr = dx.reshape(N * H, 1, W, C)
 
+    direct = dx.dtype == acc      # d data written in place (dx may be g: each element read, then written)
+
     def grad(i: int) -> None:
         lo, hi = bounds[i]
         xc = np.subtract(xr[lo:hi], mean, dtype=acc)
         xc *= coef
-        d = np.subtract(gr[lo:hi], mg, dtype=acc)
+        d = np.subtract(gr[lo:hi], mg, out=dr[lo:hi]) if direct else np.subtract(gr[lo:hi], mg, dtype=acc)
         d -= xc
         d *= scale
-        dr[lo:hi] = d
+        if not direct:
+            dr[lo:hi] = d
     bounds = _bounds(N * H, parts)
     run_chunks(grad, len(bounds))
     update_moving_stats(attrs, mean, var, moving_mean, moving_var, acc)
@@ -485,21 +493,22 @@ def _maxpool_bwd(attrs, g, x, y):
 
 
 def maxpool_bwd_into(attrs, g, x, y, dx):
-    """:func:`_maxpool_bwd` written into ``dx``."""
+    """:func:`_maxpool_bwd` written into ``dx``: per tap of the window, the outputs whose tap falls
+    inside the input (padding never holds a maximum, as MXNet's kernel never looks there), their
+    first match accumulated into ``dx`` through a strided view. No padded copies of the input or
+    the gradient: per chunk only its masks and one tap's shares (a chunk's outputs)."""
     (kh, kw), (sh, sw), (ph, pw) = attrs.kernel, attrs.stride, attrs.pad
     N, H, W, C = x.shape
     OH, OW = g.shape[1:3]
-    Hp = max(H + 2 * ph, (OH - 1) * sh + kh)
-    Wp = max(W + 2 * pw, (OW - 1) * sw + kw)
     dt = np.result_type(g.dtype, x.dtype)
     relu = getattr(attrs, "relu", False)
+    rows = [_tap_range(t, sh, ph, H, OH) for t in range(kh)]
+    cols = [_tap_range(t, sw, pw, W, OW) for t in range(kw)]
 
     def run(i: int) -> None:
         lo, hi = bounds[i]
-        n = hi - lo
-        xp = np.full((n, Hp, Wp, C), -np.inf, x.dtype)
-        xp[:, ph:ph + H, pw:pw + W] = x[lo:hi]
-        buf = np.zeros((n, Hp, Wp, C), dt)
+        d = dx[lo:hi]
+        d[...] = 0
         yy, gg = y[lo:hi], g[lo:hi]
         if relu:                         # relu's gradient fused (the layout pass's rewrite)
             gg = gg * (yy > 0)
@@ -507,16 +516,30 @@ def maxpool_bwd_into(attrs, g, x, y, dx):
         hit = np.empty(yy.shape, bool)
         part = np.empty(gg.shape, dt)
         for ti in range(kh):
+            a0, a1 = rows[ti]
+            if a0 >= a1:
+                continue
+            i0 = a0 * sh + ti - ph
+            ri = slice(i0, i0 + sh * (a1 - a0 - 1) + 1, sh)
             for tj in range(kw):
-                sl = (slice(None), slice(ti, ti + sh * (OH - 1) + 1, sh), slice(tj, tj + sw * (OW - 1) + 1, sw))
-                np.equal(xp[sl], yy, out=hit)
-                np.greater(hit, found, out=hit)
-                found |= hit
-                np.multiply(gg, hit, out=part)
-                buf[sl] += part
-        dx[lo:hi] = buf[:, ph:ph + H, pw:pw + W]
+                b0, b1 = cols[tj]
+                if b0 >= b1:
+                    continue
+                j0 = b0 * sw + tj - pw
+                rj = slice(j0, j0 + sw * (b1 - b0 - 1) + 1, sw)
+                h, f, p = hit[:, a0:a1, b0:b1], found[:, a0:a1, b0:b1], part[:, a0:a1, b0:b1]
+                np.equal(x[lo:hi, ri, rj], yy[:, a0:a1, b0:b1], out=h)
+                np.greater(h, f, out=h)
+                f |= h
+                np.multiply(gg[:, a0:a1, b0:b1], h, out=p)
+                d[:, ri, rj] += p
     bounds = _bounds(N, chunks_for(float(g.size) * kh * kw * 5, N, min_work=1e6))
     run_chunks(run, len(bounds))
+
+
+def _tap_range(t: int, s: int, p: int, n_in: int, n_out: int) -> tuple[int, int]:
+    """The outputs ``o`` whose window tap ``t`` reads an input, ``0 <= o * s + t - p < n_in``."""
+    return max(0, -(-(p - t) // s)), min(n_out, (n_in - 1 + p - t) // s + 1)
 
 
 MAXPOOL_BWD = _internal("_hy_maxpool_bwd", _maxpool_bwd, (_p("kernel"), _p("stride"), _p("pad"), _p("relu", False)),

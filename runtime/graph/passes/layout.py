@@ -439,6 +439,12 @@ def _lower_training(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], shape
         attrs = {k: tuple(getattr(a, k)) for k in ("kernel", "stride", "dilate", "pad")}
         return Node(KT.WGRAD_NHWC, n.name, {**attrs, "no_bias": bool(a.no_bias)},
                     [to_nhwc(ins[0]), to_nhwc(ins[1]), ins[2]]), False
+    if op is CONV_WGRAD and a.num_group == 1 and len(tuple(a.kernel)) == 2 and ins[0] in nhwc \
+            and not a.g_samples_last and not wgrad_samples_last(a, shape_of(n.inputs[0])):
+        # few input channels (a first convolution): channel-first columns, the output gradient read
+        # channels-last where it is (no transposed copy of a network's largest gradient)
+        count("conv_wgrad_nhwc_ograd")
+        return Node(CONV_WGRAD, n.name, {**n.attrs, "g_nhwc": True}, [ins[0], to_orig(ins[1]), ins[2]]), False
     if op is CONV_DGRAD and a.num_group == 1 and len(tuple(a.kernel)) == 2:
         count("conv_dgrad")
         N, C, H, W = shape_of(n.inputs[2])

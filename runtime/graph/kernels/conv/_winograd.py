@@ -75,22 +75,31 @@ def plan(s: Any, tf: Transform) -> tuple:
     return TH, TW, bs, split
 
 
+def slots(s: Any, tf: Transform) -> int:
+    """Buffer sets of a banded (not split) convolution: one per band that can run at once (bands
+    outnumber the threads four to one on very big convolutions; a band takes a free set when it
+    starts), so the scratch is the threads' working set, not the whole convolution's."""
+    bs = plan(s, tf)[2]
+    return min(len(bs), num_threads())
+
+
 def scratch(s: Any, tf: Transform) -> list:
-    """Per band: its padded input rows; D, then M; V, then Y. Split: per band its padded input rows,
-    D, Y; then V and M of every tile."""
+    """Per buffer set (:func:`slots`): the padded input rows, D then M, V then Y of the largest band.
+    Split: per band its padded input rows, D, Y; then V and M of every tile."""
     N, C, K, dt, m, P = s.N, s.C, s.K, s.dtype, tf.m, tf.P
     TH, TW, bs, split = plan(s, tf)
     out: list = []
+    if not split:
+        c = max(th1 - th0 for th0, th1 in bs)
+        T = N * c * TW
+        return [((N, m * c + 2, m * TW + 2, C), dt), ((T * P * max(C, K),), dt),
+                ((T * max(P * C, m * m * K),), dt)] * slots(s, tf)
     for th0, th1 in bs:
         c = th1 - th0
         T = N * c * TW
-        if split:
-            out += [((N, m * c + 2, m * TW + 2, C), dt), ((P * T * C,), dt), ((m * m * T * K,), dt)]
-        else:
-            out += [((N, m * c + 2, m * TW + 2, C), dt), ((T * P * max(C, K),), dt), ((T * max(P * C, m * m * K),), dt)]
-    if split:
-        T = N * TH * TW
-        out += [((P, T, C), dt), ((P, T, K), dt)]
+        out += [((N, m * c + 2, m * TW + 2, C), dt), ((P * T * C,), dt), ((m * m * T * K,), dt)]
+    T = N * TH * TW
+    out += [((P, T, C), dt), ((P, T, K), dt)]
     return out
 
 
@@ -106,6 +115,8 @@ def build(s: Any, tf: Transform) -> Callable:
     ph, pw = s.pad
     TH, TW, bs, split = plan(s, tf)
     nb = len(bs)
+    nslots = nb if split else slots(s, tf)
+    one_set = scratch(s, tf)[:3]
     KB, KA, slot = tf.KB.astype(dtype), tf.KA.astype(dtype), tf.bias_slot
     tiling = RowTiling(K, OW)
     fc, rc = OW // m, OW % m                 # full tile columns, columns of a last partial one
@@ -113,12 +124,14 @@ def build(s: Any, tf: Transform) -> Callable:
     nt = min(P, num_threads())
     pbounds = [(P * j // nt, P * (j + 1) // nt) for j in range(nt)]
 
-    def views(i: int, x: np.ndarray, out: np.ndarray, r: Any, sc: tuple) -> tuple:
-        # tiles in (tile row, image, tile column) order: a band's tiles are contiguous
+    def views(i: int, x: np.ndarray, out: np.ndarray, r: Any, sc: tuple, k: int) -> tuple:
+        # tiles in (tile row, image, tile column) order: a band's tiles are contiguous; its
+        # buffers are set k's (the band's own when split)
         th0, th1 = bs[i]
         c = th1 - th0
         T = N * c * TW
-        pbc, buf1, buf2 = sc[3 * i:3 * i + 3]
+        pbc, buf1, buf2 = sc[3 * k:3 * k + 3]
+        pbc = pbc[:, :m * c + 2]
         sN, sH, sW, sC = pbc.strides
         D = buf1[:P * T * C].reshape(P, T * C)
         # D[(i, j), tr, n, u, ch] = pbc[n, m tr + i, m u + j, ch]
@@ -154,17 +167,17 @@ def build(s: Any, tf: Transform) -> Callable:
         for n in range(N):
             o = out[n, y0:y1]
             acts.append(tiling.rows(o) if o.flags.c_contiguous and o.size % tiling.L == 0 else o)
-        return (x, out, r, pbc), (pbc, gather, D, V, Mm, Y, rects, acts, y0)
+        return (x, out, r, sc[3 * k]), (pbc, gather, D, V, Mm, Y, rects, acts, y0)
 
-    cache: dict = {}        # (band, id of its padded-input buffer) -> views; one entry per thread's buffers
+    cache: dict = {}        # (band, id of its buffer set's padded input) -> views; per thread's buffers
 
-    def views_of(i: int, x: np.ndarray, r: Any, out: np.ndarray, sc: tuple) -> tuple:
-        key = (i, id(sc[3 * i]))
+    def views_of(i: int, x: np.ndarray, r: Any, out: np.ndarray, sc: tuple, k: int) -> tuple:
+        key = (i, id(sc[3 * k]))
         hit = cache.get(key)
         if hit is None or hit[0][0] is not x or hit[0][1] is not out or hit[0][2] is not r \
-                or hit[0][3] is not sc[3 * i]:
-            hit = views(i, x, out, r, sc)
-            if len(cache) >= 16 * nb:
+                or hit[0][3] is not sc[3 * k]:
+            hit = views(i, x, out, r, sc, k)
+            if len(cache) >= 16 * nb * nslots:
                 cache.clear()
             cache[key] = hit
         return hit[1]
@@ -193,20 +206,30 @@ def build(s: Any, tf: Transform) -> Callable:
             for o in acts:
                 apply_act(o, act)
 
-    def band(i: int, x: np.ndarray, U: np.ndarray, b: Any, r: Any, out: np.ndarray, sc: tuple) -> None:
-        v = views_of(i, x, r, out, sc)
-        transform_in(v, x)
-        np.matmul(v[3], U, out=v[4])                  # P batched (tiles, C) @ (C, K)
-        transform_out(v, b, r)
+    def band(i: int, x: np.ndarray, U: np.ndarray, b: Any, r: Any, out: np.ndarray, sc: tuple, free: list) -> None:
+        try:
+            k = free.pop()      # a buffer set no running band holds (list.pop is atomic)
+        except IndexError:      # more threads than sets (the pool outgrew the thread count)
+            k = None
+        try:
+            v = views(i, x, out, r, tuple(np.empty(sh, d) for sh, d in one_set), 0)[1] if k is None \
+                else views_of(i, x, r, out, sc, k)
+            transform_in(v, x)
+            np.matmul(v[3], U, out=v[4])                  # P batched (tiles, C) @ (C, K)
+            transform_out(v, b, r)
+        finally:
+            if k is not None:
+                free.append(k)
 
     def run(data, weight, out, *sc, bias=None, residual=None):
         if not split:
+            free = list(range(nslots))      # this call's (its thread's buffers')
             if nb == 1:
-                band(0, data, weight, bias, residual, out, sc)
+                band(0, data, weight, bias, residual, out, sc, free)
             else:
-                run_chunks(lambda i: band(i, data, weight, bias, residual, out, sc), nb)
+                run_chunks(lambda i: band(i, data, weight, bias, residual, out, sc, free), nb)
             return
-        vs = [views_of(i, data, residual, out, sc) for i in range(nb)]
+        vs = [views_of(i, data, residual, out, sc, i) for i in range(nb)]
         Vg, Mg = sc[3 * nb], sc[3 * nb + 1]
         run_chunks(lambda i: transform_in(vs[i], data), nb)
         run_chunks(lambda j: np.matmul(Vg[pbounds[j][0]:pbounds[j][1]], weight[pbounds[j][0]:pbounds[j][1]],

@@ -62,13 +62,39 @@ def weight_shape(shape: tuple, groups: int) -> tuple:
     return (KH * KW * Cg, K)
 
 
+# a row chunk's patch matrix is built and multiplied in pieces of about this many bytes when the
+# whole would be much larger and the weights are small (each piece's GEMM packs them again): a
+# first convolution's patch matrix (resnet18 at batch 8: 59 MiB) was the largest buffer of its
+# program, for no speed (pieces stay in cache)
+_COL_PIECE_BYTES = 1 << 20
+
+
+def _piece_rows(s: ConvSpec) -> int:
+    """Output rows per patch-matrix piece of a row chunk; 0: each chunk's rows at once."""
+    if _direct(s) or s.C == 1 or _by_cols(s) or _bias_row(s):
+        return 0
+    KK = s.kernel[0] * s.kernel[1] * s.C
+    itemsize = np.dtype(s.dtype).itemsize
+    per_row = s.OW * KK * itemsize
+    R = s.N * s.OH
+    rows = -(-R // matmul_chunks(s.M * KK * s.K, R, GEMM_PARALLEL_WORK))
+    if rows * per_row <= 2 * _COL_PIECE_BYTES or KK * s.K * itemsize > _COL_PIECE_BYTES:
+        return 0
+    return max(1, _COL_PIECE_BYTES // per_row)
+
+
 def scratch(s: ConvSpec) -> list:
-    """[padded input], [patch matrix], [the input after its fused affine]."""
+    """[padded input], [patch matrix, or a piece of it per row chunk], [the input after its fused
+    affine]."""
     kh, kw = s.kernel
     out = []
     if s.padded:
         out.append(((s.N, s.H + 2 * s.pad[0], s.W + 2 * s.pad[1], s.C), s.dtype))
-    if not _direct(s):
+    piece = _piece_rows(s)
+    if piece:
+        nch = matmul_chunks(s.M * kh * kw * s.C * s.K, s.N * s.OH, GEMM_PARALLEL_WORK)
+        out.append(((nch * piece * s.OW, kh * kw * s.C), s.dtype))
+    elif not _direct(s):
         out.append(((s.M, kh * kw * s.C), s.dtype))
     if s.has_pre:
         out.append(((s.M, s.C), s.dtype))      # the input after its fused affine, row chunk by row chunk
@@ -138,6 +164,7 @@ def build(s: ConvSpec) -> Callable:
     tile_out, tile_in = RowTiling(K, OW), RowTiling(C, OW)
     fold_state: list = [None]     # (bounds array, generation, all lo == 0, lo tiled, hi tiled)
     wb_state: list = [None]       # (weights, bias, generation, [weights; bias])
+    piece = _piece_rows(s)        # output rows per patch piece of a chunk (0: the chunk at once)
 
     def run(data, weight, out, *rest, bias=None, residual=None, pre_scale=None, pre_shift=None, pre_bounds=None):
         x, w, b, r = data, weight, bias, residual
@@ -196,10 +223,10 @@ def build(s: ConvSpec) -> Callable:
         elif pointwise:
             # (N, OH) stay two axes: merging them is a copy whenever OH * stride != H
             view = src[:, ::sh, ::sw]
-            colv = col.reshape(N, OH, OW, C)
+            colv = None if piece else col.reshape(N, OH, OW, C)
         else:
             view = patches(src)
-            colv = col.reshape(N, OH, OW, kh, kw, C)
+            colv = None if piece else col.reshape(N, OH, OW, kh, kw, C)
 
         def copy_rows(r0: int, r1: int) -> None:
             """The patch rows of output rows ``r0:r1`` (``(n, oh)`` pairs, n-major)."""
@@ -234,9 +261,30 @@ def build(s: ConvSpec) -> Callable:
                 wb_state[0] = st          # one store: threads never see a half-updated cache
             wb, aug = st[3], rest[i_aug]
 
+        def pieces(i):
+            """Chunk ``i``'s output rows a piece at a time, their patches in the chunk's slot."""
+            r0, r1 = bounds[i]
+            slot = col[i * piece * OW:(i + 1) * piece * OW]
+            for p0 in range(r0, r1, piece):
+                p1 = min(r1, p0 + piece)
+                A = slot[:(p1 - p0) * OW]
+                dst = A.reshape((p1 - p0,) + view.shape[2:])
+                p = p0
+                while p < p1:              # the piece's rows, sample by sample
+                    n, h0 = divmod(p, OH)
+                    h1 = min(OH, h0 + p1 - p)
+                    np.copyto(dst[p - p0:p - p0 + h1 - h0], view[n, h0:h1])
+                    p += h1 - h0
+                oc = o2[p0 * OW:p1 * OW]
+                _product(product, A, w, oc)
+                _epilogue(oc, oc, b, None if r2 is None else r2[p0 * OW:p1 * OW], act, tile_out)
+
         def chunk(i):
             r0, r1 = bounds[i]
             m0, m1 = r0 * OW, r1 * OW
+            if piece:
+                pieces(i)
+                return
             if bias_row:
                 Aa = aug[m0:m1]
                 np.copyto(Aa[:, :C], A_all[m0:m1])
