@@ -61,6 +61,18 @@ def _row_blocks(OH: int, per_row: int) -> list[tuple[int, int]]:
     return [(r0, min(OH, r0 + r)) for r0 in range(0, OH, r)]
 
 
+def _block_columns(taps: np.ndarray, blocks: list, dt: np.dtype):
+    """Each row block's columns ``(K, rows * OW * N)``, copied into one buffer reused block after
+    block (a fresh array per block held two blocks at once while the next was allocated)."""
+    K = int(np.prod(taps.shape[:3]))
+    rows = max(r1 - r0 for r0, r1 in blocks)
+    buf = np.empty(K * rows * int(np.prod(taps.shape[4:])), dt)
+    for r0, r1 in blocks:
+        cols = buf[:K * (r1 - r0) * int(np.prod(taps.shape[4:]))].reshape(taps.shape[:3] + (r1 - r0,) + taps.shape[4:])
+        np.copyto(cols, taps[:, :, :, r0:r1])
+        yield r0, r1, cols.reshape(K, -1)
+
+
 # ------------------------------------------------------------------------------------------
 # convolution (one group)
 # ------------------------------------------------------------------------------------------
@@ -89,11 +101,9 @@ def conv_sl_into(attrs, x, w, *rest):
     bias = None if b is None else b.astype(dt, copy=False).reshape(F, 1)
     o2 = out.reshape(F, -1)
     row = OW * N
-    for r0, r1 in _row_blocks(OH, K * row * dt.itemsize):
-        cols = np.empty(taps.shape[:3] + (r1 - r0,) + taps.shape[4:], dt)
-        np.copyto(cols, taps[:, :, :, r0:r1])
+    for r0, r1, cols in _block_columns(taps, _row_blocks(OH, K * row * dt.itemsize), dt):
         o = o2[:, r0 * row:r1 * row]
-        np.matmul(wm, cols.reshape(K, -1), out=o)
+        np.matmul(wm, cols, out=o)
         if bias is not None:
             np.add(o, bias, out=o)
 
@@ -122,10 +132,8 @@ def _wgrad_sl(attrs, g, x, w):
     g2 = g.reshape(F, -1)
     row = OW * N
     dw = None
-    for r0, r1 in _row_blocks(OH, K * row * dt.itemsize):
-        cols = np.empty(taps.shape[:3] + (r1 - r0,) + taps.shape[4:], dt)
-        np.copyto(cols, taps[:, :, :, r0:r1])
-        part = np.matmul(g2[:, r0 * row:r1 * row], cols.reshape(K, -1).T)
+    for r0, r1, cols in _block_columns(taps, _row_blocks(OH, K * row * dt.itemsize), dt):
+        part = np.matmul(g2[:, r0 * row:r1 * row], cols.T)
         if dw is None:
             dw = part
         else:
@@ -169,10 +177,14 @@ def dgrad_sl_into(attrs, g, w, dx):
     # per chunk of channels and row of taps, one GEMM gives the row's columns (kw, c, OH, OW, N), in
     # L2 when added back (every tap's at once: 2.4 MB for LeNet's second convolution, 0.61x the time)
     per_channel = kw * OH * OW * N * dt.itemsize
-    for c0, c1 in _bounds(C, -(-C * per_channel // _COLS_BYTES)):
+    chunks = _bounds(C, -(-C * per_channel // _COLS_BYTES))
+    most = max(c1 - c0 for c0, c1 in chunks)
+    cols_buf = np.empty(kw * most * OH * OW * N, dt)
+    pad_buf = None if direct else np.empty(most * Hp * Wp * N, dt)
+    for c0, c1 in chunks:
         wt = np.ascontiguousarray(w[:, c0:c1].transpose(2, 3, 1, 0)).reshape(kh, -1, F)
-        cols = np.empty((kw, c1 - c0, OH, OW, N), dt)
-        buf = dx[c0:c1] if direct else np.empty((c1 - c0, Hp, Wp, N), dt)
+        cols = cols_buf[:kw * (c1 - c0) * OH * OW * N].reshape(kw, c1 - c0, OH, OW, N)
+        buf = dx[c0:c1] if direct else pad_buf[:(c1 - c0) * Hp * Wp * N].reshape(c1 - c0, Hp, Wp, N)
         buf[...] = 0
         for i in range(kh):
             np.matmul(wt[i], g2, out=cols.reshape(kw * (c1 - c0), -1))
@@ -242,10 +254,12 @@ def bn_train_sl_into(attrs, x, gamma, beta, out):
     L = x2.shape[1]
     count, ones = acc.type(L), _ones(L, acc)
     eps = acc.type(attrs.eps)
-    for c0, c1 in _channel_chunks(x2, acc):
+    chunks = _channel_chunks(x2, acc)
+    scratch = np.empty((max(c1 - c0 for c0, c1 in chunks), L), acc)     # a chunk's deviations
+    for c0, c1 in chunks:
         r = x2[c0:c1]
         mean = (_row_sums(r, ones, acc) / count).astype(acc)
-        d = np.subtract(r, mean[:, None], dtype=acc)
+        d = np.subtract(r, mean[:, None], out=scratch[:c1 - c0], dtype=acc)
         var = (_row_dots(d, d) / count).astype(acc)
         g = np.ones(c1 - c0, acc) if attrs.fix_gamma else gamma[c0:c1].astype(acc, copy=False)
         scale = g * (1 / np.sqrt(var + eps))
@@ -283,10 +297,12 @@ def bn_train_bwd_sl_into(attrs, g, x, gamma, beta, moving_mean, moving_var, dx):
     eps = acc.type(attrs.eps)
     mean, var = np.empty(C, acc), np.empty(C, acc)
     sum_g, sum_gxc, invstd = np.empty(C, acc), np.empty(C, acc), np.empty(C, acc)
-    for c0, c1 in _channel_chunks(x2, acc):
+    chunks = _channel_chunks(x2, acc)
+    scratch = np.empty((max(c1 - c0 for c0, c1 in chunks), L), acc)     # a chunk's deviations
+    for c0, c1 in chunks:
         r = x2[c0:c1]
         m = (_row_sums(r, ones, acc) / count).astype(acc)
-        xc = np.subtract(r, m[:, None], dtype=acc)
+        xc = np.subtract(r, m[:, None], out=scratch[:c1 - c0], dtype=acc)
         ga = g2[c0:c1].astype(acc, copy=False)
         v = (_row_dots(xc, xc) / count).astype(acc)
         sg = _row_sums(ga, ones, acc)
