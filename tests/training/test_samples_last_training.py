@@ -85,8 +85,11 @@ def test_samples_last_batchnorm_training_equals_the_channel_first_kernels(fix_ga
     g = rng.standard_normal(x.shape).astype(np.float32)
     gamma, beta = rng.standard_normal(3).astype(np.float32), rng.standard_normal(3).astype(np.float32)
     a = _A(eps=1e-5, fix_gamma=fix_gamma, momentum=0.8)
-    np.testing.assert_allclose(nchw(S._bn_train_sl(a, sl(x), gamma, beta, None, None)),
-                               T._bn_train_cf(a, x, gamma, beta, None, None), rtol=1e-5, atol=1e-5)
+    ref = T._bn_train_cf(a, x, gamma, beta, None, None)
+    np.testing.assert_allclose(nchw(S._bn_train_sl(a, sl(x), gamma, beta, None, None)), ref, rtol=1e-5, atol=1e-5)
+    relu = _A(eps=1e-5, fix_gamma=fix_gamma, act=("relu",))           # a following relu fused
+    np.testing.assert_allclose(nchw(S._bn_train_sl(relu, sl(x), gamma, beta, None, None)), np.maximum(ref, 0),
+                               rtol=1e-5, atol=1e-5)
     stats = [rng.standard_normal(3).astype(np.float32), rng.uniform(1, 2, 3).astype(np.float32)]
     stats_cf = [s.copy() for s in stats]
     got = S._bn_train_bwd_sl(a, sl(g), sl(x), gamma, beta, *stats)
@@ -98,8 +101,8 @@ def test_samples_last_batchnorm_training_equals_the_channel_first_kernels(fix_ga
 
 def test_a_lenet_training_step_at_batch_16_runs_samples_last_with_the_tapes_gradients():
     """Both convolutions, BatchNorms and pools and their gradients samples-last (one transpose in, one
-    out at the flatten, and their gradients'), relu's gradients in the pools' backward; the gradients
-    equal the op-by-op tape's."""
+    out at the flatten, and their gradients'), relus in the BatchNorms' forward and their gradients in
+    the pools' backward; the gradients equal the op-by-op tape's."""
     import hybridize.runtime as mx
     from hybridize.runtime import gluon
     from hybridize.runtime.gluon import nn
@@ -126,7 +129,7 @@ def test_a_lenet_training_step_at_batch_16_runs_samples_last_with_the_tapes_grad
     [(tp, _)] = net._cached_op.training_programs.values()
     fwd, bwd = tp.forward.stats["layout"], tp.backward.stats["layout"]
     assert fwd["conv_sl"] == 2 and fwd["batchnorm_train_sl"] == 2 and fwd["maxpool_sl"] == 2
-    assert fwd["transposes"] == 2
+    assert fwd["transposes"] == 2 and tp.forward.stats["fuse"]["activation"] == 2
     assert bwd["batchnorm_train_backward_sl"] == 2 and bwd["maxpool_backward_sl"] == 2
     assert bwd["conv_wgrad_sl"] == 2 and bwd["conv_dgrad_sl"] == 1 and bwd["relu_into_maxpool_backward"] == 2
     for a, b in zip(*grads):      # (a convolution's bias before BatchNorm: a zero gradient, rounding)

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ...ops.nn_norm import bn_param_grads, centered_dot, update_moving_stats
-from .common import _internal, _p
+from .common import _internal, _p, apply_act
 from .train import _bounds, _pool_attrs
 
 __all__ = ["BN_TRAIN_SL", "BN_TRAIN_BWD_SL", "CONV_SL", "DGRAD_SL", "MAXPOOL_SL", "MAXPOOL_BWD_SL", "WGRAD_SL",
@@ -243,7 +243,8 @@ def bn_train_sl_into(attrs, x, gamma, beta, out):
     """BatchNorm's training forward on samples-last data into ``out`` (may be ``x``), a channel one
     contiguous row: per chunk of channels the batch mean, the biased variance (the mean of the
     squared deviations, as the registry kernel) and the affine pass, the chunk in cache throughout
-    (the moving statistics are updated by the backward, as MXNet's CPU kernel does)."""
+    (the moving statistics are updated by the backward, as MXNet's CPU kernel does); ``act`` (the
+    fuse pass's: a following relu) applied to each chunk in cache."""
     x = np.ascontiguousarray(x)
     if not out.flags.c_contiguous:
         out[...] = _bn_train_sl(attrs, x, gamma, beta, None, None)
@@ -267,9 +268,10 @@ def bn_train_sl_into(attrs, x, gamma, beta, out):
         o = o2[c0:c1]
         np.multiply(r, scale.astype(x.dtype)[:, None], out=o)
         np.add(o, shift.astype(x.dtype)[:, None], out=o)
+        apply_act(o, tuple(getattr(attrs, "act", None) or ()))
 
 
-BN_TRAIN_SL = _internal("_hy_bn_train_sl", _bn_train_sl, (_p("eps", 1e-3), _p("fix_gamma", True)),
+BN_TRAIN_SL = _internal("_hy_bn_train_sl", _bn_train_sl, (_p("eps", 1e-3), _p("fix_gamma", True), _p("act", ())),
                         ("data", "gamma", "beta", "moving_mean", "moving_var"),
                         lambda a, s: (list(s), [tuple(s[0])]), infer_type=lambda a, d: [d[0]])
 

@@ -2,7 +2,7 @@
 in place on its output buffer.
 
 On the lowered graph: ``_hy_act(_hy_conv(...))`` (or after ``_hy_dense``, ``_hy_affine``,
-``_hy_add``) becomes the producer with ``act`` set; ``_hy_add(_hy_conv(...), r)`` becomes the
+``_hy_add``, the samples-last training BatchNorm) becomes the producer with ``act`` set; ``_hy_add(_hy_conv(...), r)`` becomes the
 convolution with ``r`` as its residual input (added after the bias). Only when the producer's
 output has no other user and is not a graph output.
 
@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from ..ir import Entry, Graph, Node
 from ..kernels import nhwc as K
+from ..kernels import train_sl as KS
 from ..kernels.conv import CONV, ConvOperands, get_algo, set_operands
 from . import Pass, PassContext
 
-_ACT_HOSTS = {id(CONV), id(K.DENSE), id(K.AFFINE), id(K.ADD)}
+_ACT_HOSTS = {id(CONV), id(K.DENSE), id(K.AFFINE), id(K.ADD), id(KS.BN_TRAIN_SL)}
 
 
 def fuse_epilogues(graph: Graph, ctx: PassContext) -> Graph:
