@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
 
 from .. import autograd
 from ..ndarray import NDArray, _own, _propagated, invoke
@@ -44,6 +45,9 @@ class _Plan:
                                        "mode": self.pick.mode})
         self.b_mean = _B_REDUCE.resolve({"axis": self.mean.axis, "keepdims": self.mean.keepdims,
                                          "exclude": self.mean.exclude, "kind": "mean"})
+        # (batch, classes) logits, classes last, default temperature and index mode: :func:`_rows`
+        self.rows = axis in (-1, 1) and batch_axis == 0 and self.ls.temperature is None \
+            and self.ls.dtype is None and not self.ls.use_length and self.pick.mode == "clip"
 
 
 _PLANS: dict[tuple, _Plan] = {}
@@ -65,6 +69,8 @@ def softmax_cross_entropy(pred: Any, label: Any, axis: int, batch_axis: int) -> 
     if plan is None:
         plan = _PLANS[key] = _Plan(axis, batch_axis)
     P, L = pred._data, label._data
+    if P.ndim == 2 and plan.rows and L.size == P.shape[0] and L.dtype.kind in "fi":
+        return _rows(plan, pred, label, P, L)
     ls = _own(_LOG_SOFTMAX.compute(plan.ls, P), [P])
     picked = _own(_PICK.compute(plan.pick, ls, L), [ls, L])
     neg = _MUL_SCALAR.compute(_NEG, picked)
@@ -72,15 +78,65 @@ def softmax_cross_entropy(pred: Any, label: Any, axis: int, batch_axis: int) -> 
     out = NDArray(loss, _propagated(pred._ctx))
     if autograd.is_recording():
         def rule(F: Any, attrs: Any, inputs: list, outputs: list, out_grads: list) -> list:
-            if autograd.is_recording():                 # create_graph: op by op, recorded
-                return _replay(F, plan, inputs, out_grads)
+            return _gradients(F, plan, inputs, out_grads, (P, L, ls, neg, loss))
+        autograd._record(None, None, [pred, label], [out], rule=rule, name="softmax_cross_entropy",
+                         symbol=([pred, label], lambda ins, names: _symbol(plan, ins, names), 4))
+    return out
+
+
+def _gradients(F: Any, plan: _Plan, inputs: list, out_grads: list, saved: tuple) -> list:
+    """The four backward kernels in reverse on the saved values ``(pred, label, log_softmax,
+    negated pick, loss)``; under ``create_graph`` the operators replayed through ``F``."""
+    if autograd.is_recording():                 # create_graph: op by op, recorded
+        return _replay(F, plan, inputs, out_grads)
+    P, L, ls, neg, loss = saved
+    head = out_grads[0]._data
+    g = _own(_B_REDUCE.compute(plan.b_mean, head, neg, loss), [head, neg, loss])
+    g = _MUL_SCALAR.compute(_NEG, g)
+    g = _own(_B_PICK.compute(plan.b_pick, g, ls, L), [g, ls, L])
+    d_label = _own(_ZEROS_LIKE.compute(_NO_ATTRS, L), [L])
+    d_pred = _own(_B_SOFTMAX.compute(plan.b_ls, g, P, ls), [g, P, ls])
+    return [NDArray(d_pred), NDArray(d_label)]
+
+
+def _row_index(L: np.ndarray, classes: int) -> np.ndarray:
+    """pick's index (``mode='clip'``) of one class per row: the label as int64 (truncated, as
+    ``_fix_index``'s cast) clipped to ``[0, classes - 1]``, a fresh array."""
+    idx = L.reshape(-1).astype(np.int64)
+    np.maximum(idx, 0, out=idx)
+    np.minimum(idx, classes - 1, out=idx)
+    return idx
+
+
+def _rows(plan: _Plan, pred: NDArray, label: NDArray, P: np.ndarray, L: np.ndarray) -> NDArray:
+    """The loss of ``(batch, classes)`` logits, classes last (a classifier's output): the numpy
+    calls the four kernels make for this shape, without their generic shape and mode handling (a
+    third of a small net's training step). log_softmax: ``z = x - max``, ``z -= log(sum(exp(z)))``;
+    pick: the element at the clipped label of each row; ``* -1``; mean over the size-1 axis left by
+    ``keepdims``: the value itself (one-element sum, divided by 1). Backward in reverse: the head
+    gradient (divided by 1), ``* -1``, put at the picked elements of zeros, then log_softmax's
+    ``g - exp(y) * sum(g)``. Same numbers bit for bit as the kernels (tests compare)."""
+    n, classes = P.shape
+    rows = np.arange(n)
+    ls = P.copy()
+    ls -= ls.max(axis=1, keepdims=True)
+    ls -= np.log(np.exp(ls).sum(axis=1, keepdims=True))
+    idx = _row_index(L, classes)
+    neg = ls[rows, idx]
+    neg *= P.dtype.type(-1)
+    loss = neg / P.dtype.type(1)
+    out = NDArray(loss, _propagated(pred._ctx))
+    if autograd.is_recording():
+        def rule(F: Any, attrs: Any, inputs: list, outputs: list, out_grads: list) -> list:
             head = out_grads[0]._data
-            g = _own(_B_REDUCE.compute(plan.b_mean, head, neg, loss), [head, neg, loss])
-            g = _MUL_SCALAR.compute(_NEG, g)
-            g = _own(_B_PICK.compute(plan.b_pick, g, ls, L), [g, ls, L])
-            d_label = _own(_ZEROS_LIKE.compute(_NO_ATTRS, L), [L])
-            d_pred = _own(_B_SOFTMAX.compute(plan.b_ls, g, P, ls), [g, P, ls])
-            return [NDArray(d_pred), NDArray(d_label)]
+            if autograd.is_recording() or head.dtype != P.dtype or head.shape != loss.shape:
+                return _gradients(F, plan, inputs, out_grads, (P, L, ls, neg.reshape(n, 1), loss))
+            g = np.zeros_like(ls)
+            picked = head / P.dtype.type(1)
+            picked *= P.dtype.type(-1)
+            g[rows, idx] = picked
+            d_pred = g - np.exp(ls) * g.sum(axis=1, keepdims=True)
+            return [NDArray(d_pred), NDArray(np.zeros_like(L))]
         autograd._record(None, None, [pred, label], [out], rule=rule, name="softmax_cross_entropy",
                          symbol=([pred, label], lambda ins, names: _symbol(plan, ins, names), 4))
     return out

@@ -45,6 +45,39 @@ def test_loss_and_gradient_are_the_operators_bit_for_bit(monkeypatch, shape, kw,
             np.testing.assert_array_equal(a, b)
 
 
+def _run_label(monkeypatch, fused: bool, pred: np.ndarray, label: mx.nd.NDArray, head=None):
+    monkeypatch.setenv("HYBRIDIZE_FUSED_LOSS", "1" if fused else "0")
+    p = mx.nd.array(pred, dtype=pred.dtype)
+    p.attach_grad()
+    with autograd.record():
+        loss = gluon.loss.SoftmaxCrossEntropyLoss()(p * 1.0, label)
+    loss.backward(head)
+    return loss.asnumpy(), p.grad.asnumpy()
+
+
+@pytest.mark.parametrize("case", ["non-finite logits", "int labels", "column labels", "float64 head"])
+def test_classifier_rows_are_the_operators_bit_for_bit(monkeypatch, case):
+    """(batch, classes) logits take a shorter path: the same numbers as the operators for labels of
+    other dtypes and shapes, non-finite logits and labels, head gradients of another dtype."""
+    rng = np.random.default_rng(2)
+    pred = (rng.standard_normal((8, 3)) * 4).astype(np.float32)
+    label = rng.integers(-2, 5, 8).astype(np.float32)
+    head = None
+    if case == "non-finite logits":
+        pred[1, 0], pred[2, :], pred[3, 2], pred[4, 1] = np.nan, -np.inf, np.inf, -0.0
+    elif case == "int labels":
+        label = label.astype(np.int32)
+    elif case == "column labels":
+        label = label.reshape(8, 1)
+    else:
+        head = mx.nd.array(rng.standard_normal(8), dtype=np.float64)
+    runs = [_run_label(monkeypatch, fused, pred, mx.nd.array(label, dtype=label.dtype), head) for fused in (1, 0)]
+    for a, b in zip(*runs):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+        assert (np.signbit(a) == np.signbit(b)).all()
+
+
 def test_create_graph_replays_the_operators(monkeypatch):
     """Recorded gradients are the operators' own (log_softmax's gradient has no gradient, as in
     MXNet 1.9.1: both paths refuse the second order alike)."""
