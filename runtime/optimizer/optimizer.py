@@ -21,8 +21,10 @@ import warnings
 
 import numpy
 
+from .. import autograd as _autograd
 from ..base import py_str
 from ..ndarray import (
+    _WRITE_WATCH,
     NDArray,
     adam_update,
     array,
@@ -732,45 +734,85 @@ def _scratch(n: int) -> numpy.ndarray:
     return buf
 
 
+# ids of the (weight, gradient, momentum) arrays of one in-place update -> (those arrays, kept alive
+# so that an id here is never another array's, their flat views, total elements): the checks of
+# :func:`_sgd_mom_in_place` run once per set of arrays, not every step
+_IN_PLACE_PLANS: dict = {}
+_IN_PLACE_PLANS_MAX = 64
+
+
 def _sgd_mom_in_place(weights, grads, states, lrs, wds, momentum, rescale_grad) -> bool:
     """``multi_sgd_mom_update`` of float32 arrays written in place (MXNet's kernel writes its outputs
     in place too): the same float32 operations in the same order as the operator's kernel
     (``mom = mom*momentum - (lr*wd)*w - (lr*rescale)*g``, ``w = w + mom``), so the same numbers, without
     the operator call's attribute coercion and the copies into the outputs (a third of a LeNet
     Trainer step). False, having changed nothing, where the operator is needed: other dtypes,
-    non-contiguous or read-only buffers, states that are not arrays, under ``autograd.record()``."""
-    from ..ndarray import _written
-    from .. import autograd
-    if autograd.is_recording():
+    non-contiguous or read-only buffers, states that are not arrays, under ``autograd.record()``.
+    The checks of a set of arrays are kept (the same arrays step after step); writability is
+    checked every time (a flag that can change)."""
+    if _autograd.is_recording():
         return False
-    f32 = numpy.float32
     arrays = []
     for w, g, m in zip(weights, grads, states):
         if not isinstance(m, NDArray):
             return False
-        W, G, M = w._data, g._data, m._data
+        arrays.append((w._data, g._data, m._data))
+    key = tuple([id(a) for t in arrays for a in t])
+    plan = _IN_PLACE_PLANS.get(key)
+    if plan is None:
+        plan = _in_place_plan(arrays)
+        if plan is None:
+            return False
+        if len(_IN_PLACE_PLANS) >= _IN_PLACE_PLANS_MAX:
+            _IN_PLACE_PLANS.clear()
+        _IN_PLACE_PLANS[key] = plan
+    _, flats, total, last = plan
+    for W, _, M in arrays:
+        if not (W.flags.writeable and M.flags.writeable):
+            return False
+    hyper = (tuple(lrs), tuple(wds), momentum, rescale_grad)
+    if last and last[0] == hyper:       # the float32 constants of the last step's rates
+        jobs, mo = last[1], last[2]
+    else:
+        f32 = numpy.float32
+        mo, rs = f32(momentum), f32(rescale_grad)
+        jobs = []
+        for (W, G, M), lr, wd in zip(flats, lrs, wds):
+            lr = f32(lr)
+            jobs.append((W, G, M, lr * f32(wd), lr * rs))
+        last[:] = [hyper, jobs, mo]
+    if total < _UPDATE_PARALLEL_MIN:
+        _sgd_mom_run(jobs, mo)
+    else:
+        groups = _update_groups(jobs)
+        if len(groups) == 1:
+            _sgd_mom_run(groups[0], mo)
+        else:       # elementwise: any split computes the same numbers
+            from ..graph.kernels.parallel import run_chunks
+            run_chunks(lambda i: _sgd_mom_run(groups[i], mo), len(groups))
+    watched = _WRITE_WATCH
+    for w, m in zip(weights, states):
+        for a in (w, m):        # ``_written``: a parameter's value tells its compiled programs
+            cb = watched.get(id(a))
+            if cb is not None:
+                cb()
+    return True
+
+
+def _in_place_plan(arrays: list) -> tuple | None:
+    """``(arrays, flat views, total elements, [the last rates, their update jobs, momentum])`` when every (weight, gradient, momentum) triple can be
+    updated in place (float32, C-contiguous, one shape, no shared memory), else None."""
+    f32 = numpy.float32
+    flats = []
+    for W, G, M in arrays:
         for a in (W, G, M):
             if not isinstance(a, numpy.ndarray) or a.dtype != f32 or not a.flags.c_contiguous:
-                return False
-        if not (W.flags.writeable and M.flags.writeable) or W.shape != G.shape or W.shape != M.shape \
+                return None
+        if W.shape != G.shape or W.shape != M.shape \
                 or numpy.shares_memory(W, M) or numpy.shares_memory(W, G) or numpy.shares_memory(M, G):
-            return False
-        arrays.append((W, G, M))
-    mo, rs = f32(momentum), f32(rescale_grad)
-    jobs = []
-    for (W, G, M), lr, wd in zip(arrays, lrs, wds):
-        lr, wd = f32(lr), f32(wd)
-        jobs.append((W.reshape(-1), G.reshape(-1), M.reshape(-1), lr * wd, lr * rs))
-    groups = _update_groups(jobs)
-    if len(groups) == 1:
-        _sgd_mom_run(groups[0], mo)
-    else:       # elementwise: any split computes the same numbers
-        from ..graph.kernels.parallel import run_chunks
-        run_chunks(lambda i: _sgd_mom_run(groups[i], mo), len(groups))
-    for w, m in zip(weights, states):
-        _written(w)
-        _written(m)
-    return True
+            return None
+        flats.append((W.reshape(-1), G.reshape(-1), M.reshape(-1)))
+    return tuple(arrays), flats, sum(W.size for W, _, _ in arrays), []
 
 
 _UPDATE_PARALLEL_MIN = 1 << 20      # elements below which one thread updates faster than the pool (idle 2 cores)

@@ -98,6 +98,13 @@ def _bad_input(name: str, expected_shape: tuple, expected_dtype: Any, got: Any) 
 _SOURCE_NAME = "<hybridize compiled graph>"     # the forward function's file name in tracebacks
 
 
+def _root(a: np.ndarray) -> np.ndarray:
+    """The array owning ``a``'s memory (``a`` itself when not a view)."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
 class CompiledProgram:
     """A compiled graph; see the module docstring for the API."""
 
@@ -118,6 +125,9 @@ class CompiledProgram:
         self.stats = stats
         self._params: dict[str, np.ndarray] = {}
         self._consts: tuple | None = None
+        # every constant bound is one of the parameters' arrays or a view of one (a training
+        # program's transposed weights): an in-place update shows through, nothing to recompute
+        self._views_only = False
         self._lock = threading.Lock()
         self.output_args = output_args
         self.parallel = parallel
@@ -131,6 +141,9 @@ class CompiledProgram:
         into the previous ones' arrays where shapes and dtypes match (a training step rebinds after
         every update: no fresh weight transforms each step); calls running concurrently may then
         see a mix of old and new constants, so only the single-threaded training step asks."""
+        if not partial and self._views_only and self._same_arrays(params):
+            new_binding()             # values changed in place: kernels' caches derived from them go
+            return self
         with self._lock:
             new = dict(self._params) if partial else {}
             for name, value in params.items():
@@ -148,7 +161,17 @@ class CompiledProgram:
             new_binding()             # kernels re-derive what they cached from constant values
             self._params = new
             self._consts = consts     # one atomic swap: callers see old or new, never a mix
+            roots = {id(_root(a)) for a in new.values()}
+            self._views_only = all(isinstance(c, np.ndarray) and id(_root(c)) in roots for c in consts)
         return self
+
+    def _same_arrays(self, params: Mapping[str, Any]) -> bool:
+        """``params`` gives every bound parameter the very array bound now."""
+        bound = self._params
+        for name, arr in bound.items():
+            if params.get(name) is not arr:
+                return False
+        return True
 
     def share_arena(self, source: Callable[[int], np.ndarray]) -> None:
         """Takes this program's per-thread buffers from ``source(nbytes)`` (a uint8 array of at least
@@ -526,11 +549,6 @@ def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx:
     for i, e in enumerate(needed):
         position.setdefault((id(e.node), e.index), i)
 
-    def root(a: np.ndarray) -> np.ndarray:
-        while isinstance(a.base, np.ndarray):
-            a = a.base
-        return a
-
     def run_step(env: dict, n: Node, kern: Callable) -> None:
         try:
             r = kern(*[env[(id(e.node), e.index)] for e in n.inputs])
@@ -545,7 +563,7 @@ def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx:
                 # (not a parameter's or a literal's memory, not v's): written in place, v dropped
                 o = old[position[(id(n), i)]]
                 if isinstance(o, np.ndarray) and o.shape == v.shape and o.dtype == v.dtype and o.flags.writeable \
-                        and id(root(o)) not in inputs and not np.may_share_memory(o, v):
+                        and id(_root(o)) not in inputs and not np.may_share_memory(o, v):
                     np.copyto(o, v)
                     v = o
             env[(id(n), i)] = v
@@ -554,7 +572,7 @@ def _make_prologue(g: Graph, static_nodes: list[Node], needed: list[Entry], ctx:
         env: dict[Any, Any] = {}
         if old is not None:
             env["__old"] = old
-            env["__inputs"] = {id(root(a)) for a in list(params.values()) + list(constants.values())
+            env["__inputs"] = {id(_root(a)) for a in list(params.values()) + list(constants.values())
                                if isinstance(a, np.ndarray)}
         for n, kern in steps:
             if kern is None:
