@@ -21,6 +21,7 @@ from ._frontend import bind_call as _bind_call, build as _build_frontend, placem
 from .autograd import _ASSIGN_IN_GRAPH, _in_graph, _mark, _record, _state as _ag_state, backward as _backward
 from .base import HybridizeError, OperatorArgumentError, OperatorError, operator_error
 from .context import Context, cpu, current_context  # noqa: F401  (MXNet's ndarray module exposes current_context)
+from .ops import _buffers
 from .ops.registry import Attrs, OpDef, get_op
 
 __all__ = ["NDArray", "array", "zeros", "ones", "full", "empty", "arange", "waitall", "save", "load",
@@ -164,7 +165,7 @@ class NDArray:
         """A numpy copy of the values (MXNet copies too)."""
         if _PENDING:
             _raise_pending(self)
-        return np.array(self._data, copy=True)
+        return _buffers.copy_of(self._data)
 
     def asscalar(self) -> Any:
         if _PENDING:
@@ -192,7 +193,7 @@ class NDArray:
 
     def copy(self) -> "NDArray":
         """A deep copy (recorded as ``_copy``: gradients flow through it)."""
-        out = NDArray(self._data.copy(), self._ctx)
+        out = NDArray(_host_copy(self._data), self._ctx)
         if _ag_state.recording:
             op = get_op("_copy")
             _record(op, op.resolve({}), [self], [out])
@@ -205,7 +206,7 @@ class NDArray:
             other._data[...] = self._data
             _written(other)
             return other
-        return NDArray(self._data.copy(), _placed(other))
+        return NDArray(_host_copy(self._data), _placed(other))
 
     def as_in_context(self, context: Context) -> "NDArray":
         """``self`` when it is already in ``context``, else a copy there (as MXNet). A GPU context
@@ -213,7 +214,7 @@ class NDArray:
         ctx = _placed(context)
         if ctx == self._ctx:
             return self
-        return NDArray(self._data.copy(), ctx)
+        return NDArray(_host_copy(self._data), ctx)
 
     as_in_ctx = as_in_context
 
@@ -243,7 +244,7 @@ class NDArray:
         """Marks this array as a variable with a zero gradient buffer (``.grad``): operations on it
         inside ``autograd.record()`` are recorded and ``backward`` writes ('write') or adds ('add')
         its gradient there ('null': none)."""
-        _mark(self, NDArray(np.zeros_like(self._data), self._ctx), grad_req)
+        _mark(self, NDArray(_buffers.zeros(self._data.shape, self._data.dtype), self._ctx), grad_req)
 
     def detach(self) -> "NDArray":
         """The same values (shared memory), out of the computational graph."""
@@ -782,6 +783,11 @@ def _install_fluent() -> None:
             fn = g.get(public)
             if fn is not None:
                 setattr(NDArray, public, lambda self, *a, _fn=fn, **k: _fn(self, *a, **k))
+
+
+def _host_copy(a: np.ndarray) -> np.ndarray:
+    """``a.copy()`` (C order), a large one into a reused block (``ops/_buffers.py``)."""
+    return _buffers.copy_of(a) if a.flags.c_contiguous else a.copy()
 
 
 # -- creation ----------------------------------------------------------------------------------

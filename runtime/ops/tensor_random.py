@@ -13,12 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from . import _buffers
 from ._grad import backward_op, internal
 from ._util import shape_fn
 from .attrs import Bool, DtypeOrNone, Enum, Float, Int, Param, Shape, Str
 from .registry import ZERO_GRAD, OpDef, defgrad, register
 
-__all__ = ["generator", "install_frontend", "seed"]
+__all__ = ["drawn", "generator", "install_frontend", "seed"]
 
 _STATE = {"rng": np.random.default_rng()}
 
@@ -41,9 +42,28 @@ def _dt(attrs, default="float32"):
     return np.dtype(attrs.dtype if attrs.dtype not in (None, "None") else default)
 
 
+#: elements drawn at a time into a large output (64K float64 draws: 512 KiB, in cache)
+_CHUNK = 1 << 16
+
+
+def drawn(draw: Any, shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """``draw(size)`` (float64 or int64 draws from the generator) as an array of ``dtype``. A large
+    one is drawn chunk by chunk straight into the output: numpy's generators draw element after
+    element, so the numbers and the generator's state afterwards are the ones one call gives, without
+    a float64 temporary of the whole size (1 GiB of fresh pages for a 537 MB float32 array)."""
+    n = int(np.prod(shape)) if shape else 1
+    if n <= _CHUNK:
+        return np.asarray(draw(shape)).astype(dtype)
+    out = _buffers.empty((n,), dtype)
+    for i in range(0, n, _CHUNK):
+        k = min(_CHUNK, n - i)
+        out[i:i + k] = draw((k,))
+    return out.reshape(shape)
+
+
 def _sampler(name, draw, params, *, default="float32", aliases=(), doc=""):
     def compute(attrs):
-        return np.asarray(draw(generator(), attrs, tuple(attrs.shape))).astype(_dt(attrs, default))
+        return drawn(lambda size: draw(generator(), attrs, size), tuple(attrs.shape), _dt(attrs, default))
     compute.__doc__ = doc
     register(OpDef(name, compute, params=params, inputs=(),
                    infer_shape=lambda a, s: ([], [tuple(a.shape)]),
@@ -76,7 +96,7 @@ _sampler("_random_poisson", lambda g, a, s: g.poisson(a.lam, s),
 def _like(name, draw, params, doc):
     def compute(attrs, data):
         dt = data.dtype if data.dtype.kind == "f" else np.dtype(np.float32)
-        return np.asarray(draw(generator(), attrs, data.shape)).astype(dt)
+        return drawn(lambda size: draw(generator(), attrs, size), data.shape, dt)
     compute.__doc__ = doc
     register(OpDef(name, compute, params=params, inputs=("data",),
                    infer_shape=lambda a, s: (list(s), [s[0]]), traits=("random",), gradient=ZERO_GRAD))

@@ -181,3 +181,94 @@ def test_almost_equal_of_large_arrays_is_np_allclose(equal_nan):
         for rtol, atol in ((1e-5, 1e-6), (0.0, 0.0)):
             assert almost_equal(x, b, rtol, atol, equal_nan=equal_nan) == \
                 bool(np.allclose(x, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+@pytest.fixture
+def small_pool(monkeypatch):
+    """The large-array pool (``ops/_buffers.py``) on arrays of 1 KiB up, starting empty."""
+    from hybridize.runtime.ops import _buffers
+    monkeypatch.setattr(_buffers, "MIN_BYTES", 1024)
+    monkeypatch.setattr(_buffers, "_CAP", 64 << 20)
+    monkeypatch.setattr(_buffers, "_blocks", [])
+    return _buffers
+
+
+def test_pooled_arrays_are_numpys_copies_and_zeros(small_pool):
+    # asnumpy, copy, copyto(ctx) and attach_grad's buffer out of reused blocks: the values, dtype,
+    # shape and independence of numpy's own copies and zeros, also when the block was written before
+    from hybridize.runtime import cpu
+    src = np.arange(4096, dtype=np.float32).reshape(64, 64)
+    x = nd.array(src)
+    for _ in range(3):
+        outs = [x.asnumpy(), x.copy().asnumpy(), x.copyto(cpu()).asnumpy(), x.as_in_context(cpu(1)).asnumpy()]
+        for o in outs:
+            assert o.dtype == np.float32 and o.shape == (64, 64) and o.flags.c_contiguous and o.flags.writeable
+            np.testing.assert_array_equal(o, src)
+            assert not np.shares_memory(o, x._data)
+        outs[0][:] = -1                         # the copies are independent of the array and each other
+        np.testing.assert_array_equal(x.asnumpy(), src)
+        np.testing.assert_array_equal(outs[1], src)
+        x.attach_grad()                         # a zero gradient buffer, in a block written before
+        assert x.grad.asnumpy().tolist() == np.zeros((64, 64)).tolist()
+        del outs
+    assert 0 < len(small_pool._blocks) <= 8     # blocks were reused, not made anew each round
+
+
+def test_a_pooled_block_in_use_is_never_handed_out_again(small_pool):
+    live = [small_pool.empty((1024,), np.float32) for _ in range(4)]
+    view = live[0][::2]                         # a view keeps its block in use
+    del live[0]
+    more = [small_pool.zeros((1024,), np.float32) for _ in range(3)]
+    arrays = live + more + [view]
+    for i, a in enumerate(arrays):
+        for b in arrays[i + 1:]:
+            assert not np.shares_memory(a, b)
+    assert all(m.sum() == 0 for m in more)
+    small_pool._CAP = 0                          # no pool: numpy's own arrays
+    assert small_pool.empty((4096,), np.float32).base is None
+
+
+@pytest.mark.parametrize("draw", [
+    lambda: nd.random.uniform(-2, 3, shape=(5, 9)), lambda: nd.random.normal(1, 2, shape=(45,)),
+    lambda: nd.random.randint(0, 7, shape=(3, 15)), lambda: nd.random.poisson(3.5, shape=(45,)),
+    lambda: nd.random.gamma(0.7, 2, shape=(45,)), lambda: nd.random.exponential(2, shape=(9, 5)),
+    lambda: nd.random.uniform(shape=(5, 9), dtype="float16"),
+    lambda: nd.random.uniform_like(nd.zeros((5, 9)), low=1, high=2)],
+    ids=["uniform", "normal", "randint", "poisson", "gamma", "exponential", "float16", "uniform_like"])
+def test_random_arrays_drawn_in_chunks_are_the_one_draw(monkeypatch, draw):
+    # a large random array is drawn chunk by chunk into its dtype: the same numbers, and the same
+    # generator state after, as one draw of the whole size
+    from hybridize.runtime.ops import tensor_random
+    results = []
+    for chunk in (1 << 16, 7):
+        monkeypatch.setattr(tensor_random, "_CHUNK", chunk)
+        nd.random.seed(11)
+        results.append((draw().asnumpy(), nd.random.uniform(shape=(3,)).asnumpy()))
+    (a, after_a), (b, after_b) = results
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(after_a, after_b)
+
+
+@pytest.mark.parametrize("mode,layers,bidirectional", [("lstm", 2, False), ("gru", 2, True), ("rnn_tanh", 1, False)])
+def test_fused_rnn_initializer_in_place_is_unpack_init_pack(mode, layers, bidirectional):
+    # FusedRNN initializes the pieces of the flat parameter vector where they lie; MXNet unpacks
+    # copies of them, initializes those in the same order and packs them back: the same values
+    from hybridize.runtime import initializer as init
+    from hybridize.runtime import rnn
+    H, I = 3, 4
+    cell = rnn.FusedRNNCell(H, num_layers=layers, mode=mode, bidirectional=bidirectional, prefix="")
+    D, G = 2 if bidirectional else 1, {"lstm": 4, "gru": 3, "rnn_tanh": 1}[mode]
+    size = sum(D * G * H * ((I if li == 0 else D * H) + H + 2) for li in range(layers))
+    fused = init.FusedRNN(init.Uniform(0.5), H, layers, mode, bidirectional)
+    desc = init.InitDesc("parameters")
+    np.random.seed(5)
+    in_place = nd.zeros((size,))
+    fused._init_weight(desc, in_place)
+    np.random.seed(5)
+    reference = nd.zeros((size,))
+    pieces = cell.unpack_weights({"parameters": reference})
+    fused._init_pieces(pieces, desc)
+    reference[:] = cell.pack_weights(pieces)["parameters"]
+    np.testing.assert_array_equal(in_place.asnumpy(), reference.asnumpy())
+    assert (in_place.asnumpy() != 0).sum() > size // 2
