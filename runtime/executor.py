@@ -203,7 +203,8 @@ class Executor:
     """A bound symbol: argument/auxiliary/output arrays plus ``forward``. Made by ``Symbol.bind``."""
 
     def __init__(self, symbol: Any, ctx: Context | None, arg_arrays: list, grad_arrays: list,
-                 grad_req: dict[str, str], aux_arrays: list, group2ctx: dict | None = None):
+                 grad_req: dict[str, str], aux_arrays: list, group2ctx: dict | None = None,
+                 entry_shapes: dict | None = None):
         self._symbol = symbol
         self._ctx = ctx if ctx is not None else current_context()
         self._group2ctx = group2ctx
@@ -219,20 +220,23 @@ class Executor:
         self._aux_names = [n.name for n in self._graph.aux_variables()]
         self._out_names = symbol.list_outputs()
         self._cse = os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1") != "0"   # read at bind, as MXNet
-        self.outputs: list[NDArray] = self._allocate_outputs()
+        self.outputs: list[NDArray] = self._allocate_outputs(entry_shapes)
         # an argument without a gradient array gets none (MXNet binds it as 'null')
         if any(grad_req.get(n, "null") != "null" and g is not None
                for n, g in zip(self._arg_names, grad_arrays)):
             _check_differentiable(self._graph)
 
     # -- construction ---------------------------------------------------------------------------
-    def _allocate_outputs(self) -> list[NDArray]:
-        """Zero outputs of the inferred shapes/dtypes (checks that the bound arrays fit the graph)."""
+    def _allocate_outputs(self, shapes: dict | None = None) -> list[NDArray]:
+        """Zero outputs of the inferred shapes/dtypes (checks that the bound arrays fit the graph).
+        ``shapes``: every entry's shape, when the caller inferred them already from the shapes the
+        arrays were then allocated with (``simple_bind``)."""
         g = self._graph
         names = self._arg_names + self._aux_names
         arrays = self.arg_arrays + self.aux_arrays
         # the bound arrays' shapes win over a variable's declared shape (MXNet binds and reshapes so)
-        shapes = entry_shapes(g, {n: a.shape for n, a in zip(names, arrays)}, override_hints=True)
+        if shapes is None:
+            shapes = entry_shapes(g, {n: a.shape for n, a in zip(names, arrays)}, override_hints=True)
         dtypes = infer_dtypes(g, {n: np.dtype(a.dtype) for n, a in zip(names, arrays)})
         if needs_shape_completion(g):  # zeros((0, H)) begin states: filled in once, at the bound shapes
             self._graph = g.copy()
@@ -471,13 +475,13 @@ class Executor:
         """Copies values (cast to each destination's dtype) into the bound arrays, by name."""
         arg_dict, aux_dict = self.arg_dict, self.aux_dict
         for name, array in arg_params.items():
-            if name in arg_dict:
-                array.astype(arg_dict[name].dtype).copyto(arg_dict[name])
+            if name in arg_dict:    # (astype copies only to change the dtype: copyto copies)
+                array.astype(arg_dict[name].dtype, copy=False).copyto(arg_dict[name])
             elif not allow_extra_params:
                 raise ValueError(f'Find name "{name}" that is not in the arguments')
         for name, array in (aux_params or {}).items():
             if name in aux_dict:
-                array.astype(aux_dict[name].dtype).copyto(aux_dict[name])
+                array.astype(aux_dict[name].dtype, copy=False).copyto(aux_dict[name])
             elif not allow_extra_params:
                 raise ValueError(f"Find name {name} that is not in the auxiliary states")
 
@@ -626,7 +630,12 @@ def simple_bind(symbol: Any, ctx: Context | None, grad_req: Any = "write", type_
         if st != "default":
             raise HybridizeError(f"simple_bind: storage type {st!r} of {name!r} is not supported (dense only)")
     shapes = {k: v for k, v in kwargs.items() if isinstance(v, tuple)}
-    arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
+    graph = symbol.graph()
+    # the shapes of every entry, inferred once: the arrays are allocated at them and the executor
+    # sizes its outputs from them (``symbol.infer_shape_partial``'s inference, kept whole)
+    inferred = entry_shapes(graph, shapes, override_hints=True)
+    arg_shapes, aux_shapes = ([tuple(inferred.get(Entry(n, 0), ())) for n in nodes]
+                              for nodes in (graph.arguments(), graph.aux_variables()))
     unknown = [f"{n}: {s}" for n, s in zip(symbol.list_arguments(), arg_shapes) if not s or not _known_shape(s)]
     if unknown or any(not s or not _known_shape(s) for s in aux_shapes):
         raise ShapeError("simple_bind error: cannot infer the shapes of " + ", ".join(unknown) +
@@ -637,7 +646,6 @@ def simple_bind(symbol: Any, ctx: Context | None, grad_req: Any = "write", type_
     arg_names = symbol.list_arguments()
     reqs = _grad_reqs(grad_req if grad_req is not None else "null", arg_names)
     shared = set(shared_arg_names or ())
-    graph = symbol.graph()
     where = _placement(graph, ctx, group2ctx)
     var_ctx = {n.name: where[id(n)] for n in graph.variables()}
 
@@ -671,4 +679,4 @@ def simple_bind(symbol: Any, ctx: Context | None, grad_req: Any = "write", type_
     shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
     aux = [shared_from(shared_aux, n, s, t)
            for n, s, t in zip(symbol.list_auxiliary_states(), aux_shapes, aux_types)]
-    return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx)
+    return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx, entry_shapes=inferred)

@@ -18,7 +18,7 @@ from .attribute import current_attrs
 from .name import current as _current_name
 from .base import HybridizeError, NotImplementedForSymbol
 from .graph.infer import infer_shapes
-from .graph.ir import Entry, Graph, Node, topo_order
+from .graph.ir import EDITS, Entry, Graph, Node, topo_order
 from .ops._util import known as _known_shape
 from .ops.attrs import format_value
 from .ops.registry import OpDef, get_op
@@ -41,10 +41,11 @@ class _SymbolTruthValue(NotImplementedForSymbol, NotImplementedError):
 class Symbol:
     """One or more outputs of a graph. Immutable: operations build new nodes."""
 
-    __slots__ = ("_outputs",)
+    __slots__ = ("_outputs", "_walk")
 
     def __init__(self, outputs: list[Entry]):
         self._outputs = list(outputs)
+        self._walk: tuple | None = None
 
     # -- structure ---------------------------------------------------------------------------
     @property
@@ -53,17 +54,29 @@ class Symbol:
 
     def graph(self) -> Graph:
         """The graph of everything these outputs depend on (nodes shared, not copied)."""
-        return Graph(self._outputs)
+        return Graph(self._outputs, list(self._walked()[0]))
+
+    def _walked(self) -> tuple:
+        """(nodes in order, argument names, auxiliary state names), walked once per symbol: binding
+        a Module asks for them a dozen times, each a walk of every node of an unrolled graph. The
+        nodes of a symbol do not change (operations build new ones); an edit through the API
+        (``ir.EDITS``) makes it walk again."""
+        walk = getattr(self, "_walk", None)      # unset after __setstate__
+        if walk is None or walk[0] != EDITS[0]:
+            g = Graph(self._outputs)
+            walk = self._walk = (EDITS[0], g.nodes, [n.name for n in g.arguments()],
+                                 [n.name for n in g.aux_variables()])
+        return walk[1:]
 
     @property
     def name(self) -> str | None:
         return self._outputs[0].node.name if len(self._outputs) == 1 else None
 
     def list_arguments(self) -> list[str]:
-        return [n.name for n in self.graph().arguments()]
+        return list(self._walked()[1])
 
     def list_auxiliary_states(self) -> list[str]:
-        return [n.name for n in self.graph().aux_variables()]
+        return list(self._walked()[2])
 
     def list_inputs(self) -> list[str]:
         return [n.name for n in self.graph().variables()]
@@ -281,6 +294,7 @@ class Symbol:
     def __setstate__(self, state: dict) -> None:
         from .graph import mxnet_json
         self._outputs = list(mxnet_json.loads(state["handle"]).outputs)
+        self._walk = None
 
     # -- execution ---------------------------------------------------------------------------
     def bind(self, ctx: Any, args: Any, args_grad: Any = None, grad_req: Any = "write",
@@ -331,6 +345,8 @@ class Symbol:
         for n in g.nodes:
             n.inputs = [repl.get(id(e.node), e) for e in n.inputs]
         self._outputs = [repl.get(id(e.node), e) for e in g.outputs]
+        self._walk = None
+        EDITS[0] += 1
 
     def _gen_atomic_symbol(self) -> "Symbol":
         """A new node with the head's op and attributes whose inputs are fresh variables named after

@@ -26,7 +26,12 @@ import numpy as np
 from ..ops._util import known
 from ..ops.registry import Attrs, OpDef
 
-__all__ = ["Node", "Entry", "Graph", "Meta", "topo_order"]
+__all__ = ["Node", "Entry", "Graph", "Meta", "topo_order", "EDITS"]
+
+#: how many edits of a node's inputs or attributes were made through the API (``Graph.set_inputs``,
+#: ``Graph.set_attrs``/``Node.set_attrs``, a Symbol's composition): a walk cached over a symbol's
+#: nodes (``Symbol.graph``) is current while this count is the one it was made at
+EDITS = [0]
 
 
 class Node:
@@ -57,6 +62,7 @@ class Node:
     def set_attrs(self, attrs: dict[str, Any]) -> None:
         self.attrs = dict(attrs)
         self._resolved = None
+        EDITS[0] += 1
 
     @property
     def num_outputs(self) -> int:
@@ -221,6 +227,7 @@ class Graph:
             for slot, e in enumerate(inputs):
                 self._users.setdefault(e, []).append((node, slot))
         node.inputs = inputs
+        EDITS[0] += 1
         self.stale.add(node)
 
     def set_attrs(self, node: Node, attrs: dict[str, Any]) -> None:
