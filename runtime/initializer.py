@@ -474,7 +474,19 @@ class FusedRNN(Initializer):
         from .rnn import rnn_cell
         cell = rnn_cell.FusedRNNCell(self._num_hidden, self._num_layers, self._mode, self._bidirectional,
                                      forget_bias=self._forget_bias, prefix="")
+        # MXNet unpacks copies of the pieces, initializes them and packs them back: initializing the
+        # pieces where they lie (views of ``arr``, in the same order) writes the same values
+        data = getattr(arr, "_data", None)
+        if isinstance(data, np.ndarray) and data.flags.c_contiguous:
+            args = cell._slice_weights(arr, _fused_input_size(cell, arr.size), self._num_hidden)
+            if all(getattr(v, "_data", None) is not None and np.may_share_memory(v._data, data) for v in args.values()):
+                self._init_pieces(args, desc)
+                return
         args = cell.unpack_weights({"parameters": arr})
+        self._init_pieces(args, desc)
+        arr[:] = cell.pack_weights(args)["parameters"]
+
+    def _init_pieces(self, args: dict, desc: Any) -> None:
         for name in args:
             arg_desc = InitDesc(name, global_init=getattr(desc, "global_init", None))
             if self._mode == "lstm" and name.endswith("_f_bias"):
@@ -483,4 +495,9 @@ class FusedRNN(Initializer):
                 (arg_desc.global_init or Uniform())(arg_desc, args[name])
             else:
                 self._init(arg_desc, args[name])
-        arr[:] = cell.pack_weights(args)["parameters"]
+
+
+def _fused_input_size(cell: Any, size: int) -> int:
+    """The input size of a fused cell's flat parameter vector of ``size`` values (as ``unpack_weights``)."""
+    b, m, h = len(cell._directions), cell._num_gates, cell._num_hidden
+    return size // b // h // m - (cell._num_layers - 1) * (h + b * h + 2) - h - 2

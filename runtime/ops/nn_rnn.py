@@ -341,7 +341,7 @@ def _direction_backward(attrs, x, p, cache, dout, dh, dc):
     """Back-propagation through time for one layer and direction: (dx, grads of p, dh0, dc0)."""
     mode = attrs.mode
     T, N, _ = x.shape
-    dgx = np.zeros((T, N, p["wi"].shape[0]))
+    dgx = np.zeros((T, N, p["wi"].shape[0]), x.dtype)
     dwh = np.zeros_like(p["wh"])
     dbh = np.zeros_like(p["bh"])
     for t, h_prev, c_prev, acts, extra, ghn in reversed(cache):
@@ -377,7 +377,8 @@ def _direction_backward(attrs, x, p, cache, dout, dh, dc):
 
 
 def _backward_rnn(attrs, *arrays):
-    """``_backward_RNN``: gradients of data, parameters, state (and state_cell), in float64 inside."""
+    """``_backward_RNN``: gradients of data, parameters, state (and state_cell), computed in the
+    data's precision (float16 in float32), as MXNet's CPU kernel computes in its ``DType``."""
     lstm = attrs.mode == "lstm"
     if attrs.projection_size or attrs.lstm_state_clip_min is not None or attrs.lstm_state_clip_max is not None:
         raise ShapeError("RNN backward: projection_size and LSTM state clipping are cuDNN-only in MXNet 1.9.1")
@@ -396,19 +397,19 @@ def _backward_rnn(attrs, *arrays):
     else:
         og, og_h, data, params, state = arrays
         og_c, cell = None, None
-    f64 = np.float64
+    acc = np.float64 if data.dtype == np.float64 else np.float32   # the precision inside
     D = 2 if attrs.bidirectional else 1
-    layers = _unpack(attrs, params.astype(f64).reshape(-1), data.shape[2])
-    x = data.astype(f64)
+    layers = _unpack(attrs, params.astype(acc, copy=False).reshape(-1), data.shape[2])
+    x = data.astype(acc, copy=False)
     inputs, caches = [], []
     for li, dirs in enumerate(layers):
         outs, layer_cache = [], []
         for di, p in enumerate(dirs):
             k = li * D + di
-            cache = _direction_forward(attrs, x, p, state[k].astype(f64), None if cell is None else cell[k].astype(f64),
+            cache = _direction_forward(attrs, x, p, state[k].astype(acc), None if cell is None else cell[k].astype(acc),
                                        di == 1)
             layer_cache.append(cache)
-            out = np.zeros(x.shape[:2] + (attrs.state_size,))
+            out = np.zeros(x.shape[:2] + (attrs.state_size,), acc)
             # the output of step t is the state after it: the next step's h_prev, or the last state
             order = [c[0] for c in cache]
             hs = [c[1] for c in cache[1:]] + [_final_h(attrs, cache[-1])]
@@ -418,18 +419,18 @@ def _backward_rnn(attrs, *arrays):
         caches.append(layer_cache)
         x = outs[0] if D == 1 else np.concatenate(outs, axis=2)
         if masks is not None and li < len(layers) - 1:
-            x = x * (masks[li] / (1 - attrs.p))
-    dx = og.astype(f64)
-    dstate = np.zeros(state.shape)
-    dcell = None if cell is None else np.zeros(cell.shape)
+            x = (x * (masks[li] / (1 - attrs.p))).astype(acc, copy=False)
+    dx = og.astype(acc)
+    dstate = np.zeros(state.shape, acc)
+    dcell = None if cell is None else np.zeros(cell.shape, acc)
     grads = [[None] * D for _ in layers]
     for li in range(len(layers) - 1, -1, -1):
         H = attrs.state_size
-        dx_layer = np.zeros(inputs[li].shape)
+        dx_layer = np.zeros(inputs[li].shape, acc)
         for di in range(D):
             k = li * D + di
-            dh = og_h[k].astype(f64)
-            dc = og_c[k].astype(f64) if lstm else None
+            dh = og_h[k].astype(acc)
+            dc = og_c[k].astype(acc) if lstm else None
             dxi, g, dh0, dc0 = _direction_backward(attrs, inputs[li], layers[li][di], caches[li][di],
                                                    dx[:, :, di * H:(di + 1) * H], dh, dc)
             dx_layer += dxi
@@ -437,9 +438,10 @@ def _backward_rnn(attrs, *arrays):
             dstate[k] = dh0
             if lstm:
                 dcell[k] = dc0
-        dx = dx_layer if masks is None or li == 0 else dx_layer * (masks[li - 1] / (1 - attrs.p))
-    flat = _pack(grads, D)
-    res = [dx.astype(data.dtype), flat.astype(params.dtype), dstate.astype(state.dtype)]
+        dx = dx_layer if masks is None or li == 0 else \
+            (dx_layer * (masks[li - 1] / (1 - attrs.p))).astype(acc, copy=False)
+    flat = _pack(grads, D, params.dtype)
+    res = [dx.astype(data.dtype), flat, dstate.astype(state.dtype)]
     if lstm:
         res.append(dcell.astype(cell.dtype))
     return tuple(res)
@@ -456,8 +458,9 @@ def _final_h(attrs, step):
     return (1 - z) * n + z * h_prev
 
 
-def _pack(grads, D):
-    """Per-layer, per-direction gradients in MXNet's flat layout: all weights, then all biases."""
+def _pack(grads, D, dtype):
+    """Per-layer, per-direction gradients in MXNet's flat layout (all weights, then all biases), in
+    ``dtype``."""
     pieces = []
     for li in range(len(grads)):
         for di in range(D):
@@ -465,7 +468,7 @@ def _pack(grads, D):
     for li in range(len(grads)):
         for di in range(D):
             pieces += [grads[li][di]["bi"], grads[li][di]["bh"]]
-    return np.concatenate(pieces)
+    return np.concatenate(pieces, dtype=dtype, casting="unsafe")
 
 
 def _backward_rnn_inputs(attrs):
