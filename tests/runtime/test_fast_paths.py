@@ -272,3 +272,32 @@ def test_fused_rnn_initializer_in_place_is_unpack_init_pack(mode, layers, bidire
     reference[:] = cell.pack_weights(pieces)["parameters"]
     np.testing.assert_array_equal(in_place.asnumpy(), reference.asnumpy())
     assert (in_place.asnumpy() != 0).sum() > size // 2
+
+
+def test_a_symbols_walk_is_made_once_and_again_after_an_edit():
+    # Symbol.graph / list_arguments / list_auxiliary_states come from one walk per symbol; an edit
+    # of its nodes through the API (Graph.set_inputs, set_attrs, composition) makes a new walk
+    from hybridize.runtime import sym
+    from hybridize.runtime.graph.ir import Graph, topo_order
+
+    def fresh(s):
+        g = Graph(s.outputs)
+        return [n.name for n in g.nodes], [n.name for n in g.arguments()], [n.name for n in g.aux_variables()]
+
+    def cached(s):
+        return [n.name for n in s.graph().nodes], s.list_arguments(), s.list_auxiliary_states()
+
+    x = sym.var("x")
+    y = sym.BatchNorm(sym.FullyConnected(x, num_hidden=4, name="fc"), name="bn") + sym.var("z")
+    assert cached(y) == fresh(y) and cached(y) == cached(y)
+    assert y.graph().nodes == topo_order(y.outputs) and y.graph().nodes is not y.graph().nodes
+    g = y.graph()
+    add = y.outputs[0].node
+    g.set_inputs(add, [add.inputs[0], x.outputs[0]])          # z is no longer an argument
+    assert cached(y) == fresh(y) and "z" not in y.list_arguments()
+    fc = next(n for n in g.nodes if n.name == "fc")
+    g.set_attrs(fc, {**fc.attrs, "num_hidden": 5})
+    assert cached(y) == fresh(y)
+    w = sym.var("w")
+    composed = y(x=w)
+    assert cached(composed) == fresh(composed) and "w" in composed.list_arguments()
