@@ -211,6 +211,25 @@ def test_winograd_bands_and_split_products_on_the_pool(xs, Kf, algo, monkeypatch
         np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(ref).max())))
 
 
+@pytest.mark.parametrize("xs,Kf", [((2, 9, 10, 6), 5), ((3, 7, 7, 8), 40)])
+def test_winograd_bands_share_buffer_sets_and_borrow_when_all_are_taken(xs, Kf, monkeypatch):
+    """Bands take one of a few buffer sets (one per thread) when they start; a band finding them all
+    taken (a pool larger than the thread count the kernel was built for) works in arrays of its own:
+    the same output either way."""
+    from hybridize.runtime.graph.kernels.conv import _winograd
+    monkeypatch.setenv("HYBRIDIZE_THREADS", "3")
+    monkeypatch.setattr(_winograd, "WINO_BAND_WORK", 1.0)
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = (rng.standard_normal((Kf, xs[3], 3, 3)) * 0.2).astype(np.float32)
+    ref = direct(x, w, (1, 1), (1, 1), act=("relu",))
+    shared, _ = run_algo("wino4", x, w, Kf, (3, 3), (1, 1), (1, 1), ("relu",), None, None)
+    monkeypatch.setattr(_winograd, "slots", lambda s, tf: 1)
+    borrowed, _ = run_algo("wino4", x, w, Kf, (3, 3), (1, 1), (1, 1), ("relu",), None, None)
+    for got in (shared, borrowed):
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(ref).max())))
+
+
 @pytest.mark.parametrize("winograd,direct_blas", [(False, True), (False, False), ("f2", True), ("f4", True)])
 def test_a_residual_whose_buffer_is_free_is_accumulated_in_place(winograd, direct_blas, monkeypatch):
     """The convolution writes into its residual's buffer when nothing reads it later (gemm: one BLAS

@@ -76,28 +76,24 @@ def plan(s: Any, tf: Transform) -> tuple:
 
 
 def slots(s: Any, tf: Transform) -> int:
-    """Buffer sets of a banded (not split) convolution: one per band that can run at once (bands
-    outnumber the threads four to one on very big convolutions; a band takes a free set when it
-    starts), so the scratch is the threads' working set, not the whole convolution's."""
+    """Buffer sets of the bands: one per band that can run at once (bands outnumber the threads four
+    to one on very big convolutions; a band takes a free set when it starts, and gives it back when
+    done), so the scratch is the threads' working set, not the whole convolution's."""
     bs = plan(s, tf)[2]
     return min(len(bs), num_threads())
 
 
 def scratch(s: Any, tf: Transform) -> list:
-    """Per buffer set (:func:`slots`): the padded input rows, D then M, V then Y of the largest band.
-    Split: per band its padded input rows, D, Y; then V and M of every tile."""
+    """Per buffer set (:func:`slots`), for the largest band: the padded input rows, D then M, V then
+    Y. Split: per buffer set the padded input rows, D, Y; then V and M of every tile."""
     N, C, K, dt, m, P = s.N, s.C, s.K, s.dtype, tf.m, tf.P
     TH, TW, bs, split = plan(s, tf)
-    out: list = []
+    c = max(th1 - th0 for th0, th1 in bs)
+    T = N * c * TW
     if not split:
-        c = max(th1 - th0 for th0, th1 in bs)
-        T = N * c * TW
         return [((N, m * c + 2, m * TW + 2, C), dt), ((T * P * max(C, K),), dt),
                 ((T * max(P * C, m * m * K),), dt)] * slots(s, tf)
-    for th0, th1 in bs:
-        c = th1 - th0
-        T = N * c * TW
-        out += [((N, m * c + 2, m * TW + 2, C), dt), ((P * T * C,), dt), ((m * m * T * K,), dt)]
+    out = [((N, m * c + 2, m * TW + 2, C), dt), ((P * T * C,), dt), ((m * m * T * K,), dt)] * slots(s, tf)
     T = N * TH * TW
     out += [((P, T, C), dt), ((P, T, K), dt)]
     return out
@@ -115,7 +111,7 @@ def build(s: Any, tf: Transform) -> Callable:
     ph, pw = s.pad
     TH, TW, bs, split = plan(s, tf)
     nb = len(bs)
-    nslots = nb if split else slots(s, tf)
+    nslots = slots(s, tf)
     one_set = scratch(s, tf)[:3]
     KB, KA, slot = tf.KB.astype(dtype), tf.KA.astype(dtype), tf.bias_slot
     tiling = RowTiling(K, OW)
@@ -124,20 +120,20 @@ def build(s: Any, tf: Transform) -> Callable:
     nt = min(P, num_threads())
     pbounds = [(P * j // nt, P * (j + 1) // nt) for j in range(nt)]
 
-    def views(i: int, x: np.ndarray, out: np.ndarray, r: Any, sc: tuple, k: int) -> tuple:
+    def views(i: int, x: np.ndarray, out: np.ndarray, r: Any, sc: tuple, k: int, own: tuple = ()) -> tuple:
         # tiles in (tile row, image, tile column) order: a band's tiles are contiguous; its
-        # buffers are set k's (the band's own when split)
+        # buffers are set k's (``own``, when given: a set of its own)
         th0, th1 = bs[i]
         c = th1 - th0
         T = N * c * TW
-        pbc, buf1, buf2 = sc[3 * k:3 * k + 3]
+        pbc, buf1, buf2 = own or sc[3 * k:3 * k + 3]
         pbc = pbc[:, :m * c + 2]
         sN, sH, sW, sC = pbc.strides
         D = buf1[:P * T * C].reshape(P, T * C)
         # D[(i, j), tr, n, u, ch] = pbc[n, m tr + i, m u + j, ch]
         gather = (D.reshape(t, t, c, N, TW, C), as_strided(pbc, (t, t, c, N, TW, C), (sH, sW, m * sH, sN, m * sW, sC)))
         if split:
-            Vg, Mg = sc[3 * nb], sc[3 * nb + 1]
+            Vg, Mg = sc[3 * nslots], sc[3 * nslots + 1]
             a, b = th0 * N * TW, th1 * N * TW
             V = Vg[:, a:b].reshape(P, T * C)            # strided views of every tile's V and M
             Mm = Mg[:, a:b]
@@ -167,7 +163,7 @@ def build(s: Any, tf: Transform) -> Callable:
         for n in range(N):
             o = out[n, y0:y1]
             acts.append(tiling.rows(o) if o.flags.c_contiguous and o.size % tiling.L == 0 else o)
-        return (x, out, r, sc[3 * k]), (pbc, gather, D, V, Mm, Y, rects, acts, y0)
+        return (x, out, r, (own or sc)[3 * k]), (pbc, gather, D, V, Mm, Y, rects, acts, y0)
 
     cache: dict = {}        # (band, id of its buffer set's padded input) -> views; per thread's buffers
 
@@ -206,34 +202,34 @@ def build(s: Any, tf: Transform) -> Callable:
             for o in acts:
                 apply_act(o, act)
 
-    def band(i: int, x: np.ndarray, U: np.ndarray, b: Any, r: Any, out: np.ndarray, sc: tuple, free: list) -> None:
+    def in_set(i: int, x: np.ndarray, r: Any, out: np.ndarray, sc: tuple, free: list, fn: Callable) -> None:
+        """``fn(views)`` of band ``i`` in a buffer set no running band holds (``list.pop`` is atomic)."""
         try:
-            k = free.pop()      # a buffer set no running band holds (list.pop is atomic)
+            k = free.pop()
         except IndexError:      # more threads than sets (the pool outgrew the thread count)
             k = None
         try:
-            v = views(i, x, out, r, tuple(np.empty(sh, d) for sh, d in one_set), 0)[1] if k is None \
-                else views_of(i, x, r, out, sc, k)
-            transform_in(v, x)
-            np.matmul(v[3], U, out=v[4])                  # P batched (tiles, C) @ (C, K)
-            transform_out(v, b, r)
+            fn(views(i, x, out, r, sc, 0, tuple(np.empty(sh, d) for sh, d in one_set))[1] if k is None
+               else views_of(i, x, r, out, sc, k))
         finally:
             if k is not None:
                 free.append(k)
 
+    def band(v: tuple, x: np.ndarray, U: np.ndarray, b: Any, r: Any) -> None:
+        transform_in(v, x)
+        np.matmul(v[3], U, out=v[4])                  # P batched (tiles, C) @ (C, K)
+        transform_out(v, b, r)
+
     def run(data, weight, out, *sc, bias=None, residual=None):
+        free = list(range(nslots))      # this call's (its thread's buffers')
         if not split:
-            free = list(range(nslots))      # this call's (its thread's buffers')
-            if nb == 1:
-                band(0, data, weight, bias, residual, out, sc, free)
-            else:
-                run_chunks(lambda i: band(i, data, weight, bias, residual, out, sc, free), nb)
+            run_chunks(lambda i: in_set(i, data, residual, out, sc, free,
+                                        lambda v: band(v, data, weight, bias, residual)), nb)
             return
-        vs = [views_of(i, data, residual, out, sc, i) for i in range(nb)]
-        Vg, Mg = sc[3 * nb], sc[3 * nb + 1]
-        run_chunks(lambda i: transform_in(vs[i], data), nb)
+        Vg, Mg = sc[3 * nslots], sc[3 * nslots + 1]
+        run_chunks(lambda i: in_set(i, data, residual, out, sc, free, lambda v: transform_in(v, data)), nb)
         run_chunks(lambda j: np.matmul(Vg[pbounds[j][0]:pbounds[j][1]], weight[pbounds[j][0]:pbounds[j][1]],
                                        out=Mg[pbounds[j][0]:pbounds[j][1]]), nt)
-        run_chunks(lambda i: transform_out(vs[i], bias, residual), nb)
+        run_chunks(lambda i: in_set(i, data, residual, out, sc, free, lambda v: transform_out(v, bias, residual)), nb)
     run.parallel = nb > 1
     return run
