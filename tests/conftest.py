@@ -17,7 +17,13 @@ source again, about a second each; they byte-compile into one ``PYTHONPYCACHEPRE
 instead (still nothing in the tree), shared by the workers' children and removed at the end. The
 workers themselves keep the installed libraries' own bytecode (a prefix would hide it: they start
 together, so each would compile numpy, hypothesis, onnx... again). Hypothesis keeps its constants
-cache in the session's directory, not in ``.hypothesis/``."""
+cache in the session's directory, not in ``.hypothesis/``.
+
+Hypothesis (6.131 and later) also mines the literals of every imported non-test module (the whole
+package: some 270 modules parsed, 5-7 s of CPU in each xdist worker's collection) to bias what its
+strategies draw. The suite turns that off: its property tests are derandomized, and with the
+mining their examples would change whenever any constant anywhere in the package changed; without
+it they depend only on the tests' own strategies and seeds."""
 from __future__ import annotations
 
 import os
@@ -30,9 +36,12 @@ import pytest
 _session_cache: list[str] = []
 
 # modules holding the tests of a minute or more on a loaded 2-core machine (`--durations=25`)
-LONG_FIRST = ("tests/test_packaging.py", "tests/onnx/test_onnx_models.py", "tests/test_faults.py",
-              "tests/gluon/test_model_zoo_vision.py", "tests/compiler/test_models.py",
-              "tests/runtime/test_models.py", "tests/convert/test_differential.py", "tests/emit/test_corpus.py")
+# (worksteal hands each worker a contiguous half and steals from the tails: the tails must be short)
+LONG_FIRST = ("tests/test_packaging.py", "tests/emit/test_corpus.py", "tests/check/test_precommit.py",
+              "tests/onnx/test_onnx_models.py", "tests/test_faults.py", "tests/gluon/test_model_zoo_vision.py",
+              "tests/compiler/test_models.py", "tests/runtime/test_models.py", "tests/convert/test_differential.py",
+              "tests/distributed/test_dist_kvstore.py", "tests/deploy/test_dask.py", "tests/check/test_properties.py",
+              "tests/autograd/test_grad_nn_families.py")
 
 
 def pytest_addoption(parser, pluginmanager) -> None:
@@ -45,6 +54,7 @@ def pytest_addoption(parser, pluginmanager) -> None:
                                             help="ignored: pytest-xdist is not loaded")
 
 
+@pytest.hookimpl(tryfirst=True)   # before hypothesis's plugin, which mines the constants here
 def pytest_collection_modifyitems(config, items) -> None:
     def rank(item) -> int:
         path = item.nodeid.split("::", 1)[0]
@@ -56,6 +66,18 @@ def pytest_collection_modifyitems(config, items) -> None:
         from hypothesis.configuration import set_hypothesis_home_dir
 
         set_hypothesis_home_dir(os.environ["HYBRIDIZE_CACHE_DIR"])
+        _no_local_constants()
+
+
+def _no_local_constants() -> None:
+    """Hypothesis without the package's mined literals (see the module's docstring). An internal of
+    hypothesis: where it has moved, nothing is changed (the suite is only slower)."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:
+        return
+    if callable(getattr(providers, "_get_local_constants", None)) and hasattr(providers, "_local_constants"):
+        providers._get_local_constants = lambda: providers._local_constants
 
 
 CHILD_PYCACHE = "HYBRIDIZE_TEST_CHILD_PYCACHE"   # the run's bytecode folder for subprocesses
