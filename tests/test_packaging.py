@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -38,12 +39,38 @@ def dists(tmp_path_factory: pytest.TempPathFactory) -> "tuple[Path, Path]":
         if not list(out.glob("hybridize-*.whl")):
             src = shared / "hybridize-src"
             shutil.rmtree(src, ignore_errors=True)
+            shutil.rmtree(shared / "hybridize-sdist", ignore_errors=True)
             shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(*BUILD_LEFTOVERS))
-            subprocess.run([sys.executable, "-m", "build", "-o", str(out), str(src)],
-                           check=True, capture_output=True, cwd=shared)
+            _build(src, out)
     (sdist,) = out.glob("hybridize-*.tar.gz")
     (whl,) = out.glob("hybridize-*.whl")
     return sdist, whl
+
+
+def _build(src: Path, out: Path) -> None:
+    """``python -m build``'s two steps, the sdist and then the wheel from the unpacked sdist, in one
+    isolated environment rather than one each: the same build requirements (the newest setuptools),
+    installed once (a fresh environment and pip installing setuptools: 4 s of CPU of the 13)."""
+    import tarfile
+
+    from build import ProjectBuilder
+    from build.env import DefaultIsolatedEnv
+    from pyproject_hooks import quiet_subprocess_runner
+
+    # the backend's warnings (setuptools' deprecations) stay in the build's output, as with `python -m build`
+    with DefaultIsolatedEnv() as env, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        builder = ProjectBuilder.from_isolated_env(env, src, runner=quiet_subprocess_runner)
+        env.install(builder.build_system_requires)
+        env.install(builder.get_requires_for_build("sdist"))
+        sdist = builder.build("sdist", out)
+        unpacked = out.parent / "hybridize-sdist"
+        with tarfile.open(sdist) as tar:
+            tar.extractall(unpacked, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+        (root,) = unpacked.iterdir()
+        builder = ProjectBuilder.from_isolated_env(env, root, runner=quiet_subprocess_runner)
+        env.install(builder.get_requires_for_build("wheel"))
+        builder.build("wheel", out)
 
 
 @pytest.fixture(scope="session")
