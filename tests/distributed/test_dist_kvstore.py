@@ -21,13 +21,13 @@ from hybridize.runtime.base import DistributedTrainingError
 from hybridize.runtime.kvstore import dist
 from support import REPO
 
-distributed = pytest.importorskip("distributed")
-cloudpickle = pytest.importorskip("cloudpickle")
-cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the workers cannot import a test module
-
 
 @pytest.fixture(scope="module")
 def cluster_client():
+    # imported here, not at collection: every xdist worker collects the module, one runs it (1 s)
+    distributed = pytest.importorskip("distributed")
+    cloudpickle = pytest.importorskip("cloudpickle")
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the workers cannot import a test module
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None, env={"HYBRIDIZE_THREADS": "1"},
                                   silence_logs=logging.CRITICAL) as cluster, \
