@@ -656,11 +656,15 @@ def _trace_error(block: "HybridBlock", exc: BaseException) -> TraceError:
 
 def _add_block_note(exc: BaseException, block: "HybridBlock", how: str) -> None:
     """Notes (once, innermost block) which block was running when ``exc`` was raised."""
-    if getattr(exc, "_hybridize_block_noted", False) or not hasattr(exc, "add_note"):
+    if getattr(exc, "_hybridize_block_noted", False):
         return
+    note = f"while running {type(block).__name__} '{block.name}' {how}"
     try:
         exc._hybridize_block_noted = True  # type: ignore[attr-defined]
-        exc.add_note(f"while running {type(block).__name__} '{block.name}' {how}")
+        if hasattr(exc, "add_note"):
+            exc.add_note(note)
+        else:   # Python < 3.11: PEP 678's attribute, kept for handlers (the traceback does not print it)
+            exc.__notes__ = [*getattr(exc, "__notes__", []), note]  # type: ignore[attr-defined]
     except (AttributeError, TypeError):
         pass
 
