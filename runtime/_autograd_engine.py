@@ -10,9 +10,11 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import numpy as np
+
 from .autograd import _NOT_IN_GRAPH, _entry, _in_graph, _Node, _state
 from .base import HybridizeError, NonDifferentiableError
-from .ndarray import NDArray
+from .ndarray import NDArray, _propagated
 from .ops.registry import ZERO_GRAD
 
 __all__ = ["get_symbol", "install", "run_backward"]
@@ -84,7 +86,7 @@ def run_backward(heads: list, head_grads: list | None, variables: list | None, r
     for i, h in enumerate(heads):
         hg = head_grads[i] if head_grads is not None else None
         if hg is None:
-            hg = nd.ones_like(h) if h.size else nd.zeros_like(h)
+            hg = _ones_head(h)
         grads.setdefault((id(h._ag[0]), h._ag[1]), []).append(hg)
     # a rule that takes ``into`` (a hybridized block's compiled backward) writes the gradient of a
     # variable it alone reaches (grad_req 'write') straight into the variable's buffer
@@ -167,6 +169,14 @@ def run_backward(heads: list, head_grads: list | None, variables: list | None, r
             n.alive = False
             n.inputs, n.in_data, n.out_data = [], [], []
     return results if variables is not None else None
+
+
+def _ones_head(h: Any) -> Any:
+    """The default head gradient: ``ones_like(h)`` (``zeros_like`` when empty), made directly for a
+    classic NDArray outside ``record()`` (what the operator call returns there, without the call)."""
+    if type(h) is NDArray and not _state.recording:
+        return NDArray(np.ones_like(h._data), _propagated(h._ctx))
+    return nd.ones_like(h) if h.size else nd.zeros_like(h)
 
 
 def _saved(data: Any, entry: Any) -> Any:

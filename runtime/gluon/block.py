@@ -689,6 +689,14 @@ class _CachedOp:
         self.owner = owner
 
 
+def _compiled_backward() -> bool:
+    """A recorded call of a hybridized block may run the compiled training step (not turned off by
+    ``HYBRIDIZE_COMPILED_BACKWARD=0`` nor another executor chosen)."""
+    from ..graph import executors
+    return os.environ.get("HYBRIDIZE_COMPILED_BACKWARD") != "0" and \
+        executors.choose(supported=("compiled", "interpret")) == "compiled"
+
+
 def _inlines(cop: _CachedOp) -> bool:
     """MXNet 1.9.1's CachedOp "inlining": a graph of at most ``inline_limit`` operators (and no
     ``static_alloc``) runs, under ``autograd.record()``, each operator as its own recorded call
@@ -723,6 +731,9 @@ class HybridBlock(Block):
         # (shape, dtype, parameter generation, training, function, constants) of the last single-input call:
         # lets __call__ skip straight to the compiled program when nothing changed
         self._fast: tuple | None = None
+        # the same for a call under ``autograd.record()`` running the compiled training step
+        # (:meth:`_call_recorded_fast`): what the general path decides once, checked per call
+        self._fast_rec: tuple | None = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
@@ -733,7 +744,7 @@ class HybridBlock(Block):
         """Pickled without anything traced or compiled (generated code and the closures over it
         are not picklable): a hybridized block traces and compiles again on its first call."""
         state = dict(self.__dict__)
-        state.update(_cached_graph=(), _cached_op=None, _cached_op_args=[], _fast=None)
+        state.update(_cached_graph=(), _cached_op=None, _cached_op_args=[], _fast=None, _fast_rec=None)
         return state
 
     def __call__(self, *args: Any) -> Any:
@@ -743,6 +754,11 @@ class HybridBlock(Block):
             if (d.shape == fast[0] and d.dtype is fast[1] and _GENERATION[0] == fast[2] and not _ag_state.recording
                     and _is_training() is fast[3] and args[0]._ctx is None and not self._forward_pre_hooks and not self._forward_hooks):
                 return NDArray(fast[4](fast[5], d)[0])
+        rec = self._fast_rec
+        if rec is not None and _ag_state.recording and len(args) == 1 and type(args[0]) is NDArray:
+            out = self._call_recorded_fast(rec, args[0])
+            if out is not None:
+                return out
         if self._forward_pre_hooks or self._forward_hooks:
             return Block.__call__(self, *args)
         out = self.forward(*args)
@@ -947,7 +963,8 @@ class HybridBlock(Block):
         values = {}
         for name, (is_arg, p) in zip(cop.input_names, self._cached_op_args):
             values[name] = data[p] if is_arg else p._data_for(ctx)
-        outs = None if _inlines(cop) else self._run_compiled_training(cop, values, data, ctx)
+        one = len(args) == 1 and type(args[0]) is NDArray and args[0]._ctx is None
+        outs = None if _inlines(cop) else self._run_compiled_training(cop, values, data, ctx, one)
         if outs is None:
             outs = run_recorded(cop.graph, values)
             if is_np_array():  # np mode: mx.np outputs (the same memory and autograd entries)
@@ -956,13 +973,14 @@ class HybridBlock(Block):
             return outs[0] if self._out_format == 0 else [outs[0]]
         return _regroup(list(outs), self._out_format)
 
-    def _run_compiled_training(self, cop: _CachedOp, values: dict, data: list, ctx: Any) -> list | None:
+    def _run_compiled_training(self, cop: _CachedOp, values: dict, data: list, ctx: Any,
+                               one: bool = False) -> list | None:
         """The outputs of the compiled training step (recorded as one tape node), or None when this
         graph runs op by op (refused by the differentiate stage, nothing to differentiate, another
-        executor chosen, ``HYBRIDIZE_COMPILED_BACKWARD=0``)."""
-        from ..graph import executors
-        if os.environ.get("HYBRIDIZE_COMPILED_BACKWARD") == "0" or \
-                executors.choose(supported=("compiled", "interpret")) != "compiled":
+        executor chosen, ``HYBRIDIZE_COMPILED_BACKWARD=0``). ``one``: the call's only argument is
+        one classic NDArray in cpu(0): when it is not in the graph either, what was decided here is
+        kept for :meth:`_call_recorded_fast`."""
+        if not _compiled_backward():
             return None
         if any(not isinstance(values[n], NDArray) for n in cop.data_names):
             return None
@@ -996,12 +1014,60 @@ class HybridBlock(Block):
             _add_block_note(e, self, "hybridized (compiled training program for input shapes "
                             + ", ".join(str(a.shape) for a in arrays) + ")")
             raise
+        np_mode = is_np_array()
         cls = NDArray
-        if is_np_array():
+        if np_mode:
             from ..numpy import ndarray as cls
         out_nds = [cls(o, ctx) for o in outs]
-        n_in = len(wrt)
+        rule = self._training_rule(tp, len(wrt))
+        autograd._record(None, None, [values[n] for n in wrt] + saved, out_nds, rule=rule,
+                         name=f"{self.name}_backward", symbol=([values[n] for n in cop.input_names], "_CachedOp"))
+        if one and not np_mode and len(cop.data_names) == 1 and cop.data_names[0] not in wrt and self._simple_out:
+            params = [(p, values[name], values[name]._ag) for name, (is_arg, p) in zip(cop.input_names,
+                                                                                       self._cached_op_args)
+                      if not is_arg]
+            self._fast_rec = (cop, arrays[0].shape, arrays[0].dtype, training, ctx, key, tp, rule, params,
+                              cop.input_names.index(cop.data_names[0]))
+        return out_nds
 
+    def _call_recorded_fast(self, rec: tuple, x: NDArray) -> Any:
+        """A recorded call of the compiled training step with what :meth:`_run_compiled_training`
+        decided for the last one (its key, program, gradient rule, the parameters' arrays and their
+        autograd entries): the same program run and the same tape node, or None (the general path)
+        when anything it depends on changed: the cached graph, the input's shape, dtype, context or
+        presence in the graph, the mode, a parameter's array or entry, hooks, the switches."""
+        cop, shape, dtype, training, ctx, key, tp, rule, params, at = rec
+        d = x._data
+        if self._cached_op is not cop or d.shape != shape or d.dtype is not dtype or x._ctx is not None \
+                or x._ag is not None or _is_training() is not training or self._forward_pre_hooks \
+                or self._forward_hooks or is_np_array() or not _compiled_backward():
+            return None
+        nds = []
+        for p, a, e in params:
+            if p._data_for(ctx) is not a or a._ag is not e or e is not None and not e[0].alive:
+                return None
+            nds.append(a)
+        entry = cop.training_programs.get(key)
+        if entry is None or entry[0] is not tp:
+            return None
+        gen = _GENERATION[0]
+        if entry[1] != gen:
+            tp.bind_params(self._param_arrays(cop, ctx))
+            cop.training_programs[key] = (tp, gen)
+        try:
+            outs, saved = tp.run([d])
+        except Exception as e:
+            _add_block_note(e, self, f"hybridized (compiled training program for input shapes {d.shape})")
+            raise
+        out_nds = [NDArray(o, ctx) for o in outs]
+        autograd._record(None, None, [a for a in nds if a._ag is not None] + saved, out_nds, rule=rule,
+                         name=f"{self.name}_backward", symbol=(nds[:at] + [x] + nds[at:], "_CachedOp"))
+        return out_nds[0] if self._out_format == 0 else [out_nds[0]]
+
+    def _training_rule(self, tp: Any, n_in: int) -> Any:
+        """The gradient rule of a compiled training step's tape node: the backward program on the
+        head gradients and the saved activations, written into the ``n_in`` variables' gradient
+        buffers where the tape offers them."""
         def rule(F: Any, attrs: Any, inputs: list, outputs: list, out_grads: list, into: list | None = None) -> list:
             if autograd.is_recording():
                 raise HybridizeError(f"{type(self).__name__} '{self.name}': create_graph through a hybridized "
@@ -1014,9 +1080,7 @@ class HybridBlock(Block):
             # a gradient written into its variable's buffer is returned as that buffer
             return [into[k] if dests[k] is not None and g is dests[k] else NDArray(g) for k, g in enumerate(grads)]
         rule.into = True    # type: ignore[attr-defined]   (gradients into the variables' buffers)
-        autograd._record(None, None, [values[n] for n in wrt] + saved, out_nds, rule=rule,
-                         name=f"{self.name}_backward", symbol=([values[n] for n in cop.input_names], "_CachedOp"))
-        return out_nds
+        return rule
 
     def hybridized_code(self, *args: Any) -> str:
         """The generated source of the compiled program(s) of this block (after a hybridized call)."""
@@ -1036,6 +1100,7 @@ class HybridBlock(Block):
 
     def _clear_cached_op(self) -> None:
         self._fast = None
+        self._fast_rec = None
         self._cached_graph = ()
         self._cached_op = None
         self._cached_op_args = []
@@ -1069,6 +1134,7 @@ class HybridBlock(Block):
                           ImperativeOnlyWarning, stacklevel=2)
         self._active = active and blocker is None
         self._fast = None
+        self._fast_rec = None
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape),
                        ("inline_limit", inline_limit)]
         if forward_bulk_size is not None:

@@ -93,3 +93,53 @@ def test_the_update_plan_follows_new_rates_and_new_arrays():
             np.testing.assert_array_equal(x.asnumpy(), y.asnumpy())
     a_w[1]._data.flags.writeable = False    # read-only now: the operator's path, nothing written
     assert not O._sgd_mom_in_place(a_w, a_g, a_m, [0.1, 0.2], [0.0, 0.0], 0.9, 0.5)
+
+
+def _recorded_run(x: np.ndarray, y: np.ndarray, monkeypatch) -> tuple[list[np.ndarray], int]:
+    """Steps of a hybridized net while what a recorded call depends on changes between them: the
+    input joins the graph, a parameter leaves it, a hook, the compiled backward turned off."""
+    from hybridize.runtime.gluon.block import HybridBlock
+    taken = [0]
+    fast = HybridBlock._call_recorded_fast
+
+    def counted(self, rec, arg):
+        out = fast(self, rec, arg)
+        taken[0] += out is not None
+        return out
+    monkeypatch.setattr(HybridBlock, "_call_recorded_fast", counted)
+    net = nn.HybridSequential()
+    net.add(nn.Dense(5, activation="relu", in_units=4), nn.Dense(3, in_units=5))
+    net.initialize(mx.init.Xavier(rnd_type="gaussian"))
+    net.hybridize(static_alloc=True, static_shape=True)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    X, Y, seen = nd.array(x), nd.array(y), []
+    for i in range(9):
+        if i == 3:
+            X.attach_grad()
+        elif i == 4:
+            X = nd.array(x)
+            net[0].bias.grad_req = "null"
+        elif i == 6:
+            net.register_forward_hook(lambda block, inputs, out: seen.append(out.shape))
+        elif i == 7:
+            monkeypatch.setenv("HYBRIDIZE_COMPILED_BACKWARD", "0")
+        with autograd.record():
+            out = net(X)
+            loss = gluon.loss.SoftmaxCrossEntropyLoss()(out, Y)
+        loss.backward()
+        trainer.step(x.shape[0], ignore_stale_grad=True)
+        if i == 3:
+            seen.append(X.grad.asnumpy())
+    monkeypatch.delenv("HYBRIDIZE_COMPILED_BACKWARD")
+    return [p.data().asnumpy() for p in net.collect_params().values()] + seen[:1], taken[0]
+
+
+def test_recorded_calls_repeat_the_general_paths_decisions(monkeypatch, data):
+    x, y = data[0][:, :4], data[1]
+    fast, taken = _seeded(lambda: _recorded_run(x, y, monkeypatch))
+    from hybridize.runtime.gluon.block import HybridBlock
+    monkeypatch.setattr(HybridBlock, "_call_recorded_fast", lambda self, rec, arg: None)
+    general, _ = _seeded(lambda: _recorded_run(x, y, monkeypatch))
+    assert taken == 3      # steps 1, 2 and 5 (after the general path's step 4)
+    for a, b in zip(fast, general):
+        np.testing.assert_array_equal(a, b)
