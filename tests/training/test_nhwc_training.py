@@ -139,8 +139,12 @@ def test_the_training_programs_pass_nhwc_activations_without_transposes():
 
 
 @pytest.mark.parametrize("shape,f,k,p,d", [((2, 5, 9, 9), 3, 3, 1, 1), ((2, 4, 9, 8), 6, 3, 2, 2), ((1, 3, 8, 8), 2, 1, 0, 1)])
-def test_a_stride_one_weight_gradient_by_shifted_rows_equals_the_patches(shape, f, k, p, d):
-    """Large images take the shifted-rows GEMMs (no im2col): the same gradient."""
+@pytest.mark.parametrize("chunk_bytes", [None, 200])
+def test_a_stride_one_weight_gradient_by_shifted_rows_equals_the_patches(shape, f, k, p, d, chunk_bytes, monkeypatch):
+    """Large images take the shifted-rows GEMMs (no im2col), their padded rows a chunk at a time
+    (chunks that end inside an image): the same gradient."""
+    if chunk_bytes:
+        monkeypatch.setattr(T, "_SHIFT_CHUNK_BYTES", chunk_bytes)
     rng = np.random.default_rng(5)
     x = rng.standard_normal(shape).astype(np.float32)
     N, C, H, W = shape

@@ -664,40 +664,65 @@ def build_wgrad(attrs, g_shape: tuple, x_shape: tuple, dtype) -> tuple:
 _SHIFTED_MAX_WASTE = 1.1
 
 
+_SHIFT_CHUNK_BYTES = 1 << 20     # padded rows of the input (or gradient) per chunk of a shifted weight gradient
+
+
 def _build_wgrad_shifted(x_shape: tuple, g_shape: tuple, kernel: tuple, dil: tuple, pad: tuple,
                          dtype: np.dtype) -> tuple:
     """A stride-1 weight gradient without im2col: with the output gradient laid on the padded
     input's grid (zeros off the outputs) and both flattened to rows of pixels, tap ``(i, j)``'s
     input rows are the padded input's rows shifted by ``i * dh * Wp + j * dw``: one GEMM per tap,
-    ``g_rows^T @ x_rows[shift:]``, over every sample at once (row blocks on the pool, summed in
-    order). Scratch: the padded input, the gridded gradient, each block's ``(taps, C, F)``."""
+    ``g_rows^T @ x_rows[shift:]``. The padded rows go in chunks of about ``_SHIFT_CHUNK_BYTES``,
+    consecutive chunks per thread (summed in order), each chunk's padded input and gridded gradient
+    built in the thread's scratch (not the whole padded input and gradient: 14 MiB at resnet18's
+    56x56x64, batch 8). Scratch per thread: those two, its ``(taps, C, F)`` sums and one product."""
     (kh, kw), (dh, dw_), (ph, pw) = kernel, dil, pad
     N, H, W, C = x_shape
     OH, OW, F = g_shape[1:]
     Hp, Wp = H + 2 * ph, W + 2 * pw
-    L = N * Hp * Wp
+    R = N * Hp                                        # padded image rows
     tail = (kh - 1) * dh * Wp + (kw - 1) * dw_
-    blocks = _bounds(L, min(num_threads(), 4))
+    extra = -(-tail // Wp)                            # padded rows past a chunk its shifts read
+    cr = max(1, min(R, _SHIFT_CHUNK_BYTES // (Wp * max(C, F) * dtype.itemsize)))
+    chunks = _bounds(R, -(-R // cr))
+    threads = min(num_threads(), 4, len(chunks))
+    blocks = _bounds(len(chunks), threads)
     shifts = [i * dh * Wp + j * dw_ for i in range(kh) for j in range(kw)]
-    scratch = [((L + tail, C), dtype), ((N, Hp, Wp, F), dtype), ((len(blocks), len(shifts), C, F), dtype)]
+    cr = max(b - a for a, b in chunks)
+    scratch = [((threads, (cr + extra) * Wp, C), dtype), ((threads, cr * Wp, F), dtype),
+               ((threads, len(shifts), C, F), dtype), ((threads, C, F), dtype)]
+
+    def grid(dst: np.ndarray, src: np.ndarray, r0: int, r1: int, top: int, left: int) -> None:
+        """Padded rows ``r0:r1`` (of every image's ``Hp``, in order) of ``src`` laid at (``top``,
+        ``left``) on the ``(Hp, Wp)`` grid, zeros elsewhere, into ``dst`` ``((r1 - r0) * Wp, ch)``."""
+        d3 = dst[:(r1 - r0) * Wp].reshape(r1 - r0, Wp, dst.shape[-1])
+        d3[...] = 0
+        n0, n1 = r0 // Hp, min(N, -(-r1 // Hp))
+        for n in range(n0, n1):
+            a, b = max(r0, n * Hp + top), min(r1, n * Hp + top + src.shape[1])     # rows holding src
+            if b > a:
+                d3[a - r0:b - r0, left:left + src.shape[2]] = src[n, a - n * Hp - top:b - n * Hp - top]
 
     def run(g, x, dw, rest) -> None:
-        xf, gf, parts = rest
-        _pad_rows(xf[:L].reshape(N, Hp, Wp, C), x, 0, ph, pw)
-        xf[L:] = 0
-        gf[:, OH:] = 0
-        gf[:, :OH, OW:] = 0
-        gf[:, :OH, :OW] = g
-        g2 = gf.reshape(L, F)
+        xb_t, gb_t, acc_t, tmp_t = rest
 
         def block(t: int) -> None:
-            a, b = blocks[t]
-            for k, s in enumerate(shifts):
-                _matmul_into(xf[a + s:b + s].T, g2[a:b], parts[t, k])
-        run_chunks(block, len(blocks))
-        out = parts[0]
-        for t in range(1, len(blocks)):
-            out += parts[t]
+            xb, gb, acc, tmp = xb_t[t], gb_t[t], acc_t[t], tmp_t[t]
+            for c, i in enumerate(range(*blocks[t])):
+                r0, r1 = chunks[i]
+                grid(xb, x, r0, r1 + extra, ph, pw)
+                grid(gb, g, r0, r1, 0, 0)
+                rows = (r1 - r0) * Wp
+                for k, s in enumerate(shifts):
+                    if c == 0:
+                        _matmul_into(xb[s:s + rows].T, gb[:rows], acc[k])
+                    else:
+                        _matmul_into(xb[s:s + rows].T, gb[:rows], tmp)
+                        acc[k] += tmp
+        run_chunks(block, threads)
+        out = acc_t[0]
+        for t in range(1, threads):
+            out += acc_t[t]
         np.copyto(dw, out.reshape(kh, kw, C, F).transpose(3, 2, 0, 1), casting="unsafe")
     return run, scratch
 
