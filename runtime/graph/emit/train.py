@@ -75,7 +75,15 @@ def _emit_maxpool_bwd(em: Any) -> list[str]:
 
 @emitter(KT.DGRAD_NHWC)
 def _emit_dgrad(em: Any) -> list[str]:
-    return _into(em, "dgrad", KT.dgrad_nhwc_into)
+    """The strided data gradient into a planned buffer, its re-laid-out weight, columns and padded
+    buffers in planned scratch."""
+    _parallel(em)
+    dt = np.result_type(em.in_dtypes[1], em.in_dtypes[0])
+    fn, scratch = KT.build_dgrad(em.node.resolved, em.in_shapes[0], em.in_shapes[1], dt)
+    k = em.bind("dgrad", fn)
+    buf = em.out_buffer(0)
+    sc = [em.scratch(s, d) for s, d in scratch]
+    return [f"{k}({', '.join([em.args[0], em.args[1], buf] + sc)})", f"{em.outs[0]} = {buf}"]
 
 
 @emitter(KT.WGRAD_NHWC)

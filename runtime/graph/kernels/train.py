@@ -817,38 +817,52 @@ WGRAD_NHWC = _internal(
 
 
 def _dgrad_nhwc(attrs, g, w):
-    """See :func:`dgrad_nhwc_into`."""
+    """See :func:`build_dgrad`."""
+    fn, scratch = build_dgrad(attrs, g.shape, w.shape, np.result_type(w.dtype, g.dtype))
     dx = np.empty(tuple(attrs.data_shape), w.dtype)
-    dgrad_nhwc_into(attrs, g, w, dx)
+    fn(g, w, dx, *[np.empty(sh, dt) for sh, dt in scratch])
     return dx
 
 
-def dgrad_nhwc_into(attrs, g, w, dx):
-    """The data gradient of a strided 2-D convolution (one group) on NHWC tensors: per sample,
-    ``g[n] (OH*OW, F) @ W (F, kh*kw*C)`` gives each output position's patch gradient, added back
-    tap by tap into a padded buffer (col2im); samples in chunks on the pool. ``data_shape``: the
-    data's NHWC shape."""
+def build_dgrad(attrs, g_shape: tuple, w_shape: tuple, dtype) -> tuple:
+    """``(fn, scratch)``: ``fn(g, w, dx, *scratch_buffers)`` writes the data gradient of a strided
+    2-D convolution (one group) on NHWC tensors into ``dx``: per chunk of samples,
+    ``g (n*OH*OW, F) @ W (F, kh*kw*C)`` gives each output position's patch gradient, added back tap
+    by tap into a padded buffer (col2im); consecutive chunks per thread. Scratch (a compiled
+    program's, planned): the weight re-laid out ``(F, kh*kw*C)``, each thread's columns and padded
+    buffer (one chunk's). ``data_shape``: the data's NHWC shape."""
     (kh, kw), (sh, sw), (dh, dw_), (ph, pw) = attrs.kernel, attrs.stride, attrs.dilate, attrs.pad
     N, H, W, C = attrs.data_shape
-    OH, OW, F = g.shape[1:]
-    wm = np.ascontiguousarray(w.transpose(0, 2, 3, 1)).reshape(F, kh * kw * C)
+    OH, OW, F = g_shape[1:]
+    K = kh * kw * C
     Hp = max(H + 2 * ph, (OH - 1) * sh + (kh - 1) * dh + 1)
     Wp = max(W + 2 * pw, (OW - 1) * sw + (kw - 1) * dw_ + 1)
-    dt = np.result_type(w.dtype, g.dtype)
+    dt = np.dtype(dtype)
+    bounds = _bounds(N, chunks_for(float(N * OH * OW * F) * K, N))
+    threads = min(num_threads(), len(bounds))
+    blocks = _bounds(len(bounds), threads)
+    n = max(hi - lo for lo, hi in bounds)
+    scratch = [((F, K), dt), ((threads, n * OH * OW, K), dt), ((threads, n, Hp, Wp, C), dt)]
 
-    def run(i: int) -> None:
-        lo, hi = bounds[i]
-        n = hi - lo
-        cols = matmul(g[lo:hi].reshape(n * OH * OW, F), wm).reshape(n, OH, OW, kh, kw, C)
-        buf = np.zeros((n, Hp, Wp, C), dt)
-        for ti in range(kh):
-            for tj in range(kw):
-                sl = (slice(None), slice(ti * dh, ti * dh + sh * (OH - 1) + 1, sh),
-                      slice(tj * dw_, tj * dw_ + sw * (OW - 1) + 1, sw))
-                buf[sl] += cols[:, :, :, ti, tj]
-        dx[lo:hi] = buf[:, ph:ph + H, pw:pw + W]
-    bounds = _bounds(N, chunks_for(float(g.size) * kh * kw * C, N))
-    run_chunks(run, len(bounds))
+    def run(g, w, dx, wm, cols_t, buf_t) -> None:
+        np.copyto(wm.reshape(F, kh, kw, C), w.transpose(0, 2, 3, 1), casting="unsafe")
+
+        def block(t: int) -> None:
+            for lo, hi in bounds[blocks[t][0]:blocks[t][1]]:
+                m = hi - lo
+                cols = cols_t[t, :m * OH * OW]
+                _matmul_into(g[lo:hi].reshape(m * OH * OW, F), wm, cols)
+                c6 = cols.reshape(m, OH, OW, kh, kw, C)
+                buf = buf_t[t, :m]
+                buf[...] = 0
+                for ti in range(kh):
+                    for tj in range(kw):
+                        sl = (slice(None), slice(ti * dh, ti * dh + sh * (OH - 1) + 1, sh),
+                              slice(tj * dw_, tj * dw_ + sw * (OW - 1) + 1, sw))
+                        buf[sl] += c6[:, :, :, ti, tj]
+                dx[lo:hi] = buf[:, ph:ph + H, pw:pw + W]
+        run_chunks(block, threads)
+    return run, scratch
 
 
 DGRAD_NHWC = _internal(
