@@ -24,12 +24,16 @@ seed chapter's MLP at batch 64 (512 features). Also measured, ours only unless s
   the clock starts, as ``import mxnet`` loads all of MXNet);
 - **peak memory**: ``tracemalloc``'s peak during one steady-state step (numpy's buffers are
   traced) plus the compiled training programs' arena (their planned buffers, allocated at the first
-  step and reused, so not a steady step's allocation), against the liveness bound of forward +
-  backward (the most bytes live at once in the differentiated graph's schedule, when the compiled
-  training program exists: its memory plan). Parameters, their gradient buffers and the optimizer's
-  states exist before and after a step and are not counted; what the peak holds beyond the bound
-  is what no plan covers: numpy's ufunc buffers (8192 elements), the loss's arrays, reference
-  kernels' temporaries.
+  step and reused, so not a steady step's allocation), against the planned peak (the activations
+  saved for the backward, held until it returns, plus the arena) and the liveness bound of forward +
+  backward (``TrainingProgram.memory``: the most bytes alive at once over the forward's steps then
+  the backward's, each step counting its program's planned buffers alive at it, kernels' scratch
+  included, and the saved activations alive at it, each from the forward step that makes it to the
+  backward step that last reads it). Parameters, their gradient buffers and the optimizer's states
+  exist before and after a step and are not counted; what the peak holds beyond the bound: the
+  activations the backward has done with (held until it returns), the arena's size beyond the
+  buffers alive at the bound's step, and what no plan covers: numpy's ufunc buffers (8192
+  elements), the loss's arrays, kernels' own per-chunk temporaries.
 
     python benchmarks/bench_training.py [--quick] [--rounds 5] [--only lenet mlp] [--markdown]
 
@@ -267,10 +271,13 @@ def markdown(rows: list[dict], env: dict, argv: list[str], rounds: int) -> str:
              "on the cores than the wall time. "
              "First step: a fresh hybridized net's first training step (trace, differentiate, compile, run). "
              "Peak (traced + arena): tracemalloc's peak during one steady-state step of ours plus the compiled "
-             "training programs' arena (planned buffers allocated at the first step, reused); planned peak and "
-             "liveness bound: the compiled training programs' memory plan (forward + backward). Parameters, "
-             "gradient buffers and optimizer states are not counted; beyond the bound: numpy's ufunc buffers, "
-             "the loss's arrays, reference kernels' temporaries.", "",
+             "training programs' arena (planned buffers allocated at the first step, reused); planned peak: the "
+             "saved activations plus the arena; liveness bound: the most bytes alive at once over the forward's "
+             "then the backward's steps (planned buffers, and each saved activation from the step that makes it "
+             "to the backward step that last reads it). Parameters, gradient buffers and optimizer states are "
+             "not counted; beyond the bound: activations held until the backward returns, the arena beyond the "
+             "buffers alive at the bound's step, numpy's ufunc buffers, the loss's arrays, kernels' per-chunk "
+             "temporaries.", "",
              "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     lines += ["| " + format_row(r) + " |" for r in rows]
     return "\n".join(lines) + "\n"
