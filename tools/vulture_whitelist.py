@@ -15,6 +15,7 @@ train._emit_bn_train_cf, train._emit_bn_train_bwd_cf, train._emit_conv_cf, train
 train._emit_maxpool_bwd_cf, dense._emit_backward_fc  # @emitter
 train._emit_conv_sl, train._emit_bn_train_sl, train._emit_bn_train_bwd_sl, train._emit_maxpool_sl  # @emitter
 train._emit_maxpool_bwd_sl, train._emit_dgrad_sl, train._emit_wgrad_sl  # @emitter
+train._emit_pool_taps_sl, train._emit_maxpool_bwd_taps_sl  # @emitter
 dw.ALGO, gemm.ALGO, group.ALGO, wino.ALGO, wino4.ALGO  # register(ConvAlgo(...))
 background._stop  # @atexit.register
 

@@ -125,6 +125,16 @@ def _emit_maxpool_bwd_sl(em: Any) -> list[str]:
     return _into(em, "maxpool_bwd_sl", KS.maxpool_bwd_sl_into)
 
 
+@emitter(KS.POOL_TAPS_SL)
+def _emit_pool_taps_sl(em: Any) -> list[str]:
+    return _into(em, "pool_taps_sl", KS.pool_taps_sl_into)
+
+
+@emitter(KS.MAXPOOL_BWD_TAPS_SL)
+def _emit_maxpool_bwd_taps_sl(em: Any) -> list[str]:
+    return _into(em, "maxpool_bwd_taps_sl", KS.maxpool_bwd_taps_sl_into)
+
+
 @emitter(KS.DGRAD_SL)
 def _emit_dgrad_sl(em: Any) -> list[str]:
     return _into(em, "dgrad_sl", KS.dgrad_sl_into)

@@ -23,7 +23,7 @@ from .common import _internal, _p, apply_act
 from .train import _bounds, _pool_attrs
 
 __all__ = ["BN_TRAIN_SL", "BN_TRAIN_BWD_SL", "CONV_SL", "DGRAD_SL", "MAXPOOL_SL", "MAXPOOL_BWD_SL", "WGRAD_SL",
-           "TO_SL", "FROM_SL"]
+           "POOL_TAPS", "POOL_TAPS_SL", "MAXPOOL_BWD_TAPS", "MAXPOOL_BWD_TAPS_SL", "TO_SL", "FROM_SL"]
 
 # (N, C, H, W) <-> (C, H, W, N): the layout pass's transposes into and out of the samples-last region
 TO_SL = (1, 2, 3, 0)
@@ -413,3 +413,121 @@ def maxpool_bwd_sl_into(attrs, g, x, y, dx):
 MAXPOOL_BWD_SL = _internal("_hy_maxpool_bwd_sl", _maxpool_bwd_sl, (_p("kernel"), _p("relu", False)),
                            ("ograd", "data", "output"), lambda a, s: (list(s), [tuple(s[1])]),
                            infer_type=lambda a, d: [d[1]])
+
+
+# ------------------------------------------------------------------------------------------
+# max pooling's backward from the forward's taps: the pool's input is not kept
+# ------------------------------------------------------------------------------------------
+# A tiling max pool's backward reads its input only to find each window's first maximum. The
+# differentiate stage (``passes/differentiate.py``) has the forward record that tap instead, one
+# byte a window (``_hy_pool_taps``), so the input (a relu's output: LeNet's 6 x 24 x 24 x 64 floats,
+# a third of the step's saved activations) is not saved for the backward.
+
+def _pool_taps_sl(attrs, x, y):
+    out = np.empty(y.shape, np.int8)
+    pool_taps_sl_into(attrs, x, y, out)
+    return out
+
+
+def pool_taps_sl_into(attrs, x, y, out):
+    """The tap (row-major index in the window) of each window's first maximum, samples-last: the
+    first tap equal to the window's output ``y`` (as the backward's found mask: a tap's hits are the
+    windows it is the first to equal, their sum weighted by the tap's index; a boolean array read as
+    int8, no masked writes: 6x faster), for a NaN output the first NaN tap (the registry's argmax)."""
+    kernel = tuple(attrs.kernel)
+    osp = y.shape[1:3]
+    taps = [(i, j) for i in range(kernel[0]) for j in range(kernel[1])]
+    found = np.empty(y.shape, bool)          # a window's maximum already met
+    hit = np.empty(y.shape, bool)
+    part = np.empty(y.shape, np.int8)
+    np.equal(_tap(x, *taps[0], kernel, osp), y, out=found)
+    out[...] = 0
+    for t in range(1, len(taps)):
+        np.equal(_tap(x, *taps[t], kernel, osp), y, out=hit)
+        np.greater(hit, found, out=hit)
+        if t < len(taps) - 1:
+            found |= hit
+        if t == 1:
+            out += hit.view(np.int8)
+        else:
+            np.multiply(hit.view(np.int8), np.int8(t), out=part)
+            out += part
+    nan = np.isnan(y)
+    if nan.any():
+        for t in range(len(taps) - 1, -1, -1):
+            np.isnan(_tap(x, *taps[t], kernel, osp), out=hit)
+            hit &= nan
+            np.copyto(out, np.int8(t), where=hit)
+
+
+def _taps_shape(a, s):
+    return list(s), [tuple(s[1])]
+
+
+POOL_TAPS_SL = _internal("_hy_pool_taps_sl", _pool_taps_sl, (_p("kernel"),), ("data", "output"), _taps_shape,
+                         infer_type=lambda a, d: [np.dtype(np.int8)])
+
+
+def _pool_taps(attrs, x, y):
+    """:func:`_pool_taps_sl` on channel-first ``(N, C, H, W)`` tensors (the reference the layout pass
+    lowers from)."""
+    out = np.empty(y.shape, np.int8)
+    pool_taps_sl_into(attrs, x.transpose(TO_SL), y.transpose(TO_SL), out.transpose(TO_SL))
+    return out
+
+
+POOL_TAPS = _internal("_hy_pool_taps", _pool_taps, (_p("kernel"),), ("data", "output"), _taps_shape,
+                      infer_type=lambda a, d: [np.dtype(np.int8)])
+
+
+def _maxpool_bwd_taps_sl(attrs, g, taps, y):
+    C, OH, OW, N = g.shape
+    kh, kw = attrs.kernel
+    dx = np.empty((C, OH * kh, OW * kw, N), g.dtype)
+    maxpool_bwd_taps_sl_into(attrs, g, taps, y, dx)
+    return dx
+
+
+def maxpool_bwd_taps_sl_into(attrs, g, taps, y, dx):
+    """Max pooling's input gradient from the forward's taps, samples-last: each output's gradient to
+    its window's tap ``taps``, zeros elsewhere (windows tile the input exactly); relu's gradient
+    fused when ``relu`` (``y``: the pool's output, the maximum the gradient's tap holds)."""
+    kernel = tuple(attrs.kernel)
+    osp = g.shape[1:3]
+    if getattr(attrs, "relu", False):
+        g = g * (y > 0)
+    hit = np.empty(g.shape, bool)
+    t = 0
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            np.equal(taps, np.int8(t), out=hit)
+            np.multiply(g, hit, out=_tap(dx, i, j, kernel, osp), dtype=dx.dtype, casting="unsafe")
+            t += 1
+
+
+def _bwd_taps_shape(a, s):
+    C, OH, OW, N = s[0]
+    return list(s), [(C, OH * a.kernel[0], OW * a.kernel[1], N)]
+
+
+MAXPOOL_BWD_TAPS_SL = _internal("_hy_maxpool_bwd_taps_sl", _maxpool_bwd_taps_sl, (_p("kernel"), _p("relu", False)),
+                                ("ograd", "taps", "output"), _bwd_taps_shape, infer_type=lambda a, d: [d[0]])
+
+
+def _maxpool_bwd_taps(attrs, g, taps, y):
+    """:func:`_maxpool_bwd_taps_sl` on channel-first tensors (the reference the layout pass lowers from)."""
+    N, C, OH, OW = g.shape
+    kh, kw = attrs.kernel
+    dx = np.empty((N, C, OH * kh, OW * kw), g.dtype)
+    t = TO_SL
+    maxpool_bwd_taps_sl_into(attrs, g.transpose(t), taps.transpose(t), y.transpose(t), dx.transpose(t))
+    return dx
+
+
+def _bwd_taps_shape_cf(a, s):
+    N, C, OH, OW = s[0]
+    return list(s), [(N, C, OH * a.kernel[0], OW * a.kernel[1])]
+
+
+MAXPOOL_BWD_TAPS = _internal("_hy_maxpool_bwd_taps", _maxpool_bwd_taps, (_p("kernel"), _p("relu", False)),
+                             ("ograd", "taps", "output"), _bwd_taps_shape_cf, infer_type=lambda a, d: [d[0]])

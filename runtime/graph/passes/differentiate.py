@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...base import HybridizeError
-from ..ir import Entry, Graph, Node
+from ..ir import Entry, Graph, Meta, Node
 from . import Pass, PassContext, registry_op
 
 # run by the host (subgraphs, Python callbacks): the tape differentiates them op by op
@@ -152,6 +152,7 @@ def differentiate(graph: Graph, ctx: PassContext) -> Graph:
         if v is None:
             name = f"__saved{len(saved)}"
             v = saved[e] = Node(None, name)
+            m = meta[e] if e in meta else extra_meta[e]
             saved_names.append(name)
             if e.node.op is None:
                 saved_from.append(("input", e.node.name))
@@ -160,11 +161,20 @@ def differentiate(graph: Graph, ctx: PassContext) -> Graph:
                     out_index[e] = len(fwd_outputs)
                     fwd_outputs.append(e)
                 saved_from.append(("output", out_index[e]))
-            shapes[name], dtypes[name] = tuple(meta[e].shape), np.dtype(meta[e].dtype)
+            shapes[name], dtypes[name] = tuple(m.shape), np.dtype(m.dtype)
         return Entry(v, 0)
 
     backward_nodes = [n for n in joint.nodes if id(n) not in forward_ids]
     _read_less(backward_nodes)
+    extra_meta: dict[Entry, Meta] = {}
+    if ctx.training:
+        remap = _pool_taps(backward_nodes, forward_ids, meta, extra_meta, ctx)
+        if remap:
+            for n in backward_nodes:
+                n.inputs = [remap.get(e, e) for e in n.inputs]
+            grads_out = [remap.get(e, e) for e in grads_out]
+            live = {id(n) for n in Graph(grads_out).nodes}      # the replaced nodes' inputs are not saved
+            backward_nodes = [n for n in backward_nodes if id(n) in live]
     for n in backward_nodes:
         if n.op is None:
             continue
@@ -201,6 +211,48 @@ def _read_less(nodes: list[Node]) -> None:
     for n in nodes:
         if n.op is bact and n.resolved.act_type != "softsign":
             n.inputs = [n.inputs[0], n.inputs[2], n.inputs[2]]
+
+
+def _pool_taps(nodes: list[Node], forward_ids: set, meta: dict, extra_meta: dict, ctx: PassContext) -> dict:
+    """A max pool whose windows tile its input (kernel == stride, no padding) over samples-last-sized
+    activations (``layout._samples_last``: LeNet's) records each window's maximum tap in the forward
+    (``_hy_pool_taps``, one byte a window), and its backward (with the following relu's, when the pool
+    read a relu's output) scatters the gradient by those taps (``_hy_maxpool_bwd_taps``): the pool's
+    input is no longer saved for the backward (LeNet at batch 64: 1.1 of its 2.6 MB of saved
+    activations). Appends the new backward nodes to ``nodes``; returns the replaced gradients."""
+    from ...ops.registry import find_op
+    from ..kernels.train_sl import MAXPOOL_BWD_TAPS, POOL_TAPS
+    from .layout import _samples_last
+    bpool, bact = find_op("_backward_Pooling"), find_op("_backward_Activation")
+    uses: dict[Entry, int] = {}
+    for n in nodes:
+        for e in n.inputs:
+            uses[e] = uses.get(e, 0) + 1
+    relu_of = {n.inputs[0]: n for n in nodes if n.op is bact and n.resolved.act_type == "relu"
+               and n.inputs[0].node.op is bpool and uses.get(n.inputs[0]) == 1}
+    remap: dict[Entry, Entry] = {}
+    for n in list(nodes):
+        if n.op is not bpool:
+            continue
+        a = n.resolved
+        g, x, y = n.inputs[:3]
+        kernel = tuple(a.kernel or ())
+        if id(x.node) not in forward_ids or id(y.node) not in forward_ids or a.pool_type != "max" or a.global_pool \
+                or len(kernel) != 2 or (a.layout or "NCHW") != "NCHW" or a.pooling_convention not in ("valid", "full"):
+            continue
+        xs = meta[x].shape if x in meta else None
+        if tuple(a.stride or (1, 1)) != kernel or any(a.pad or ()) or not _samples_last(xs) \
+                or xs[2] % kernel[0] or xs[3] % kernel[1]:
+            continue
+        taps = Node(POOL_TAPS, ctx.fresh(n.name + "_taps"), {"kernel": kernel}, [x, y])
+        forward_ids.add(id(taps))
+        extra_meta[Entry(taps, 0)] = Meta(tuple(meta[y].shape), np.dtype(np.int8))
+        r = relu_of.get(Entry(n, 0))
+        relu = r is not None and r.inputs[1] == x          # the pool read the relu's output
+        b = Node(MAXPOOL_BWD_TAPS, n.name, {"kernel": kernel, "relu": relu}, [g, Entry(taps, 0), y])
+        nodes.append(b)
+        remap[Entry(r, 0) if relu else Entry(n, 0)] = Entry(b, 0)
+    return remap
 
 
 def _split_conv_grads(g: Graph, ctx: PassContext, shape_of, stats: dict) -> Graph:

@@ -394,6 +394,12 @@ def _lower_samples_last(n: Node, op: Any, a: Any, xs: tuple, ins: list[Entry], s
             count("maxpool_backward_sl")
             return Node(KS.MAXPOOL_BWD_SL, n.name, {"kernel": kernel}, [to_sl(e) for e in ins[:3]]), SL
         return None
+    if op is KS.POOL_TAPS and (_samples_last(xs) or ins[0] in lay.sl):
+        count("pool_taps_sl")
+        return Node(KS.POOL_TAPS_SL, n.name, dict(n.attrs), [to_sl(e) for e in ins]), SL
+    if op is KS.MAXPOOL_BWD_TAPS and _samples_last((xs[0], xs[1], xs[2] * a.kernel[0], xs[3] * a.kernel[1])):
+        count("maxpool_backward_taps_sl")
+        return Node(KS.MAXPOOL_BWD_TAPS_SL, n.name, dict(n.attrs), [to_sl(e) for e in ins]), SL
     if op in (CONV_WGRAD, CONV_DGRAD) and a.num_group == 1 and two_d and _samples_last(xs):
         attrs = {k: tuple(getattr(a, k)) for k in ("kernel", "stride", "dilate", "pad")}
         data = shape_of(n.inputs[1] if op is CONV_WGRAD else n.inputs[2])
