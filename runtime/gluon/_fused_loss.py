@@ -99,6 +99,9 @@ def _gradients(F: Any, plan: _Plan, inputs: list, out_grads: list, saved: tuple)
     return [NDArray(d_pred), NDArray(d_label)]
 
 
+_max, _sum = np.maximum.reduce, np.add.reduce
+
+
 def _row_index(L: np.ndarray, classes: int) -> np.ndarray:
     """pick's index (``mode='clip'``) of one class per row: the label as int64 (truncated, as
     ``_fix_index``'s cast) clipped to ``[0, classes - 1]``, a fresh array."""
@@ -119,8 +122,8 @@ def _rows(plan: _Plan, pred: NDArray, label: NDArray, P: np.ndarray, L: np.ndarr
     n, classes = P.shape
     rows = np.arange(n)
     ls = P.copy()
-    ls -= ls.max(axis=1, keepdims=True)
-    ls -= np.log(np.exp(ls).sum(axis=1, keepdims=True))
+    ls -= _max(ls, axis=1, keepdims=True)      # ``ndarray.max``/``sum`` without their Python wrappers
+    ls -= np.log(_sum(np.exp(ls), axis=1, keepdims=True))
     idx = _row_index(L, classes)
     neg = ls[rows, idx]
     neg *= P.dtype.type(-1)
@@ -135,7 +138,7 @@ def _rows(plan: _Plan, pred: NDArray, label: NDArray, P: np.ndarray, L: np.ndarr
             picked = head / P.dtype.type(1)
             picked *= P.dtype.type(-1)
             g[rows, idx] = picked
-            d_pred = g - np.exp(ls) * g.sum(axis=1, keepdims=True)
+            d_pred = g - np.exp(ls) * _sum(g, axis=1, keepdims=True)
             return [NDArray(d_pred), NDArray(np.zeros_like(L))]
         autograd._record(None, None, [pred, label], [out], rule=rule, name="softmax_cross_entropy",
                          symbol=([pred, label], lambda ins, names: _symbol(plan, ins, names), 4))
