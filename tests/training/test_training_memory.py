@@ -8,6 +8,7 @@ import re
 import tracemalloc
 
 import numpy as np
+import pytest
 
 import hybridize.runtime as mx
 from hybridize.runtime import autograd, gluon
@@ -35,10 +36,16 @@ def _data(channels: int = 64):
     return mx.nd.array(rng.standard_normal((2, channels, 4, 4)).astype(np.float32)), mx.nd.array([0, 2])
 
 
-def test_convolution_weight_gradients_land_in_the_parameters_buffers():
+@pytest.fixture(scope="module")
+def net():
+    """A hybridized convnet after one compiled training step (its programs built)."""
     net = _convnet()
+    _loss(net, *_data()).backward()
+    return net
+
+
+def test_convolution_weight_gradients_land_in_the_parameters_buffers(net):
     x, y = _data()
-    _loss(net, x, y).backward()
     params = [p for p in net.collect_params().values() if p.grad_req != "null"]
     buffers = [p.grad()._data for p in params]
     loss = _loss(net, x, y)
@@ -51,9 +58,7 @@ def test_convolution_weight_gradients_land_in_the_parameters_buffers():
     assert peak < weight.nbytes        # neither a fresh weight-sized gradient nor its partial sums
 
 
-def test_each_weight_gradient_runs_as_soon_as_its_output_gradient_exists():
-    net = _convnet()
-    _loss(net, *_data()).backward()
+def test_each_weight_gradient_runs_as_soon_as_its_output_gradient_exists(net):
     [(tp, _)] = net._cached_op.training_programs.values()
     steps = re.findall(r"^    # (\S+) ", tp.backward.code, flags=re.M)
     wgrads = [i for i, op in enumerate(steps) if op == "_hy_wgrad_nhwc"]
@@ -63,9 +68,7 @@ def test_each_weight_gradient_runs_as_soon_as_its_output_gradient_exists():
     assert wgrads[0] < bn_grads[1] and wgrads[1] < bn_grads[2]
 
 
-def test_the_reported_bound_counts_activations_only_while_the_backward_reads_them():
-    net = _convnet()
-    _loss(net, *_data()).backward()
+def test_the_reported_bound_counts_activations_only_while_the_backward_reads_them(net):
     [(tp, _)] = net._cached_op.training_programs.values()
     m = tp.memory()
     fwd, bwd = tp.forward.stats["memory"], tp.backward.stats["memory"]
