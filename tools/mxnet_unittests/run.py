@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import itertools
 import json
 import os
 import re
@@ -175,35 +176,64 @@ def run_file(unittest_dir: str, stem: str, selected: list[str], timeout: int,
             json.dump(local_files.url_map(stem, cache) if cache is not None else {}, f)
         if cache is not None:
             local_files.prepare(stem, tmp, home, cache)
-        sel = os.path.join(tmp, "select.json")
-        rep = os.path.join(tmp, "report.jsonl")
-        with open(sel, "w") as f:
-            json.dump(selected, f)
-        env = dict(os.environ, MXUT_SELECT=sel, MXUT_REPORT=rep, MXUT_TIMEOUT=str(timeout),
+        env = dict(os.environ, MXUT_TIMEOUT=str(timeout),
                    PYTHONPATH=os.pathsep.join([os.path.join(HERE, "shim"), os.environ.get("PYTHONPATH", "")]),
                    MXNET_TEST_SEED="1", MXNET_MODULE_SEED="1", MXNET_HOME=home,
                    MXUT_LOCAL_COPIES=copies)
         cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mxnet_alias",
                "--rootdir", unittest_dir, "-o", "python_files=test_*.py", "-W", "ignore",
                os.path.join(unittest_dir, stem + ".py")]
-        proc = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True,
-                              timeout=timeout * max(len(selected), 1) + 120)
         results: dict[str, dict] = {}
-        if os.path.exists(rep):
-            for line in open(rep):
-                r = json.loads(line)
-                name = r["nodeid"].split("::")[-1].split("[")[0]
-                prev = results.get(name)
-                if prev is None or r["outcome"] != "passed":  # parametrized: all must pass
-                    results[name] = {"outcome": r["outcome"], "message": r["message"]}
-        if not results:
-            lines = (proc.stdout + proc.stderr).splitlines()
-            tail = [ln[1:] for ln in lines if ln.startswith("E ")][-1:] or [ln for ln in lines if "Error" in ln][:1]
-            msg = "file did not run: " + (tail[0].strip() if tail else f"pytest exit {proc.returncode}")
-            results = {t: {"outcome": "failed", "message": msg} for t in selected}
+        todo = list(selected)
+        for attempt in itertools.count():
+            sel = os.path.join(tmp, f"select{attempt}.json")
+            rep = os.path.join(tmp, f"report{attempt}.jsonl")
+            with open(sel, "w") as f:
+                json.dump(todo, f)
+            proc = subprocess.run(cmd, env=dict(env, MXUT_SELECT=sel, MXUT_REPORT=rep), cwd=tmp,
+                                  capture_output=True, text=True, timeout=timeout * max(len(todo), 1) + 120)
+            started, ran = _read_report(rep, results)
+            if not started:
+                if not results:  # the file never reached its first test
+                    lines = (proc.stdout + proc.stderr).splitlines()
+                    tail = ([ln[1:] for ln in lines if ln.startswith("E ")][-1:]
+                            or [ln for ln in lines if "Error" in ln][:1])
+                    msg = "file did not run: " + (tail[0].strip() if tail else f"pytest exit {proc.returncode}")
+                    results = {t: {"outcome": "failed", "message": msg} for t in selected}
+                break
+            # A test that started and never reported ended the process (a crash, a kill): it fails,
+            # and the file resumes with the tests that did not start.
+            for name in started - ran:
+                results[name] = {"outcome": "failed",
+                                 "message": f"the test ended its pytest process (exit {proc.returncode})"}
+            todo = [t for t in todo if t not in started]
+            if not todo or not started - ran:
+                break
         for t in selected:
             results.setdefault(t, {"outcome": "failed", "message": "not collected"})
         return results
+
+
+def _read_report(path: str, results: dict[str, dict]) -> tuple[set[str], set[str]]:
+    """Adds one pytest process's outcomes to ``results`` (a parametrized test passes only if all its
+    cases do); returns the names of the tests it started and of those whose every started case
+    reported an outcome (a test of the first set missing from the second ended the process)."""
+    started: dict[str, str] = {}   # node id -> test name
+    reported: set[str] = set()
+    if os.path.exists(path):
+        for line in open(path):
+            r = json.loads(line)
+            name = r["nodeid"].split("::")[-1].split("[")[0]
+            if r["when"] == "start":
+                started[r["nodeid"]] = name
+                continue
+            reported.add(r["nodeid"])
+            prev = results.get(name)
+            if prev is None or r["outcome"] != "passed":
+                results[name] = {"outcome": r["outcome"], "message": r["message"]}
+    names = set(started.values())
+    unfinished = {name for node, name in started.items() if node not in reported}
+    return names, names - unfinished
 
 
 def main(argv: list[str] | None = None) -> int:

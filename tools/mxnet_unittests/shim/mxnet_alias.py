@@ -142,6 +142,15 @@ def pytest_runtest_call(item):
         signal.signal(signal.SIGALRM, old)
 
 
+def pytest_runtest_logstart(nodeid, location):
+    """Writes a start record before each test, so that a test ending its process (a crash, an OOM
+    kill) is named by the runner, which resumes the file after it."""
+    path = os.environ.get("MXUT_REPORT")
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps({"nodeid": nodeid, "outcome": "started", "when": "start", "message": ""}) + "\n")
+
+
 def pytest_runtest_logreport(report):
     path = os.environ.get("MXUT_REPORT")
     if not path:
