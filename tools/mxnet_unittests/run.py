@@ -16,7 +16,8 @@ How it works
 - ``--python`` runs the tests with another interpreter, e.g. one of MXNet's own NumPy environment:
   MXNet 1.9.1 requires numpy<2 and its test code calls NumPy APIs that later NumPy removed (``np.float``,
   ``np.round_``, ``interpolation=``). ``tools/mxnet_unittests/make_numpy1_venv.sh`` makes such a venv
-  (numpy 1.23.5 by default, SciPy, pytest, this package editable; no MXNet). The package under test is
+  (numpy 1.23.5 by default; ``NUMPY=1.19.5 PYTHON=<Python 3.9>`` for MXNet 1.9.1's CI pin numpy<1.20; SciPy,
+  pytest, this package editable; no MXNet). The package under test is
   the one ``PYTHONPATH`` or the venv's editable install names.
 
 Scope (decided from the source, before anything runs; a test is out of scope if its own body or any
