@@ -372,8 +372,7 @@ class Executor:
         """A forward whose gradients ``backward`` will need: the graph runs op by op on autograd's tape
         (in training mode unless ``train`` is False), each argument with a gradient buffer marked as a
         variable (its grad_req)."""
-        from .graph.differentiate import retain_heap, run_recorded
-        retain_heap()   # once per process: a training loop frees and makes the same arrays each step
+        from .graph.differentiate import run_recorded
         values: dict = {}
         for name, arr, grad in zip(self._arg_names, self.arg_arrays, self.grad_arrays):
             req = self._grad_req.get(name, "null")
