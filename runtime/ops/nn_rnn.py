@@ -468,7 +468,7 @@ def _pack(grads, D, dtype):
     for li in range(len(grads)):
         for di in range(D):
             pieces += [grads[li][di]["bi"], grads[li][di]["bh"]]
-    return np.concatenate(pieces, dtype=dtype, casting="unsafe")
+    return np.concatenate(pieces).astype(dtype, copy=False)   # (concatenate's dtype= needs numpy 1.20)
 
 
 def _backward_rnn_inputs(attrs):
