@@ -56,7 +56,9 @@ class Net{k}(nn.HybridBlock):
 '''
 
 
-def _package(root: Path, variant: str, modules: int = 12) -> Path:
+def _package(root: Path, variant: str, modules: int = 6) -> Path:
+    """A package of ``modules`` modules, every third in a subpackage: a tree of several files in two
+    folders, what a tree write stages (more modules only make each killed cycle longer)."""
     pkg = root / variant / "pkg"
     (pkg / "sub").mkdir(parents=True, exist_ok=True)
     (pkg / "__init__.py").write_text(f"# variant {variant}\n")
