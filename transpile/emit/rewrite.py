@@ -169,11 +169,11 @@ def _unsupported_sites(text: str, package: Optional[str], tree: Tree) -> dict[tu
     imported MXNet module that names something the runtime lacks (``mx.io.DataIter``: HY012, the
     surface check's own uses). The rewrite puts a placeholder there, so that a module which only
     *names* it at import time (a base class, an annotation) still imports."""
-    from .surface import unsupported
+    from .surface import unsupported_in
 
     out: dict[tuple[int, int], str] = {}
     lines = text.splitlines()
-    for use, _missing in unsupported(ast.parse(text), package, tree):
+    for use, _missing in unsupported_in(text, package, tree):
         node = use.node
         if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
             continue  # (an assignment target stays as written: a call cannot be assigned to)

@@ -209,6 +209,23 @@ def unsupported(module: ast.Module, package: Optional[str], tree: Tree) -> Itera
             yield use, _mxnet_name(missing)
 
 
+# the last module's answer, one (text, package, tree, found) tuple: a transpile asks twice for the
+# text it converts (its HY012 findings, then the rewrite's placeholders), each a parse and a walk of
+# the whole module (a tenth of a transpile)
+_last: list = [None]
+
+
+def unsupported_in(text: str, package: Optional[str], tree: Tree,
+                   module: Optional[ast.Module] = None) -> list[tuple[Use, str]]:
+    """:func:`unsupported` of a module's text (``module``: its syntax tree, where already parsed)."""
+    last = _last[0]
+    if last is not None and last[0] == text and last[1] == package and last[2] is tree:
+        return last[3]
+    found = list(unsupported(ast.parse(text) if module is None else module, package, tree))
+    _last[0] = (text, package, tree, found)
+    return found
+
+
 def surface_findings(text: str, path: str, package: Optional[str] = None, tree: Optional[Tree] = None,
                      label: Optional[str] = None, config=None) -> list[Finding]:
     """HY012 findings for one module's text (``path`` locates its package; ``label`` names it)."""
@@ -226,7 +243,7 @@ def surface_findings(text: str, path: str, package: Optional[str] = None, tree: 
     tree = tree or Tree.for_path(path)
     lines = split_lines(text)
     out = []
-    for use, missing in unsupported(module, package, tree):
+    for use, missing in unsupported_in(text, package, tree, module):
         row, col = use.node.lineno, use.node.col_offset  # type: ignore[attr-defined]
         end_row = use.node.end_lineno or row  # type: ignore[attr-defined]
         end_col = use.node.end_col_offset or col  # type: ignore[attr-defined]
