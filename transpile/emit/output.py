@@ -146,23 +146,28 @@ class Report:
             if f.result is not None and f.result.refused:
                 for cls in _block_classes(tree):
                     holds[(mod, cls.name)] = cls.name
+        # each block class with the tree's classes its calls build, in call order (walked once,
+        # not on every round of the fixpoint)
+        builds: list[tuple[str, FileOutcome, str, list[tuple[str, str]]]] = []
+        for mod, (f, tree) in modules.items():
+            for cls in _block_classes(tree):
+                keys = [resolve(key) for key in (_call_target(call, bindings[mod]) for call in _calls(cls))
+                        if key is not None]
+                builds.append((mod, f, cls.name, [key for key in keys if key is not None]))
         found: dict[tuple[str, str], str] = {}
         changed = True
         while changed:  # a block holding a block that holds an imperative-only one: to a fixpoint
             changed = False
-            for mod, (f, tree) in modules.items():
-                for cls in _block_classes(tree):
-                    if (mod, cls.name) in holds:
-                        continue
-                    for call in _calls(cls):
-                        key = _call_target(call, bindings[mod])
-                        key = resolve(key) if key is not None else None
-                        if key is not None and key in holds:
-                            holds[(mod, cls.name)] = holds[key]
-                            if f.ok:
-                                found[(f.label, cls.name)] = holds[key]
-                            changed = True
-                            break
+            for mod, f, name, keys in builds:
+                if (mod, name) in holds:
+                    continue
+                for key in keys:
+                    if key in holds:
+                        holds[(mod, name)] = holds[key]
+                        if f.ok:
+                            found[(f.label, name)] = holds[key]
+                        changed = True
+                        break
         return sorted((label, name, held) for (label, name), held in found.items())
 
 
