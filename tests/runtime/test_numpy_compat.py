@@ -53,12 +53,13 @@ def test_argmax_keepdims_keeps_the_reduced_axis():
 
 
 @pytest.fixture
-def ctypes_dlpack(monkeypatch):
+def numpy_without_dlpack(monkeypatch):
     """The runtime's DLPack as on numpy<1.22, which has none of its own."""
     monkeypatch.setattr(_interop, "NUMPY_DLPACK", False)
 
 
-def test_dlpack_without_numpys_shares_memory_and_consumes_once(ctypes_dlpack):
+@pytest.mark.usefixtures("numpy_without_dlpack")
+def test_dlpack_without_numpys_shares_memory_and_consumes_once():
     x = nd.array([[1, 2], [3, 4]])
     cap = x.to_dlpack_for_write()
     u = nd.from_dlpack(cap)
@@ -71,7 +72,8 @@ def test_dlpack_without_numpys_shares_memory_and_consumes_once(ctypes_dlpack):
 
 
 @pytest.mark.skipif(not hasattr(np, "from_dlpack"), reason="compares with numpy's own DLPack (numpy>=1.22)")
-def test_dlpack_without_numpys_speaks_numpys_abi(ctypes_dlpack):
+@pytest.mark.usefixtures("numpy_without_dlpack")
+def test_dlpack_without_numpys_speaks_numpys_abi():
     """Capsules of the runtime's own DLPack and numpy's are the same ABI, both ways, strides included."""
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     view = np.from_dlpack(_interop._Capsule(_ctypes_dlpack.export(a.T)))
@@ -82,7 +84,8 @@ def test_dlpack_without_numpys_speaks_numpys_abi(ctypes_dlpack):
         assert got.dtype == dt and got.tolist() == b.tolist()
 
 
-def test_dlpack_without_numpys_releases_what_it_exported(ctypes_dlpack):
+@pytest.mark.usefixtures("numpy_without_dlpack")
+def test_dlpack_without_numpys_releases_what_it_exported():
     a = np.ones(3, np.float32)
     gc.collect()
     before = len(_ctypes_dlpack._LIVE)
