@@ -13,6 +13,8 @@ One difference: :class:`Updater` ``get_states``/``set_states`` use the runtime's
 (``_states.py``), which executes nothing when read; MXNet's pickles load only on explicit request.
 """
 # pylint: disable=too-many-lines
+from __future__ import annotations
+
 import logging
 import math
 import os
