@@ -203,15 +203,21 @@ def memory_report(mx, out: dict, meta: dict) -> None:
 CASES = [batchnorm, bilinear, take_raise, mod, relu_nan, numpy_op, memory_report]
 
 
-def main() -> None:
+def record(cases: list, path: Path) -> None:
+    """Runs each case on real MXNet (``case(mx, arrays, meta)``) and writes the arrays, with the
+    JSON metadata under ``meta``, to ``path``."""
     import mxnet as mx
     out: dict = {}
     meta: dict = {}
-    for case in CASES:
+    for case in cases:
         case(mx, out, meta)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT, meta=np.array(json.dumps(meta, sort_keys=True)), **out)
-    print(f"wrote {OUT} ({len(meta)} cases)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, meta=np.array(json.dumps(meta, sort_keys=True)), **out)
+    print(f"wrote {path}: {len(out)} arrays, {len(meta)} metadata entries")
+
+
+def main() -> None:
+    record(CASES, OUT)
 
 
 if __name__ == "__main__":

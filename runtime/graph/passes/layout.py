@@ -102,23 +102,23 @@ def lower(graph: Graph, ctx: PassContext) -> Graph:
     if ctx.backward is not None:
         saved_out = {i for kind, i in ctx.backward.saved_from if kind == "output" and i >= ctx.backward.n_outputs}
 
-    def to_nhwc(e: Entry) -> Entry:
-        if e in nhwc:
+    def to_layout(e: Entry, mine: set, other: set, from_orig: Any, name: str) -> Entry:
+        """``e`` in the layout whose entries are ``mine``: as it is, re-laid from the other
+        channels-last layout, or from the original NCHW (a view of a 4-D graph input where
+        ``views``)."""
+        if e in mine:
             return e
-        if e in sl:
-            return convert(e, _SL_NHWC, "to_nhwc")
+        if e in other:
+            return convert(e, _SL_NHWC, name)
         if views and e.node.op is None and len(meta[e].shape or ()) == 4:
-            return convert(e, K.TO_NHWC, "to_nhwc", view=2)
-        return convert(e, K.TO_NHWC, "to_nhwc")
+            return convert(e, from_orig, name, view=2)
+        return convert(e, from_orig, name)
+
+    def to_nhwc(e: Entry) -> Entry:
+        return to_layout(e, nhwc, sl, K.TO_NHWC, "to_nhwc")
 
     def to_sl(e: Entry) -> Entry:
-        if e in sl:
-            return e
-        if e in nhwc:
-            return convert(e, _SL_NHWC, "to_sl")
-        if views and e.node.op is None and len(meta[e].shape or ()) == 4:
-            return convert(e, KS.TO_SL, "to_sl", view=2)
-        return convert(e, KS.TO_SL, "to_sl")
+        return to_layout(e, sl, nhwc, KS.TO_SL, "to_sl")
 
     lay = _Layouts(nhwc, sl, to_sl, to_orig)
 
